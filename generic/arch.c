@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Run-time arch selection and the public entry points that forward to it.
+ * Every arch is compiled on every host; the CPU model picks one.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "internal.h"
+
+const struct hwbpi_arch_ops *hwbpi_arch_ops(enum hwbp_arch arch)
+{
+	switch (arch) {
+	case HWBP_ARCH_X86:
+		return &hwbpi_x86_ops;
+	case HWBP_ARCH_ARM64:
+		return &hwbpi_arm64_ops;
+	case HWBP_ARCH_POWERPC:
+		return &hwbpi_powerpc_ops;
+	}
+	return NULL;
+}
+
+static const struct hwbpi_arch_ops *ops_of(const struct hwbp_cpu *cpu)
+{
+	return cpu ? hwbpi_arch_ops(cpu->arch) : NULL;
+}
+
+int hwbp_caps_get(const struct hwbp_cpu *cpu, struct hwbp_caps *out)
+{
+	const struct hwbpi_arch_ops *ops = ops_of(cpu);
+
+	if (!ops || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	ops->caps(cpu, out);
+	out->arch = cpu->arch;
+	return 0;
+}
+
+bool hwbp_type_supported(const struct hwbp_cpu *cpu, unsigned type)
+{
+	struct hwbp_caps caps;
+
+	if (type == 0 || (type & ~HWBP_TYPE_MASK) || hwbp_caps_get(cpu, &caps))
+		return false;
+	return (caps.types >> type) & 1u;
+}
+
+int hwbp_regs_reset(const struct hwbp_cpu *cpu, struct hwbp_regs *regs)
+{
+	const struct hwbpi_arch_ops *ops = ops_of(cpu);
+
+	if (!ops || !regs)
+		return -EINVAL;
+	memset(regs, 0, sizeof(*regs));
+	regs->arch = cpu->arch;
+	ops->reset(cpu, regs);
+	return 0;
+}
+
+int hwbp_encode_piece(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
+		      unsigned slot, bool inst, const struct hwbp_piece *piece,
+		      enum hwbp_scope scope, bool local)
+{
+	const struct hwbpi_arch_ops *ops = ops_of(cpu);
+
+	if (!ops || !regs || !piece || regs->arch != cpu->arch)
+		return -EINVAL;
+	return ops->encode(cpu, regs, slot, inst, piece, scope, local);
+}
+
+int hwbp_decode_slot(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
+		     unsigned slot, bool inst, struct hwbp_piece *piece,
+		     enum hwbp_scope *scope)
+{
+	const struct hwbpi_arch_ops *ops = ops_of(cpu);
+
+	if (!ops || !regs || !piece || !scope || regs->arch != cpu->arch)
+		return -EINVAL;
+	return ops->decode_slot(cpu, regs, slot, inst, piece, scope);
+}
+
+int hwbp_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
+		       const struct hwbp_status *st, struct hwbp_hit *hit)
+{
+	const struct hwbpi_arch_ops *ops = ops_of(cpu);
+	struct hwbp_hit h;
+	int ret;
+
+	if (!ops || !regs || !st || !hit || regs->arch != cpu->arch)
+		return -EINVAL;
+	memset(&h, 0, sizeof(h));
+	ret = ops->decode_status(cpu, regs, st, &h);
+	if (ret == 0)
+		*hit = h;
+	return ret;
+}
+
+int hwbp_regs_list(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
+		   struct hwbp_reg_nv *out, int max)
+{
+	const struct hwbpi_arch_ops *ops = ops_of(cpu);
+
+	if (!ops || !regs || !out || max < 0 || regs->arch != cpu->arch)
+		return -EINVAL;
+	return ops->regs_list(cpu, regs, out, max);
+}
+
+int hwbp_regs_set(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
+		  const char *name, uint64_t value)
+{
+	const struct hwbpi_arch_ops *ops = ops_of(cpu);
+
+	if (!ops || !regs || !name || regs->arch != cpu->arch)
+		return -EINVAL;
+	return ops->regs_set(cpu, regs, name, value);
+}
+
+const char *hwbp_arch_name(enum hwbp_arch arch)
+{
+	switch (arch) {
+	case HWBP_ARCH_X86:
+		return "x86";
+	case HWBP_ARCH_ARM64:
+		return "arm64";
+	case HWBP_ARCH_POWERPC:
+		return "powerpc";
+	}
+	return "unknown";
+}
+
+const char *hwbp_type_name(unsigned type)
+{
+	static const char *const names[] = {
+		"none", "R", "W", "RW", "X", "RX", "WX", "RWX",
+	};
+	return type <= HWBP_TYPE_MASK ? names[type] : "invalid";
+}
+
+int hwbp_type_parse(const char *s, unsigned *type)
+{
+	static const struct { const char *s; unsigned t; } tab[] = {
+		{ "r", HWBP_R }, { "w", HWBP_W }, { "rw", HWBP_RW }, { "x", HWBP_X },
+		{ "R", HWBP_R }, { "W", HWBP_W }, { "RW", HWBP_RW }, { "X", HWBP_X },
+	};
+
+	if (!s || !type)
+		return -EINVAL;
+	for (unsigned i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
+		if (strcmp(s, tab[i].s) == 0) {
+			*type = tab[i].t;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *hwbp_errno_name(int err)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case 0:
+		return "OK";
+	case EINVAL:
+		return "EINVAL";
+	case ENOSPC:
+		return "ENOSPC";
+	case EBUSY:
+		return "EBUSY";
+	case EOPNOTSUPP:
+		return "EOPNOTSUPP";
+	case ERANGE:
+		return "ERANGE";
+	case EFAULT:
+		return "EFAULT";
+	case ENOENT:
+		return "ENOENT";
+	case EIO:
+		return "EIO";
+	}
+	return "EUNKNOWN";
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal interface between generic/ and arch/<a>/.  Nothing here is
+ * exported: the shared library's version script keeps only hwbp_*, and
+ * internal names use the hwbpi_ prefix.
+ */
+#ifndef HWBP_INTERNAL_H
+#define HWBP_INTERNAL_H
+
+#include <hwbp/hwbp.h>
+
+/*
+ * One architecture: pure functions over a CPU model and register values.
+ * Every arch/<a>/ provides one const instance (hwbpi_<a>_ops), picked at run
+ * time by hwbpi_arch_ops().
+ */
+struct hwbpi_arch_ops {
+	enum hwbp_arch arch;
+
+	/* Fill the capability table (all fields). */
+	void (*caps)(const struct hwbp_cpu *cpu, struct hwbp_caps *caps);
+
+	/*
+	 * Exact tiling of [addr, addr + len) into hardware pieces (data when
+	 * !inst, else execute).  Fills piece.addr/len (the bytes the hardware
+	 * watches, which on powerpc are whole doublewords) for at most @max
+	 * pieces and returns how many pieces the tiling needs (possibly more
+	 * than @max).  Pieces come in address order.  The generic code has
+	 * already checked the request; @len >= 1 and addr + len does not wrap.
+	 */
+	unsigned (*split)(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
+			  uint64_t len, struct hwbp_piece *out, unsigned max);
+
+	/* Registers with nothing armed (reset values). */
+	void (*reset)(const struct hwbp_cpu *cpu, struct hwbp_regs *regs);
+
+	/* See hwbp_encode_piece(). */
+	int (*encode)(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
+		      unsigned slot, bool inst, const struct hwbp_piece *piece,
+		      enum hwbp_scope scope, bool local);
+
+	/* See hwbp_decode_slot(). */
+	int (*decode_slot)(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
+			   unsigned slot, bool inst, struct hwbp_piece *piece,
+			   enum hwbp_scope *scope);
+
+	/* See hwbp_decode_status(): fills data_slots/inst_slots, kind, addr,
+	 * addr_known, ip; leaves requests = 0 and filtered = false. */
+	int (*decode_status)(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
+			     const struct hwbp_status *st, struct hwbp_hit *hit);
+
+	/* See hwbp_regs_list() / hwbp_regs_set(). */
+	int (*regs_list)(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
+			 struct hwbp_reg_nv *out, int max);
+	int (*regs_set)(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
+			const char *name, uint64_t value);
+};
+
+extern const struct hwbpi_arch_ops hwbpi_x86_ops;
+extern const struct hwbpi_arch_ops hwbpi_arm64_ops;
+extern const struct hwbpi_arch_ops hwbpi_powerpc_ops;
+
+/* The ops of @arch, or NULL. */
+const struct hwbpi_arch_ops *hwbpi_arch_ops(enum hwbp_arch arch);
+
+/* Small helpers shared by the arches. */
+static inline bool hwbpi_is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+
+#endif /* HWBP_INTERNAL_H */

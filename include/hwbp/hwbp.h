@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hwbp — portable hardware breakpoints and watchpoints.
+ *
+ * The core API: CPU models and their capabilities, requests with numeric
+ * lengths and generic types, a planner that splits any region into what the
+ * hardware supports, slot accounting per CPU and per task, encoders to raw
+ * debug registers and decoders from the status the CPU reports.
+ *
+ * Every function returns 0 (or a non-negative count) on success and a
+ * negative errno on failure.  A failed call changes no state.
+ */
+#ifndef HWBP_HWBP_H
+#define HWBP_HWBP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Generic access types (flags).                                       */
+/* ------------------------------------------------------------------ */
+#define HWBP_R 0x1u   /* data read */
+#define HWBP_W 0x2u   /* data write */
+#define HWBP_RW 0x3u  /* data read or write */
+#define HWBP_X 0x4u   /* instruction execution */
+#define HWBP_TYPE_MASK 0x7u
+
+/* Request flags. */
+#define HWBP_REQ_WIDEN 0x1u  /* allow widening a type the CPU lacks (x86 R -> RW) */
+#define HWBP_REQ_LOCAL 0x2u  /* x86: use the local (Ln) enable bit instead of Gn */
+#define HWBP_REQ_EXACT 0x4u  /* never enlarge: fail with -ENOSPC instead */
+#define HWBP_REQ_FLAGS_MASK 0x7u
+
+/* Limits of the fixed-size (allocation-free) structures. */
+#define HWBP_MAX_SLOTS 16     /* per pool (arm64 has up to 16 of each) */
+#define HWBP_MAX_PIECES 16    /* pieces in one plan */
+#define HWBP_MAX_REQUESTS 64  /* live requests in one context */
+
+enum hwbp_arch {
+	HWBP_ARCH_X86 = 0,
+	HWBP_ARCH_ARM64 = 1,
+	HWBP_ARCH_POWERPC = 2,
+};
+
+enum hwbp_scope {
+	HWBP_SCOPE_BOTH = 0,
+	HWBP_SCOPE_USER = 1,
+	HWBP_SCOPE_KERNEL = 2,
+};
+
+/* powerpc debug units present (struct hwbp_cpu.u.ppc.units). */
+#define HWBP_PPC_DABR 0x1u
+#define HWBP_PPC_DAWR0 0x2u
+#define HWBP_PPC_DAWR1 0x4u
+#define HWBP_PPC_CIABR 0x8u
+
+/*
+ * A CPU model: the architecture plus the facts that change behaviour.
+ * Build one with hwbp_cpu_preset() or hwbp_cpu_arm64_from_dfr0().
+ */
+struct hwbp_cpu {
+	enum hwbp_arch arch;
+	char name[32];
+	union {
+		struct {
+			bool mode64;         /* long mode: LEN=10 (8 bytes) valid */
+			bool amd_addr_mask;  /* AMD breakpoint address-mask extension */
+		} x86;
+		struct {
+			uint64_t dfr0;       /* ID_AA64DFR0_EL1 */
+		} arm64;
+		struct {
+			unsigned isa;        /* 206, 207, 300, 310 (ISA 2.06 ... 3.1) */
+			unsigned units;      /* HWBP_PPC_* */
+		} ppc;
+	} u;
+};
+
+/*
+ * hwbp_cpu_preset - fill @out with the named CPU model.
+ * Errors: -EINVAL (@name or @out NULL), -ENOENT (no such preset).
+ */
+int hwbp_cpu_preset(const char *name, struct hwbp_cpu *out);
+
+/* hwbp_cpu_preset_name - the i-th preset name, or NULL past the last. */
+const char *hwbp_cpu_preset_name(unsigned i);
+
+/*
+ * hwbp_cpu_arm64_from_dfr0 - an arm64 CPU from a raw ID_AA64DFR0_EL1.
+ * Errors: -EINVAL (@out NULL, or DebugVer field below Armv8 debug (6)),
+ *         -EOPNOTSUPP (more than HWBP_MAX_SLOTS watchpoints/breakpoints,
+ *         which the 4-bit fields cannot encode anyway).
+ */
+int hwbp_cpu_arm64_from_dfr0(uint64_t dfr0, struct hwbp_cpu *out);
+
+/* ------------------------------------------------------------------ */
+/* Capabilities.                                                       */
+/* ------------------------------------------------------------------ */
+enum hwbp_timing {
+	HWBP_TIMING_BEFORE = 0,  /* exception before the access (memory unchanged) */
+	HWBP_TIMING_AFTER = 1,   /* trap after the access (memory written) */
+};
+
+enum hwbp_precision {
+	HWBP_ADDR_NONE = 0,    /* status names the slot, not the address (x86 DR6) */
+	HWBP_ADDR_WINDOW = 1,  /* an address within a window (arm64 FAR) */
+	HWBP_ADDR_EXACT = 2,   /* the access's effective address (ppc DAR) */
+};
+
+enum hwbp_align {
+	HWBP_ALIGN_NATURAL = 0,    /* piece lengths 1,2,4(,8), address aligned to length */
+	HWBP_ALIGN_BAS = 1,        /* any contiguous bytes inside a doubleword, or
+				      a naturally aligned 2^n block (MASK) */
+	HWBP_ALIGN_DWORD = 2,      /* doubleword-granular ranges */
+};
+
+struct hwbp_caps {
+	enum hwbp_arch arch;
+	unsigned data_slots;      /* watchpoints (x86: the shared pool) */
+	unsigned inst_slots;      /* breakpoints (x86: the shared pool) */
+	bool shared;              /* inst and data use one pool of data_slots */
+	unsigned types;           /* bit (1 << t) set when type t is native */
+	enum hwbp_align align;
+	uint64_t min_piece;       /* smallest data piece in bytes */
+	uint64_t max_piece;       /* largest single data piece in bytes */
+	uint64_t granule;         /* matching granule (ppc: 8 bytes) */
+	uint64_t boundary;        /* a piece may not cross this (0: none) */
+	uint64_t inst_len;        /* bytes one instruction breakpoint covers */
+	uint64_t inst_align;      /* required instruction address alignment */
+	enum hwbp_timing data_timing;
+	enum hwbp_timing inst_timing;
+	enum hwbp_precision precision;
+	bool kind_known;          /* status tells read from write */
+	bool priv_filter;         /* hardware filters by privilege */
+	uint64_t user_max;        /* highest user address */
+	uint64_t kernel_min;      /* lowest kernel address */
+	uint64_t addr_max;        /* highest address of the address space */
+};
+
+/*
+ * hwbp_caps_get - the capability table of @cpu.
+ * Errors: -EINVAL (NULL argument or unknown arch).
+ */
+int hwbp_caps_get(const struct hwbp_cpu *cpu, struct hwbp_caps *out);
+
+/* hwbp_type_supported - true when @type is native on @cpu. */
+bool hwbp_type_supported(const struct hwbp_cpu *cpu, unsigned type);
+
+/* ------------------------------------------------------------------ */
+/* Requests and plans.                                                 */
+/* ------------------------------------------------------------------ */
+struct hwbp_request {
+	uint64_t addr;
+	uint64_t len;             /* bytes, >= 1 */
+	unsigned type;            /* HWBP_R, HWBP_W, HWBP_RW or HWBP_X */
+	enum hwbp_scope scope;
+	unsigned flags;           /* HWBP_REQ_* */
+};
+
+/* One hardware piece: what one slot watches. */
+struct hwbp_piece {
+	uint64_t addr;            /* first byte the hardware watches */
+	uint64_t len;             /* bytes the hardware watches */
+	uint64_t cover_lo;        /* first request byte this piece covers */
+	uint64_t cover_len;       /* request bytes this piece covers */
+	unsigned type;            /* hardware type (after widening) */
+};
+
+struct hwbp_plan {
+	struct hwbp_request req;  /* the request as validated */
+	unsigned type;            /* hardware type of every piece */
+	bool widened;             /* type widened (x86 R -> RW) */
+	bool inst;                /* pieces use instruction slots */
+	bool exact;               /* pieces watch exactly the request */
+	bool enlarged;            /* enlarged to fit the free slots */
+	uint64_t extra_bytes;     /* bytes watched beyond the request */
+	unsigned n;
+	struct hwbp_piece piece[HWBP_MAX_PIECES];
+};
+
+/*
+ * hwbp_request_check - validate @req for @cpu without planning.
+ * Errors: -EINVAL (len 0, unknown type or flag bits, bad scope, execute
+ *         request that breaks the arch's rule), -ERANGE (addr + len
+ *         overflows the address space), -EFAULT (range outside the scope's
+ *         address space, or non-canonical), -EOPNOTSUPP (type the CPU lacks
+ *         and widening not allowed).
+ */
+int hwbp_request_check(const struct hwbp_cpu *cpu, const struct hwbp_request *req);
+
+/*
+ * hwbp_plan - split @req into hardware pieces using at most @free_slots
+ * slots of the pool it needs (0 means the CPU's whole pool).  Exact pieces
+ * when they fit; otherwise the smallest power-of-two enlargement that fits
+ * (unless HWBP_REQ_EXACT).
+ * Errors: those of hwbp_request_check(), -ENOSPC (no plan fits
+ *         @free_slots), -ERANGE (no plan fits even the whole pool).
+ */
+int hwbp_plan(const struct hwbp_cpu *cpu, const struct hwbp_request *req,
+	      unsigned free_slots, struct hwbp_plan *out);
+
+/* ------------------------------------------------------------------ */
+/* Registers, status, hits.                                            */
+/* ------------------------------------------------------------------ */
+struct hwbp_regs {
+	enum hwbp_arch arch;
+	union {
+		struct {
+			uint64_t dr[4];
+			uint64_t dr6;
+			uint64_t dr7;
+		} x86;
+		struct {
+			uint64_t bvr[HWBP_MAX_SLOTS];
+			uint64_t bcr[HWBP_MAX_SLOTS];
+			uint64_t wvr[HWBP_MAX_SLOTS];
+			uint64_t wcr[HWBP_MAX_SLOTS];
+			uint64_t mdscr;
+		} arm64;
+		struct {
+			uint64_t dabr, dabrx;
+			uint64_t dawr[2], dawrx[2];
+			uint64_t ciabr;
+		} ppc;
+	} u;
+};
+
+/* What the exception handler read. */
+struct hwbp_status {
+	uint64_t ip;              /* faulting/trapping instruction (0: unknown) */
+	union {
+		struct { uint64_t dr6; } x86;
+		struct { uint64_t esr, far; } arm64;
+		struct {
+			uint64_t vector;  /* 0x300 DSI, 0xd00 trace (CIABR) */
+			uint64_t dsisr, dar;
+		} ppc;
+	} u;
+};
+
+/* What the caller knows of the access (optional; enables filtering). */
+struct hwbp_access {
+	uint64_t addr;
+	uint64_t size;
+	unsigned kind;            /* HWBP_R, HWBP_W, HWBP_X or 0 (unknown) */
+	int priv;                 /* 0 kernel, 1 user, -1 unknown */
+};
+
+struct hwbp_hit {
+	uint32_t data_slots;      /* bit i: data/shared slot i reported */
+	uint32_t inst_slots;      /* bit i: instruction slot i reported */
+	uint64_t requests;        /* bit id: request id hit (after filtering) */
+	unsigned kind;            /* HWBP_R/W/X, or 0 when unknown */
+	uint64_t addr;            /* reported address (see addr_known) */
+	bool addr_known;
+	uint64_t ip;
+	bool filtered;            /* all reported slots matched only extra bytes */
+};
+
+/*
+ * hwbp_regs_reset - registers as at reset / with nothing armed
+ * (x86 DR6=0xFFFF0FF0, DR7=0x400; others 0).
+ * Errors: -EINVAL.
+ */
+int hwbp_regs_reset(const struct hwbp_cpu *cpu, struct hwbp_regs *regs);
+
+/*
+ * hwbp_encode_piece - program @slot of the pool the plan needs with one piece.
+ * @local selects x86's Ln bit (else Gn).  Other slots are untouched.
+ * Errors: -EINVAL (bad slot, piece the hardware cannot hold, scope the
+ *         arch cannot express).
+ */
+int hwbp_encode_piece(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
+		      unsigned slot, bool inst, const struct hwbp_piece *piece,
+		      enum hwbp_scope scope, bool local);
+
+/*
+ * hwbp_decode_slot - read back what @slot is programmed to watch.
+ * Returns 1 when enabled (and fills @piece/@scope), 0 when disabled.
+ * Errors: -EINVAL (bad slot or a register value the hardware would treat as
+ *         reserved/unpredictable).
+ */
+int hwbp_decode_slot(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
+		     unsigned slot, bool inst, struct hwbp_piece *piece,
+		     enum hwbp_scope *scope);
+
+/*
+ * hwbp_decode_status - which slots @st reports (raw, without requests).
+ * On arm64 and ppc the slot is found by matching the reported address
+ * against the armed registers, as the architecture gives no slot number.
+ * Errors: -EINVAL (NULL, or a status that is not a debug event: DR6 with no
+ *         B bit, ESR class not a watchpoint/breakpoint, ppc vector not DSI
+ *         with the DABR-match bit or trace), -ENOENT (a debug event that
+ *         matches no armed slot).
+ */
+int hwbp_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
+		       const struct hwbp_status *st, struct hwbp_hit *hit);
+
+/* Names for printing: "R", "W", "RW", "X", "none"; "EINVAL" ... */
+const char *hwbp_type_name(unsigned type);
+int hwbp_type_parse(const char *s, unsigned *type);
+const char *hwbp_errno_name(int err);
+const char *hwbp_arch_name(enum hwbp_arch arch);
+
+/*
+ * hwbp_regs_list - name/value pairs of the registers of @cpu's arch that
+ * matter (for printing).  Returns the count written (at most @max).
+ * Errors: -EINVAL.
+ */
+struct hwbp_reg_nv {
+	char name[12];
+	uint64_t value;
+};
+int hwbp_regs_list(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
+		   struct hwbp_reg_nv *out, int max);
+
+/*
+ * hwbp_regs_set - write one register by name ("dr7", "dbgwcr0", "dawrx1").
+ * Errors: -EINVAL (NULL), -ENOENT (no such register on this CPU).
+ */
+int hwbp_regs_set(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
+		  const char *name, uint64_t value);
+
+/* ------------------------------------------------------------------ */
+/* Slot accounting, installation, hit dispatch.                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The three services a host kernel gives hwbp (DESIGN §6).  on_cpu runs
+ * @fn(@fnarg) on @cpu and returns its result; write_regs writes this CPU's
+ * debug registers.  Both may fail with a negative errno.
+ */
+struct hwbp_glue {
+	int (*write_regs)(void *arg, unsigned cpu, const struct hwbp_regs *regs);
+	int (*on_cpu)(void *arg, unsigned cpu, int (*fn)(void *), void *fnarg);
+	void *arg;
+};
+
+/* One slot of a pool. */
+struct hwbp_slot {
+	unsigned refs;            /* requests using this piece (0: free) */
+	struct hwbp_piece piece;
+	enum hwbp_scope scope;
+	bool local;
+	uint64_t requests;        /* bit id: request ids using it */
+};
+
+/* A slot set: one CPU's or one task's slots. */
+struct hwbp_slots {
+	struct hwbp_slot data[HWBP_MAX_SLOTS];
+	struct hwbp_slot inst[HWBP_MAX_SLOTS];
+	struct hwbp_regs regs;    /* what the set encodes to */
+};
+
+struct hwbp_ctx;
+
+/* A task: slots that follow a thread from CPU to CPU. */
+struct hwbp_task {
+	struct hwbp_slots slots;
+	struct hwbp_task *next;   /* ctx's list of tasks (internal) */
+	struct hwbp_ctx *ctx;
+};
+
+struct hwbp_reqrec {
+	bool live;
+	int cpu;                  /* -1: every CPU; -2: task */
+	struct hwbp_task *task;
+	struct hwbp_plan plan;
+};
+
+struct hwbp_ctx {
+	struct hwbp_cpu cpu;
+	struct hwbp_caps caps;
+	unsigned ncpus;
+	struct hwbp_slots *percpu;    /* caller's array of ncpus */
+	const struct hwbp_glue *glue; /* may be NULL (pure accounting) */
+	struct hwbp_task *tasks;
+	struct hwbp_reqrec req[HWBP_MAX_REQUESTS];
+};
+
+/*
+ * hwbp_ctx_init - set up a context over the caller's per-CPU array (no
+ * allocation).  @glue may be NULL.
+ * Errors: -EINVAL (NULL, ncpus 0, unknown arch).
+ */
+int hwbp_ctx_init(struct hwbp_ctx *ctx, const struct hwbp_cpu *cpu,
+		  unsigned ncpus, struct hwbp_slots *percpu,
+		  const struct hwbp_glue *glue);
+
+/*
+ * hwbp_task_init - register a task with the context.
+ * Errors: -EINVAL (NULL), -EBUSY (already registered).
+ */
+int hwbp_task_init(struct hwbp_ctx *ctx, struct hwbp_task *task);
+
+/*
+ * hwbp_task_fini - unregister a task that holds no request.
+ * Errors: -EINVAL (NULL or not registered), -EBUSY (requests still installed).
+ */
+int hwbp_task_fini(struct hwbp_ctx *ctx, struct hwbp_task *task);
+
+/*
+ * hwbp_install - plan @req and install it all-or-nothing: on CPU @cpu,
+ * on every CPU (@cpu == -1), or in @task (non-NULL, @cpu ignored).
+ * Identical pieces already installed in the same set are shared.  A task's
+ * slots count against every CPU (it may run anywhere), as in Linux.
+ * On success stores the request id in @id.
+ * Errors: those of hwbp_plan(), -EINVAL (bad cpu, NULL), -ENOSPC (not
+ *         enough free slots, or HWBP_MAX_REQUESTS live), any error of the
+ *         glue (registers of every CPU are restored first).
+ */
+int hwbp_install(struct hwbp_ctx *ctx, const struct hwbp_request *req,
+		 int cpu, struct hwbp_task *task, int *id);
+
+/*
+ * hwbp_remove - remove request @id, all-or-nothing.
+ * Errors: -EINVAL (no such live request), any error of the glue.
+ */
+int hwbp_remove(struct hwbp_ctx *ctx, int id);
+
+/* hwbp_plan_of - the plan of live request @id (NULL if none). */
+const struct hwbp_plan *hwbp_plan_of(const struct hwbp_ctx *ctx, int id);
+
+/*
+ * hwbp_free_slots - slots still free for a new request in the given place.
+ * Errors: -EINVAL.
+ */
+int hwbp_free_slots(const struct hwbp_ctx *ctx, int cpu,
+		    const struct hwbp_task *task, bool inst);
+
+/*
+ * hwbp_task_regs - the registers CPU @cpu must hold while @task runs: the
+ * CPU's own pieces at their slots, the task's pieces in the remaining slots
+ * in order.  The host writes them at switch-in (and the CPU's own registers
+ * at switch-out).
+ * Errors: -EINVAL (NULL, bad cpu, task not registered).
+ */
+int hwbp_task_regs(const struct hwbp_ctx *ctx, unsigned cpu,
+		   const struct hwbp_task *task, struct hwbp_regs *regs);
+
+/*
+ * hwbp_decode - decode a debug exception on @cpu (while @task, may be NULL,
+ * runs) into slots and request ids.  With @acc the hit is filtered: a
+ * request is reported only if the access touched its bytes (not only extra
+ * ones), its type matches the access kind when known (a widened x86 R
+ * request drops writes only when the kind is known), and its scope matches
+ * the privilege when known.  Never allocates.
+ * Errors: those of hwbp_decode_status().
+ */
+int hwbp_decode(const struct hwbp_ctx *ctx, unsigned cpu,
+		const struct hwbp_task *task, const struct hwbp_status *st,
+		const struct hwbp_access *acc, struct hwbp_hit *hit);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWBP_HWBP_H */
