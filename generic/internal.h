@@ -21,6 +21,14 @@ struct hwbpi_arch_ops {
 	void (*caps)(const struct hwbp_cpu *cpu, struct hwbp_caps *caps);
 
 	/*
+	 * Arch rules beyond the generic checks, or NULL.  @hwtype is the type
+	 * after widening.  Used for rules such as "CIABR matches one privilege
+	 * level only".  Returns 0 or a negative errno (-EOPNOTSUPP, -EINVAL).
+	 */
+	int (*check)(const struct hwbp_cpu *cpu, const struct hwbp_request *req,
+		     unsigned hwtype);
+
+	/*
 	 * Exact tiling of [addr, addr + len) into hardware pieces (data when
 	 * !inst, else execute).  Fills piece.addr/len (the bytes the hardware
 	 * watches, which on powerpc are whole doublewords) for at most @max

@@ -214,6 +214,7 @@ struct hwbp_regs {
 			uint64_t dr[4];
 			uint64_t dr6;
 			uint64_t dr7;
+			uint64_t addr_mask[4]; /* AMD DRn_ADDR_MASK MSRs (0: unused) */
 		} x86;
 		struct {
 			uint64_t bvr[HWBP_MAX_SLOTS];
