@@ -1,1 +1,226 @@
-/* placeholder */
+/* SPDX-License-Identifier: MIT */
+/*
+ * powerpc encoders: one piece -> DAWRn/DAWRXn, DABR/DABRX or CIABR.
+ *
+ * Privilege (scope) choices, shared with decode.c:
+ *
+ *  - DAWRX/DABRX have one enable bit per state (PRO = problem state, PNH =
+ *    privileged non-hypervisor, HYP = hypervisor).  USER -> PRO; KERNEL ->
+ *    PNH|HYP, so a kernel watch works whether the kernel runs bare metal
+ *    (MSR[HV]=1, HYP matches) or as a pseries/KVM guest (MSR[HV]=0, PNH
+ *    matches).  This is the value Linux programs for a perf breakpoint that
+ *    does not exclude kernel or hv (hw_breakpoint.c hw_breakpoint_arch_parse
+ *    sets HW_BRK_TYPE_KERNEL|HW_BRK_TYPE_HYP, dawr.c shifts them into DAWRX).
+ *    A guest's glue must drop HYP before H_SET_MODE: PAPR forbids it and
+ *    Linux pseries_set_dawr() clears DAWRX_HYP for that reason.
+ *
+ *  - CIABR[PRIV] names exactly one state (Book III §9.3: 01 problem, 10
+ *    privileged non-hypervisor, 11 hypervisor).  USER -> 01.  KERNEL -> 11,
+ *    the state of a bare-metal kernel (MSR[HV]=1, as hwbp's own harnesses
+ *    and the simulator start: SCENARIOS.md "pr=0 hv=1").  A pseries guest
+ *    kernel runs with MSR[HV]=0 and would need 10; Linux xmon set_ciabr()
+ *    makes the same HV-mode / guest distinction.  Such a guest's glue must
+ *    rewrite PRIV 11 -> 10 (the hypervisor refuses 11 from a guest).
+ *    BOTH cannot be expressed (check() already refuses it: -EOPNOTSUPP).
+ *
+ * Translation: Linux sets DAWRX[WT]=1 (and DABR[BT]=1), so its watchpoints
+ * match only accesses made with MSR[DR]=1.  hwbp's bare-metal harnesses may
+ * run with data relocation off, where such a watch would never fire.  The
+ * ISA's DAWRX[WTI] / DABRX[BTI] ("translation ignore") make the match
+ * independent of MSR[DR] (the WT/BT comparison is skipped), so we set WTI
+ * (BTI) and keep WT (BT) = 1 as Linux does; the value is then correct with
+ * relocation on and off.  (Reading chosen: ignore translation, rather than
+ * Linux's "translated accesses only".)
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "powerpc.h"
+
+void hwbpi_powerpc_reset(const struct hwbp_cpu *cpu, struct hwbp_regs *regs)
+{
+	(void)cpu;
+	/* Every field 0: DR=DW=0 and PRIV=0 disable each unit. */
+	memset(&regs->u.ppc, 0, sizeof(regs->u.ppc));
+}
+
+static int priv_bits(enum hwbp_scope scope, uint64_t user, uint64_t kernel,
+		     uint64_t *out)
+{
+	switch (scope) {
+	case HWBP_SCOPE_USER:
+		*out = user;
+		return 0;
+	case HWBP_SCOPE_KERNEL:
+		*out = kernel;
+		return 0;
+	case HWBP_SCOPE_BOTH:
+		*out = user | kernel;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static bool data_type_ok(unsigned type)
+{
+	return type == HWBP_R || type == HWBP_W || type == HWBP_RW;
+}
+
+static int encode_ciabr(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
+			unsigned slot, const struct hwbp_piece *piece,
+			enum hwbp_scope scope)
+{
+	uint64_t priv;
+
+	if (!hwbpi_powerpc_has_ciabr(cpu) || slot != 0)
+		return -EINVAL;
+	if (piece->type != HWBP_X || piece->len != 4 || (piece->addr & 3))
+		return -EINVAL;
+	if (scope == HWBP_SCOPE_USER)
+		priv = HWBPI_PPC_CIABR_PRIV_USER;
+	else if (scope == HWBP_SCOPE_KERNEL)
+		priv = HWBPI_PPC_CIABR_PRIV_HYPER;
+	else
+		return -EINVAL;
+	regs->u.ppc.ciabr = piece->addr | priv;
+	return 0;
+}
+
+static int encode_dawr(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
+		       unsigned slot, const struct hwbp_piece *piece,
+		       enum hwbp_scope scope)
+{
+	int idx = hwbpi_powerpc_dawr_index(cpu, slot);
+	uint64_t bnd = hwbpi_powerpc_boundary(cpu);
+	uint64_t last, priv, x;
+
+	if (idx < 0)
+		return -EINVAL;
+	if ((piece->addr & (HWBPI_PPC_DW - 1)) || (piece->len & (HWBPI_PPC_DW - 1)) ||
+	    piece->len == 0 || piece->len > HWBPI_PPC_DAWR_MAX)
+		return -EINVAL;
+	last = piece->addr + (piece->len - 1);
+	if (last < piece->addr)
+		return -EINVAL;  /* wraps past the top of the address space */
+	if (bnd && (piece->addr / bnd) != (last / bnd))
+		return -EINVAL;  /* crosses 512 bytes before ISA v3.1 */
+	if (!data_type_ok(piece->type))
+		return -EINVAL;
+	if (priv_bits(scope, HWBPI_PPC_DAWRX_PRO,
+		      HWBPI_PPC_DAWRX_PNH | HWBPI_PPC_DAWRX_HYP, &priv))
+		return -EINVAL;
+
+	x = priv | HWBPI_PPC_DAWRX_WTI | HWBPI_PPC_DAWRX_WT;
+	if (piece->type & HWBP_R)
+		x |= HWBPI_PPC_DAWRX_DR;
+	if (piece->type & HWBP_W)
+		x |= HWBPI_PPC_DAWRX_DW;
+	x |= ((piece->len / HWBPI_PPC_DW) - 1) << HWBPI_PPC_DAWRX_MRD_SHIFT;
+	regs->u.ppc.dawr[idx] = piece->addr;
+	regs->u.ppc.dawrx[idx] = x;
+	return 0;
+}
+
+static int encode_dabr(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
+		       unsigned slot, const struct hwbp_piece *piece,
+		       enum hwbp_scope scope)
+{
+	uint64_t priv, d;
+
+	if (!hwbpi_powerpc_dabr_mode(cpu) || slot != 0)
+		return -EINVAL;
+	if ((piece->addr & (HWBPI_PPC_DW - 1)) || piece->len != HWBPI_PPC_DW)
+		return -EINVAL;
+	if (!data_type_ok(piece->type))
+		return -EINVAL;
+	if (priv_bits(scope, HWBPI_PPC_DABRX_USER,
+		      HWBPI_PPC_DABRX_KERNEL | HWBPI_PPC_DABRX_HYP, &priv))
+		return -EINVAL;
+
+	d = piece->addr | HWBPI_PPC_DABR_BT;
+	if (piece->type & HWBP_R)
+		d |= HWBPI_PPC_DABR_DR;
+	if (piece->type & HWBP_W)
+		d |= HWBPI_PPC_DABR_DW;
+	regs->u.ppc.dabr = d;
+	regs->u.ppc.dabrx = priv | HWBPI_PPC_DABRX_BTI;
+	return 0;
+}
+
+/*
+ * Every check happens before the first store, so a failure leaves *regs
+ * untouched.  @local (x86 only) is ignored.
+ */
+int hwbpi_powerpc_encode(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
+			 unsigned slot, bool inst, const struct hwbp_piece *piece,
+			 enum hwbp_scope scope, bool local)
+{
+	(void)local;
+	if (inst)
+		return encode_ciabr(cpu, regs, slot, piece, scope);
+	if (hwbpi_powerpc_has_dawr(cpu))
+		return encode_dawr(cpu, regs, slot, piece, scope);
+	return encode_dabr(cpu, regs, slot, piece, scope);
+}
+
+/* The registers of the units this CPU has, in SCENARIOS.md order. */
+struct ppc_reg {
+	const char *name;
+	unsigned unit;   /* HWBP_PPC_* that must be present */
+	size_t off;      /* offset in regs->u.ppc */
+};
+
+#define PPC_OFF(f) offsetof(struct hwbp_regs, u.ppc.f)
+
+static const struct ppc_reg ppc_regs[] = {
+	{ "dabr", HWBP_PPC_DABR, PPC_OFF(dabr) },
+	{ "dabrx", HWBP_PPC_DABR, PPC_OFF(dabrx) },
+	{ "dawr0", HWBP_PPC_DAWR0, PPC_OFF(dawr[0]) },
+	{ "dawrx0", HWBP_PPC_DAWR0, PPC_OFF(dawrx[0]) },
+	{ "dawr1", HWBP_PPC_DAWR1, PPC_OFF(dawr[1]) },
+	{ "dawrx1", HWBP_PPC_DAWR1, PPC_OFF(dawrx[1]) },
+	{ "ciabr", HWBP_PPC_CIABR, PPC_OFF(ciabr) },
+};
+
+#define NPPC_REGS (sizeof(ppc_regs) / sizeof(ppc_regs[0]))
+
+static uint64_t *reg_ptr(struct hwbp_regs *regs, const struct ppc_reg *r)
+{
+	return (uint64_t *)((char *)regs + r->off);
+}
+
+int hwbpi_powerpc_regs_list(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
+			    struct hwbp_reg_nv *out, int max)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < NPPC_REGS && n < max; i++) {
+		const struct ppc_reg *r = &ppc_regs[i];
+		uint64_t v;
+
+		if (!(cpu->u.ppc.units & r->unit))
+			continue;
+		memcpy(&v, (const char *)regs + r->off, sizeof(v));
+		memset(out[n].name, 0, sizeof(out[n].name));
+		strncpy(out[n].name, r->name, sizeof(out[n].name) - 1);
+		out[n].value = v;
+		n++;
+	}
+	return n;
+}
+
+int hwbpi_powerpc_regs_set(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
+			   const char *name, uint64_t value)
+{
+	for (size_t i = 0; i < NPPC_REGS; i++) {
+		const struct ppc_reg *r = &ppc_regs[i];
+
+		if (strcmp(name, r->name) != 0)
+			continue;
+		if (!(cpu->u.ppc.units & r->unit))
+			return -ENOENT;
+		*reg_ptr(regs, r) = value;
+		return 0;
+	}
+	return -ENOENT;
+}
