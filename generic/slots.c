@@ -1,1 +1,554 @@
-/* placeholder */
+/* SPDX-License-Identifier: MIT */
+/*
+ * Slot accounting, installation through the host's glue, and hit dispatch.
+ *
+ * Model (after Linux kernel/events/hw_breakpoint.c): every CPU has its own
+ * slot set for CPU-bound requests; a task has a slot set that follows it
+ * from CPU to CPU.  Since a task may run on any CPU, the invariant is
+ *
+ *     for every CPU c and pool p:  used(c, p) + max_task used(t, p) <= size(p)
+ *
+ * which is what makes hwbp_task_regs() always able to place a task's
+ * pieces in the slots its CPU leaves free.
+ *
+ * Installation is all-or-nothing without allocation: a set is changed in
+ * place, re-encoded and written; if the glue fails on some CPU, the change
+ * is undone on every CPU already touched (undo = remove the same request,
+ * which restores the previous set exactly) and their registers rewritten.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define TASK_CPU (-2)
+#define ALL_CPUS (-1)
+
+struct pool {
+	struct hwbp_slot *s;
+	unsigned n;
+};
+
+static unsigned pool_size(const struct hwbp_ctx *ctx, bool inst)
+{
+	unsigned n = (inst && !ctx->caps.shared) ? ctx->caps.inst_slots : ctx->caps.data_slots;
+
+	return n > HWBP_MAX_SLOTS ? HWBP_MAX_SLOTS : n;
+}
+
+/* x86 shares one pool between execute and data: both live in data[]. */
+static struct pool pool_of(const struct hwbp_ctx *ctx, struct hwbp_slots *set, bool inst)
+{
+	struct pool p;
+
+	p.s = (inst && !ctx->caps.shared) ? set->inst : set->data;
+	p.n = pool_size(ctx, inst);
+	return p;
+}
+
+static unsigned used(const struct hwbp_ctx *ctx, const struct hwbp_slots *set, bool inst)
+{
+	struct pool p = pool_of(ctx, (struct hwbp_slots *)set, inst);
+	unsigned u = 0;
+
+	for (unsigned i = 0; i < p.n; i++)
+		u += p.s[i].refs != 0;
+	return u;
+}
+
+static unsigned max_task_used(const struct hwbp_ctx *ctx, bool inst)
+{
+	unsigned m = 0;
+
+	for (const struct hwbp_task *t = ctx->tasks; t; t = t->next) {
+		unsigned u = used(ctx, &t->slots, inst);
+
+		if (u > m)
+			m = u;
+	}
+	return m;
+}
+
+static unsigned max_cpu_used(const struct hwbp_ctx *ctx, bool inst)
+{
+	unsigned m = 0;
+
+	for (unsigned c = 0; c < ctx->ncpus; c++) {
+		unsigned u = used(ctx, &ctx->percpu[c], inst);
+
+		if (u > m)
+			m = u;
+	}
+	return m;
+}
+
+static bool task_registered(const struct hwbp_ctx *ctx, const struct hwbp_task *task)
+{
+	for (const struct hwbp_task *t = ctx->tasks; t; t = t->next)
+		if (t == task)
+			return true;
+	return false;
+}
+
+/* Free slots for a new request; cpu == ALL_CPUS means the minimum. */
+static unsigned free_in(const struct hwbp_ctx *ctx, int cpu,
+			const struct hwbp_task *task, bool inst)
+{
+	unsigned size = pool_size(ctx, inst), taken;
+
+	if (task) {
+		taken = max_cpu_used(ctx, inst) + used(ctx, &task->slots, inst);
+	} else {
+		unsigned u = cpu == ALL_CPUS ? max_cpu_used(ctx, inst)
+					     : used(ctx, &ctx->percpu[cpu], inst);
+
+		taken = u + max_task_used(ctx, inst);
+	}
+	return taken >= size ? 0 : size - taken;
+}
+
+int hwbp_ctx_init(struct hwbp_ctx *ctx, const struct hwbp_cpu *cpu,
+		  unsigned ncpus, struct hwbp_slots *percpu,
+		  const struct hwbp_glue *glue)
+{
+	struct hwbp_caps caps;
+	int ret;
+
+	if (!ctx || !cpu || !percpu || ncpus == 0)
+		return -EINVAL;
+	if (glue && (!glue->write_regs || !glue->on_cpu))
+		return -EINVAL;
+	ret = hwbp_caps_get(cpu, &caps);
+	if (ret)
+		return ret;
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->cpu = *cpu;
+	ctx->caps = caps;
+	ctx->ncpus = ncpus;
+	ctx->percpu = percpu;
+	ctx->glue = glue;
+	for (unsigned c = 0; c < ncpus; c++) {
+		memset(&percpu[c], 0, sizeof(percpu[c]));
+		hwbp_regs_reset(cpu, &percpu[c].regs);
+	}
+	return 0;
+}
+
+int hwbp_task_init(struct hwbp_ctx *ctx, struct hwbp_task *task)
+{
+	if (!ctx || !task)
+		return -EINVAL;
+	if (task_registered(ctx, task))
+		return -EBUSY;
+	memset(task, 0, sizeof(*task));
+	hwbp_regs_reset(&ctx->cpu, &task->slots.regs);
+	task->ctx = ctx;
+	task->next = ctx->tasks;
+	ctx->tasks = task;
+	return 0;
+}
+
+int hwbp_task_fini(struct hwbp_ctx *ctx, struct hwbp_task *task)
+{
+	struct hwbp_task **pp;
+
+	if (!ctx || !task || !task_registered(ctx, task))
+		return -EINVAL;
+	for (unsigned i = 0; i < HWBP_MAX_REQUESTS; i++)
+		if (ctx->req[i].live && ctx->req[i].task == task)
+			return -EBUSY;
+	for (pp = &ctx->tasks; *pp != task; pp = &(*pp)->next)
+		;
+	*pp = task->next;
+	task->next = NULL;
+	task->ctx = NULL;
+	return 0;
+}
+
+static bool same_piece(const struct hwbp_slot *s, const struct hwbp_piece *p,
+		       enum hwbp_scope scope, bool local)
+{
+	return s->piece.addr == p->addr && s->piece.len == p->len &&
+	       s->piece.type == p->type && s->scope == scope && s->local == local;
+}
+
+/*
+ * Add request @id's pieces to @set, sharing identical ones.  The caller has
+ * checked there is room, so this cannot fail; it is undone exactly by
+ * unapply().
+ */
+static void apply(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id,
+		  const struct hwbp_plan *plan)
+{
+	struct pool p = pool_of(ctx, set, plan->inst);
+	bool local = plan->req.flags & HWBP_REQ_LOCAL;
+
+	for (unsigned i = 0; i < plan->n; i++) {
+		const struct hwbp_piece *pc = &plan->piece[i];
+		int at = -1;
+
+		for (unsigned k = 0; k < p.n && at < 0; k++)
+			if (p.s[k].refs && same_piece(&p.s[k], pc, plan->req.scope, local))
+				at = (int)k;
+		for (unsigned k = 0; k < p.n && at < 0; k++)
+			if (!p.s[k].refs)
+				at = (int)k;
+		if (!p.s[at].refs) {
+			p.s[at].piece = *pc;
+			p.s[at].scope = plan->req.scope;
+			p.s[at].local = local;
+			p.s[at].requests = 0;
+		}
+		p.s[at].refs++;
+		p.s[at].requests |= UINT64_C(1) << id;
+	}
+}
+
+static void unapply(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id,
+		    const struct hwbp_plan *plan)
+{
+	struct pool p = pool_of(ctx, set, plan->inst);
+
+	/* One reference per piece of the plan: identical pieces inside one
+	 * plan cannot occur (they are disjoint), so each slot holding this
+	 * request loses exactly one reference per matching piece. */
+	for (unsigned k = 0; k < p.n; k++) {
+		if (!(p.s[k].requests & (UINT64_C(1) << id)))
+			continue;
+		for (unsigned i = 0; i < plan->n; i++) {
+			bool local = plan->req.flags & HWBP_REQ_LOCAL;
+
+			if (same_piece(&p.s[k], &plan->piece[i], plan->req.scope, local))
+				p.s[k].refs--;
+		}
+		p.s[k].requests &= ~(UINT64_C(1) << id);
+		if (!p.s[k].refs)
+			memset(&p.s[k], 0, sizeof(p.s[k]));
+	}
+}
+
+/*
+ * Encode one pool into @regs at the given slot numbers.  The piece's type
+ * says whether it is an execute piece: on x86's shared pool both kinds sit
+ * in data[].
+ */
+static void encode_pool(const struct hwbp_ctx *ctx, const struct hwbp_slot *s,
+			const int *slotno, unsigned n, struct hwbp_regs *regs)
+{
+	for (unsigned k = 0; k < n; k++) {
+		if (!s[k].refs || slotno[k] < 0)
+			continue;
+		/* Pieces were produced by this arch's split() and checked at
+		 * plan time, so encoding cannot fail. */
+		hwbp_encode_piece(&ctx->cpu, regs, (unsigned)slotno[k],
+				  s[k].piece.type == HWBP_X, &s[k].piece,
+				  s[k].scope, s[k].local);
+	}
+}
+
+static const int identity[HWBP_MAX_SLOTS] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+};
+
+static void reencode(const struct hwbp_ctx *ctx, struct hwbp_slots *set)
+{
+	hwbp_regs_reset(&ctx->cpu, &set->regs);
+	encode_pool(ctx, set->data, identity, pool_size(ctx, false), &set->regs);
+	if (!ctx->caps.shared)
+		encode_pool(ctx, set->inst, identity, pool_size(ctx, true), &set->regs);
+}
+
+struct write_call {
+	const struct hwbp_ctx *ctx;
+	unsigned cpu;
+	const struct hwbp_regs *regs;
+};
+
+static int write_on_cpu(void *arg)
+{
+	const struct write_call *w = arg;
+
+	return w->ctx->glue->write_regs(w->ctx->glue->arg, w->cpu, w->regs);
+}
+
+static int write_cpu(const struct hwbp_ctx *ctx, unsigned cpu)
+{
+	struct write_call w = { ctx, cpu, &ctx->percpu[cpu].regs };
+
+	if (!ctx->glue)
+		return 0;
+	return ctx->glue->on_cpu(ctx->glue->arg, cpu, write_on_cpu, &w);
+}
+
+/*
+ * Change CPUs [first, last] by adding (add) or removing request @id;
+ * all-or-nothing.  On a glue failure the CPUs already changed are put back.
+ */
+static int change_cpus(struct hwbp_ctx *ctx, unsigned first, unsigned last,
+		       int id, const struct hwbp_plan *plan, bool add)
+{
+	for (unsigned c = first; c <= last; c++) {
+		int ret;
+
+		if (add)
+			apply(ctx, &ctx->percpu[c], id, plan);
+		else
+			unapply(ctx, &ctx->percpu[c], id, plan);
+		reencode(ctx, &ctx->percpu[c]);
+		ret = write_cpu(ctx, c);
+		if (ret) {
+			/* Undo on c and every CPU before it, newest first.
+			 * A rollback write that fails too cannot be helped;
+			 * the first error is the one the caller needs. */
+			for (unsigned u = c + 1; u-- > first;) {
+				if (add)
+					unapply(ctx, &ctx->percpu[u], id, plan);
+				else
+					apply(ctx, &ctx->percpu[u], id, plan);
+				reencode(ctx, &ctx->percpu[u]);
+				(void)write_cpu(ctx, u);
+			}
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int hwbp_install(struct hwbp_ctx *ctx, const struct hwbp_request *req,
+		 int cpu, struct hwbp_task *task, int *id)
+{
+	struct hwbp_reqrec *rec;
+	struct hwbp_plan plan;
+	unsigned freeslots, first, last;
+	bool inst;
+	int slot = -1, ret;
+
+	if (!ctx || !req || !id)
+		return -EINVAL;
+	if (task) {
+		if (!task_registered(ctx, task))
+			return -EINVAL;
+		cpu = TASK_CPU;
+	} else if (cpu < ALL_CPUS || (cpu >= 0 && (unsigned)cpu >= ctx->ncpus)) {
+		return -EINVAL;
+	}
+	for (int i = 0; i < HWBP_MAX_REQUESTS && slot < 0; i++)
+		if (!ctx->req[i].live)
+			slot = i;
+
+	/* Plan against the pool the request needs. */
+	ret = hwbp_request_check(&ctx->cpu, req);
+	if (ret)
+		return ret;
+	inst = req->type == HWBP_X;
+	freeslots = free_in(ctx, cpu, task, inst);
+	if (freeslots == 0)
+		return pool_size(ctx, inst) ? -ENOSPC : -EOPNOTSUPP;
+	ret = hwbp_plan(&ctx->cpu, req, freeslots, &plan);
+	if (ret)
+		return ret;
+	if (slot < 0)
+		return -ENOSPC;
+
+	if (task) {
+		/* A task's registers are written at switch-in by the host
+		 * (hwbp_task_regs), so there is nothing to fail here. */
+		apply(ctx, &task->slots, slot, &plan);
+		reencode(ctx, &task->slots);
+	} else {
+		first = cpu == ALL_CPUS ? 0 : (unsigned)cpu;
+		last = cpu == ALL_CPUS ? ctx->ncpus - 1 : (unsigned)cpu;
+		ret = change_cpus(ctx, first, last, slot, &plan, true);
+		if (ret)
+			return ret;
+	}
+	rec = &ctx->req[slot];
+	rec->live = true;
+	rec->cpu = cpu;
+	rec->task = task;
+	rec->plan = plan;
+	*id = slot;
+	return 0;
+}
+
+int hwbp_remove(struct hwbp_ctx *ctx, int id)
+{
+	struct hwbp_reqrec *rec;
+	int ret;
+
+	if (!ctx || id < 0 || id >= HWBP_MAX_REQUESTS || !ctx->req[id].live)
+		return -EINVAL;
+	rec = &ctx->req[id];
+	if (rec->task) {
+		unapply(ctx, &rec->task->slots, id, &rec->plan);
+		reencode(ctx, &rec->task->slots);
+	} else {
+		unsigned first = rec->cpu == ALL_CPUS ? 0 : (unsigned)rec->cpu;
+		unsigned last = rec->cpu == ALL_CPUS ? ctx->ncpus - 1 : (unsigned)rec->cpu;
+
+		ret = change_cpus(ctx, first, last, id, &rec->plan, false);
+		if (ret)
+			return ret;
+	}
+	memset(rec, 0, sizeof(*rec));
+	return 0;
+}
+
+const struct hwbp_plan *hwbp_plan_of(const struct hwbp_ctx *ctx, int id)
+{
+	if (!ctx || id < 0 || id >= HWBP_MAX_REQUESTS || !ctx->req[id].live)
+		return NULL;
+	return &ctx->req[id].plan;
+}
+
+int hwbp_free_slots(const struct hwbp_ctx *ctx, int cpu,
+		    const struct hwbp_task *task, bool inst)
+{
+	if (!ctx)
+		return -EINVAL;
+	if (task) {
+		if (!task_registered(ctx, task))
+			return -EINVAL;
+	} else if (cpu < ALL_CPUS || (cpu >= 0 && (unsigned)cpu >= ctx->ncpus)) {
+		return -EINVAL;
+	}
+	return (int)free_in(ctx, task ? TASK_CPU : cpu, task, inst);
+}
+
+/*
+ * Slot numbers of a task's pieces on a CPU: the CPU's own pieces keep their
+ * slots, the task's take the free ones in order.  The accounting invariant
+ * guarantees there are enough.
+ */
+static void task_slotno(const struct hwbp_ctx *ctx, unsigned cpu,
+			const struct hwbp_task *task, bool inst, int *slotno)
+{
+	struct pool cp = pool_of(ctx, &ctx->percpu[cpu], inst);
+	struct pool tp = pool_of(ctx, (struct hwbp_slots *)&task->slots, inst);
+	unsigned next = 0;
+
+	for (unsigned k = 0; k < tp.n; k++) {
+		slotno[k] = -1;
+		if (!tp.s[k].refs)
+			continue;
+		while (next < cp.n && cp.s[next].refs)
+			next++;
+		slotno[k] = (int)next++;
+	}
+}
+
+int hwbp_task_regs(const struct hwbp_ctx *ctx, unsigned cpu,
+		   const struct hwbp_task *task, struct hwbp_regs *regs)
+{
+	int dno[HWBP_MAX_SLOTS], ino[HWBP_MAX_SLOTS];
+
+	if (!ctx || !regs || cpu >= ctx->ncpus)
+		return -EINVAL;
+	*regs = ctx->percpu[cpu].regs;
+	if (!task)
+		return 0;
+	if (!task_registered(ctx, task))
+		return -EINVAL;
+	task_slotno(ctx, cpu, task, false, dno);
+	encode_pool(ctx, task->slots.data, dno, pool_size(ctx, false), regs);
+	if (!ctx->caps.shared) {
+		task_slotno(ctx, cpu, task, true, ino);
+		encode_pool(ctx, task->slots.inst, ino, pool_size(ctx, true), regs);
+	}
+	return 0;
+}
+
+/* Requests behind hardware slot @no of a pool on @cpu (with @task). */
+static uint64_t requests_of(const struct hwbp_ctx *ctx, unsigned cpu,
+			    const struct hwbp_task *task, bool inst, unsigned no)
+{
+	const struct hwbp_slots *cs = &ctx->percpu[cpu];
+	const struct hwbp_slot *s = (inst && !ctx->caps.shared) ? cs->inst : cs->data;
+	int tno[HWBP_MAX_SLOTS];
+
+	if (s[no].refs)
+		return s[no].requests;
+	if (!task)
+		return 0;
+	task_slotno(ctx, cpu, task, inst, tno);
+	s = (inst && !ctx->caps.shared) ? task->slots.inst : task->slots.data;
+	for (unsigned k = 0; k < pool_size(ctx, inst); k++)
+		if (tno[k] == (int)no)
+			return s[k].requests;
+	return 0;
+}
+
+/* Should request @rec be reported for this access? */
+static bool request_matches(const struct hwbp_plan *plan, const struct hwbp_hit *h,
+			    const struct hwbp_access *acc, enum hwbp_precision prec)
+{
+	const struct hwbp_request *r = &plan->req;
+	uint64_t rlast = r->addr + (r->len - 1);
+	unsigned kind = acc && acc->kind ? acc->kind : h->kind;
+
+	if (acc && acc->size) {
+		uint64_t alast = acc->addr + (acc->size - 1);
+
+		/* Touched only bytes outside the request (extra bytes of an
+		 * enlarged plan, or a ppc doubleword's neighbours). */
+		if (alast < r->addr || acc->addr > rlast)
+			return false;
+	} else if (h->addr_known && prec == HWBP_ADDR_EXACT && r->type != HWBP_X) {
+		/* DAR is the access's first byte (Power ISA Book III, DSI):
+		 * an access starting past the request cannot touch it.  One
+		 * starting before may still reach in, so keep it. */
+		if (h->addr > rlast)
+			return false;
+	}
+	if (kind && r->type != HWBP_X) {
+		if (kind == HWBP_R && !(r->type & HWBP_R))
+			return false;
+		if (kind == HWBP_W && !(r->type & HWBP_W))
+			return false;
+	}
+	if (acc && acc->priv >= 0) {
+		if (r->scope == HWBP_SCOPE_USER && acc->priv == 0)
+			return false;
+		if (r->scope == HWBP_SCOPE_KERNEL && acc->priv == 1)
+			return false;
+	}
+	return true;
+}
+
+int hwbp_decode(const struct hwbp_ctx *ctx, unsigned cpu,
+		const struct hwbp_task *task, const struct hwbp_status *st,
+		const struct hwbp_access *acc, struct hwbp_hit *hit)
+{
+	struct hwbp_regs regs;
+	struct hwbp_hit h;
+	uint64_t cand = 0;
+	int ret;
+
+	if (!ctx || !st || !hit)
+		return -EINVAL;
+	ret = hwbp_task_regs(ctx, cpu, task, &regs);
+	if (ret)
+		return ret;
+	ret = hwbp_decode_status(&ctx->cpu, &regs, st, &h);
+	if (ret)
+		return ret;
+	for (unsigned i = 0; i < HWBP_MAX_SLOTS; i++) {
+		if (h.data_slots & (1u << i))
+			cand |= requests_of(ctx, cpu, task, false, i);
+		if (h.inst_slots & (1u << i))
+			cand |= requests_of(ctx, cpu, task, true, i);
+	}
+	h.requests = 0;
+	for (unsigned id = 0; id < HWBP_MAX_REQUESTS; id++) {
+		if (!(cand & (UINT64_C(1) << id)) || !ctx->req[id].live)
+			continue;
+		if (request_matches(&ctx->req[id].plan, &h, acc, ctx->caps.precision))
+			h.requests |= UINT64_C(1) << id;
+	}
+	h.filtered = cand && !h.requests;
+	/* A widened request reports the kind only when it is known. */
+	if (acc && acc->kind)
+		h.kind = acc->kind;
+	*hit = h;
+	return 0;
+}

@@ -1,7 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CPU presets, arm64 models from ID_AA64DFR0_EL1, names and capabilities.
+ */
+#include <errno.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+#include <string.h>
+
 #include <cmocka.h>
-static void placeholder(void **s) { (void)s; assert_true(1); }
-int main(void) { const struct CMUnitTest t[] = { cmocka_unit_test(placeholder) }; return cmocka_run_group_tests(t, NULL, NULL); }
+
+#include <hwbp/hwbp.h>
+
+/* Every preset the issue and SCENARIOS.md name, with its slot counts. */
+static const struct {
+	const char *name;
+	enum hwbp_arch arch;
+	unsigned data, inst;
+	bool shared;
+	uint64_t max_piece;
+	const char *source;
+} presets[] = {
+	{ "x86_64", HWBP_ARCH_X86, 4, 4, true, 8, "SDM Vol.3 §17.2: DR0-DR3; LEN=10 in 64-bit mode" },
+	{ "i386", HWBP_ARCH_X86, 4, 4, true, 4, "SDM Vol.3 §17.2.5: LEN=10 undefined outside 64-bit mode" },
+	{ "cortex-a57", HWBP_ARCH_ARM64, 4, 6, false, 1ull << 31, "Cortex-A57 TRM: 6 breakpoints, 4 watchpoints" },
+	{ "arm64-max16", HWBP_ARCH_ARM64, 16, 16, false, 1ull << 31, "Arm ARM D19: BRPs/WRPs fields up to 16" },
+	{ "power7", HWBP_ARCH_POWERPC, 1, 0, false, 8, "Power ISA 2.06: DABR only" },
+	{ "power8", HWBP_ARCH_POWERPC, 1, 1, false, 512, "Power ISA 2.07: DAWR0, CIABR" },
+	{ "power9", HWBP_ARCH_POWERPC, 1, 1, false, 512, "Power ISA 3.0: DAWR0, CIABR" },
+	{ "power10", HWBP_ARCH_POWERPC, 2, 1, false, 512, "Power ISA 3.1: DAWR0, DAWR1, CIABR" },
+};
+
+static void test_presets(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++) {
+		struct hwbp_cpu cpu;
+		struct hwbp_caps caps;
+		bool listed = false;
+
+		assert_int_equal(hwbp_cpu_preset(presets[i].name, &cpu), 0);
+		assert_string_equal(cpu.name, presets[i].name);
+		assert_int_equal(cpu.arch, presets[i].arch);
+		assert_int_equal(hwbp_caps_get(&cpu, &caps), 0);
+		if (caps.data_slots != presets[i].data || caps.inst_slots != presets[i].inst ||
+		    caps.shared != presets[i].shared || caps.max_piece != presets[i].max_piece)
+			fail_msg("%s (%s): %u data, %u inst, shared %d, max %llu", presets[i].name,
+				 presets[i].source, caps.data_slots, caps.inst_slots, caps.shared,
+				 (unsigned long long)caps.max_piece);
+		for (unsigned k = 0; hwbp_cpu_preset_name(k); k++)
+			listed |= strcmp(hwbp_cpu_preset_name(k), presets[i].name) == 0;
+		assert_true(listed);
+	}
+}
+
+static void test_preset_errors(void **state)
+{
+	struct hwbp_cpu cpu, before;
+
+	(void)state;
+	memset(&cpu, 0x5a, sizeof(cpu));
+	before = cpu;
+	assert_int_equal(hwbp_cpu_preset("pentium-pro", &cpu), -ENOENT);
+	assert_int_equal(hwbp_cpu_preset("", &cpu), -ENOENT);
+	assert_memory_equal(&cpu, &before, sizeof(cpu));
+	assert_int_equal(hwbp_cpu_preset(NULL, &cpu), -EINVAL);
+	assert_int_equal(hwbp_cpu_preset("x86_64", NULL), -EINVAL);
+	assert_null(hwbp_cpu_preset_name(1000));
+}
+
+/* ID_AA64DFR0_EL1 (Arm ARM D19.2): BRPs [15:12] and WRPs [23:20] minus one. */
+static void test_arm64_dfr0(void **state)
+{
+	static const struct {
+		uint64_t dfr0;
+		int err;
+		unsigned bp, wp;
+	} rows[] = {
+		{ 0x10305106, 0, 6, 4 },   /* Cortex-A57/A53 */
+		{ 0x00101006, 0, 2, 2 },   /* architectural minimum: 2 and 2 */
+		{ 0x10f0f006, 0, 16, 16 },
+		{ 0x10305108, 0, 6, 4 },   /* Armv8.2 debug */
+		{ 0x10305105, -EINVAL, 0, 0 }, /* Armv7.1 debug: not an arm64 unit */
+		{ 0x10305100, -EINVAL, 0, 0 },
+		{ 0x10f0f00b, -EOPNOTSUPP, 0, 0 }, /* v8.9: 0xf may mean "more in DFR1" */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct hwbp_cpu cpu;
+		struct hwbp_caps caps;
+
+		assert_int_equal(hwbp_cpu_arm64_from_dfr0(rows[i].dfr0, &cpu), rows[i].err);
+		if (rows[i].err)
+			continue;
+		assert_int_equal(hwbp_caps_get(&cpu, &caps), 0);
+		assert_int_equal(caps.inst_slots, rows[i].bp);
+		assert_int_equal(caps.data_slots, rows[i].wp);
+	}
+	assert_int_equal(hwbp_cpu_arm64_from_dfr0(0x10305106, NULL), -EINVAL);
+}
+
+/* The capability query answers "which types" without #ifdef. */
+static void test_types(void **state)
+{
+	static const struct {
+		const char *cpu;
+		unsigned type;
+		bool ok;
+	} rows[] = {
+		{ "x86_64", HWBP_R, false },  /* SDM §17.2.4: no read-only */
+		{ "x86_64", HWBP_W, true },
+		{ "x86_64", HWBP_RW, true },
+		{ "x86_64", HWBP_X, true },
+		{ "cortex-a57", HWBP_R, true },  /* LSC=01 */
+		{ "cortex-a57", HWBP_X, true },
+		{ "power7", HWBP_R, true },
+		{ "power7", HWBP_X, false },  /* no CIABR */
+		{ "power9", HWBP_X, true },
+		{ "x86_64", 0, false },
+		{ "x86_64", 9, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct hwbp_cpu cpu;
+
+		assert_int_equal(hwbp_cpu_preset(rows[i].cpu, &cpu), 0);
+		if (hwbp_type_supported(&cpu, rows[i].type) != rows[i].ok)
+			fail_msg("row %zu: %s type %u", i, rows[i].cpu, rows[i].type);
+	}
+	assert_false(hwbp_type_supported(NULL, HWBP_W));
+}
+
+static void test_caps_facts(void **state)
+{
+	struct hwbp_cpu cpu;
+	struct hwbp_caps c;
+
+	(void)state;
+	/* x86: data breakpoints trap after the access, instruction
+	 * breakpoints fault before (SDM §17.3.1.1/§17.3.1.2); DR6 names
+	 * the slot, not the address. */
+	hwbp_cpu_preset("x86_64", &cpu);
+	hwbp_caps_get(&cpu, &c);
+	assert_int_equal(c.data_timing, HWBP_TIMING_AFTER);
+	assert_int_equal(c.inst_timing, HWBP_TIMING_BEFORE);
+	assert_int_equal(c.precision, HWBP_ADDR_NONE);
+	assert_false(c.kind_known);
+	/* arm64: watchpoints before the access; FAR is a window. */
+	hwbp_cpu_preset("cortex-a57", &cpu);
+	hwbp_caps_get(&cpu, &c);
+	assert_int_equal(c.data_timing, HWBP_TIMING_BEFORE);
+	assert_int_equal(c.precision, HWBP_ADDR_WINDOW);
+	assert_true(c.kind_known);
+	assert_int_equal(c.inst_len, 4);
+	/* powerpc: DSI before the access, DAR exact, 8-byte granule, 512-byte
+	 * boundary before ISA 3.1 only. */
+	hwbp_cpu_preset("power9", &cpu);
+	hwbp_caps_get(&cpu, &c);
+	assert_int_equal(c.data_timing, HWBP_TIMING_BEFORE);
+	assert_int_equal(c.precision, HWBP_ADDR_EXACT);
+	assert_true(c.granule == 8);
+	assert_true(c.boundary == 512);
+	hwbp_cpu_preset("power10", &cpu);
+	hwbp_caps_get(&cpu, &c);
+	assert_true(c.boundary == 0);
+	assert_int_equal(hwbp_caps_get(NULL, &c), -EINVAL);
+	assert_int_equal(hwbp_caps_get(&cpu, NULL), -EINVAL);
+}
+
+static void test_names(void **state)
+{
+	static const struct { const char *s; unsigned t; int err; } rows[] = {
+		{ "r", HWBP_R, 0 }, { "w", HWBP_W, 0 }, { "rw", HWBP_RW, 0 }, { "x", HWBP_X, 0 },
+		{ "RW", HWBP_RW, 0 }, { "wr", 0, -EINVAL }, { "", 0, -EINVAL }, { "rwx", 0, -EINVAL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		unsigned t = 0;
+
+		assert_int_equal(hwbp_type_parse(rows[i].s, &t), rows[i].err);
+		if (!rows[i].err)
+			assert_int_equal(t, rows[i].t);
+	}
+	assert_string_equal(hwbp_type_name(HWBP_RW), "RW");
+	assert_string_equal(hwbp_type_name(99), "invalid");
+	assert_string_equal(hwbp_errno_name(-ENOSPC), "ENOSPC");
+	assert_string_equal(hwbp_errno_name(-EOPNOTSUPP), "EOPNOTSUPP");
+	assert_string_equal(hwbp_errno_name(-EFAULT), "EFAULT");
+	assert_string_equal(hwbp_errno_name(-ERANGE), "ERANGE");
+	assert_string_equal(hwbp_arch_name(HWBP_ARCH_POWERPC), "powerpc");
+	assert_int_equal(hwbp_type_parse(NULL, NULL), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_presets),
+		cmocka_unit_test(test_preset_errors),
+		cmocka_unit_test(test_arm64_dfr0),
+		cmocka_unit_test(test_types),
+		cmocka_unit_test(test_caps_facts),
+		cmocka_unit_test(test_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
