@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Table-driven tests of the hwbp command line: exit codes, one-line errors
+naming the bad argument, --help everywhere, JSON shape."""
+import json
+import re
+import subprocess
+import sys
+
+HWBP = sys.argv[1]
+
+# (argv, exit status, regex that stdout+stderr must match)
+CASES = [
+    (["--help"], 0, r"caps.*plan.*encode.*decode"),
+    ([], 2, r"missing COMMAND"),
+    (["frobnicate"], 2, r"unknown command 'frobnicate'"),
+    (["caps", "--help"], 0, r"usage: hwbp caps"),
+    (["plan", "--help"], 0, r"usage: hwbp plan"),
+    (["encode", "--help"], 0, r"usage: hwbp encode"),
+    (["decode", "--help"], 0, r"usage: hwbp decode"),
+    (["caps", "--list"], 0, r"x86_64.*i386.*cortex-a57.*arm64-max16.*power7.*power8.*power9.*power10"),
+    (["caps", "--cpu", "cortex-a57"], 0, r"4 data \(watchpoints\), 6 execute"),
+    (["caps", "--cpu", "x86_64"], 0, r"4, shared by execute and data"),
+    (["caps", "--cpu", "arm64:0x10305106"], 0, r"4 data \(watchpoints\), 6 execute"),
+    (["caps", "--cpu", "arm64:0x5"], 2, r"bad --cpu 'arm64:0x5'"),
+    (["caps", "--cpu", "z80"], 2, r"unknown --cpu 'z80'"),
+    (["caps", "--bogus"], 2, r"unexpected argument '--bogus'"),
+    (["plan", "--cpu", "x86_64", "0x1001", "13", "rw"], 0, r"enlarged, 3 pieces"),
+    (["plan", "--cpu", "x86_64", "0x1001", "13", "r"], 1, r"EOPNOTSUPP"),
+    (["plan", "--cpu", "x86_64", "--widen", "0x1000", "4", "r"], 0, r"widened to RW"),
+    (["plan", "--cpu", "x86_64", "0x1000", "0", "w"], 1, r"EINVAL"),
+    (["plan", "--cpu", "x86_64", "0x10zz", "4", "w"], 2, r"bad ADDR '0x10zz'"),
+    (["plan", "--cpu", "x86_64", "0x1000", "-4", "w"], 2, r"bad LEN '-4'"),
+    (["plan", "--cpu", "x86_64", "0x1000", "4", "q"], 2, r"bad TYPE 'q'"),
+    (["plan", "--cpu", "x86_64", "0x1000", "4"], 2, r"expected ADDR LEN TYPE"),
+    (["plan", "--cpu", "x86_64", "--scope", "root", "0x1000", "4", "w"], 2, r"bad --scope 'root'"),
+    (["plan", "--cpu", "x86_64", "--free", "0", "0x1000", "4", "w"], 2, r"bad --free '0'"),
+    (["plan", "0x1000", "4", "w"], 2, r"missing --cpu"),
+    (["plan", "--cpu", "x86_64", "--scope", "user", "0xffffffff81000000", "8", "w"], 1, r"EFAULT"),
+    (["plan", "--cpu", "power9", "0x11f8", "16", "w"], 1, r"ERANGE"),
+    (["plan", "--cpu", "power10", "0x11f8", "16", "w"], 0, r"exact, 1 piece"),
+    (["encode", "--cpu", "x86_64", "0xa0001", "1", "rw", "0xa0002", "1", "w",
+      "0xb0002", "2", "rw", "0xc0000", "4", "w"], 0, r"dr7\s+= 0x0000000071d304aa|dr7"),
+    (["encode", "--cpu", "x86_64", "0x1000", "4"], 2, r"triples"),
+    (["encode", "--cpu", "x86_64", "0x1000", "8", "w", "0x2000", "8", "w", "0x3000", "8", "w",
+      "0x4000", "8", "w", "0x5000", "8", "w"], 1, r"request 4 .*ENOSPC"),
+    (["decode", "--cpu", "x86_64", "--watch", "0x1000,4,w", "dr6=0xffff0ff1"], 0, r"dr0.*#0\(0x1000/4:W\)"),
+    (["decode", "--cpu", "x86_64", "dr7=0x1", "dr0=0x1000", "dr6=0xffff0ff1"], 0, r"slots\s+dr0"),
+    (["decode", "--cpu", "x86_64", "dr6=0xffff0ff0"], 1, r"not a debug event"),
+    (["decode", "--cpu", "x86_64", "esr=0x1"], 2, r"unknown register in 'esr=0x1'"),
+    (["decode", "--cpu", "x86_64", "--watch", "0x1000,4"], 2, r"bad --watch '0x1000,4'"),
+    (["decode", "--cpu", "x86_64", "--watch", "0x1000,4,w"], 2, r"missing the status register"),
+]
+
+
+def run(args):
+    p = subprocess.run([HWBP] + args, capture_output=True, text=True, timeout=30)
+    return p.returncode, p.stdout + p.stderr, p
+
+
+def main():
+    fails = 0
+    for args, code, pattern in CASES:
+        rc, out, p = run(args)
+        ok = rc == code and re.search(pattern, out, re.S)
+        # Errors are exactly one line on stderr.
+        if ok and code == 2:
+            ok = p.stderr.count("\n") == 1 and p.stdout == ""
+        if not ok:
+            fails += 1
+            print(f"FAIL hwbp {' '.join(args)}: exit {rc} (want {code}), output:\n{out}")
+    # The SDM Table 17-1 configuration encodes to the documented DR7 fields.
+    rc, out, _ = run(["encode", "--cpu", "x86_64", "0xa0001", "1", "rw", "0xa0002", "1", "w",
+                      "0xb0002", "2", "rw", "0xc0000", "4", "w"])
+    m = re.search(r"dr7\s+= 0x([0-9a-f]+)", out)
+    dr7 = int(m.group(1), 16) if m else 0
+    for n, (rw, ln) in enumerate([(3, 0), (1, 0), (3, 1), (1, 3)]):
+        if (dr7 >> (16 + 4 * n)) & 3 != rw or (dr7 >> (18 + 4 * n)) & 3 != ln or not (dr7 >> (2 * n + 1)) & 1:
+            fails += 1
+            print(f"FAIL SDM example slot {n}: dr7={dr7:#x}")
+    # JSON: plan output has the contract's fields; errors are JSON too.
+    rc, out, _ = run(["plan", "--cpu", "cortex-a57", "--json", "0x1001", "13", "rw"])
+    j = json.loads(out)
+    if rc != 0 or j["exact"] is not True or j["extra_bytes"] != 0 or \
+            [(p["addr"], p["len"]) for p in j["pieces"]] != [(0x1001, 7), (0x1008, 6)]:
+        fails += 1
+        print("FAIL plan --json cortex-a57:", out)
+    rc, out, _ = run(["plan", "--cpu", "x86_64", "--json", "0x1000", "4", "r"])
+    j = json.loads(out)
+    if rc != 1 or j.get("error") != "EOPNOTSUPP" or not j.get("message"):
+        fails += 1
+        print("FAIL plan --json error:", out)
+    rc, out, _ = run(["caps", "--cpu", "power10", "--json"])
+    j = json.loads(out)
+    if j["data_slots"] != 2 or j["inst_slots"] != 1 or j["boundary"] != 0:
+        fails += 1
+        print("FAIL caps --json power10:", out)
+    # Every preset answers caps and plan.
+    rc, out, _ = run(["caps", "--list"])
+    for name in [l.split()[0] for l in out.splitlines()]:
+        for cmd in (["caps", "--cpu", name], ["plan", "--cpu", name, "0x1000", "8", "w"]):
+            rc, o, _ = run(cmd)
+            if rc != 0:
+                fails += 1
+                print(f"FAIL {' '.join(cmd)}: {o}")
+    total = len(CASES) + 4
+    print(f"{total - fails} passed, {fails} failed")
+    return 1 if fails else 0
+
+
+sys.exit(main())
