@@ -466,7 +466,7 @@ static int decode_help(void)
 	puts("usage: hwbp decode --cpu PRESET [--watch ADDR,LEN,TYPE]... [--access ADDR,SIZE,KIND]\n"
 	     "                   [REG=VALUE]... STATUS=VALUE...\n"
 	     "Decode a debug exception. STATUS is dr6 (x86), esr and far (arm64), or\n"
-	     "vector, dsisr and dar (powerpc), plus ip. With --watch the requests are placed\n"
+	     "vector, dsisr, dar and srr1 (powerpc), plus ip. With --watch the requests are placed\n"
 	     "(as 'hwbp encode' would) and hits are mapped to them; otherwise give the\n"
 	     "armed registers as REG=VALUE (dr7=..., dbgwcr0=..., dawrx0=...).\n"
 	     "--access gives what is known of the access (KIND r, w, x or -) for filtering.");
@@ -579,6 +579,8 @@ static int cmd_decode(int argc, char **argv)
 				st.u.ppc.dsisr = v;
 			} else if (cpu.arch == HWBP_ARCH_POWERPC && strcmp(key, "dar") == 0) {
 				st.u.ppc.dar = v;
+			} else if (cpu.arch == HWBP_ARCH_POWERPC && strcmp(key, "srr1") == 0) {
+				st.u.ppc.srr1 = v;
 			} else if (hwbp_regs_set(&cpu, &regs, key, v) == 0) {
 				have_raw = true;
 			} else {

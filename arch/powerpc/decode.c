@@ -184,10 +184,12 @@ static int decode_dsi(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
  *    instruction completes; SRR0 then holds the NEXT instruction and the
  *    matched one is in SIAR.  st->ip must be the matched instruction's
  *    address (SIAR on hardware; SRR0 under QEMU TCG, which traps before
- *    executing it).  SRR1[43] flags a CIABR match (QEMU sets SRR1[33,43]),
- *    but hwbp_status has no SRR1, so a single-step trace of the very
- *    instruction CIABR names cannot be told apart here.  A trace that
- *    matches no enabled CIABR is a debug event with no slot: -ENOENT.
+ *    executing it).  SRR1[43] flags a CIABR match (QEMU sets SRR1[33,43]):
+ *    when the handler passes SRR1 (non-zero) and that bit is clear, the
+ *    trace is an ordinary single step, not a debug-register event
+ *    (-EINVAL); with SRR1 0 (not read) a single step of the very
+ *    instruction CIABR names cannot be told apart.  A trace that matches
+ *    no enabled CIABR is a debug event with no slot: -ENOENT.
  *  - Anything else: -EINVAL.
  */
 int hwbpi_powerpc_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
@@ -202,6 +204,8 @@ int hwbpi_powerpc_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_re
 		return decode_dsi(cpu, regs, st, hit);
 	}
 	if (st->u.ppc.vector == HWBPI_PPC_VEC_TRACE) {
+		if (st->u.ppc.srr1 && !(st->u.ppc.srr1 & HWBPI_PPC_SRR1_CIABR))
+			return -EINVAL;
 		if (!hwbpi_powerpc_has_ciabr(cpu) ||
 		    hwbpi_powerpc_decode_slot(cpu, regs, 0, true, &p, &sc) != 1 ||
 		    p.addr != (st->ip & ~3ull))

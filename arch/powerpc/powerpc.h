@@ -49,6 +49,9 @@
 
 #define HWBPI_PPC_VEC_DSI 0x300ull
 #define HWBPI_PPC_VEC_TRACE 0xd00ull
+/* SRR1 bit 43 (IBM numbering, = 1 << 20): the Trace interrupt was caused
+ * by a CIABR match (Linux reg.h; QEMU sets it with bit 33). */
+#define HWBPI_PPC_SRR1_CIABR 0x00100000ull
 
 #define HWBPI_PPC_DW 8ull           /* matching granule: one doubleword */
 #define HWBPI_PPC_DAWR_MAX 512ull   /* 64 doublewords (6-bit MRD) */

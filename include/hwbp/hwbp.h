@@ -240,6 +240,8 @@ struct hwbp_status {
 		struct {
 			uint64_t vector;  /* 0x300 DSI, 0xd00 trace (CIABR) */
 			uint64_t dsisr, dar;
+			uint64_t srr1;    /* trace: SRR1[43] (0x00100000) flags a
+					     CIABR match; 0 when not read */
 		} ppc;
 	} u;
 };

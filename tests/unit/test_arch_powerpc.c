@@ -786,6 +786,35 @@ static void test_null_args(void **state)
 	assert_int_equal(hwbp_decode_status(&cpu, &regs, NULL, NULL), -EINVAL);
 }
 
+/* SRR1[43] (0x00100000) marks a CIABR match; SRR1[33] (0x40000000) alone
+ * is an ordinary single-step trace (Linux reg.h; QEMU sets both for CIABR). */
+static void test_decode_srr1(void **state)
+{
+	static const struct { uint64_t srr1; int err; const char *why; } rows[] = {
+		{ 0, 0, "SRR1 not read: address match decides" },
+		{ 0x40000000ull | 0x00100000ull, 0, "QEMU: SRR1[33] and SRR1[43]" },
+		{ 0x00100000ull, 0, "SRR1[43] only" },
+		{ 0x40000000ull, -EINVAL, "single step of the CIABR instruction" },
+	};
+	struct hwbp_cpu cpu = cpu_of("power9");
+
+	(void)state;
+	for (size_t i = 0; i < N(rows); i++) {
+		struct hwbp_regs regs = regs_of(&cpu);
+		struct hwbp_piece p = { .addr = IP, .len = 4, .type = HWBP_X };
+		struct hwbp_status st = { .ip = IP };
+		struct hwbp_hit hit;
+
+		assert_int_equal(hwbp_encode_piece(&cpu, &regs, 0, true, &p, HWBP_SCOPE_USER, false), 0);
+		st.u.ppc.vector = TRACE;
+		st.u.ppc.srr1 = rows[i].srr1;
+		if (hwbp_decode_status(&cpu, &regs, &st, &hit) != rows[i].err)
+			fail_msg("row %zu: %s", i, rows[i].why);
+		if (!rows[i].err)
+			assert_int_equal(hit.inst_slots, 1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -800,6 +829,7 @@ int main(void)
 		cmocka_unit_test(test_decode_slot),
 		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_decode_status),
+		cmocka_unit_test(test_decode_srr1),
 		cmocka_unit_test(test_regs_list_set),
 		cmocka_unit_test(test_null_args),
 	};
