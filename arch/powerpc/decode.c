@@ -160,14 +160,18 @@ static int decode_dsi(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 
 	/*
 	 * With two DAWRs on one doubleword, only a slot watching this access
-	 * type fired (DSISR[38] tells store from load).  Prefer those; if none
-	 * qualifies keep all, since some implementations do not set the store
-	 * bit (QEMU TCG sets only DSISR[41]).
+	 * type fired.  A set DSISR[38] proves a store: keep the slots that
+	 * watch writes (all of them if none does).  A clear one is a load on
+	 * hardware, but QEMU TCG never sets DSISR[38] (it sets only DSISR[41],
+	 * sim quirk HWBPI_Q_PPC_DSISR_STORE), so a clear bit proves nothing:
+	 * report every covering slot and let hwbp_decode() drop requests by
+	 * the access kind when the caller knows it.
 	 */
 	typed = 0;
-	for (unsigned i = 0; i < n && i < HWBP_MAX_SLOTS; i++)
-		if (((inside >> i) & 1) && (p[i].type & kind))
-			typed |= 1u << i;
+	if (kind == HWBP_W)
+		for (unsigned i = 0; i < n && i < HWBP_MAX_SLOTS; i++)
+			if (((inside >> i) & 1) && (p[i].type & HWBP_W))
+				typed |= 1u << i;
 	hit->data_slots = typed ? typed : inside;
 	hit->kind = kind;
 	hit->addr = dar;

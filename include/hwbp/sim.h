@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hwbp simulator: executes debug-register state as the CPU would.
+ *
+ * A simulator is a set of CPUs of one model, each with its own register
+ * file and execution state.  It takes register writes and accesses (read,
+ * write, execute, I/O, cache-block zero) and produces what the CPU would:
+ * an exception or none, its class and timing, the status registers, the
+ * reported address, and register side effects.  Two profiles: the
+ * architecture manuals (sdm) and what QEMU does (qemu).
+ */
+#ifndef HWBP_SIM_H
+#define HWBP_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <hwbp/hwbp.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HWBP_SIM_MAX_CPUS 8
+
+enum hwbp_sim_profile {
+	HWBP_SIM_SDM = 0,   /* the architecture manuals */
+	HWBP_SIM_QEMU = 1,  /* QEMU as CI installs it (10.0) */
+};
+
+enum hwbp_sim_class {
+	HWBP_SIM_NONE = 0,
+	HWBP_SIM_DB,          /* x86 #DB */
+	HWBP_SIM_UD,          /* x86 #UD */
+	HWBP_SIM_GP,          /* x86 #GP */
+	HWBP_SIM_WATCHPOINT,  /* arm64 watchpoint exception */
+	HWBP_SIM_BREAKPOINT,  /* arm64 breakpoint exception */
+	HWBP_SIM_DSI,         /* powerpc data storage interrupt */
+	HWBP_SIM_TRACE,       /* powerpc trace interrupt (CIABR) */
+};
+
+enum hwbp_sim_op {
+	HWBP_SIM_READ = 1,
+	HWBP_SIM_WRITE = 2,
+	HWBP_SIM_EXEC = 3,
+	HWBP_SIM_IO = 4,      /* x86 in/out: addr is the port */
+	HWBP_SIM_ZERO = 5,    /* arm64 DC ZVA / powerpc dcbz of addr's block */
+};
+
+/* One access: 16 bytes, so a stream of them is cache friendly. */
+struct hwbp_sim_access {
+	uint64_t addr;
+	uint32_t size;        /* 1..64 (ignored for exec and zero) */
+	uint32_t op;          /* enum hwbp_sim_op */
+};
+
+#define HWBP_SIM_MAX_STATUS 4
+
+struct hwbp_sim_result {
+	enum hwbp_sim_class cls;
+	enum hwbp_timing timing;     /* before: memory unchanged; after: done */
+	uint32_t data_slots;         /* hardware slots the status names */
+	uint32_t inst_slots;
+	unsigned nstatus;            /* status registers, in emit order */
+	struct hwbp_reg_nv status[HWBP_SIM_MAX_STATUS];
+	uint64_t addr;               /* reported data address */
+	bool addr_known;
+	struct hwbp_status st;       /* what a handler would pass to hwbp_decode() */
+};
+
+struct hwbp_sim;
+
+/*
+ * hwbp_sim_new - a simulator of @ncpus CPUs of model @cpu, at reset.
+ * Errors (in *err when non-NULL; returns NULL): -EINVAL (NULL cpu, ncpus 0
+ * or above HWBP_SIM_MAX_CPUS, bad profile), -ENOMEM.
+ */
+struct hwbp_sim *hwbp_sim_new(const struct hwbp_cpu *cpu, enum hwbp_sim_profile profile,
+			      unsigned ncpus, int *err);
+void hwbp_sim_free(struct hwbp_sim *sim);
+
+/*
+ * hwbp_sim_set_reg - write a register by name (see SCENARIOS.md).  The write
+ * itself may raise an exception (x86 DR7.GD): then *res says so and the
+ * register is not written.
+ * Errors: -EINVAL (bad cpu, NULL), -ENOENT (no such register on this CPU).
+ */
+int hwbp_sim_set_reg(struct hwbp_sim *sim, unsigned cpu, const char *name,
+		     uint64_t value, struct hwbp_sim_result *res);
+
+/* hwbp_sim_get_reg - read a register by name.  Errors: -EINVAL, -ENOENT. */
+int hwbp_sim_get_reg(const struct hwbp_sim *sim, unsigned cpu, const char *name,
+		     uint64_t *value);
+
+/*
+ * hwbp_sim_mode - set execution state (el, pr, hv, cpl).
+ * Errors: -EINVAL (bad cpu or value), -ENOENT (key unknown for this arch).
+ */
+int hwbp_sim_mode(struct hwbp_sim *sim, unsigned cpu, const char *key, uint64_t value);
+
+/*
+ * hwbp_sim_access - perform one access on @cpu.  Allocation-free; accesses
+ * that no armed slot is near cost one range compare.
+ * Errors: -EINVAL (bad cpu, op or size).
+ */
+int hwbp_sim_access(struct hwbp_sim *sim, unsigned cpu, const struct hwbp_sim_access *a,
+		    struct hwbp_sim_result *res);
+
+/*
+ * hwbp_sim_resume - return from the last exception as a kernel would (x86:
+ * RF for an execute fault; arm64/ppc: step over the access with the
+ * watchpoint disabled, then re-enable).  *res is the result of completing
+ * the instruction.  Errors: -EINVAL.
+ */
+int hwbp_sim_resume(struct hwbp_sim *sim, unsigned cpu, struct hwbp_sim_result *res);
+
+/*
+ * hwbp_sim_run - replay @n accesses on @cpu, resuming after each exception;
+ * returns how many raised one.  The benchmark's hot path.
+ */
+size_t hwbp_sim_run(struct hwbp_sim *sim, unsigned cpu,
+		    const struct hwbp_sim_access *a, size_t n);
+
+/* The glue through which a struct hwbp_ctx writes the simulated CPUs. */
+const struct hwbp_glue *hwbp_sim_glue(struct hwbp_sim *sim);
+
+/* Privilege of @cpu now: 0 kernel, 1 user (for struct hwbp_access). */
+int hwbp_sim_priv(const struct hwbp_sim *sim, unsigned cpu);
+
+const char *hwbp_sim_class_name(enum hwbp_sim_class cls);
+
+/*
+ * The profile table: one row per way QEMU departs from the manuals.
+ * hwbp_sim_quirk(i) returns row i or NULL past the end.
+ */
+struct hwbp_sim_quirk {
+	const char *id;
+	const char *arch;
+	const char *sdm;       /* what the manual says */
+	const char *qemu;      /* what QEMU does */
+	const char *evidence;  /* where that is written */
+};
+const struct hwbp_sim_quirk *hwbp_sim_quirk(unsigned i);
+
+/* ------------------------------------------------------------------ */
+/* Scenario files (../shared/SCENARIOS.md).                             */
+/* ------------------------------------------------------------------ */
+struct hwbp_scenario_opts {
+	enum hwbp_sim_profile profile;
+	bool emit;        /* print canonical lines instead of checking */
+	FILE *out;        /* failures, or canonical lines (NULL: silent) */
+};
+
+struct hwbp_scenario_stats {
+	unsigned passed;     /* expectations that held */
+	unsigned failed;     /* expectations that did not, and failed watches */
+	unsigned accesses;   /* accesses executed */
+};
+
+/*
+ * hwbp_scenario_run - parse the whole of @text (named @file in messages),
+ * then run it, adding to *stats.  Failures print "FILE:LINE: expected ...
+ * got ..." to opts->out; with opts->emit, one canonical line per access
+ * instead ("LINE: none" or "LINE: class=.. timing=.. slots=.. REG=..
+ * addr=..").  Addresses inside the arenas print as B+0x.. / C+0x...
+ * Errors: -EINVAL (the file does not parse: @errbuf holds
+ *         "FILE:LINE:COL: message" and nothing ran), -ENOMEM.
+ */
+int hwbp_scenario_run(const char *file, const char *text, size_t len,
+		      const struct hwbp_scenario_opts *opts,
+		      struct hwbp_scenario_stats *stats, char *errbuf, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWBP_SIM_H */

@@ -1,0 +1,621 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Semantic model of the AArch64 self-hosted debug unit (Arm ARM D2
+ * "AArch64 Self-hosted Debug", register descriptions in D19 / the
+ * AArch64 System register chapter): breakpoints DBGBVR/DBGBCR, watchpoints
+ * DBGWVR/DBGWCR, MDSCR_EL1, the OS lock, PSTATE.D and the current EL.
+ *
+ * What is modelled: a Non-secure EL0/EL1 system without EL2/EL3 routing,
+ * debug exceptions taken to EL1 (AArch64), address-match breakpoints
+ * (BT = 0b0000) and unlinked watchpoints.  Context/VMID matching, linked
+ * breakpoints/watchpoints (WT, LBN, BT other than 0b0000), EL2/EL3 (HMC)
+ * and Security states (SSC) are not: such slots never match (SSC 0b10,
+ * Secure only, never matches in this Non-secure model).
+ *
+ * Profiles.  sdm follows the architecture; where it leaves a choice
+ * (CONSTRAINED UNPREDICTABLE, IMPLEMENTATION DEFINED, UNKNOWN) the choice
+ * is written next to the code.  qemu follows QEMU 10.0 TCG
+ * (target/arm/debug_helper.c, accel/tcg/watchpoint.c,
+ * target/arm/tcg/helper-a64.c); its departures are the rows of
+ * quirks_arm64.def.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "model.h"
+#include "../arch/arm64/arm64.h"
+
+/* ESR_ELx (Arm ARM ESR_EL1): EC [31:26], IL 25, ISS [24:0]. */
+#define ESR_EC_SHIFT 26
+#define EC_BREAKPOINT_LOWER 0x30u /* Breakpoint from a lower EL (EL0) */
+#define EC_BREAKPOINT_SAME 0x31u  /* Breakpoint from the current EL */
+#define EC_WATCHPOINT_LOWER 0x34u /* Watchpoint from a lower EL (EL0) */
+#define EC_WATCHPOINT_SAME 0x35u  /* Watchpoint from the current EL */
+#define ESR_IL (1u << 25)         /* 32-bit instruction (A64) */
+#define ESR_WNR (1u << 6)         /* watchpoint ISS: write not read */
+#define FSC_DEBUG 0x22u           /* DFSC/IFSC 0b100010: debug exception */
+
+/*
+ * DC ZVA block: DCZID_EL0.BS = 4, log2 of the block size in words, so
+ * 4 << 4 = 64 bytes.  That is the value of the Cortex-A57 and Cortex-A53
+ * (their TRMs: DCZID_EL0 reads 0x4) and of QEMU's models
+ * (cpu->dcz_blocksize = 4); the model uses it for every preset.  The
+ * scenario runner's zero_block() assumes the same 64 bytes.
+ */
+#define ZVA_BLOCK 64ull
+
+/*
+ * Reading the OS Lock Status register: OSLM = 0b10 (bit 3 = OSLM[1]:
+ * "OS lock implemented, no OSLSR_EL1.OSLM[0]"), OSLK bit 1.  The same
+ * value QEMU resets OSLSR_EL1 to (resetvalue 10 = 0b1010).
+ */
+#define OSLSR_OSLM 0x8u
+#define OSLSR_OSLK_SHIFT 1
+
+/* ------------------------------------------------------------------ */
+/* Enabling                                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * May a breakpoint or watchpoint generate a debug exception now?
+ * Arm ARM D2 "Enabling debug exceptions" and the pseudocode
+ * AArch64.GenerateDebugExceptionsFrom() + AArch64.CheckBreakpoint() /
+ * AArch64.CheckWatchpoint():
+ *   - the OS lock (OSLSR_EL1.OSLK) suppresses every debug exception other
+ *     than BRK (and the Double Lock, not modelled);
+ *   - MDSCR_EL1.MDE must be 1 for breakpoints and watchpoints at all;
+ *   - the debug target here is EL1: from EL0 (a lower EL) nothing more is
+ *     needed; from EL1 itself (same EL, "kernel debugging") MDSCR_EL1.KDE
+ *     must be 1 and PSTATE.D 0.
+ * QEMU: check_watchpoints() / arm_debug_check_breakpoint() test MDE, then
+ * arm_generate_debug_exceptions(), whose OS-lock test reads OSLSR_EL1
+ * bit 0 instead of OSLK (bit 1): see HWBPI_Q_ARM64_OSLOCK_IGNORED.
+ */
+static bool debug_enabled(int profile, const struct hwbpi_sim_cpu *c)
+{
+	uint64_t mdscr = c->regs.u.arm64.mdscr;
+
+	if (c->s.arm64.oslock && !hwbpi_quirk_on(profile, HWBPI_Q_ARM64_OSLOCK_IGNORED))
+		return false;
+	if (!(mdscr & HWBPI_ARM64_MDSCR_MDE))
+		return false;
+	if (c->s.arm64.el == 1)
+		return (mdscr & HWBPI_ARM64_MDSCR_KDE) && !c->s.arm64.daif_d;
+	return true;
+}
+
+/*
+ * PAC (watchpoints) / PMC (breakpoints) against the current EL, with the
+ * HMC/SSC combinations this Non-secure EL0/EL1 model can meet (Arm ARM
+ * "Execution conditions for which a breakpoint/watchpoint generates debug
+ * events", the HMC/SSC/PxC table): PxC bit 0 = EL1, bit 1 = EL0.  HMC only
+ * adds EL2/EL3 (not modelled).  SSC 0b10 is "Secure state only": never in
+ * this model.  The reserved PxC = 0b00 (with HMC = 0, SSC = 0b00) may
+ * behave as disabled or as a valid combination (CONSTRAINED
+ * UNPREDICTABLE): choice, as QEMU bp_wp_matches(), it matches no EL.
+ */
+static bool el_matches(uint64_t cr, int el)
+{
+	unsigned pxc = (unsigned)(cr >> HWBPI_ARM64_CR_PAC_SHIFT) & HWBPI_ARM64_CR_PAC_MASK;
+	unsigned ssc = (unsigned)(cr >> HWBPI_ARM64_CR_SSC_SHIFT) & HWBPI_ARM64_CR_SSC_MASK;
+
+	if (ssc == 2)
+		return false;
+	return el == 0 ? (pxc & HWBPI_ARM64_PAC_EL0) != 0 : (pxc & HWBPI_ARM64_PAC_EL1) != 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Watchpoint shapes                                                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The bytes a watchpoint watches: either a MASK block [lo, lo + len) or
+ * a byte mask m over the doubleword at lo (bas = true, len = 8).
+ */
+struct shape {
+	uint64_t lo, len;
+	unsigned m;
+	bool bas;
+	unsigned lsc;
+};
+
+static unsigned ctz8(unsigned m)
+{
+	unsigned k = 0;
+
+	while (k < 8 && !((m >> k) & 1u))
+		k++;
+	return k;
+}
+
+/*
+ * Decode DBGWVR/DBGWCR into the bytes they watch (Arm ARM DBGWCR<n>_EL1,
+ * DBGWVR<n>_EL1; pseudocode AArch64.WatchpointByteMatch()).  Returns false
+ * for a watchpoint that can never match.
+ */
+static bool wp_shape(int profile, uint64_t wvr, uint64_t wcr, struct shape *s)
+{
+	unsigned mask, bas;
+
+	if (!(wcr & HWBPI_ARM64_CR_E))
+		return false;
+	/* LSC 0b00 is reserved; the match requires LSC<load/store> = 1. */
+	s->lsc = (unsigned)(wcr >> HWBPI_ARM64_WCR_LSC_SHIFT) & HWBPI_ARM64_WCR_LSC_MASK;
+	if (!s->lsc)
+		return false;
+	/* Linked to a context breakpoint (WT = 1): not modelled, no match. */
+	if (wcr & HWBPI_ARM64_WCR_WT)
+		return false;
+
+	mask = (unsigned)(wcr >> HWBPI_ARM64_WCR_MASK_SHIFT) & HWBPI_ARM64_WCR_MASK_MASK;
+	if (mask == 1 || mask == 2) {
+		/*
+		 * Reserved MASK values: CONSTRAINED UNPREDICTABLE, behaves as
+		 * disabled, as no mask, or as some valid mask.  Choice:
+		 * disabled (the same as QEMU hw_watchpoint_update()).
+		 */
+		return false;
+	}
+	if (mask) {
+		/*
+		 * 2^MASK bytes, naturally aligned: address bits below MASK
+		 * are not compared.  Two CONSTRAINED UNPREDICTABLE cases, both
+		 * chosen as QEMU does: BAS other than 0xFF is ignored (every
+		 * byte of the block matches), and non-zero DBGWVR bits below
+		 * the mask are ignored (the watchpoint still fires).
+		 */
+		s->len = 1ull << mask;
+		s->lo = wvr & ~(s->len - 1);
+		s->bas = false;
+		s->m = 0;
+		return true;
+	}
+
+	/* DBGWVR[1:0] are RES0: never compared. */
+	s->lo = wvr & ~7ull;
+	s->len = 8;
+	s->bas = true;
+	bas = (unsigned)(wcr >> HWBPI_ARM64_WCR_BAS_SHIFT) & HWBPI_ARM64_WCR_BAS_MASK;
+	if (wvr & 4) {
+		/*
+		 * Deprecated word-aligned DBGWVR (bit 2 = 1): only BAS[3:0]
+		 * count, selecting bytes of the word at DBGWVR, i.e. bytes 4..7
+		 * of the doubleword (AArch64.WatchpointByteMatch: bottom = 2).
+		 */
+		s->m = (bas & 0xfu) << 4;
+	} else {
+		s->m = bas;
+	}
+	if (!s->m)
+		return false;
+	if (hwbpi_quirk_on(profile, HWBPI_Q_ARM64_BAS_FIRST_RUN)) {
+		/*
+		 * QEMU hw_watchpoint_update() keeps only the first run of
+		 * ones of a non-contiguous BAS.
+		 */
+		unsigned first = ctz8(s->m), run = s->m >> first, len = 0;
+
+		while (run & 1u) {
+			len++;
+			run >>= 1;
+		}
+		s->m = ((1u << len) - 1) << first;
+	}
+	/*
+	 * sdm: a non-contiguous BAS is CONSTRAINED UNPREDICTABLE per byte of
+	 * the doubleword.  Choice: each byte matches exactly when its BAS
+	 * bit is 1 (the plain byte-select rule of WatchpointByteMatch).
+	 */
+	return true;
+}
+
+/*
+ * Does the access [a, hi] touch a byte the shape watches?  If so, the
+ * lowest such byte goes to *low.
+ */
+static bool shape_hit(const struct shape *s, uint64_t a, uint64_t hi, uint64_t *low)
+{
+	uint64_t shi = s->lo + (s->len - 1);
+	uint64_t olo, ohi;
+	unsigned b0, b1, sel;
+
+	if (hi < s->lo || a > shi)
+		return false;
+	olo = a > s->lo ? a : s->lo;
+	ohi = hi < shi ? hi : shi;
+	if (!s->bas) {
+		*low = olo;
+		return true;
+	}
+	b0 = (unsigned)(olo - s->lo);
+	b1 = (unsigned)(ohi - s->lo);
+	sel = s->m & ((2u << b1) - 1u) & ~((1u << b0) - 1u);
+	if (!sel)
+		return false;
+	*low = s->lo + ctz8(sel);
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Model operations                                                    */
+/* ------------------------------------------------------------------ */
+
+static void reset(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c)
+{
+	(void)profile;
+	memset(c, 0, sizeof(*c));
+	hwbp_regs_reset(cpu, &c->regs);
+	/*
+	 * Cold reset: the OS lock is set (OSLSR_EL1.OSLK resets to 1), MDSCR
+	 * MDE/KDE are 0 and the control registers are written 0 (their E bits
+	 * are UNKNOWN at reset; hwbp_regs_reset() gives the value software
+	 * writes).  The scenario contract starts at EL1.
+	 *
+	 * PSTATE.D: the reset pseudocode (AArch64.TakeReset) sets
+	 * PSTATE.{D,A,I,F} to 1, and so does every exception entry to
+	 * AArch64; a kernel clears D when it is ready for debug exceptions
+	 * (Linux local_daif_restore / debug_exception_exit).  So daif_d
+	 * starts at 1: same-EL (EL1) debugging needs `set daif_d 0`.
+	 */
+	c->s.arm64.el = 1;
+	c->s.arm64.oslock = 1;
+	c->s.arm64.daif_d = 1;
+}
+
+static int set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+		   const char *name, uint64_t value, struct hwbp_sim_result *res)
+{
+	(void)profile;
+	memset(res, 0, sizeof(*res));
+	if (strcmp(name, "oslar") == 0) {
+		/* OSLAR_EL1.OSLK (bit 0): 1 locks, 0 unlocks. */
+		c->s.arm64.oslock = (int)(value & 1);
+		return 0;
+	}
+	if (strcmp(name, "daif_d") == 0) {
+		c->s.arm64.daif_d = value != 0;
+		return 0;
+	}
+	/*
+	 * dbg[bw][vc]rN (N below the CPU's counts) and mdscr.  Values are
+	 * stored as written; RES0 bits (DBGWVR/DBGBVR [1:0]) are ignored
+	 * when matching.  MSR from EL0 would trap: the scenario's `set` is
+	 * always the kernel writing.
+	 */
+	return hwbp_regs_set(cpu, &c->regs, name, value);
+}
+
+static int get_reg(const struct hwbp_cpu *cpu, const struct hwbpi_sim_cpu *c,
+		   const char *name, uint64_t *value)
+{
+	struct hwbp_reg_nv nv[4 * HWBP_MAX_SLOTS + 1];
+	int n;
+
+	if (strcmp(name, "oslar") == 0) {
+		/* OSLAR_EL1 is write-only: reading it gives the lock state. */
+		*value = (uint64_t)c->s.arm64.oslock;
+		return 0;
+	}
+	if (strcmp(name, "oslsr") == 0) {
+		*value = OSLSR_OSLM | (uint64_t)c->s.arm64.oslock << OSLSR_OSLK_SHIFT;
+		return 0;
+	}
+	if (strcmp(name, "daif_d") == 0) {
+		*value = (uint64_t)c->s.arm64.daif_d;
+		return 0;
+	}
+	if (strcmp(name, "el") == 0) {
+		*value = (uint64_t)c->s.arm64.el;
+		return 0;
+	}
+	if (strcmp(name, "esr") == 0) {
+		*value = c->s.arm64.esr;
+		return 0;
+	}
+	if (strcmp(name, "far") == 0) {
+		*value = c->s.arm64.far;
+		return 0;
+	}
+	if (strcmp(name, "elr") == 0) {
+		*value = c->s.arm64.elr;
+		return 0;
+	}
+	n = hwbp_regs_list(cpu, &c->regs, nv, (int)(sizeof(nv) / sizeof(nv[0])));
+	for (int i = 0; i < n; i++) {
+		if (strcmp(nv[i].name, name) == 0) {
+			*value = nv[i].value;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int mode(const struct hwbp_cpu *cpu, struct hwbpi_sim_cpu *c, const char *key,
+		uint64_t value)
+{
+	(void)cpu;
+	if (strcmp(key, "el") != 0)
+		return -ENOENT;
+	if (value > 1)
+		return -EINVAL;
+	/*
+	 * Only the EL changes: PSTATE.D is left as it is (an ERET to EL0
+	 * restores SPSR.D, which matters only for same-EL debugging anyway).
+	 */
+	c->s.arm64.el = (int)value;
+	return 0;
+}
+
+static void take(struct hwbpi_sim_cpu *c, const struct hwbp_sim_access *a,
+		  struct hwbp_sim_result *res, uint64_t esr, uint64_t far, uint64_t elr)
+{
+	c->s.arm64.esr = esr;
+	c->s.arm64.far = far;
+	c->s.arm64.elr = elr;
+	res->timing = HWBP_TIMING_BEFORE;
+	res->st.ip = elr;
+	res->st.u.arm64.esr = esr;
+	res->st.u.arm64.far = far;
+	hwbpi_sim_status(res, "esr", esr);
+	hwbpi_sim_status(res, "far", far);
+	c->last = *a;
+	c->pending = true;
+}
+
+/*
+ * Breakpoint (Arm ARM D2 "Breakpoint exceptions"; pseudocode
+ * AArch64.BreakpointValueMatch): taken before the instruction executes,
+ * ELR = the instruction, ESR EC 0x31 (same EL) / 0x30 (from EL0) with
+ * IFSC 0b100010.  FAR is UNKNOWN: choice, 0 (QEMU arm_debug_excp_handler()
+ * clears exception.vaddress for breakpoints, so FAR_EL1 reads 0 there too).
+ */
+static void do_exec(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+		    const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
+{
+	unsigned nb = hwbpi_arm64_nbrp(cpu);
+	uint32_t slots = 0;
+	uint64_t esr;
+
+	/*
+	 * A misaligned PC raises a PC alignment fault, which has priority
+	 * over breakpoints (Arm ARM "Prioritization of synchronous
+	 * exceptions"; QEMU arm_debug_check_breakpoint() returns false):
+	 * no debug event.
+	 */
+	if (a->addr & 3)
+		return;
+	if (!debug_enabled(profile, c))
+		return;
+	for (unsigned i = 0; i < nb; i++) {
+		uint64_t bvr = c->regs.u.arm64.bvr[i], bcr = c->regs.u.arm64.bcr[i];
+
+		if (!(bcr & HWBPI_ARM64_CR_E))
+			continue;
+		/* Only BT = 0b0000, unlinked instruction address match. */
+		if ((bcr >> HWBPI_ARM64_BCR_BT_SHIFT) & HWBPI_ARM64_BCR_BT_MASK)
+			continue;
+		/*
+		 * An A64 instruction sits at byte 0 of its word: the match needs
+		 * BAS[0] = 1 (BreakpointValueMatch: byte_select_match =
+		 * BAS<vaddress<1:0>>).  BAS 0b1111 is what A64 software writes;
+		 * QEMU normalises BAS[1] := BAS[0], BAS[3] := BAS[2] and then
+		 * matches at DBGBVR when BAS[0] is set: the same outcome.
+		 */
+		if (!((bcr >> HWBPI_ARM64_BCR_BAS_SHIFT) & 1u))
+			continue;
+		if (!el_matches(bcr, c->s.arm64.el))
+			continue;
+		/* DBGBVR[1:0] are RES0: compare bits [63:2]. */
+		if ((bvr & ~3ull) != a->addr)
+			continue;
+		slots |= 1u << i;
+	}
+	if (!slots)
+		return;
+	esr = (uint64_t)(c->s.arm64.el == 1 ? EC_BREAKPOINT_SAME : EC_BREAKPOINT_LOWER) << ESR_EC_SHIFT |
+	      ESR_IL | FSC_DEBUG;
+	res->cls = HWBP_SIM_BREAKPOINT;
+	res->inst_slots = slots;
+	/* No data address: FAR is UNKNOWN for a breakpoint. */
+	res->addr = 0;
+	res->addr_known = false;
+	take(c, a, res, esr, 0, a->addr);
+}
+
+/*
+ * Watchpoint (Arm ARM D2 "Watchpoint exceptions"): a load/store (or
+ * DC ZVA, which behaves as a store of every byte of its block: DC ZVA
+ * description) that touches any watched byte faults before the access,
+ * ELR = the instruction (unknown here: 0), ESR EC 0x35 (same EL) / 0x34
+ * (from EL0), IL = 1, WnR = 1 for stores and DC ZVA, CM = 0, DFSC 0x22.
+ *
+ * FAR ("Determining the memory location that caused a Watchpoint
+ * exception"): any address from the lowest address the instruction
+ * accesses up to the highest watched address it accesses, inside a
+ * naturally aligned block, no larger than the DC ZVA block, that holds a
+ * watched byte it accesses.  sdm choice: the lowest accessed byte that any
+ * matching watchpoint watches (always inside the window, and a 1-byte
+ * block).  For DC ZVA the access is the whole block.
+ */
+static void do_data(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+		    const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
+{
+	unsigned nw = hwbpi_arm64_nwrp(cpu);
+	bool store = a->op != HWBP_SIM_READ;
+	unsigned need = store ? 2u : 1u; /* LSC bit: 01 load, 10 store */
+	uint64_t lo, hi, far = UINT64_MAX, first_low = 0;
+	uint32_t slots = 0;
+	int first = -1;
+	uint64_t esr;
+
+	if (a->op == HWBP_SIM_ZERO) {
+		lo = a->addr & ~(ZVA_BLOCK - 1);
+		hi = lo + (ZVA_BLOCK - 1);
+	} else {
+		if (a->size == 0)
+			return;
+		lo = a->addr;
+		hi = a->addr + (a->size - 1);
+		if (hi < lo)
+			hi = UINT64_MAX; /* no wrap past the top of the address space */
+	}
+	if (!debug_enabled(profile, c))
+		return;
+
+	for (unsigned i = 0; i < nw; i++) {
+		uint64_t wcr = c->regs.u.arm64.wcr[i], low;
+		struct shape s;
+
+		if (!wp_shape(profile, c->regs.u.arm64.wvr[i], wcr, &s))
+			continue;
+		if (!(s.lsc & need) || !el_matches(wcr, c->s.arm64.el))
+			continue;
+		if (!shape_hit(&s, lo, hi, &low))
+			continue;
+		slots |= 1u << i;
+		if (low < far)
+			far = low;
+		if (first < 0) {
+			first = (int)i;
+			first_low = low;
+		}
+	}
+	if (!slots)
+		return;
+
+	if (hwbpi_quirk_on(profile, HWBPI_Q_ARM64_FAR_FIRST_WP)) {
+		/*
+		 * QEMU cpu_check_watchpoint() stops at the first watchpoint of
+		 * its list that matches and records MAX(access address,
+		 * watchpoint start): the lowest accessed byte of that one
+		 * watchpoint.  The list is in DBGWCR/DBGWVR write order; the
+		 * model takes slot order (registers written in slot order).
+		 */
+		far = first_low;
+	}
+	if (a->op == HWBP_SIM_ZERO && hwbpi_quirk_on(profile, HWBPI_Q_ARM64_ZVA_FAR_OPERAND)) {
+		/*
+		 * QEMU helper_dc_zva() first probes one byte at the operand
+		 * address, then the whole block: a watchpoint covering the
+		 * operand byte fires on the first probe with FAR = operand.
+		 */
+		for (unsigned i = 0; i < nw; i++) {
+			uint64_t low;
+			struct shape s;
+
+			if ((slots & (1u << i)) &&
+			    wp_shape(profile, c->regs.u.arm64.wvr[i], c->regs.u.arm64.wcr[i], &s) &&
+			    shape_hit(&s, a->addr, a->addr, &low)) {
+				far = a->addr;
+				break;
+			}
+		}
+	}
+
+	esr = (uint64_t)(c->s.arm64.el == 1 ? EC_WATCHPOINT_SAME : EC_WATCHPOINT_LOWER) << ESR_EC_SHIFT |
+	      ESR_IL | (store ? ESR_WNR : 0) | FSC_DEBUG;
+	res->cls = HWBP_SIM_WATCHPOINT;
+	res->data_slots = slots;
+	res->addr = far;
+	res->addr_known = true;
+	/* The load/store's own address is not modelled: ELR 0. */
+	take(c, a, res, esr, far, 0);
+}
+
+static void access_(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+		    const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	switch (a->op) {
+	case HWBP_SIM_EXEC:
+		do_exec(cpu, profile, c, a, res);
+		return;
+	case HWBP_SIM_READ:
+	case HWBP_SIM_WRITE:
+	case HWBP_SIM_ZERO:
+		do_data(cpu, profile, c, a, res);
+		return;
+	default:
+		/* No port I/O on arm64: nothing to match. */
+		return;
+	}
+}
+
+/*
+ * Return from the exception as Linux does (arch/arm64/kernel/
+ * hw_breakpoint.c watchpoint_handler()/breakpoint_handler()): disable the
+ * slots of that EL, single-step the instruction, re-enable.  The step
+ * completes the access with no further debug exception.
+ */
+static void resume(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+		   struct hwbp_sim_result *res)
+{
+	(void)cpu;
+	(void)profile;
+	memset(res, 0, sizeof(*res));
+	c->pending = false;
+}
+
+/*
+ * Conservative filter: the union of what every watchpoint that can fire
+ * now (debug enabled, EL allowed) watches, one window per slot; nothing
+ * when debug exceptions are disabled.
+ */
+static void refilter(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c)
+{
+	unsigned nw = hwbpi_arm64_nwrp(cpu);
+	uint64_t lo = UINT64_MAX, hi = 0;
+	bool any = false;
+
+	c->flo = c->fhi = 0;
+	c->nwin = 0;
+	if (!debug_enabled(profile, c))
+		return;
+	for (unsigned i = 0; i < nw; i++) {
+		uint64_t wcr = c->regs.u.arm64.wcr[i], shi;
+		struct shape s;
+
+		if (!wp_shape(profile, c->regs.u.arm64.wvr[i], wcr, &s) ||
+		    !el_matches(wcr, c->s.arm64.el))
+			continue;
+		shi = s.lo + (s.len - 1);
+		if (s.lo < lo)
+			lo = s.lo;
+		if (shi > hi)
+			hi = shi;
+		any = true;
+		if (c->nwin < HWBPI_SIM_MAXWIN && shi != UINT64_MAX) {
+			c->wlo[c->nwin] = s.lo;
+			c->whi[c->nwin] = shi + 1;
+			c->nwin++;
+		} else {
+			c->nwin = HWBPI_SIM_MAXWIN + 1; /* no list: [flo, fhi) alone */
+		}
+	}
+	if (!any) {
+		c->nwin = 0;
+		return;
+	}
+	if (c->nwin > HWBPI_SIM_MAXWIN)
+		c->nwin = 0;
+	c->flo = lo;
+	/* A watchpoint on the very last byte: keep fhi non-zero. */
+	c->fhi = hi == UINT64_MAX ? UINT64_MAX : hi + 1;
+}
+
+static int priv(const struct hwbpi_sim_cpu *c)
+{
+	return c->s.arm64.el == 0 ? 1 : 0;
+}
+
+const struct hwbpi_sim_model hwbpi_sim_arm64 = {
+	.arch = HWBP_ARCH_ARM64,
+	.reset = reset,
+	.set_reg = set_reg,
+	.get_reg = get_reg,
+	.mode = mode,
+	.access = access_,
+	.resume = resume,
+	.refilter = refilter,
+	.priv = priv,
+};

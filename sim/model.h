@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal interface between the simulator engine (sim/sim.c) and the
+ * per-arch semantic models (sim/x86.c, sim/arm64.c, sim/powerpc.c).
+ */
+#ifndef HWBP_SIM_MODEL_H
+#define HWBP_SIM_MODEL_H
+
+#include <hwbp/sim.h>
+
+#include "internal.h"
+
+#define HWBPI_SIM_MAXWIN 32
+#define HWBPI_SIM_GRAN_SHIFT 6
+#define HWBPI_SIM_GRAN_COUNT 16384
+
+/* One simulated CPU. */
+struct hwbpi_sim_cpu {
+	struct hwbp_regs regs;      /* the debug registers (x86 DR6 lives here) */
+
+	/*
+	 * Precomputed filter, maintained by the model's refilter(): a data
+	 * access [addr, addr + size) with addr + size <= flo or addr >= fhi
+	 * cannot raise anything and changes no state, so the engine skips
+	 * the model.  fhi == 0 means nothing can fire for data.  Must be
+	 * conservative (include every byte any enabled slot could match,
+	 * under the profile and the current mode).
+	 */
+	uint64_t flo, fhi;
+
+	/*
+	 * Optional finer filter, also kept by refilter(): one conservative
+	 * window [wlo[i], whi[i]) per enabled data slot.  nwin == 0 means the
+	 * model gives no list and only [flo, fhi) is used.  From the windows
+	 * the engine builds a map of 64-byte granules (gran, one byte each,
+	 * hashed by the low 14 bits of the granule number) so that accesses
+	 * between slots also skip the model.
+	 */
+	unsigned nwin;
+	uint64_t wlo[HWBPI_SIM_MAXWIN], whi[HWBPI_SIM_MAXWIN];
+	bool gran_on;
+	uint8_t gran[HWBPI_SIM_GRAN_COUNT];
+
+	union {
+		struct {
+			uint64_t cr4;       /* only DE (bit 3) matters */
+			int rf;             /* RFLAGS.RF */
+			int cpl;            /* 0 or 3 */
+		} x86;
+		struct {
+			int el;             /* 0 or 1 (starts at 1) */
+			int oslock;         /* OSLSR.OSLK: set at reset */
+			int daif_d;         /* PSTATE.D */
+			uint64_t esr, far, elr;
+		} arm64;
+		struct {
+			int pr, hv;         /* MSR[PR], MSR[HV]: start pr=0 hv=1 */
+			uint64_t dsisr, dar, srr0, srr1, siar;
+		} ppc;
+	} s;
+
+	/* The access that raised the last exception, for resume(). */
+	struct hwbp_sim_access last;
+	bool pending;
+};
+
+/*
+ * One arch's semantics.  profile is enum hwbp_sim_profile; a model tests
+ * quirks with hwbpi_quirk_on(profile, HWBPI_Q_...).
+ */
+struct hwbpi_sim_model {
+	enum hwbp_arch arch;
+
+	/* State at reset (registers, mode, OS lock...).  Then refilter. */
+	void (*reset)(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c);
+
+	/*
+	 * Write a register by its SCENARIOS.md name.  If the write raises an
+	 * exception instead (x86 GD), fill *res (cls != NONE) and do not
+	 * write.  Otherwise res->cls = NONE.  Returns 0 or -ENOENT (unknown
+	 * name).  The engine calls refilter() afterwards.
+	 */
+	int (*set_reg)(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+		       const char *name, uint64_t value, struct hwbp_sim_result *res);
+	int (*get_reg)(const struct hwbp_cpu *cpu, const struct hwbpi_sim_cpu *c,
+		       const char *name, uint64_t *value);
+
+	/* mode KEY=VALUE (not cpu=, which the engine handles).  0, -ENOENT,
+	 * -EINVAL.  The engine calls refilter() afterwards. */
+	int (*mode)(const struct hwbp_cpu *cpu, struct hwbpi_sim_cpu *c,
+		    const char *key, uint64_t value);
+
+	/*
+	 * Perform one access.  Must be correct whether or not the filter
+	 * would have skipped it.  Fills *res completely (cls NONE when
+	 * nothing happens); on an exception also sets c->last/pending.
+	 */
+	void (*access)(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+		       const struct hwbp_sim_access *a, struct hwbp_sim_result *res);
+
+	/* See hwbp_sim_resume(). */
+	void (*resume)(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+		       struct hwbp_sim_result *res);
+
+	/* Recompute c->flo/fhi after any change of registers or mode. */
+	void (*refilter)(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c);
+
+	/* 0 kernel, 1 user. */
+	int (*priv)(const struct hwbpi_sim_cpu *c);
+};
+
+extern const struct hwbpi_sim_model hwbpi_sim_x86;
+extern const struct hwbpi_sim_model hwbpi_sim_arm64;
+extern const struct hwbpi_sim_model hwbpi_sim_powerpc;
+
+/* The profile table (sim/quirks.c), built from one X-macro file per arch:
+ * QUIRK(ID, "arch", "manual says", "QEMU does", "evidence"). */
+enum hwbpi_quirk {
+#define QUIRK(id, arch, sdm, qemu, evidence) id,
+#include "quirks_x86.def"
+#include "quirks_arm64.def"
+#include "quirks_powerpc.def"
+#undef QUIRK
+	HWBPI_Q_COUNT
+};
+
+static inline bool hwbpi_quirk_on(int profile, enum hwbpi_quirk q)
+{
+	(void)q;
+	/* Every row is a QEMU departure: the qemu profile takes them all. */
+	return profile == HWBP_SIM_QEMU;
+}
+
+/* hwbp_sim_access() without the filter (for tests of the filter). */
+int hwbpi_sim_access_unfiltered(struct hwbp_sim *sim, unsigned cpu,
+				const struct hwbp_sim_access *a, struct hwbp_sim_result *res);
+
+/* Helpers for models. */
+static inline void hwbpi_sim_status(struct hwbp_sim_result *res, const char *name, uint64_t v)
+{
+	if (res->nstatus < HWBP_SIM_MAX_STATUS) {
+		struct hwbp_reg_nv *nv = &res->status[res->nstatus++];
+		unsigned i = 0;
+
+		for (; name[i] && i + 1 < sizeof(nv->name); i++)
+			nv->name[i] = name[i];
+		nv->name[i] = '\0';
+		nv->value = v;
+	}
+}
+
+#endif /* HWBP_SIM_MODEL_H */
