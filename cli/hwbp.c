@@ -12,13 +12,13 @@
 #include <string.h>
 
 #include <hwbp/hwbp.h>
+#include <hwbp/sim.h>
 
-#define EXIT_REFUSED 1
-#define EXIT_USAGE 2
+#include "cli.h"
 
 static const char *prog = "hwbp";
 
-static int usage_error(const char *fmt, const char *arg)
+int usage_error(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "%s: ", prog);
 	fprintf(stderr, fmt, arg);
@@ -642,6 +642,127 @@ static int cmd_decode(int argc, char **argv)
 	return 0;
 }
 
+/* ----------------------------------------------------------------- sim */
+
+static int sim_help(void)
+{
+	puts("usage: hwbp sim [--profile sdm|qemu] [--emit] FILE...\n"
+	     "       hwbp sim --quirks   (the table of QEMU departures from the manuals)\n"
+	     "Run scenario files (see docs/scenarios.md) on the simulator. Prints\n"
+	     "FILE:LINE: expected ... got ... for each failed expectation and a final\n"
+	     "'N passed, N failed'. --emit prints one canonical line per access instead.\n"
+	     "Exit 0 when nothing failed, 1 when an expectation failed, 2 when a file\n"
+	     "does not parse (FILE:LINE:COL: message).");
+	return 0;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		size_t got;
+
+		if (n == cap) {
+			char *p;
+
+			cap = cap ? cap * 2 : 65536;
+			p = realloc(buf, cap);
+			if (!p) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = p;
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+static int cmd_sim(int argc, char **argv)
+{
+	struct hwbp_scenario_opts o = { HWBP_SIM_SDM, false, stdout };
+	struct hwbp_scenario_stats st = { 0, 0, 0 };
+	bool bad_parse = false;
+	int nfiles = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return sim_help();
+		if (strcmp(argv[i], "--profile") == 0) {
+			if (i + 1 >= argc)
+				return usage_error("%s", "--profile needs sdm or qemu");
+			i++;
+			if (strcmp(argv[i], "sdm") == 0)
+				o.profile = HWBP_SIM_SDM;
+			else if (strcmp(argv[i], "qemu") == 0)
+				o.profile = HWBP_SIM_QEMU;
+			else
+				return usage_error("bad --profile '%s': expected sdm or qemu", argv[i]);
+		} else if (strcmp(argv[i], "--emit") == 0) {
+			o.emit = true;
+		} else if (strcmp(argv[i], "--quirks") == 0) {
+			const struct hwbp_sim_quirk *q;
+
+			for (unsigned k = 0; (q = hwbp_sim_quirk(k)); k++)
+				printf("%s [%s]\n  manual: %s\n  qemu:   %s\n  evidence: %s\n", q->id,
+				       q->arch, q->sdm, q->qemu, q->evidence);
+			return 0;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return usage_error("sim: unknown option '%s' (try --help)", argv[i]);
+		}
+	}
+	for (int i = 1; i < argc; i++) {
+		char err[512];
+		size_t len = 0;
+		char *text;
+		int ret;
+
+		if (argv[i][0] == '-' && argv[i][1]) {
+			if (strcmp(argv[i], "--profile") == 0)
+				i++;
+			continue;
+		}
+		nfiles++;
+		text = slurp(argv[i], &len);
+		if (!text) {
+			fprintf(stderr, "hwbp: sim: cannot read '%s': %s\n", argv[i], strerror(errno));
+			bad_parse = true;
+			continue;
+		}
+		ret = hwbp_scenario_run(argv[i], text, len, &o, &st, err, sizeof(err));
+		free(text);
+		if (ret == -EINVAL) {
+			fprintf(stderr, "%s\n", err);
+			bad_parse = true;
+		} else if (ret) {
+			fprintf(stderr, "hwbp: sim: %s: %s\n", argv[i], hwbp_errno_name(ret));
+			bad_parse = true;
+		}
+	}
+	if (nfiles == 0)
+		return usage_error("%s", "sim: expected scenario FILE...");
+	if (!o.emit)
+		printf("%u passed, %u failed\n", st.passed, st.failed);
+	if (bad_parse)
+		return EXIT_USAGE;
+	return st.failed ? EXIT_REFUSED : 0;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static int main_help(void)
@@ -651,7 +772,9 @@ static int main_help(void)
 	      "  caps     list CPU presets or print one CPU's capabilities\n"
 	      "  plan     split a request into hardware pieces\n"
 	      "  encode   print the debug registers for requests placed together\n"
-	      "  decode   decode a debug exception's status into slots and requests\n",
+	      "  decode   decode a debug exception's status into slots and requests\n"
+	      "  sim      run scenario files on the simulator\n"
+	      "  bench    benchmarks (bench sim)\n",
 	      stdout);
 	return 0;
 }
@@ -670,5 +793,9 @@ int main(int argc, char **argv)
 		return cmd_encode(argc - 1, argv + 1);
 	if (strcmp(argv[1], "decode") == 0)
 		return cmd_decode(argc - 1, argv + 1);
+	if (strcmp(argv[1], "sim") == 0)
+		return cmd_sim(argc - 1, argv + 1);
+	if (strcmp(argv[1], "bench") == 0)
+		return hwbp_cli_bench(argc - 1, argv + 1);
 	return usage_error("unknown command '%s' (try --help)", argv[1]);
 }
