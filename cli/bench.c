@@ -129,10 +129,9 @@ static int bench_sim(uint64_t total)
 	 * of one row, not a whole row.
 	 */
 	struct hwbp_sim *sims[sizeof(configs) / sizeof(configs[0])];
-	uint64_t slice = total / ROUNDS / STREAM * STREAM;
+	/* Round up: every row replays at least the accesses asked for. */
+	uint64_t slice = (total + (uint64_t)ROUNDS * STREAM - 1) / ((uint64_t)ROUNDS * STREAM) * STREAM;
 
-	if (slice == 0)
-		slice = STREAM;
 	total = slice * ROUNDS;
 	bare = 1e30;
 	for (size_t k = 0; k < sizeof(configs) / sizeof(configs[0]); k++) {

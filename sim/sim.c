@@ -285,26 +285,37 @@ size_t hwbp_sim_run(struct hwbp_sim *sim, unsigned cpu,
 		 * until an access needs a closer look.  The filter is read once
 		 * per loop: only the model (access/resume below) changes it.
 		 * READ = 1, WRITE = 2.  With the granule map, a short sample
-		 * picks the order of the tests: a stream that stays outside
-		 * [flo, fhi) is best served by the range test alone (two
-		 * predictable compares), one that mingles with the slots by the
-		 * map, whose answer ("skip") predicts well where the range test
-		 * would be a coin flip.
+		 * picks the order of the tests: a stream that stays below (or
+		 * above) [flo, fhi) is best served by one compare against flo
+		 * (or fhi), one that mingles with the slots by the map, whose
+		 * answer ("skip") predicts well where a range test would be a
+		 * coin flip.  The order changes the speed, never the answer.
 		 */
 		const uint64_t flo = c->flo, fhi = c->fhi;
 
 		if (c->gran_on) {
 			const uint8_t *gran = c->gran;
-			size_t sample = n - i < 32 ? n - i : 32, inside = 0;
+			size_t sample = n - i < 32 ? n - i : 32, below = 0, above = 0;
 
-			for (size_t k = i; k < i + sample; k++)
-				inside += a[k].addr < fhi && a[k].addr + (a[k].size - 1) >= flo;
-			if (inside == 0) {
+			for (size_t k = i; k < i + sample; k++) {
+				below += a[k].addr + (a[k].size - 1) < flo;
+				above += a[k].addr >= fhi;
+			}
+			if (below == sample) {
+				/* A stream below every slot: one compare a step. */
 				for (; i < n; i++)
-					if (a[i].op - 1u >= 2u ||
-					    (a[i].addr < fhi && a[i].addr + (a[i].size - 1) >= flo &&
-					     gran_set(gran, a[i].addr)))
-						break;
+					if (a[i].op - 1u >= 2u || a[i].addr + (a[i].size - 1) >= flo)
+						if (a[i].op - 1u >= 2u ||
+						    (a[i].addr < fhi && gran_set(gran, a[i].addr)))
+							break;
+			} else if (above == sample) {
+				/* Above every slot: likewise. */
+				for (; i < n; i++)
+					if (a[i].op - 1u >= 2u || a[i].addr < fhi)
+						if (a[i].op - 1u >= 2u ||
+						    (a[i].addr + (a[i].size - 1) >= flo &&
+						     gran_set(gran, a[i].addr)))
+							break;
 			} else {
 				for (; i < n; i++)
 					if (a[i].op - 1u >= 2u || gran_set(gran, a[i].addr))
