@@ -176,6 +176,81 @@ static void test_filter_is_exact(void **state)
 	assert_true(fired > compared / 50);
 }
 
+/*
+ * hwbp_sim_run() picks one of several hand-written loops from a sample of
+ * the stream; whichever it picks, it must count exactly the exceptions
+ * that the model, called on every access, raises.  Streams below, above,
+ * among and across the slots, with execute and I/O ops mixed in.
+ */
+static void test_run_equals_model(void **state)
+{
+	static const char *const presets[] = { "x86_64", "cortex-a57", "power10" };
+	static struct hwbp_sim_access s[4096];
+	unsigned checked = 0;
+
+	(void)state;
+	for (size_t p = 0; p < 3; p++) {
+		for (int shape = 0; shape < 5; shape++) {
+			struct hwbp_cpu cpu;
+			struct hwbp_sim *a, *b;
+			static struct hwbp_ctx ca, cb;
+			static struct hwbp_slots pa[1], pb[1];
+			uint64_t base = 0x10000000, lo, span;
+			size_t want = 0, got;
+			int err, id;
+
+			hwbp_cpu_preset(presets[p], &cpu);
+			a = hwbp_sim_new(&cpu, HWBP_SIM_SDM, 1, &err);
+			b = hwbp_sim_new(&cpu, HWBP_SIM_SDM, 1, &err);
+			enable_debug(a, &cpu, 1);
+			enable_debug(b, &cpu, 1);
+			hwbp_ctx_init(&ca, &cpu, 1, pa, hwbp_sim_glue(a));
+			hwbp_ctx_init(&cb, &cpu, 1, pb, hwbp_sim_glue(b));
+			for (int k = 0; k < 2; k++) {
+				struct hwbp_request q = { base + 0x1000 + 0x200 * (uint64_t)k, 16,
+							  HWBP_RW, HWBP_SCOPE_BOTH, 0 };
+
+				assert_int_equal(hwbp_install(&ca, &q, -1, NULL, &id), 0);
+				assert_int_equal(hwbp_install(&cb, &q, -1, NULL, &id), 0);
+			}
+			/* 0 below, 1 above, 2 among, 3 across, 4 below with the
+			 * slots reached at the end of the stream */
+			lo = shape == 0 || shape == 4 ? base : shape == 1 ? base + 0x2000 : base + 0x1000;
+			span = shape == 3 ? 0x3000 : shape == 2 ? 0x220 : 0x800;
+			if (shape == 3)
+				lo = base;
+			for (size_t i = 0; i < 4096; i++) {
+				s[i].size = 1u << (rnd() % 4);
+				s[i].addr = (lo + rnd() % span) & ~(uint64_t)(s[i].size - 1);
+				s[i].op = (rnd() & 1) ? HWBP_SIM_READ : HWBP_SIM_WRITE;
+				if (cpu.arch == HWBP_ARCH_X86 && rnd() % 64 == 0)
+					s[i].op = rnd() & 1 ? HWBP_SIM_EXEC : HWBP_SIM_IO;
+				if (shape == 4 && i > 4000)
+					s[i].addr = base + 0x1000 + rnd() % 0x210;
+			}
+			got = hwbp_sim_run(a, 0, s, 4096);
+			for (size_t i = 0; i < 4096; i++) {
+				struct hwbp_sim_result r;
+
+				hwbpi_sim_access_unfiltered(b, 0, &s[i], &r);
+				if (r.cls != HWBP_SIM_NONE) {
+					want++;
+					hwbp_sim_resume(b, 0, &r);
+				}
+			}
+			if (got != want)
+				fail_msg("%s shape %d: hwbp_sim_run counted %zu, the model %zu",
+					 presets[p], shape, got, want);
+			if (shape >= 2 || shape == 4)
+				assert_true(want > 0);
+			checked++;
+			hwbp_sim_free(a);
+			hwbp_sim_free(b);
+		}
+	}
+	assert_int_equal(checked, 15);
+}
+
 /* The glue copies control registers, not status ones (x86 DR6 stays). */
 static void test_glue(void **state)
 {
@@ -212,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_quirk_table),
 		cmocka_unit_test(test_glue),
 		cmocka_unit_test(test_filter_is_exact),
+		cmocka_unit_test(test_run_equals_model),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
