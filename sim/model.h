@@ -135,6 +135,9 @@ static inline bool hwbpi_quirk_on(int profile, enum hwbpi_quirk q)
 int hwbpi_sim_access_unfiltered(struct hwbp_sim *sim, unsigned cpu,
 				const struct hwbp_sim_access *a, struct hwbp_sim_result *res);
 
+/* The live debug registers of @cpu (NULL if none). */
+const struct hwbp_regs *hwbpi_sim_regs(const struct hwbp_sim *sim, unsigned cpu);
+
 /* Helpers for models. */
 static inline void hwbpi_sim_status(struct hwbp_sim_result *res, const char *name, uint64_t v)
 {

@@ -705,8 +705,15 @@ static void slots_text(const struct hwbp_cpu *cpu, const struct hwbp_sim_result 
 		snprintf(buf, n, "-");
 }
 
-static void result_text(struct run *r, const struct hwbp_sim_result *res, char *buf, size_t n)
+/*
+ * The result as text.  With @decoded, the slots are those the decoder reads
+ * from the status and the live registers (hwbp_decode_status()), which is
+ * what a bare-metal harness can print too; otherwise the model's own.
+ */
+static void result_text(struct run *r, const struct hwbp_sim_result *res, bool decoded,
+			char *buf, size_t n)
 {
+	struct hwbp_sim_result shown = *res;
 	char slots[128], v[40];
 	size_t used;
 
@@ -714,7 +721,16 @@ static void result_text(struct run *r, const struct hwbp_sim_result *res, char *
 		snprintf(buf, n, "none");
 		return;
 	}
-	slots_text(&r->sc->cpu, res, slots, sizeof(slots));
+	if (decoded) {
+		struct hwbp_hit h;
+
+		shown.data_slots = shown.inst_slots = 0;
+		if (hwbp_decode_status(&r->sc->cpu, hwbpi_sim_regs(r->sim, r->cur), &res->st, &h) == 0) {
+			shown.data_slots = h.data_slots;
+			shown.inst_slots = h.inst_slots;
+		}
+	}
+	slots_text(&r->sc->cpu, &shown, slots, sizeof(slots));
 	used = (size_t)snprintf(buf, n, "class=%s timing=%s slots=%s", hwbp_sim_class_name(res->cls),
 				res->timing == HWBP_TIMING_AFTER ? "after" : "before", slots);
 	for (unsigned i = 0; i < res->nstatus && used < n; i++) {
@@ -799,7 +815,7 @@ static void got_text(struct run *r, char *buf, size_t n)
 		snprintf(buf, n, "no access result");
 		return;
 	}
-	result_text(r, &r->res, buf, n);
+	result_text(r, &r->res, false, buf, n);
 	if (r->decoded && r->hit.filtered && strlen(buf) + 12 < n)
 		strcat(buf, " (filtered)");
 }
@@ -956,7 +972,7 @@ static void emit(struct run *r, const struct cmd *c)
 
 	if (!r->o->emit)
 		return;
-	result_text(r, &r->res, buf, sizeof(buf));
+	result_text(r, &r->res, true, buf, sizeof(buf));
 	out(r, "%u: %s\n", c->line, buf);
 }
 
@@ -1090,8 +1106,117 @@ int hwbp_scenario_run(const char *file, const char *text, size_t len,
 	r->sc = &sc;
 	r->o = opts;
 	r->st = stats;
+	if (opts->emit)
+		out(r, "== %s\n", file);
 	ret = run_script(r);
 	free(r);
 	free(sc.cmds);
 	return ret;
+}
+
+/* ------------------------------------------------------------ compile */
+
+/* A value as base + offset: arena addresses become B/C-relative, so the
+ * harness can place its arenas where it likes. */
+static const char *base_of(uint64_t v, uint64_t *off)
+{
+	if (v >= ARENA_B && v < ARENA_B + ARENA_SIZE) {
+		*off = v - ARENA_B;
+		return "HB_B";
+	}
+	if (v >= ARENA_C && v < ARENA_C + ARENA_SIZE) {
+		*off = v - ARENA_C;
+		return "HB_C";
+	}
+	*off = v;
+	return "HB_ABS";
+}
+
+static const char *const hop_names[] = {
+	[C_SET] = "HOP_SET", [C_WATCH] = "HOP_WATCH", [C_UNWATCH] = "HOP_UNWATCH",
+	[C_MODE] = "HOP_MODE", [C_READ] = "HOP_READ", [C_WRITE] = "HOP_WRITE",
+	[C_EXEC] = "HOP_EXEC", [C_IO] = "HOP_IO", [C_ZERO] = "HOP_ZERO",
+	[C_RESUME] = "HOP_RESUME",
+};
+
+static void c_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void hop(FILE *out, const char *kind, uint64_t a, uint64_t b, unsigned line,
+		const char *name, const char *name2, unsigned type, unsigned scope, bool widen)
+{
+	uint64_t off;
+	const char *base = base_of(a, &off);
+
+	if (strcmp(kind, "HOP_IO") == 0 || strcmp(kind, "HOP_MODE") == 0) {
+		base = "HB_ABS";
+		off = a;
+	}
+	fprintf(out, "\t{ %s, %s, %u, %u, %u, { 0 }, %u, 0x%" PRIx64 "ull, 0x%" PRIx64 "ull, ",
+		kind, base, type, scope, widen ? 1u : 0u, line, off, b);
+	if (name)
+		c_string(out, name);
+	else
+		fputs("0", out);
+	fputs(", ", out);
+	if (name2)
+		c_string(out, name2);
+	else
+		fputs("0", out);
+	fputs(" },\n", out);
+}
+
+int hwbp_scenario_compile(const char *file, const char *text, size_t len, FILE *out,
+			  char *errbuf, size_t errlen)
+{
+	struct script sc;
+	char dummy[8];
+	int ret;
+
+	if (!file || (!text && len) || !out)
+		return -EINVAL;
+	if (!errbuf || errlen == 0) {
+		errbuf = dummy;
+		errlen = sizeof(dummy);
+	}
+	errbuf[0] = '\0';
+	ret = parse_script(file, text ? text : "", len, &sc, errbuf, errlen);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < sc.n; i++) {
+		const struct cmd *c = &sc.cmds[i];
+
+		switch (c->kind) {
+		case C_CPU:
+			hop(out, "HOP_FILE", 0, 0, c->line, file, c->name, 0, 0, false);
+			break;
+		case C_EXPECT:
+			break;
+		case C_MODE:
+			for (unsigned k = 0; k < c->nmode; k++)
+				hop(out, "HOP_MODE", c->mval[k], 0, c->line, c->mkey[k], NULL, 0, 0, false);
+			break;
+		case C_WATCH:
+			hop(out, "HOP_WATCH", c->a, c->b, c->line, c->name, NULL, c->type,
+			    (unsigned)c->scope, c->widen);
+			break;
+		case C_SET:
+		case C_UNWATCH:
+			hop(out, hop_names[c->kind], c->a, 0, c->line, c->name, NULL, 0, 0, false);
+			break;
+		default:
+			hop(out, hop_names[c->kind], c->a, c->b, c->line, NULL, NULL, 0, 0, false);
+			break;
+		}
+	}
+	free(sc.cmds);
+	return 0;
 }

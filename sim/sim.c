@@ -349,6 +349,11 @@ const struct hwbp_glue *hwbp_sim_glue(struct hwbp_sim *sim)
 	return sim ? &sim->glue : NULL;
 }
 
+const struct hwbp_regs *hwbpi_sim_regs(const struct hwbp_sim *sim, unsigned cpu)
+{
+	return sim && cpu < sim->ncpus ? &sim->c[cpu].regs : NULL;
+}
+
 int hwbp_sim_priv(const struct hwbp_sim *sim, unsigned cpu)
 {
 	if (!sim || cpu >= sim->ncpus)

@@ -164,13 +164,24 @@ struct hwbp_scenario_stats {
  * then run it, adding to *stats.  Failures print "FILE:LINE: expected ...
  * got ..." to opts->out; with opts->emit, one canonical line per access
  * instead ("LINE: none" or "LINE: class=.. timing=.. slots=.. REG=..
- * addr=..").  Addresses inside the arenas print as B+0x.. / C+0x...
+ * addr=..", slots as hwbp_decode_status() reads them), after a first line
+ * "== FILE".  Addresses inside the arenas print as B+0x.. / C+0x...
  * Errors: -EINVAL (the file does not parse: @errbuf holds
  *         "FILE:LINE:COL: message" and nothing ran), -ENOMEM.
  */
 int hwbp_scenario_run(const char *file, const char *text, size_t len,
 		      const struct hwbp_scenario_opts *opts,
 		      struct hwbp_scenario_stats *stats, char *errbuf, size_t errlen);
+
+/*
+ * hwbp_scenario_compile - parse @text and print its commands (not its
+ * expectations) as rows of a C `struct hop` table (tests/qemu/common/hops.h)
+ * for the bare-metal harnesses.  Arena addresses become B/C offsets.
+ * Errors: -EINVAL (does not parse: @errbuf as for hwbp_scenario_run()),
+ *         -ENOMEM.
+ */
+int hwbp_scenario_compile(const char *file, const char *text, size_t len, FILE *out,
+			  char *errbuf, size_t errlen);
 
 #ifdef __cplusplus
 }

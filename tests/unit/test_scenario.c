@@ -169,6 +169,7 @@ static void test_runner(void **state)
 
 	assert_int_equal(run(text, HWBP_SIM_QEMU, true, &st, err, sizeof(err), outb, sizeof(outb)), 0);
 	assert_string_equal(outb,
+			    "== t.hws\n"
 			    "3: none\n"
 			    "10: class=db timing=after slots=dr0 dr6=0xffff0ff1 addr=-\n"
 			    "17: none\n"
