@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format.h"
 #include "model.h"
 
 /* Where the runner puts the arenas (SCENARIOS.md: the runner's choice).
@@ -635,115 +636,26 @@ static void out(struct run *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Addresses inside the arenas print relative to them, so that runners
- * with other arena placements print the same lines. */
+static const struct hwbpi_arenas arenas = { ARENA_B, ARENA_C, ARENA_SIZE };
+
 static void fmt_addr(char *buf, size_t n, uint64_t v)
 {
-	if (v >= ARENA_B && v < ARENA_B + ARENA_SIZE)
-		snprintf(buf, n, "B+0x%" PRIx64, v - ARENA_B);
-	else if (v >= ARENA_C && v < ARENA_C + ARENA_SIZE)
-		snprintf(buf, n, "C+0x%" PRIx64, v - ARENA_C);
-	else
-		snprintf(buf, n, "0x%" PRIx64, v);
-}
-
-static bool is_addr_reg(const char *name)
-{
-	return strcmp(name, "far") == 0 || strcmp(name, "dar") == 0 ||
-	       (strncmp(name, "dr", 2) == 0 && name[2] >= '0' && name[2] <= '3' && !name[3]);
+	hwbpi_fmt_addr(&arenas, buf, n, v);
 }
 
 static void fmt_reg(char *buf, size_t n, const char *name, uint64_t v)
 {
-	if (is_addr_reg(name))
-		fmt_addr(buf, n, v);
-	else
-		snprintf(buf, n, "0x%" PRIx64, v);
+	hwbpi_fmt_reg(&arenas, buf, n, name, v);
 }
 
-static void slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned i, char *buf, size_t n)
-{
-	switch (cpu->arch) {
-	case HWBP_ARCH_X86:
-		snprintf(buf, n, "dr%u", i);
-		return;
-	case HWBP_ARCH_ARM64:
-		snprintf(buf, n, "%s%u", inst ? "bp" : "wp", i);
-		return;
-	case HWBP_ARCH_POWERPC:
-		if (inst)
-			snprintf(buf, n, "ciabr");
-		else if (cpu->u.ppc.units & HWBP_PPC_DABR)
-			snprintf(buf, n, "dabr");
-		else
-			snprintf(buf, n, "dawr%u", i);
-		return;
-	}
-	snprintf(buf, n, "?");
-}
-
-/* "dr0,dr2" (sorted: data then inst, by index), or "-" */
-static void slots_text(const struct hwbp_cpu *cpu, const struct hwbp_sim_result *res,
-		       char *buf, size_t n)
-{
-	size_t used = 0;
-	char nm[16];
-
-	buf[0] = '\0';
-	for (int pass = 0; pass < 2; pass++) {
-		uint32_t m = pass ? res->inst_slots : res->data_slots;
-
-		for (unsigned i = 0; i < 32; i++) {
-			if (!(m & (1u << i)))
-				continue;
-			slot_name(cpu, pass && cpu->arch != HWBP_ARCH_X86, i, nm, sizeof(nm));
-			used += (size_t)snprintf(buf + used, used < n ? n - used : 0, "%s%s",
-						 used ? "," : "", nm);
-		}
-	}
-	if (!used)
-		snprintf(buf, n, "-");
-}
-
-/*
- * The result as text.  With @decoded, the slots are those the decoder reads
- * from the status and the live registers (hwbp_decode_status()), which is
- * what a bare-metal harness can print too; otherwise the model's own.
- */
+/* The result as a canonical line body.  With @decoded, the slots are those
+ * the decoder reads from the status and the live registers, which is what
+ * a bare-metal harness prints too; otherwise the model's own. */
 static void result_text(struct run *r, const struct hwbp_sim_result *res, bool decoded,
 			char *buf, size_t n)
 {
-	struct hwbp_sim_result shown = *res;
-	char slots[128], v[40];
-	size_t used;
-
-	if (res->cls == HWBP_SIM_NONE) {
-		snprintf(buf, n, "none");
-		return;
-	}
-	if (decoded) {
-		struct hwbp_hit h;
-
-		shown.data_slots = shown.inst_slots = 0;
-		if (hwbp_decode_status(&r->sc->cpu, hwbpi_sim_regs(r->sim, r->cur), &res->st, &h) == 0) {
-			shown.data_slots = h.data_slots;
-			shown.inst_slots = h.inst_slots;
-		}
-	}
-	slots_text(&r->sc->cpu, &shown, slots, sizeof(slots));
-	used = (size_t)snprintf(buf, n, "class=%s timing=%s slots=%s", hwbp_sim_class_name(res->cls),
-				res->timing == HWBP_TIMING_AFTER ? "after" : "before", slots);
-	for (unsigned i = 0; i < res->nstatus && used < n; i++) {
-		fmt_reg(v, sizeof(v), res->status[i].name, res->status[i].value);
-		used += (size_t)snprintf(buf + used, n - used, " %s=%s", res->status[i].name, v);
-	}
-	if (used < n) {
-		if (res->addr_known)
-			fmt_addr(v, sizeof(v), res->addr);
-		else
-			snprintf(v, sizeof(v), "-");
-		snprintf(buf + used, n - used, " addr=%s", v);
-	}
+	hwbpi_sim_result_text(&r->sc->cpu, decoded ? hwbpi_sim_regs(r->sim, r->cur) : NULL, res,
+			      &arenas, buf, n);
 }
 
 static int find_name(const struct run *r, const char *name)
@@ -853,12 +765,12 @@ static void check(struct run *r, const struct cmd *e)
 				for (unsigned k = 0; k < 16 && !found; k++) {
 					char nm[16];
 
-					slot_name(&r->sc->cpu, false, k, nm, sizeof(nm));
+					hwbpi_slot_name(&r->sc->cpu, false, k, nm, sizeof(nm));
 					if (strcmp(nm, e->tok[i]) == 0) {
 						want_d |= 1u << k;
 						found = true;
 					}
-					slot_name(&r->sc->cpu, true, k, nm, sizeof(nm));
+					hwbpi_slot_name(&r->sc->cpu, true, k, nm, sizeof(nm));
 					if (!found && r->sc->cpu.arch != HWBP_ARCH_X86 && strcmp(nm, e->tok[i]) == 0) {
 						want_i |= 1u << k;
 						found = true;

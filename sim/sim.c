@@ -360,26 +360,3 @@ int hwbp_sim_priv(const struct hwbp_sim *sim, unsigned cpu)
 		return -EINVAL;
 	return sim->m->priv(&sim->c[cpu]);
 }
-
-const char *hwbp_sim_class_name(enum hwbp_sim_class cls)
-{
-	switch (cls) {
-	case HWBP_SIM_NONE:
-		return "none";
-	case HWBP_SIM_DB:
-		return "db";
-	case HWBP_SIM_UD:
-		return "ud";
-	case HWBP_SIM_GP:
-		return "gp";
-	case HWBP_SIM_WATCHPOINT:
-		return "watchpoint";
-	case HWBP_SIM_BREAKPOINT:
-		return "breakpoint";
-	case HWBP_SIM_DSI:
-		return "dsi";
-	case HWBP_SIM_TRACE:
-		return "trace";
-	}
-	return "unknown";
-}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The bare-metal harness: common/runner.c executes the compiled scenario
+ * table (hops.h) through the generic hwbp API and the arch's real debug
+ * registers, and prints the canonical lines of `hwbp sim --emit` over the
+ * serial port.  Each tests/qemu/<arch>/ provides the arch_* functions below
+ * (boot, serial, exit, exception entry, glue) and links common/runner.c,
+ * common/libc.c and the freestanding libhwbp sources.
+ */
+#ifndef HWBP_HARNESS_H
+#define HWBP_HARNESS_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hwbp/hwbp.h>
+#include <hwbp/sim.h>   /* struct hwbp_sim_result/access and enums only: no sim code */
+
+#include "hops.h"
+
+/* ---- provided by common/ ------------------------------------------- */
+
+/* Run hwbp_hops[]; prints "== FILE", lines, "# skip ..." and "== END". */
+int harness_main(void);
+
+/* Formatted output through arch_putc: %s %c %d %u %x %lu %lx %llu %llx %%. */
+void h_printf(const char *fmt, ...);
+void h_vprintf(const char *fmt, va_list ap);
+
+/* ---- provided by tests/qemu/<arch>/ --------------------------------- */
+
+void arch_putc(char c);
+__attribute__((noreturn)) void arch_exit(int code);
+
+/* Where the arenas are: 64 KiB each, 64 KiB aligned, mapped read/write
+ * (B) and executable (C, every instruction slot a return instruction). */
+uint64_t arch_arena_b(void);
+uint64_t arch_arena_c(void);
+
+/* NULL if this harness runs @cpu (its arch and a compatible model: e.g.
+ * the x86_64 harness cannot run an i386 file), else the reason to skip. */
+const char *arch_cpu_unsupported(const struct hwbp_cpu *cpu);
+
+/* Put every debug register and the execution state back to reset (at each
+ * new file): as hwbp_regs_reset(), x86 DR6 = 0xFFFF0FF0, arm64 MDSCR = 0,
+ * OS lock as the scenario language says (set), PSTATE.D as at reset... */
+void arch_reset(const struct hwbp_cpu *cpu);
+
+/*
+ * `set NAME VALUE`: write the real register.  0, or -ENOENT (no such
+ * register here), or -EOPNOTSUPP (exists but the harness cannot write it:
+ * the runner skips the file).  If the write itself raised an exception
+ * (x86 GD), fill *res (cls, timing, status, st) as for an access.
+ */
+int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res);
+
+/* `mode KEY=VALUE` other than cpu=: 0, or -EOPNOTSUPP (skip the file). */
+int arch_mode(const char *key, uint64_t value);
+
+/*
+ * Perform one access for real (a->addr absolute) and fill *res from what
+ * the exception handler saw: cls (HWBP_SIM_NONE if nothing), timing
+ * (measured: before = the access had not happened), status[] in the same
+ * order and names as the simulator model prints them (x86 "dr6"; arm64
+ * "esr", "far"; powerpc "dsisr", "dar" or "srr1"), st (for
+ * hwbp_decode_status), addr/addr_known (as the sim model reports them).
+ * The access must complete (the handler steps over it) before returning.
+ * Returns 0, or -EOPNOTSUPP for an access this harness cannot make (the
+ * runner skips the file).
+ */
+int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res);
+
+/* `resume`: what completing the last faulting instruction gives (usually
+ * none: the handler already stepped over it). */
+void arch_resume(struct hwbp_sim_result *res);
+
+/* Write this CPU's debug registers from @regs (the glue hwbp_install uses;
+ * only address/control registers, never x86 DR6). */
+int arch_write_regs(const struct hwbp_regs *regs);
+
+/* Read the live debug registers (for hwbp_decode_status()). */
+void arch_read_regs(struct hwbp_regs *regs);
+
+#endif /* HWBP_HARNESS_H */

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The harnesses' scenario runner: executes the compiled table (hops.h) on
+ * real debug registers through the generic hwbp API and the arch's glue,
+ * and prints the canonical lines with the simulator's own formatter
+ * (sim/format.c), so that `scripts/harness --check` can diff them against
+ * `hwbp sim --profile qemu --emit` line for line.
+ *
+ * Output:  "== FILE", then "LINE: ..." per access (and per resume, and per
+ * set that raised an exception), or "# skip: REASON" when the file uses
+ * something this harness cannot execute (the file then counts as skipped,
+ * never as passed); "== END" at the very end.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "format.h"
+#include "harness.h"
+
+#define NAME_LEN 32
+
+static struct hwbp_cpu cpu;
+static struct hwbp_ctx ctx;
+static struct hwbp_slots percpu[1];
+static char names[HWBP_MAX_REQUESTS][NAME_LEN];
+static struct hwbpi_arenas arenas;
+
+static int glue_write(void *arg, unsigned c, const struct hwbp_regs *regs)
+{
+	(void)arg;
+	if (c != 0)
+		return -EINVAL;
+	return arch_write_regs(regs);
+}
+
+/* One CPU: running "on" it is a direct call. */
+static int glue_on_cpu(void *arg, unsigned c, int (*fn)(void *), void *fnarg)
+{
+	(void)arg;
+	if (c != 0)
+		return -EINVAL;
+	return fn(fnarg);
+}
+
+static const struct hwbp_glue glue = { glue_write, glue_on_cpu, NULL };
+
+static uint64_t resolve(const struct hop *h)
+{
+	switch (h->base) {
+	case HB_B:
+		return arenas.b + h->a;
+	case HB_C:
+		return arenas.c + h->a;
+	}
+	return h->a;
+}
+
+static void print_result(const struct hop *h, const struct hwbp_sim_result *res)
+{
+	struct hwbp_regs live;
+	char buf[256];
+
+	/* The slots as the decoder reads them from the status and the live
+	 * registers: exactly what the simulator's --emit prints. */
+	arch_read_regs(&live);
+	hwbpi_sim_result_text(&cpu, &live, res, &arenas, buf, sizeof(buf));
+	h_printf("%u: %s\n", (unsigned)h->line, buf);
+}
+
+static int find_name(const char *n)
+{
+	for (int i = 0; i < HWBP_MAX_REQUESTS; i++)
+		if (names[i][0] && strcmp(names[i], n) == 0)
+			return i;
+	return -1;
+}
+
+/* Skip to the next file: returns the index of its HOP_FILE (or HOP_END). */
+static size_t skip_file(size_t i, const char *why, const char *what)
+{
+	h_printf("# skip: %s%s%s\n", why, what ? " " : "", what ? what : "");
+	for (i++; hwbp_hops[i].kind != HOP_END && hwbp_hops[i].kind != HOP_FILE; i++)
+		;
+	return i;
+}
+
+int harness_main(void)
+{
+	unsigned files = 0, skipped = 0;
+	size_t i = 0;
+
+	arenas.b = arch_arena_b();
+	arenas.c = arch_arena_c();
+	arenas.size = 0x10000;
+	while (hwbp_hops[i].kind != HOP_END) {
+		const struct hop *h = &hwbp_hops[i];
+		struct hwbp_sim_result res;
+		struct hwbp_sim_access a;
+		const char *why;
+		int ret;
+
+		memset(&res, 0, sizeof(res));
+		switch (h->kind) {
+		case HOP_FILE:
+			files++;
+			h_printf("== %s\n", h->name);
+			if (hwbp_cpu_preset(h->name2, &cpu)) {
+				skipped++;
+				i = skip_file(i, "unknown cpu", h->name2);
+				continue;
+			}
+			why = arch_cpu_unsupported(&cpu);
+			if (why) {
+				skipped++;
+				i = skip_file(i, why, h->name2);
+				continue;
+			}
+			arch_reset(&cpu);
+			memset(names, 0, sizeof(names));
+			if (hwbp_ctx_init(&ctx, &cpu, 1, percpu, &glue)) {
+				skipped++;
+				i = skip_file(i, "hwbp_ctx_init failed", NULL);
+				continue;
+			}
+			break;
+		case HOP_SET:
+			ret = arch_set_reg(h->name, resolve(h), &res);
+			if (ret) {
+				skipped++;
+				i = skip_file(i, ret == -ENOENT ? "no such register" : "cannot write",
+					      h->name);
+				continue;
+			}
+			if (res.cls != HWBP_SIM_NONE)
+				print_result(h, &res);
+			break;
+		case HOP_WATCH: {
+			struct hwbp_request q;
+			int id;
+
+			memset(&q, 0, sizeof(q));
+			q.addr = resolve(h);
+			q.len = h->b;
+			q.type = h->type;
+			q.scope = (enum hwbp_scope)h->scope;
+			q.flags = h->widen ? HWBP_REQ_WIDEN : 0;
+			/* A failing watch prints nothing, as in the simulator. */
+			if (find_name(h->name) < 0 && hwbp_install(&ctx, &q, -1, NULL, &id) == 0)
+				strncpy(names[id], h->name, NAME_LEN - 1);
+			break;
+		}
+		case HOP_UNWATCH: {
+			int id = find_name(h->name);
+
+			if (id >= 0 && hwbp_remove(&ctx, id) == 0)
+				names[id][0] = '\0';
+			break;
+		}
+		case HOP_MODE:
+			if (strcmp(h->name, "cpu") == 0) {
+				if (h->a != 0) {
+					skipped++;
+					i = skip_file(i, "needs a second CPU (mode cpu=N)", NULL);
+					continue;
+				}
+			} else if (arch_mode(h->name, h->a)) {
+				skipped++;
+				i = skip_file(i, "cannot enter mode", h->name);
+				continue;
+			}
+			break;
+		case HOP_READ:
+		case HOP_WRITE:
+		case HOP_EXEC:
+		case HOP_IO:
+		case HOP_ZERO:
+			a.addr = resolve(h);
+			a.size = (uint32_t)h->b;
+			a.op = h->kind == HOP_READ ? HWBP_SIM_READ : h->kind == HOP_WRITE ? HWBP_SIM_WRITE :
+			       h->kind == HOP_EXEC ? HWBP_SIM_EXEC : h->kind == HOP_IO ? HWBP_SIM_IO :
+			       HWBP_SIM_ZERO;
+			if (arch_access(&a, &res)) {
+				skipped++;
+				i = skip_file(i, "cannot make this access", NULL);
+				continue;
+			}
+			print_result(h, &res);
+			break;
+		case HOP_RESUME:
+			arch_resume(&res);
+			print_result(h, &res);
+			break;
+		}
+		i++;
+	}
+	h_printf("== END %u files, %u skipped\n", files, skipped);
+	return 0;
+}
+
+/* ------------------------------------------------------------ output */
+
+static void put_str(const char *s)
+{
+	while (*s)
+		arch_putc(*s++);
+}
+
+void h_vprintf(const char *fmt, va_list ap)
+{
+	char buf[512];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	put_str(buf);
+}
+
+void h_printf(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	h_vprintf(fmt, ap);
+	va_end(ap);
+}
