@@ -15,6 +15,7 @@
 #include <hwbp/sim.h>
 
 #include "cli.h"
+#include "format.h"
 
 static const char *prog = "hwbp";
 
@@ -73,27 +74,6 @@ static int load_cpu(const char *name, struct hwbp_cpu *cpu)
 	if (hwbp_cpu_preset(name, cpu))
 		return usage_error("unknown --cpu '%s' (see 'hwbp caps --list')", name);
 	return 0;
-}
-
-/* Names of hardware slots as the scenario language spells them. */
-static void slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned i, char *buf, size_t n)
-{
-	switch (cpu->arch) {
-	case HWBP_ARCH_X86:
-		snprintf(buf, n, "dr%u", i);
-		break;
-	case HWBP_ARCH_ARM64:
-		snprintf(buf, n, "%s%u", inst ? "bp" : "wp", i);
-		break;
-	case HWBP_ARCH_POWERPC:
-		if (inst)
-			snprintf(buf, n, "ciabr");
-		else if (cpu->u.ppc.units & HWBP_PPC_DABR)
-			snprintf(buf, n, "dabr");
-		else
-			snprintf(buf, n, "dawr%u", i);
-		break;
-	}
 }
 
 /* ---------------------------------------------------------------- caps */
@@ -411,11 +391,11 @@ static void print_slots_of(const struct hwbp_ctx *ctx, int id)
 
 	for (unsigned k = 0; k < HWBP_MAX_SLOTS; k++) {
 		if (s->data[k].refs && (s->data[k].requests & (UINT64_C(1) << id))) {
-			slot_name(&ctx->cpu, s->data[k].piece.type == HWBP_X, k, name, sizeof(name));
+			hwbpi_slot_name(&ctx->cpu, s->data[k].piece.type == HWBP_X, k, name, sizeof(name));
 			printf(" %s", name);
 		}
 		if (s->inst[k].refs && (s->inst[k].requests & (UINT64_C(1) << id))) {
-			slot_name(&ctx->cpu, true, k, name, sizeof(name));
+			hwbpi_slot_name(&ctx->cpu, true, k, name, sizeof(name));
 			printf(" %s", name);
 		}
 	}
@@ -614,11 +594,11 @@ static int cmd_decode(int argc, char **argv)
 	printf("slots     ");
 	for (unsigned k = 0; k < HWBP_MAX_SLOTS; k++) {
 		if (hit.data_slots & (1u << k)) {
-			slot_name(&cpu, false, k, name, sizeof(name));
+			hwbpi_slot_name(&cpu, false, k, name, sizeof(name));
 			printf(" %s", name);
 		}
 		if (hit.inst_slots & (1u << k)) {
-			slot_name(&cpu, true, k, name, sizeof(name));
+			hwbpi_slot_name(&cpu, true, k, name, sizeof(name));
 			printf(" %s", name);
 		}
 	}

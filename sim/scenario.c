@@ -989,23 +989,33 @@ static int run_script(struct run *r)
 	return 0;
 }
 
-int hwbp_scenario_run(const char *file, const char *text, size_t len,
-		      const struct hwbp_scenario_opts *opts,
-		      struct hwbp_scenario_stats *stats, char *errbuf, size_t errlen)
+/* Check the arguments the public entry points share, then parse. */
+static int load_script(const char *file, const char *text, size_t len, struct script *sc,
+		       char *errbuf, size_t errlen)
 {
-	struct script sc;
-	struct run *r;
 	char dummy[8];
-	int ret;
 
-	if (!file || (!text && len) || !opts || !stats)
+	if (!file || (!text && len))
 		return -EINVAL;
 	if (!errbuf || errlen == 0) {
 		errbuf = dummy;
 		errlen = sizeof(dummy);
 	}
 	errbuf[0] = '\0';
-	ret = parse_script(file, text ? text : "", len, &sc, errbuf, errlen);
+	return parse_script(file, text ? text : "", len, sc, errbuf, errlen);
+}
+
+int hwbp_scenario_run(const char *file, const char *text, size_t len,
+		      const struct hwbp_scenario_opts *opts,
+		      struct hwbp_scenario_stats *stats, char *errbuf, size_t errlen)
+{
+	struct script sc;
+	struct run *r;
+	int ret;
+
+	if (!opts || !stats)
+		return -EINVAL;
+	ret = load_script(file, text, len, &sc, errbuf, errlen);
 	if (ret)
 		return ret;
 	/* The run state holds a context and per-CPU slot sets: heap, not
@@ -1090,17 +1100,11 @@ int hwbp_scenario_compile(const char *file, const char *text, size_t len, FILE *
 			  char *errbuf, size_t errlen)
 {
 	struct script sc;
-	char dummy[8];
 	int ret;
 
-	if (!file || (!text && len) || !out)
+	if (!out)
 		return -EINVAL;
-	if (!errbuf || errlen == 0) {
-		errbuf = dummy;
-		errlen = sizeof(dummy);
-	}
-	errbuf[0] = '\0';
-	ret = parse_script(file, text ? text : "", len, &sc, errbuf, errlen);
+	ret = load_script(file, text, len, &sc, errbuf, errlen);
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < sc.n; i++) {

@@ -79,29 +79,16 @@ static bool slot_watch(const struct hwbp_cpu *cpu, int profile, const struct hwb
 {
 	uint64_t dr7 = c->regs.u.x86.dr7, drn = dr_addr(cpu, c, i), len;
 
-	switch (len_of(dr7, i)) {
-	case HWBPI_X86_LEN_1:
-		len = 1;
-		break;
-	case HWBPI_X86_LEN_2:
-		len = 2;
-		break;
-	case HWBPI_X86_LEN_4:
-		len = 4;
-		break;
-	default:
-		/*
-		 * LEN=10 is 8 bytes in IA-32e mode (SDM §17.2.4, AMD APM
-		 * §13.1.1).  Choice: outside it the encoding is undefined
-		 * ("or 8 bytes" on a few listed processors); the i386 model
-		 * is a processor for which it is undefined, so the slot
-		 * never matches (hwbp never encodes it there).
-		 */
-		if (!cpu->u.x86.mode64 && !hwbpi_quirk_on(profile, HWBPI_Q_X86_LEN8_LEGACY))
-			return false;
-		len = 8;
-		break;
-	}
+	/*
+	 * LEN=10 is 8 bytes in IA-32e mode (SDM §17.2.4, AMD APM §13.1.1).
+	 * Choice: outside it the encoding is undefined ("or 8 bytes" on a
+	 * few listed processors); the i386 model is a processor for which it
+	 * is undefined, so the slot never matches (hwbp never encodes it).
+	 */
+	if (len_of(dr7, i) == HWBPI_X86_LEN_8 && !cpu->u.x86.mode64 &&
+	    !hwbpi_quirk_on(profile, HWBPI_Q_X86_LEN8_LEGACY))
+		return false;
+	len = hwbpi_x86_len_bytes(len_of(dr7, i));
 
 	if (hwbpi_quirk_on(profile, HWBPI_Q_X86_NO_ALIGN_MASK)) {
 		/*

@@ -40,23 +40,10 @@ int hwbpi_x86_decode_slot(const struct hwbp_cpu *cpu, const struct hwbp_regs *re
 	/* R/W=10 is an I/O breakpoint (only with CR4.DE), not memory. */
 	if (rw == HWBPI_X86_RW_IO)
 		return -EINVAL;
-	switch (lenf) {
-	case HWBPI_X86_LEN_1:
-		len = 1;
-		break;
-	case HWBPI_X86_LEN_2:
-		len = 2;
-		break;
-	case HWBPI_X86_LEN_4:
-		len = 4;
-		break;
-	default:
-		/* LEN=10: 8 bytes in 64-bit mode, undefined elsewhere. */
-		if (!cpu->u.x86.mode64)
-			return -EINVAL;
-		len = 8;
-		break;
-	}
+	/* LEN=10: 8 bytes in 64-bit mode, undefined elsewhere. */
+	if (lenf == HWBPI_X86_LEN_8 && !cpu->u.x86.mode64)
+		return -EINVAL;
+	len = hwbpi_x86_len_bytes(lenf);
 	/* Execute with LEN != 00 is undefined (SDM §17.2.4). */
 	if (rw == HWBPI_X86_RW_X && len != 1)
 		return -EINVAL;

@@ -40,6 +40,18 @@
 #define HWBPI_X86_LEN_4 3u
 
 /*
+ * Bytes a LEN field selects (SDM §17.2.5): 00 = 1, 01 = 2, 11 = 4, 10 = 8.
+ * LEN=10 is 8 bytes only in 64-bit mode; callers decide what it means
+ * elsewhere (the decoder refuses it, the simulator's models choose).
+ */
+static inline unsigned hwbpi_x86_len_bytes(unsigned lenf)
+{
+	static const unsigned char bytes[4] = { 1, 2, 8, 4 };
+
+	return bytes[lenf & 3u];
+}
+
+/*
  * AMD breakpoint address-mask extension (CPUID Fn8000_0001_ECX[26]
  * DataBkptExt, Linux X86_FEATURE_BPEXT; MSRs DR0_ADDR_MASK C001_1027 and
  * DR1..DR3_ADDR_MASK C001_1019..C001_101B).  A set mask bit drops that
