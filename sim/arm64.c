@@ -265,6 +265,8 @@ static void reset(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu 
 static int set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
 		   const char *name, uint64_t value, struct hwbp_sim_result *res)
 {
+	int ret;
+
 	(void)profile;
 	memset(res, 0, sizeof(*res));
 	if (strcmp(name, "oslar") == 0) {
@@ -280,9 +282,19 @@ static int set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu
 	 * dbg[bw][vc]rN (N below the CPU's counts) and mdscr.  Values are
 	 * stored as written; RES0 bits (DBGWVR/DBGBVR [1:0]) are ignored
 	 * when matching.  MSR from EL0 would trap: the scenario's `set` is
-	 * always the kernel writing.
+	 * always the kernel writing.  A DBGWVR/DBGWCR write moves that
+	 * watchpoint to the end of QEMU's list (HWBPI_Q_ARM64_FAR_FIRST_WP).
 	 */
-	return hwbp_regs_set(cpu, &c->regs, name, value);
+	ret = hwbp_regs_set(cpu, &c->regs, name, value);
+	if (ret == 0 && strncmp(name, "dbgw", 4) == 0) {
+		unsigned n = (unsigned)(name[6] - '0');
+
+		if (name[7])
+			n = n * 10 + (unsigned)(name[7] - '0');
+		if (n < HWBP_MAX_SLOTS)
+			c->wseq[n] = ++c->wclock;
+	}
+	return ret;
 }
 
 static int get_reg(const struct hwbp_cpu *cpu, const struct hwbpi_sim_cpu *c,
@@ -475,7 +487,8 @@ static void do_data(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cp
 		slots |= 1u << i;
 		if (low < far)
 			far = low;
-		if (first < 0) {
+		/* QEMU's list order: the watchpoint written longest ago. */
+		if (first < 0 || c->wseq[i] < c->wseq[first]) {
 			first = (int)i;
 			first_low = low;
 		}
@@ -488,8 +501,8 @@ static void do_data(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cp
 		 * QEMU cpu_check_watchpoint() stops at the first watchpoint of
 		 * its list that matches and records MAX(access address,
 		 * watchpoint start): the lowest accessed byte of that one
-		 * watchpoint.  The list is in DBGWCR/DBGWVR write order; the
-		 * model takes slot order (registers written in slot order).
+		 * watchpoint.  The list is in DBGWCR/DBGWVR write order (each
+		 * write re-inserts the watchpoint at the end), kept in wseq[].
 		 */
 		far = first_low;
 	}
@@ -532,6 +545,27 @@ static void access_(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cp
 		return;
 	case HWBP_SIM_READ:
 	case HWBP_SIM_WRITE:
+		if (a->size > 16 && hwbpi_quirk_on(profile, HWBPI_Q_ARM64_VECTOR_SPLIT)) {
+			/*
+			 * QEMU performs an LD1/ST1 of several registers as 8-byte
+			 * accesses in address order: the first piece that meets a
+			 * watchpoint raises it (the earlier ones are done).
+			 */
+			for (uint32_t off = 0; off < a->size; off += 8) {
+				struct hwbp_sim_access piece = *a;
+
+				piece.addr = a->addr + off;
+				piece.size = a->size - off < 8 ? a->size - off : 8;
+				do_data(cpu, profile, c, &piece, res);
+				if (res->cls != HWBP_SIM_NONE) {
+					c->last = *a;
+					return;
+				}
+			}
+			return;
+		}
+		do_data(cpu, profile, c, a, res);
+		return;
 	case HWBP_SIM_ZERO:
 		do_data(cpu, profile, c, a, res);
 		return;

@@ -59,6 +59,15 @@ struct hwbpi_sim_cpu {
 		} ppc;
 	} s;
 
+	/*
+	 * When each data slot's registers were last written (a clock that
+	 * only grows): QEMU keeps its watchpoints in a list in that order and
+	 * reports the first match, which the qemu profile needs.  The engine's
+	 * glue writes every slot in slot order; models update it on `set`.
+	 */
+	uint64_t wseq[HWBP_MAX_SLOTS];
+	uint64_t wclock;
+
 	/* The access that raised the last exception, for resume(). */
 	struct hwbp_sim_access last;
 	bool pending;

@@ -112,6 +112,9 @@ static int glue_write(void *arg, unsigned cpu, const struct hwbp_regs *r)
 		c->regs.u.ppc = r->u.ppc;
 		break;
 	}
+	/* The glue writes every slot, in slot order. */
+	for (unsigned i = 0; i < HWBP_MAX_SLOTS; i++)
+		c->wseq[i] = ++c->wclock;
 	refilter(sim, c);
 	return 0;
 }

@@ -79,6 +79,7 @@ struct row {
 #define QFAR HWBPI_Q_ARM64_FAR_FIRST_WP
 #define QZVA HWBPI_Q_ARM64_ZVA_FAR_OPERAND
 #define QBAS HWBPI_Q_ARM64_BAS_FIRST_RUN
+#define QVEC HWBPI_Q_ARM64_VECTOR_SPLIT
 
 static const struct row rows[] = {
 	/* ---- enabling: D2 "Enabling debug exceptions", AArch64.GenerateDebugExceptionsFrom ---- */
@@ -210,6 +211,17 @@ static const struct row rows[] = {
 	{ "same: QEMU FAR = MAX(A, wp0 start) = A+8", QEMU, QFAR, "cortex-a57",
 	  { EN, { "dbgwvr0", A + 8 }, { "dbgwcr0", WCR(0xff, 3, 3, 0) }, { "dbgwvr1", A }, { "dbgwcr1", WCR(0xff, 3, 3, 0) } },
 	  1, W, A, 16, WP, 3, ESR_WP_EL1_W, A + 8, false },
+	{ "wp1 written before wp0, 16-byte store at A: QEMU's list starts with wp1, FAR = A",
+	  QEMU, QFAR, "cortex-a57",
+	  { EN, { "dbgwvr1", A }, { "dbgwcr1", WCR(0xff, 3, 3, 0) }, { "dbgwvr0", A + 8 }, { "dbgwcr0", WCR(0xff, 3, 3, 0) } },
+	  1, W, A, 16, WP, 3, ESR_WP_EL1_W, A, false },
+	/* LD1/ST1 of 32 bytes: one access in the manual, 8-byte pieces in QEMU. */
+	{ "ST1 32 bytes over wp1 (A+8) and wp0 (A+0x18): one access, both match", SDM, QVEC, "cortex-a57",
+	  { EN, { "dbgwvr0", A + 0x18 }, { "dbgwcr0", WCR(0xff, 3, 3, 0) }, { "dbgwvr1", A + 8 }, { "dbgwcr1", WCR(0xff, 3, 3, 0) } },
+	  1, W, A, 32, WP, 3, ESR_WP_EL1_W, A + 8, false },
+	{ "same in QEMU: the piece at A+8 fires first, wp1 alone", QEMU, QVEC, "cortex-a57",
+	  { EN, { "dbgwvr0", A + 0x18 }, { "dbgwcr0", WCR(0xff, 3, 3, 0) }, { "dbgwvr1", A + 8 }, { "dbgwcr1", WCR(0xff, 3, 3, 0) } },
+	  1, W, A, 32, WP, 2, ESR_WP_EL1_W, A + 8, true },
 	{ "wp0 lower than wp1: both profiles FAR = A", BOTH, NQ, "cortex-a57",
 	  { EN, { "dbgwvr0", A }, { "dbgwcr0", WCR(0xff, 3, 3, 0) }, { "dbgwvr1", A + 8 }, { "dbgwcr1", WCR(0xff, 3, 3, 0) } },
 	  1, R, A + 4, 8, WP, 3, ESR_WP_EL1_R, A + 4, false },
@@ -398,7 +410,7 @@ static void test_quirks_covered(void **state)
 		assert_true(hwbpi_quirk_on(HWBP_SIM_QEMU, (enum hwbpi_quirk)q));
 		assert_false(hwbpi_quirk_on(HWBP_SIM_SDM, (enum hwbpi_quirk)q));
 	}
-	assert_int_equal(narm, 4);
+	assert_int_equal(narm, 5);
 	assert_null(hwbp_sim_quirk(HWBPI_Q_COUNT));
 }
 
