@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""gen_random_arm64.py N SEED OUTDIR [novec]: N random arm64 scenario files that go
+further than tests/qemu/gen_random.py: raw DBGWCR with any BAS (also
+non-contiguous), MASK ranges, the deprecated word-aligned DBGWVR, every
+LSC/PAC, breakpoints (BAS, PMC), accesses of 1..64 bytes (ldp/stp, ld1/st1),
+DC ZVA, exec, EL0/EL1, and the enables (MDSCR, PSTATE.D, the OS lock).
+No expectations: the canonical lines are compared with the simulator's.
+`novec` leaves out the 32- and 64-byte (ld1/st1) accesses, which QEMU
+splits into 8-byte pieces (see the harness report)."""
+import os
+import random
+import sys
+
+N, SEED, OUT = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+SIZES = [1, 2, 4, 8, 8, 16, 16] + ([] if sys.argv[4:5] == ["novec"] else [32, 64])
+rng = random.Random(SEED)
+
+
+def scenario():
+    lines = ["cpu cortex-a57", "set oslar 0", "set daif_d 0", "set mdscr 0xa000"]
+    hot = []
+    for n in sorted(rng.sample(range(4), rng.randint(1, 4))):
+        off = rng.randrange(0, 0x400) & ~7
+        lsc = rng.choice([1, 2, 3, 3])
+        pac = rng.choice([1, 2, 3, 3, 3])
+        if rng.random() < 0.2:
+            mask = rng.randint(3, 9)
+            off &= ~((1 << mask) - 1)
+            wcr = (mask << 24) | (0xff << 5) | (lsc << 3) | (pac << 1) | 1
+            hot += [off, off + (1 << mask) - 1]
+        else:
+            bas = rng.randint(1, 255)
+            if rng.random() < 0.6:  # mostly contiguous
+                first = rng.randrange(0, 8)
+                bas = ((1 << rng.randint(1, 8 - first)) - 1) << first
+            if rng.random() < 0.1:
+                off |= 4  # deprecated word-aligned DBGWVR: BAS[3:0] only
+                bas &= 0xf
+                bas = bas or 1
+            wcr = (bas << 5) | (lsc << 3) | (pac << 1) | 1
+            hot += [off & ~7, (off & ~7) + 7]
+        lines.append(f"set dbgwvr{n} B+{off:#x}")
+        lines.append(f"set dbgwcr{n} {wcr:#x}")
+    for n in sorted(rng.sample(range(6), rng.randint(0, 2))):
+        off = rng.randrange(0, 0x40) * 4
+        bas = rng.choice([0xf, 0xf, 0x3, 0xc, 0x1])
+        pmc = rng.choice([1, 2, 3, 3])
+        lines.append(f"set dbgbvr{n} C+{off:#x}")
+        lines.append(f"set dbgbcr{n} {(bas << 5) | (pmc << 1) | 1:#x}")
+        hot.append(-1 - off)
+    for _ in range(rng.randint(6, 16)):
+        r = rng.random()
+        if r < 0.05:
+            lines.append(f"mode el={rng.randint(0, 1)}")
+            continue
+        if r < 0.08:
+            lines.append(rng.choice(["set daif_d 1", "set daif_d 0", "set mdscr 0x8000",
+                                     "set mdscr 0xa000", "set oslar 1", "set mdscr 0"]))
+            continue
+        h = rng.choice(hot)
+        if h < 0 and rng.random() < 0.7:
+            off = -1 - h
+            if rng.random() < 0.3:
+                off = (off + rng.choice([-4, 4])) & 0xfffc
+            lines.append(f"exec C+{max(off, 0):#x}")
+            continue
+        h = max(h, 0) if h >= 0 else rng.randrange(0, 0x400)
+        if r < 0.15:
+            lines.append(f"zero B+{max(0, h + rng.randint(-64, 64)):#x}")
+            continue
+        size = rng.choice(SIZES)
+        off = max(0, h + rng.randint(-size - 4, 8))
+        if rng.random() < 0.6:
+            off &= ~(min(size, 16) - 1)
+        lines.append(f"{rng.choice(['read', 'write'])} B+{off:#x} {size}")
+    return lines
+
+
+os.makedirs(OUT, exist_ok=True)
+for i in range(N):
+    with open(os.path.join(OUT, f"a{i:05d}.hws"), "w") as f:
+        f.write(f"# random arm64 scenario {i} of seed {SEED}\n" + "\n".join(scenario()) + "\n")

@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * arm64 bare-metal harness for qemu-system-aarch64 -M virt -cpu cortex-a57:
+ * boot at EL1, an identity map with Normal memory for RAM (the arenas need
+ * it: unaligned accesses and DC ZVA fault on Device memory), PL011 output,
+ * semihosting exit, the debug-exception entry and the harness.h functions.
+ *
+ * Memory map (39-bit VA, 4 KiB granule, level 1 = 1 GiB, level 2 = 2 MiB):
+ *   0x09000000..0x091fffff  Device-nGnRnE (the PL011 at 0x09000000)
+ *   0x40000000..0x4fffffff  RAM, identity, per 2 MiB block:
+ *     0x40200000  kernel (EL1 read/write/execute), up to 0x48000000
+ *     0x48000000  data arena B (EL0+EL1 read/write, execute never)
+ *     0x48200000  code arena C + EL0 stubs (EL0+EL1 read-only, executable)
+ *   every other 2 MiB block below 2^39 aliases the scratch block
+ *     (PA 0x4fe00000, Normal, EL0+EL1 read/write, never executable), so
+ *     that scenario accesses at absolute addresses (0x7ffffff8,
+ *     0x80000000, 0xffffffff, 0x100000000, ...) complete.  Accesses at or
+ *     above 2^39 are not made (the file is skipped).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "harness.h"
+#include "../../../arch/arm64/glue.h"
+
+#define UART_BASE 0x09000000ul
+#define UART_DR 0x00
+#define UART_FR 0x18
+#define UART_CR 0x30
+#define UART_FR_TXFF (1u << 5)
+
+#define RAM_BASE 0x40000000ull
+#define RAM_END 0x50000000ull /* -m 256M */
+#define SCRATCH_PA 0x4fe00000ull
+#define BLOCK_2M 0x200000ull
+
+extern char __arena_b[];
+extern char a64_arena_c[];
+extern char a64_acc_el1[];
+extern char a64_acc_el0[];
+extern void a64_el0_run(uint64_t addr, uint64_t stub);
+extern uint64_t a64_semihost(uint64_t op, uint64_t param);
+int a64_main(void);
+
+/* ------------------------------------------------------------------ */
+/* Serial and exit                                                     */
+/* ------------------------------------------------------------------ */
+static inline void mmio_w32(uint64_t a, uint32_t v)
+{
+	*(volatile uint32_t *)a = v;
+}
+
+static inline uint32_t mmio_r32(uint64_t a)
+{
+	return *(volatile uint32_t *)a;
+}
+
+void arch_putc(char c)
+{
+	if (c == '\n')
+		arch_putc('\r');
+	while (mmio_r32(UART_BASE + UART_FR) & UART_FR_TXFF)
+		;
+	mmio_w32(UART_BASE + UART_DR, (uint32_t)(unsigned char)c);
+}
+
+static void puts_(const char *s)
+{
+	while (*s)
+		arch_putc(*s++);
+}
+
+static void puthex(uint64_t v)
+{
+	puts_("0x");
+	for (int i = 60; i >= 0; i -= 4)
+		arch_putc("0123456789abcdef"[(v >> i) & 0xf]);
+}
+
+__attribute__((noreturn)) void arch_exit(int code)
+{
+	/* SYS_EXIT (0x18), AArch64 form: x1 -> { reason, subcode }. */
+	static volatile uint64_t block[2];
+
+	block[0] = 0x20026; /* ADP_Stopped_ApplicationExit */
+	block[1] = (uint64_t)(uint32_t)code;
+	a64_semihost(0x18, (uint64_t)block);
+	for (;;)
+		__asm__ volatile("wfi");
+}
+
+/* ------------------------------------------------------------------ */
+/* MMU                                                                 */
+/* ------------------------------------------------------------------ */
+#define D_BLOCK 0x1ull
+#define D_TABLE 0x3ull
+#define D_ATTR(n) ((uint64_t)(n) << 2)
+#define D_AP_EL1_RW (0ull << 6)
+#define D_AP_ALL_RW (1ull << 6)
+#define D_AP_ALL_RO (3ull << 6)
+#define D_SH_INNER (3ull << 8)
+#define D_AF (1ull << 10)
+#define D_PXN (1ull << 53)
+#define D_UXN (1ull << 54)
+#define D_NORMAL (D_ATTR(1) | D_SH_INNER | D_AF | D_BLOCK)
+
+static uint64_t pt_l1[512] __attribute__((aligned(4096)));
+static uint64_t pt_l2_ram[512] __attribute__((aligned(4096)));
+static uint64_t pt_l2_scratch[512] __attribute__((aligned(4096)));
+static uint64_t pt_l2_low[512] __attribute__((aligned(4096)));
+#define VA_LIMIT (1ull << 39)
+
+static void mmu_init(void)
+{
+	uint64_t b = (uint64_t)__arena_b & ~(BLOCK_2M - 1);
+	uint64_t c = (uint64_t)a64_arena_c & ~(BLOCK_2M - 1);
+	uint64_t scratch = SCRATCH_PA | D_NORMAL | D_AP_ALL_RW | D_PXN | D_UXN;
+	uint64_t v;
+
+	pt_l1[0] = (uint64_t)pt_l2_low | D_TABLE;
+	pt_l1[1] = (uint64_t)pt_l2_ram | D_TABLE;
+	for (unsigned i = 2; i < 512; i++)
+		pt_l1[i] = (uint64_t)pt_l2_scratch | D_TABLE;
+	for (unsigned i = 0; i < 512; i++) {
+		uint64_t va = i * BLOCK_2M;
+
+		if (va == (UART_BASE & ~(BLOCK_2M - 1)))
+			pt_l2_low[i] = va | D_ATTR(0) | D_AF | D_PXN | D_UXN | D_BLOCK;
+		else
+			pt_l2_low[i] = scratch;
+	}
+	for (unsigned i = 0; i < 512; i++) {
+		uint64_t pa = RAM_BASE + i * BLOCK_2M;
+
+		pt_l2_scratch[i] = scratch;
+		if (pa >= RAM_END)
+			pt_l2_ram[i] = scratch;
+		else if (pa == b)
+			pt_l2_ram[i] = pa | D_NORMAL | D_AP_ALL_RW | D_PXN | D_UXN;
+		else if (pa == c)
+			pt_l2_ram[i] = pa | D_NORMAL | D_AP_ALL_RO;
+		else
+			pt_l2_ram[i] = pa | D_NORMAL | D_AP_EL1_RW | D_UXN;
+	}
+	__asm__ volatile("dsb sy" ::: "memory");
+	/* MAIR: Attr0 Device-nGnRnE, Attr1 Normal write-back RW-allocate. */
+	__asm__ volatile("msr mair_el1, %0" : : "r"(0xff00ull));
+	/* TCR: T0SZ 25 (39-bit VA), IRGN0/ORGN0 WB-WA, SH0 inner, TG0 4K,
+	 * EPD1 (no TTBR1 walks), IPS 40 bits. */
+	v = 25ull | 1ull << 8 | 1ull << 10 | 3ull << 12 | 1ull << 23 | 2ull << 32;
+	__asm__ volatile("msr tcr_el1, %0" : : "r"(v));
+	__asm__ volatile("msr ttbr0_el1, %0" : : "r"((uint64_t)pt_l1));
+	__asm__ volatile("isb; tlbi vmalle1; dsb nsh; isb" ::: "memory");
+	/* CPACR_EL1.FPEN = 0b11: FP/SIMD (ld1/st1 of 32/64 bytes) at EL0/EL1. */
+	__asm__ volatile("msr cpacr_el1, %0; isb" : : "r"(3ull << 20));
+	__asm__ volatile("mrs %0, sctlr_el1" : "=r"(v));
+	v |= 1ull << 0;   /* M: MMU on */
+	v |= 1ull << 2;   /* C */
+	v |= 1ull << 12;  /* I */
+	v |= 1ull << 14;  /* DZE: DC ZVA at EL0 */
+	v &= ~(1ull << 1);  /* A: no alignment checks */
+	v &= ~(1ull << 19); /* WXN */
+	v &= ~(1ull << 3);  /* SA: SP alignment check off */
+	v &= ~(1ull << 4);  /* SA0 */
+	__asm__ volatile("msr sctlr_el1, %0; isb" : : "r"(v) : "memory");
+}
+
+/* ------------------------------------------------------------------ */
+/* State: the shadow of every debug register this harness wrote        */
+/* ------------------------------------------------------------------ */
+static struct hwbp_regs shadow;
+static unsigned hw_nb, hw_nw;      /* real counts (ID_AA64DFR0_EL1) */
+static unsigned cpu_nb, cpu_nw;    /* the scenario CPU's counts */
+static int cur_el = 1;
+
+/* What the exception handler saw. */
+static volatile unsigned exc_count;
+static volatile uint64_t exc_esr, exc_far, exc_elr;
+static volatile int exc_armed;
+
+struct a64_frame {
+	uint64_t x[31];
+	uint64_t elr;
+	uint64_t spsr;
+	uint64_t pad;
+};
+
+static void disarm_all(void)
+{
+	for (unsigned i = 0; i < hw_nb; i++)
+		hwbp_a64_write_dbg(HWBP_A64_BCR, i, shadow.u.arm64.bcr[i] & ~1ull);
+	for (unsigned i = 0; i < hw_nw; i++)
+		hwbp_a64_write_dbg(HWBP_A64_WCR, i, shadow.u.arm64.wcr[i] & ~1ull);
+	__asm__ volatile("isb" ::: "memory");
+}
+
+/*
+ * QEMU keeps its watchpoints in a list in the order of the last
+ * DBGWVR/DBGWCR write of each slot (every write removes and re-inserts it
+ * at the tail: hw_watchpoint_update()), and with several matches the
+ * first of that list decides FAR (quirk HWBPI_Q_ARM64_FAR_FIRST_WP).  So
+ * that stepping over an access does not reorder that list, re-arm the
+ * watchpoints in the order they were last written.
+ */
+static uint64_t wp_seq[HWBP_MAX_SLOTS], wp_seq_now;
+
+static void wp_written(unsigned n)
+{
+	if (n < HWBP_MAX_SLOTS)
+		wp_seq[n] = ++wp_seq_now;
+}
+
+static void rearm_all(void)
+{
+	unsigned order[HWBP_MAX_SLOTS], n = hw_nw < HWBP_MAX_SLOTS ? hw_nw : HWBP_MAX_SLOTS;
+
+	for (unsigned i = 0; i < hw_nb; i++)
+		hwbp_a64_write_dbg(HWBP_A64_BCR, i, shadow.u.arm64.bcr[i]);
+	for (unsigned i = 0; i < n; i++) {
+		unsigned j = i;
+
+		while (j > 0 && wp_seq[order[j - 1]] > wp_seq[i]) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = i;
+	}
+	for (unsigned k = 0; k < n; k++)
+		hwbp_a64_write_dbg(HWBP_A64_WCR, order[k], shadow.u.arm64.wcr[order[k]]);
+	__asm__ volatile("isb" ::: "memory");
+}
+
+/*
+ * Called from every vector with the saved frame.  kind: 4 = current EL
+ * (SPx) synchronous, 8 = lower EL (AArch64) synchronous, others fatal.
+ * Returns 0 to ERET to the frame, 1 to return from a64_el0_run().
+ */
+uint64_t a64_exception(struct a64_frame *f, uint64_t kind);
+uint64_t a64_exception(struct a64_frame *f, uint64_t kind)
+{
+	uint64_t esr, far, ec;
+
+	__asm__ volatile("mrs %0, esr_el1" : "=r"(esr));
+	__asm__ volatile("mrs %0, far_el1" : "=r"(far));
+	ec = (esr >> 26) & 0x3f;
+	if ((kind == 4 || kind == 8) &&
+	    (ec == 0x30 || ec == 0x31 || ec == 0x34 || ec == 0x35) && exc_armed) {
+		if (exc_count++ == 0) {
+			exc_esr = esr;
+			exc_far = far;
+			exc_elr = f->elr;
+		}
+		/* Step over: disable every breakpoint/watchpoint and return to
+		 * the same instruction; arch_access() re-arms afterwards. */
+		disarm_all();
+		return 0;
+	}
+	if (kind == 8 && ec == 0x15)
+		return 1; /* svc #0 from the EL0 stub: back to a64_el0_run's caller */
+	if ((kind == 4 || kind == 8) && ec == 0x22 && exc_armed) {
+		/* PC alignment fault of `exec` at a misaligned address: it has
+		 * priority over breakpoints, no debug event.  Back to the
+		 * instruction after the stub's blr. */
+		f->elr = f->x[30];
+		return 0;
+	}
+	if ((kind == 4 || kind == 8) && (ec == 0x30 || ec == 0x31 || ec == 0x34 || ec == 0x35))
+		puts_("\n# FATAL: debug exception outside a scenario access (does a watchpoint"
+		      " or breakpoint cover the harness's own memory?)");
+	puts_("\n# FATAL: unexpected exception kind=");
+	puthex(kind);
+	puts_(" esr=");
+	puthex(esr);
+	puts_(" far=");
+	puthex(far);
+	puts_(" elr=");
+	puthex(f->elr);
+	puts_(" spsr=");
+	puthex(f->spsr);
+	puts_("\n");
+	arch_exit(3);
+}
+
+/* ------------------------------------------------------------------ */
+/* harness.h                                                           */
+/* ------------------------------------------------------------------ */
+uint64_t arch_arena_b(void)
+{
+	return (uint64_t)__arena_b;
+}
+
+uint64_t arch_arena_c(void)
+{
+	return (uint64_t)a64_arena_c;
+}
+
+const char *arch_cpu_unsupported(const struct hwbp_cpu *cpu)
+{
+	unsigned nb, nw;
+
+	if (cpu->arch != HWBP_ARCH_ARM64)
+		return "not an arm64 CPU";
+	nb = (unsigned)((cpu->u.arm64.dfr0 >> 12) & 0xf) + 1;
+	nw = (unsigned)((cpu->u.arm64.dfr0 >> 20) & 0xf) + 1;
+	if (nb > hw_nb || nw > hw_nw)
+		return "more breakpoints/watchpoints than this CPU (cortex-a57: 6/4)";
+	return NULL;
+}
+
+void arch_reset(const struct hwbp_cpu *cpu)
+{
+	cpu_nb = (unsigned)((cpu->u.arm64.dfr0 >> 12) & 0xf) + 1;
+	cpu_nw = (unsigned)((cpu->u.arm64.dfr0 >> 20) & 0xf) + 1;
+	hwbp_a64_set_daif_d(1);
+	hwbp_a64_write_mdscr(0);
+	memset(&shadow, 0, sizeof(shadow));
+	shadow.arch = HWBP_ARCH_ARM64;
+	hwbp_a64_write_regs(&shadow, hw_nb, hw_nw);
+	for (unsigned i = 0; i < hw_nw; i++)
+		wp_written(i);
+	hwbp_a64_write_oslar(1);
+	cur_el = 1;
+}
+
+/* "dbgbvr12" -> kind, n; 0 or -ENOENT. */
+static int parse_dbg(const char *name, enum hwbp_a64_dbg *kind, unsigned *n)
+{
+	const char *p;
+	unsigned v = 0;
+
+	if (strncmp(name, "dbg", 3) != 0 || (name[3] != 'b' && name[3] != 'w') ||
+	    (name[4] != 'v' && name[4] != 'c') || name[5] != 'r')
+		return -ENOENT;
+	*kind = name[3] == 'b' ? (name[4] == 'v' ? HWBP_A64_BVR : HWBP_A64_BCR)
+			       : (name[4] == 'v' ? HWBP_A64_WVR : HWBP_A64_WCR);
+	p = name + 6;
+	if (*p < '0' || *p > '9')
+		return -ENOENT;
+	while (*p >= '0' && *p <= '9') {
+		v = v * 10 + (unsigned)(*p - '0');
+		if (v > 99)
+			return -ENOENT;
+		p++;
+	}
+	if (*p)
+		return -ENOENT;
+	if (p - name > 7 && name[6] == '0')
+		return -ENOENT; /* no leading zeros */
+	*n = v;
+	return 0;
+}
+
+int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
+{
+	enum hwbp_a64_dbg kind;
+	unsigned n;
+
+	memset(res, 0, sizeof(*res));
+	if (strcmp(name, "oslar") == 0) {
+		hwbp_a64_write_oslar(value);
+		return 0;
+	}
+	if (strcmp(name, "daif_d") == 0) {
+		hwbp_a64_set_daif_d(value != 0);
+		return 0;
+	}
+	if (strcmp(name, "mdscr") == 0) {
+		shadow.u.arm64.mdscr = value;
+		hwbp_a64_write_mdscr(value);
+		return 0;
+	}
+	if (parse_dbg(name, &kind, &n))
+		return -ENOENT;
+	if (n >= ((kind == HWBP_A64_BVR || kind == HWBP_A64_BCR) ? cpu_nb : cpu_nw))
+		return -ENOENT;
+	if (n >= ((kind == HWBP_A64_BVR || kind == HWBP_A64_BCR) ? hw_nb : hw_nw))
+		return -EOPNOTSUPP;
+	switch (kind) {
+	case HWBP_A64_BVR: shadow.u.arm64.bvr[n] = value; break;
+	case HWBP_A64_BCR: shadow.u.arm64.bcr[n] = value; break;
+	case HWBP_A64_WVR: shadow.u.arm64.wvr[n] = value; wp_written(n); break;
+	case HWBP_A64_WCR: shadow.u.arm64.wcr[n] = value; wp_written(n); break;
+	}
+	hwbp_a64_write_dbg(kind, n, value);
+	__asm__ volatile("isb" ::: "memory");
+	return 0;
+}
+
+int arch_mode(const char *key, uint64_t value)
+{
+	if (strcmp(key, "el") == 0 && value <= 1) {
+		cur_el = (int)value;
+		return 0;
+	}
+	return -EOPNOTSUPP;
+}
+
+/* Index of the access routine (16 bytes each, order of start.S). */
+static int routine_index(const struct hwbp_sim_access *a)
+{
+	int k;
+
+	switch (a->op) {
+	case HWBP_SIM_ZERO:
+		return 14;
+	case HWBP_SIM_EXEC:
+		return 15;
+	case HWBP_SIM_READ:
+	case HWBP_SIM_WRITE:
+		switch (a->size) {
+		case 1: k = 0; break;
+		case 2: k = 1; break;
+		case 4: k = 2; break;
+		case 8: k = 3; break;
+		case 16: k = 4; break;
+		case 32: k = 5; break;
+		case 64: k = 6; break;
+		default: return -1;
+		}
+		return a->op == HWBP_SIM_READ ? k : 7 + k;
+	default:
+		return -1;
+	}
+}
+
+int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
+{
+	int k = routine_index(a);
+	uint64_t routine, insn;
+	uint64_t ec;
+
+	memset(res, 0, sizeof(*res));
+	if (k < 0)
+		return -EOPNOTSUPP;
+	/* Mapped: below 2^39 (data); exec only inside the code arena C. */
+	if (a->addr >= VA_LIMIT ||
+	    (a->op != HWBP_SIM_EXEC && VA_LIMIT - a->addr < (a->op == HWBP_SIM_ZERO ? 1 : a->size)))
+		return -EOPNOTSUPP;
+	if (a->op == HWBP_SIM_EXEC && (a->addr < arch_arena_c() || a->addr - arch_arena_c() >= 0x10000))
+		return -EOPNOTSUPP;
+	routine = (uint64_t)(cur_el == 0 ? a64_acc_el0 : a64_acc_el1) + (uint64_t)k * 16;
+	/* The instruction that makes the access (exec: the target itself). */
+	insn = a->op == HWBP_SIM_EXEC ? a->addr : routine;
+
+	exc_count = 0;
+	exc_armed = 1;
+	__asm__ volatile("" ::: "memory");
+	if (cur_el == 0)
+		a64_el0_run(a->addr, routine);
+	else
+		((void (*)(uint64_t))routine)(a->addr);
+	__asm__ volatile("" ::: "memory");
+	exc_armed = 0;
+	if (!exc_count)
+		return 0;
+	rearm_all();
+
+	ec = (exc_esr >> 26) & 0x3f;
+	res->cls = (ec == 0x34 || ec == 0x35) ? HWBP_SIM_WATCHPOINT : HWBP_SIM_BREAKPOINT;
+	/* Measured: ELR at the accessing instruction = taken before it. */
+	res->timing = exc_elr == insn ? HWBP_TIMING_BEFORE : HWBP_TIMING_AFTER;
+	res->nstatus = 2;
+	memcpy(res->status[0].name, "esr", 4);
+	res->status[0].value = exc_esr;
+	memcpy(res->status[1].name, "far", 4);
+	res->status[1].value = exc_far;
+	res->st.ip = exc_elr;
+	res->st.u.arm64.esr = exc_esr;
+	res->st.u.arm64.far = exc_far;
+	if (res->cls == HWBP_SIM_WATCHPOINT) {
+		res->addr = exc_far;
+		res->addr_known = true;
+	}
+	if (exc_count > 1)
+		h_printf("# note: %u debug exceptions for one access\n", exc_count);
+	return 0;
+}
+
+void arch_resume(struct hwbp_sim_result *res)
+{
+	memset(res, 0, sizeof(*res));
+}
+
+int arch_write_regs(const struct hwbp_regs *regs)
+{
+	for (unsigned i = 0; i < HWBP_MAX_SLOTS; i++) {
+		shadow.u.arm64.bvr[i] = i < hw_nb ? regs->u.arm64.bvr[i] : 0;
+		shadow.u.arm64.bcr[i] = i < hw_nb ? regs->u.arm64.bcr[i] : 0;
+		shadow.u.arm64.wvr[i] = i < hw_nw ? regs->u.arm64.wvr[i] : 0;
+		shadow.u.arm64.wcr[i] = i < hw_nw ? regs->u.arm64.wcr[i] : 0;
+	}
+	/* As the simulator's glue (sim/sim.c glue_write) and a kernel: MDSCR
+	 * only gains the enables (MDE/KDE) the slots need, never loses bits
+	 * that `set mdscr` or an earlier install put there. */
+	shadow.u.arm64.mdscr = hwbp_a64_read_mdscr() | regs->u.arm64.mdscr;
+	hwbp_a64_write_regs(&shadow, hw_nb, hw_nw); /* slot order */
+	for (unsigned i = 0; i < hw_nw; i++)
+		wp_written(i);
+	return 0;
+}
+
+void arch_read_regs(struct hwbp_regs *regs)
+{
+	memset(regs, 0, sizeof(*regs));
+	hwbp_a64_read_regs(regs, hw_nb, hw_nw);
+}
+
+int a64_main(void)
+{
+	uint64_t el;
+
+	mmu_init();
+	mmio_w32(UART_BASE + UART_CR, 0x301); /* UARTEN, TXE, RXE */
+	__asm__ volatile("mrs %0, CurrentEL" : "=r"(el));
+	el = (el >> 2) & 3;
+	if (el != 1) {
+		puts_("# FATAL: entered at EL");
+		arch_putc((char)('0' + el));
+		puts_(", this harness needs EL1 (no -M virt,virtualization=on/secure=on)\n");
+		arch_exit(4);
+	}
+	hw_nb = hwbp_a64_nbrp();
+	hw_nw = hwbp_a64_nwrp();
+	harness_main();
+	arch_exit(0);
+}

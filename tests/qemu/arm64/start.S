@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * arm64 bare-metal harness: entry, exception vectors, EL0 trampolines,
+ * the access routines (one real load/store/DC ZVA per routine) and the
+ * code arena C (64 KiB of `ret`).
+ *
+ * Exception frame (struct a64_frame in harness_arm64.c): x0..x30, ELR,
+ * SPSR, 8 bytes pad = 34 * 8 = 272 bytes.
+ */
+	.section .text.boot, "ax"
+	.global _start
+_start:
+	/* QEMU -M virt without EL2/EL3 enters here at EL1h. */
+	msr	daifset, #0xf
+	ldr	x0, =__stack_top
+	mov	sp, x0
+	/* Clear .bss: 16-byte aligned bounds (the linker script), aligned
+	 * stores only, as the MMU is still off (Device memory). */
+	ldr	x0, =__bss_start
+	ldr	x1, =__bss_end
+1:	cmp	x0, x1
+	b.hs	2f
+	stp	xzr, xzr, [x0], #16
+	b	1b
+2:	ldr	x0, =a64_vectors
+	msr	vbar_el1, x0
+	isb
+	bl	a64_main
+3:	wfi
+	b	3b
+
+/* ------------------------------------------------------------------ */
+/* Vectors                                                             */
+/* ------------------------------------------------------------------ */
+.macro	SAVE_FRAME
+	sub	sp, sp, #272
+	stp	x0, x1, [sp, #0]
+	stp	x2, x3, [sp, #16]
+	stp	x4, x5, [sp, #32]
+	stp	x6, x7, [sp, #48]
+	stp	x8, x9, [sp, #64]
+	stp	x10, x11, [sp, #80]
+	stp	x12, x13, [sp, #96]
+	stp	x14, x15, [sp, #112]
+	stp	x16, x17, [sp, #128]
+	stp	x18, x19, [sp, #144]
+	stp	x20, x21, [sp, #160]
+	stp	x22, x23, [sp, #176]
+	stp	x24, x25, [sp, #192]
+	stp	x26, x27, [sp, #208]
+	stp	x28, x29, [sp, #224]
+	mrs	x0, elr_el1
+	stp	x30, x0, [sp, #240]
+	mrs	x0, spsr_el1
+	str	x0, [sp, #256]
+.endm
+
+.macro	VENTRY kind
+	.balign	0x80
+	SAVE_FRAME
+	mov	x0, sp
+	mov	x1, #\kind
+	b	a64_exc_common
+.endm
+
+	.text
+	.balign	2048
+	.global	a64_vectors
+a64_vectors:
+	VENTRY	0	/* current EL, SP0: sync */
+	VENTRY	1	/* irq */
+	VENTRY	2	/* fiq */
+	VENTRY	3	/* serror */
+	VENTRY	4	/* current EL, SPx: sync */
+	VENTRY	5
+	VENTRY	6
+	VENTRY	7
+	VENTRY	8	/* lower EL, AArch64: sync */
+	VENTRY	9
+	VENTRY	10
+	VENTRY	11
+	VENTRY	12	/* lower EL, AArch32 */
+	VENTRY	13
+	VENTRY	14
+	VENTRY	15
+
+a64_exc_common:
+	bl	a64_exception		/* returns 0: eret; 1: back from EL0 */
+	cbnz	x0, a64_el0_back
+	ldr	x0, [sp, #256]
+	msr	spsr_el1, x0
+	ldp	x30, x0, [sp, #240]
+	msr	elr_el1, x0
+	ldp	x0, x1, [sp, #0]
+	ldp	x2, x3, [sp, #16]
+	ldp	x4, x5, [sp, #32]
+	ldp	x6, x7, [sp, #48]
+	ldp	x8, x9, [sp, #64]
+	ldp	x10, x11, [sp, #80]
+	ldp	x12, x13, [sp, #96]
+	ldp	x14, x15, [sp, #112]
+	ldp	x16, x17, [sp, #128]
+	ldp	x18, x19, [sp, #144]
+	ldp	x20, x21, [sp, #160]
+	ldp	x22, x23, [sp, #176]
+	ldp	x24, x25, [sp, #192]
+	ldp	x26, x27, [sp, #208]
+	ldp	x28, x29, [sp, #224]
+	add	sp, sp, #272
+	eret
+
+/*
+ * a64_el0_run(addr, stub): eret to the EL0 stub with x0 = addr; the stub
+ * does its access and `svc #0`, which comes back through a64_el0_back
+ * to our caller with the callee-saved registers, SP and DAIF restored.
+ */
+	.global	a64_el0_run
+a64_el0_run:
+	adrp	x9, a64_el0_ctx
+	add	x9, x9, :lo12:a64_el0_ctx
+	stp	x19, x20, [x9, #0]
+	stp	x21, x22, [x9, #16]
+	stp	x23, x24, [x9, #32]
+	stp	x25, x26, [x9, #48]
+	stp	x27, x28, [x9, #64]
+	stp	x29, x30, [x9, #80]
+	mov	x10, sp
+	mrs	x11, daif
+	stp	x10, x11, [x9, #96]
+	msr	elr_el1, x1
+	mov	x10, #0x1c0		/* EL0t, A I F masked (D is irrelevant from EL0) */
+	msr	spsr_el1, x10
+	isb
+	eret
+
+a64_el0_back:
+	adrp	x9, a64_el0_ctx
+	add	x9, x9, :lo12:a64_el0_ctx
+	ldp	x19, x20, [x9, #0]
+	ldp	x21, x22, [x9, #16]
+	ldp	x23, x24, [x9, #32]
+	ldp	x25, x26, [x9, #48]
+	ldp	x27, x28, [x9, #64]
+	ldp	x29, x30, [x9, #80]
+	ldp	x10, x11, [x9, #96]
+	mov	sp, x10
+	msr	daif, x11
+	isb
+	ret
+
+/* a64_semihost(op, param): AArch64 semihosting call. */
+	.global	a64_semihost
+a64_semihost:
+	hlt	#0xf000
+	ret
+
+/* ------------------------------------------------------------------ */
+/* The access routines: x0 = address.  EL1 ones end with ret, EL0 ones  */
+/* (in .el0text, mapped EL0-executable) with svc #0.  Order: r1 r2 r4   */
+/* r8 r16 r32 r64 w1 w2 w4 w8 w16 w32 w64 zero exec.                   */
+/* ------------------------------------------------------------------ */
+.macro	ACCESSES end
+	.balign	16
+	ldrb	w9, [x0]
+	\end
+	.balign	16
+	ldrh	w9, [x0]
+	\end
+	.balign	16
+	ldr	w9, [x0]
+	\end
+	.balign	16
+	ldr	x9, [x0]
+	\end
+	.balign	16
+	ldp	x9, x10, [x0]
+	\end
+	.balign	16
+	ld1	{v0.2d, v1.2d}, [x0]
+	\end
+	.balign	16
+	ld1	{v0.2d, v1.2d, v2.2d, v3.2d}, [x0]
+	\end
+	.balign	16
+	strb	wzr, [x0]
+	\end
+	.balign	16
+	strh	wzr, [x0]
+	\end
+	.balign	16
+	str	wzr, [x0]
+	\end
+	.balign	16
+	str	xzr, [x0]
+	\end
+	.balign	16
+	stp	xzr, xzr, [x0]
+	\end
+	.balign	16
+	st1	{v0.2d, v1.2d}, [x0]
+	\end
+	.balign	16
+	st1	{v0.2d, v1.2d, v2.2d, v3.2d}, [x0]
+	\end
+	.balign	16
+	dc	zva, x0
+	\end
+	.balign	16
+	mov	x9, x30
+	blr	x0
+	mov	x30, x9
+	\end
+.endm
+
+	.text
+	.balign	16
+	.global	a64_acc_el1
+a64_acc_el1:
+	ACCESSES ret
+
+	.section .el0text, "ax"
+	.balign	16
+	.global	a64_acc_el0
+a64_acc_el0:
+	ACCESSES "svc #0"
+
+/* The code arena C: 64 KiB, every instruction slot `ret`. */
+	.section .arena_c, "ax"
+	.balign	65536
+	.global	a64_arena_c
+a64_arena_c:
+	.rept	16384
+	ret
+	.endr
+
+	.bss
+	.balign	16
+a64_el0_ctx:
+	.space	112
