@@ -77,6 +77,19 @@ static bool priv_ok(int profile, const struct hwbpi_sim_cpu *c, uint64_t x)
  * all (no access type, privilege or translation mismatch, absent unit).
  * The range is the one the profile matches, before any per-access widening.
  */
+/*
+ * Bytes a DAWR watches: (MRD + 1) doublewords, MRD = DAWRX bits 10..15
+ * (ISA bits 48:53).  QEMU 10.0 extracts six bits from bit 15 instead
+ * (ISA bits 43:48), so it watches 8 bytes, or 16 when MRD >= 32
+ * (quirk HWBPI_Q_PPC_MRD_BITS).
+ */
+static uint64_t dawr_len(int profile, uint64_t dawrx)
+{
+	unsigned shift = hwbpi_quirk_on(profile, HWBPI_Q_PPC_MRD_BITS) ? 15 : HWBPI_PPC_DAWRX_MRD_SHIFT;
+
+	return (((dawrx >> shift) & HWBPI_PPC_DAWRX_MRD_MASK) + 1) * HWBPI_PPC_DW;
+}
+
 static bool data_slot(const struct hwbp_cpu *cpu, int profile, const struct hwbpi_sim_cpu *c,
 		      unsigned i, struct wslot *s)
 {
@@ -100,8 +113,7 @@ static bool data_slot(const struct hwbp_cpu *cpu, int profile, const struct hwbp
 			return false;
 		/* DAWR[0:60] is the doubleword address; MRD = doublewords - 1. */
 		s->lo = g->u.ppc.dawr[idx] & ~(HWBPI_PPC_DW - 1);
-		len = (((x >> HWBPI_PPC_DAWRX_MRD_SHIFT) & HWBPI_PPC_DAWRX_MRD_MASK) + 1) *
-		      HWBPI_PPC_DW;
+		len = dawr_len(profile, x);
 		s->last = s->lo + (len - 1);
 		if (s->last < s->lo)
 			s->last = UINT64_MAX;  /* wraps: the top of memory ends it */
@@ -386,8 +398,7 @@ static void refilter(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_c
 		if (idx >= 0) {
 			/* the uncut range, in case the 512-byte cut applied */
 			uint64_t x = c->regs.u.ppc.dawrx[idx];
-			uint64_t len = (((x >> HWBPI_PPC_DAWRX_MRD_SHIFT) &
-					 HWBPI_PPC_DAWRX_MRD_MASK) + 1) * HWBPI_PPC_DW;
+			uint64_t len = dawr_len(profile, x);
 
 			s.last = s.lo + (len - 1);
 			if (s.last < s.lo)

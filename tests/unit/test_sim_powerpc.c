@@ -105,8 +105,21 @@ static const struct row rows[] = {
 	  0, 1, RD, B, 8, NONE_ },
 	{ "DR=DW=0 disabled", "power9", ANY, { { "dawr0", B }, { "dawrx0", DX(ALLP, 0, 0) } },
 	  0, 1, WR, B, 8, NONE_ },
-	{ "MRD 63: last doubleword", "power9", ANY, { { "dawr0", B + 0x200 }, { "dawrx0", DX(ALLP, R | W, 63) } },
+	{ "MRD 63: last doubleword", "power9", SDM, { { "dawr0", B + 0x200 }, { "dawrx0", DX(ALLP, R | W, 63) } },
 	  0, 1, RD, B + 0x3f8, 8, DSI(1, MATCH, B + 0x3f8, true) },
+	/* --- QEMU reads MRD from DAWRX bits 15..20: quirk MRD_BITS --- */
+	{ "MRD 63 in QEMU: 16 bytes, the last doubleword is not watched", "power9", QEMU,
+	  { { "dawr0", B + 0x200 }, { "dawrx0", DX(ALLP, R | W, 63) } },
+	  0, 1, RD, B + 0x3f8, 8, NONE_ },
+	{ "MRD 63 in QEMU: the second doubleword is", "power9", QEMU,
+	  { { "dawr0", B + 0x200 }, { "dawrx0", DX(ALLP, R | W, 63) } },
+	  0, 1, RD, B + 0x208, 8, DSI(1, MATCH, B + 0x208, true) },
+	{ "MRD 1: two doublewords by the manual", "power9", SDM,
+	  { { "dawr0", B + 0x200 }, { "dawrx0", DX(ALLP, R | W, 1) } },
+	  0, 1, RD, B + 0x208, 8, DSI(1, MATCH, B + 0x208, true) },
+	{ "MRD 1 in QEMU: one doubleword", "power9", QEMU,
+	  { { "dawr0", B + 0x200 }, { "dawrx0", DX(ALLP, R | W, 1) } },
+	  0, 1, RD, B + 0x208, 8, NONE_ },
 	{ "MRD 63: one past", "power9", ANY, { { "dawr0", B + 0x200 }, { "dawrx0", DX(ALLP, R | W, 63) } },
 	  0, 1, RD, B + 0x400, 8, NONE_ },
 	{ "64-byte store over the start", "power9", SDM, { { "dawr0", B + 0x240 }, { "dawrx0", DX(ALLP, W, 1) } },
@@ -157,20 +170,24 @@ static const struct row rows[] = {
 	  0, 1, RD, B, 8, DSI(1, MATCH, B, true) },
 
 	/* --- 512-byte block before v3.1: quirk DAWR_512 --- */
+	/* MRD 32 at 0x1f8: QEMU watches 16 bytes there (quirk MRD_BITS), so
+	 * its range crosses 0x200 too */
 	{ "p9 range across 512: tail cut (sdm)", "power9", SDM,
-	  { { "dawr0", B + 0x1f0 }, { "dawrx0", DX(ALLP, R | W, 3) } }, 0, 1, RD, B + 0x200, 8, NONE_ },
+	  { { "dawr0", B + 0x1f8 }, { "dawrx0", DX(ALLP, R | W, 32) } }, 0, 1, RD, B + 0x200, 8, NONE_ },
 	{ "p9 range across 512: qemu watches tail", "power9", QEMU,
-	  { { "dawr0", B + 0x1f0 }, { "dawrx0", DX(ALLP, R | W, 3) } }, 0, 1, RD, B + 0x200, 8,
+	  { { "dawr0", B + 0x1f8 }, { "dawrx0", DX(ALLP, R | W, 32) } }, 0, 1, RD, B + 0x200, 8,
 	  DSI(1, MATCH, B + 0x200, false) },
 	{ "p9 range across 512: head", "power9", ANY,
-	  { { "dawr0", B + 0x1f0 }, { "dawrx0", DX(ALLP, R | W, 3) } }, 0, 1, RD, B + 0x1f8, 8,
-	  DSI(1, MATCH, B + 0x1f8, false) },
+	  { { "dawr0", B + 0x1f0 }, { "dawrx0", DX(ALLP, R | W, 3) } }, 0, 1, RD, B + 0x1f0, 8,
+	  DSI(1, MATCH, B + 0x1f0, false) },
 	{ "p10 crosses 512", "power10", ANY,
-	  { { "dawr0", B + 0x1f0 }, { "dawrx0", DX(ALLP, R | W, 3) } }, 0, 1, RD, B + 0x200, 8,
+	  { { "dawr0", B + 0x1f8 }, { "dawrx0", DX(ALLP, R | W, 32) } }, 0, 1, RD, B + 0x200, 8,
 	  DSI(1, MATCH, B + 0x200, true) },
-	{ "p10 512 bytes unaligned (perf-hwbreak)", "power10", ANY,
+	{ "p10 512 bytes unaligned (perf-hwbreak)", "power10", SDM,
 	  { { "dawr0", B + 0x208 }, { "dawrx0", DX(ALLP, R | W, 63) } }, 0, 1, RD, B + 0x401, 1,
 	  DSI(1, MATCH, B + 0x401, false) },
+	{ "same in QEMU: 16 bytes only (quirk MRD_BITS)", "power10", QEMU,
+	  { { "dawr0", B + 0x208 }, { "dawrx0", DX(ALLP, R | W, 63) } }, 0, 1, RD, B + 0x401, 1, NONE_ },
 
 	/* --- quadword accesses before v3.1: quirk QUADWORD --- */
 	{ "p9 lq second half: sdm quadword match", "power9", SDM,
@@ -489,6 +506,8 @@ static void test_sweep(void **state)
 			pre31 = cpu.u.ppc.isa < 310;
 			if (pre31 && profile == SDM)
 				last = B + 0x1ff;  /* cut at the 512-byte block */
+			if (profile == QEMU)
+				last = lo + 7;     /* MRD 9 read from bits 15..20: 0 (quirk MRD_BITS) */
 			sim = hwbp_sim_new(&cpu, profile, 1, NULL);
 			assert_non_null(sim);
 			assert_int_equal(hwbp_sim_set_reg(sim, 0, "dawr0", B + 0x1c8, &res), 0);
