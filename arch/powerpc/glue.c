@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * powerpc glue for the bare-metal harness: the real debug SPRs.
+ * SPR numbers: Power ISA v3.1 Book III (Linux reg.h SPRN_DAWR0 0xb4,
+ * SPRN_DAWR1 0xb5, SPRN_CIABR 0xbb, SPRN_DAWRX0 0xbc, SPRN_DAWRX1 0xbd).
+ * They are hypervisor-privileged: called in MSR[HV] = 1, MSR[PR] = 0.
+ * DABR/DABRX (ISA 2.06) do not exist on POWER8 and later: kept in the
+ * shadow only (the harness skips POWER7 files).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "glue.h"
+
+#define SPRN_DAWR0 180
+#define SPRN_DAWR1 181
+#define SPRN_CIABR 187
+#define SPRN_DAWRX0 188
+#define SPRN_DAWRX1 189
+
+#define mtspr(n, v) __asm__ volatile("mtspr %0, %1" : : "i"(n), "r"((uint64_t)(v)) : "memory")
+#define mfspr(n) ({ uint64_t v__; __asm__ volatile("mfspr %0, %1" : "=r"(v__) : "i"(n)); v__; })
+
+static struct hwbp_regs shadow = { .arch = HWBP_ARCH_POWERPC };
+
+int arch_write_regs(const struct hwbp_regs *regs)
+{
+	if (regs->arch != HWBP_ARCH_POWERPC)
+		return -1;
+	shadow = *regs;
+	/* Disable before moving an address, then arm: no transient match. */
+	mtspr(SPRN_DAWRX0, 0);
+	mtspr(SPRN_DAWRX1, 0);
+	mtspr(SPRN_DAWR0, regs->u.ppc.dawr[0]);
+	mtspr(SPRN_DAWR1, regs->u.ppc.dawr[1]);
+	mtspr(SPRN_DAWRX0, regs->u.ppc.dawrx[0]);
+	mtspr(SPRN_DAWRX1, regs->u.ppc.dawrx[1]);
+	mtspr(SPRN_CIABR, regs->u.ppc.ciabr);
+	__asm__ volatile("isync" ::: "memory");
+	return 0;
+}
+
+void arch_read_regs(struct hwbp_regs *regs)
+{
+	*regs = shadow;
+	regs->u.ppc.dawr[0] = mfspr(SPRN_DAWR0);
+	regs->u.ppc.dawr[1] = mfspr(SPRN_DAWR1);
+	regs->u.ppc.dawrx[0] = mfspr(SPRN_DAWRX0);
+	regs->u.ppc.dawrx[1] = mfspr(SPRN_DAWRX1);
+	regs->u.ppc.ciabr = mfspr(SPRN_CIABR);
+}
+
+void ppc_glue_shadow(struct hwbp_regs *regs)
+{
+	*regs = shadow;
+}

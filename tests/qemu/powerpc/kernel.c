@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ppc64 bare-metal harness: qemu-system-ppc64 -M powernv10 (POWER10 in
+ * hypervisor state, under skiboot), big-endian, ELFv2.
+ *
+ * Memory: the first 1 GiB is mapped 1:1 by one radix 1 GiB page (read,
+ * write, execute, not privileged), through both the process table (entry 0)
+ * and the partition table (LPID 0 for hypervisor state, LPID 1 for the
+ * MSR[HV] = 0 state the scenarios' `mode hv=0` asks for).  The harness runs
+ * with MSR[IR|DR] = 1, as the simulator assumes (DAWRX[WT] is compared with
+ * MSR[DR]); interrupts run in real mode (LPCR[AIL] = 0).
+ *
+ * Console and power-off through OPAL (skiboot's firmware calls).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "harness.h"
+#include "glue.h"
+
+/* OPAL tokens (skiboot include/opal-api.h). */
+#define OPAL_CONSOLE_WRITE 1
+#define OPAL_CEC_POWER_DOWN 5
+#define OPAL_POLL_EVENTS 10
+#define OPAL_CONSOLE_FLUSH 117
+#define OPAL_SUCCESS 0
+#define OPAL_BUSY (-2)
+#define OPAL_BUSY_EVENT (-12)
+
+/* MSR bits (LSB-0). */
+#define MSR_SF (1ull << 63)
+#define MSR_HV (1ull << 60)
+#define MSR_VEC (1ull << 25)
+#define MSR_VSX (1ull << 23)
+#define MSR_EE (1ull << 15)
+#define MSR_PR (1ull << 14)
+#define MSR_FP (1ull << 13)
+#define MSR_IR (1ull << 5)
+#define MSR_DR (1ull << 4)
+
+/* LPCR bits (Power ISA v3.1 Book III; QEMU target/ppc/cpu.h). */
+#define LPCR_AIL (3ull << 23)   /* ISA 39:40 */
+#define LPCR_UPRT (1ull << 22)  /* ISA 41 */
+#define LPCR_HR (1ull << 20)    /* ISA 43 */
+#define LPCR_HVICE (1ull << 1)  /* ISA 62 */
+#define LPCR_HDICE (1ull << 0)  /* ISA 63 */
+
+#define SPRN_PID 48
+#define SPRN_DEC 22
+#define SPRN_AMR 13
+#define SPRN_IAMR 61
+#define SPRN_LPCR 318
+#define SPRN_LPID 319
+#define SPRN_PTCR 464
+
+#define mtspr(n, v) __asm__ volatile("mtspr " #n ", %0" : : "r"((uint64_t)(v)) : "memory")
+#define mfspr(n) ({ uint64_t v__; __asm__ volatile("mfspr %0, " #n : "=r"(v__)); v__; })
+
+/* start.S */
+int64_t ppc_opal_call(uint64_t token, uint64_t a, uint64_t b, uint64_t c);
+void ppc_mode_call(void (*fn)(uint64_t), uint64_t arg, uint64_t msr);
+void ppc_ld1(uint64_t), ppc_ld2(uint64_t), ppc_ld4(uint64_t), ppc_ld8(uint64_t),
+	ppc_ld16(uint64_t);
+void ppc_st1(uint64_t), ppc_st2(uint64_t), ppc_st4(uint64_t), ppc_st8(uint64_t),
+	ppc_st16(uint64_t);
+void ppc_ld16q(uint64_t), ppc_st16q(uint64_t), ppc_ld32(uint64_t), ppc_st32(uint64_t);
+void ppc_zero(uint64_t), ppc_exec(uint64_t);
+void kmain(void);
+void ppc_bad_interrupt(uint64_t vec, uint64_t srr0, uint64_t srr1, uint64_t hsrr0,
+		       uint64_t hsrr1, uint64_t dar, uint64_t dsisr);
+
+/* Read by start.S. */
+struct { uint64_t base, entry; } ppc_opal;
+/* Written by the debug-interrupt entry (start.S hit_common). */
+volatile struct { uint64_t vec, srr0, srr1, dsisr, dar, count; } ppc_hit;
+uint64_t mc_save[32];
+
+/* Stacks, translation tables and the arenas (all in .bss, zeroed by start.S). */
+static uint8_t stack[65536] __attribute__((aligned(16), used));
+static uint8_t exc_stack[16384] __attribute__((aligned(16), used));
+static uint64_t radix_root[8192] __attribute__((aligned(65536)));   /* 13 bits */
+static uint64_t radix_pud[512] __attribute__((aligned(4096)));      /* 9 bits */
+static uint64_t part_table[512] __attribute__((aligned(4096)));     /* 256 x 16 B */
+static uint64_t proc_table[512] __attribute__((aligned(4096)));     /* 256 x 16 B */
+static uint8_t arena_b[65536] __attribute__((aligned(65536)));
+static uint32_t arena_c[16384] __attribute__((aligned(65536)));
+
+/* Symbols start.S takes the address of. */
+extern uint8_t stack_top[], exc_stack_top[];
+__asm__(".globl stack_top\n.set stack_top, stack + 65536\n"
+	".globl exc_stack_top\n.set exc_stack_top, exc_stack + 16384\n");
+
+static uint64_t kernel_msr;
+/* HWBP_PPC_QUAD_SPLIT: 16-byte accesses always with lxvd2x/stxvd2x. */
+#ifdef HWBP_PPC_QUAD_SPLIT
+static const int quad_split = 1;
+#else
+static const int quad_split = 0;
+#endif
+
+/* ------------------------------------------------------------- console */
+
+static char outbuf[256];
+static unsigned outlen;
+
+static void flush_out(void)
+{
+	unsigned off = 0;
+	int tries = 0;
+
+	while (off < outlen && tries++ < 100000) {
+		uint64_t len = outlen - off;   /* big-endian, as OPAL wants */
+		int64_t rc = ppc_opal_call(OPAL_CONSOLE_WRITE, 0, (uint64_t)&len,
+					   (uint64_t)(outbuf + off));
+
+		if (rc == OPAL_SUCCESS)
+			off += (unsigned)len;
+		else if (rc != OPAL_BUSY && rc != OPAL_BUSY_EVENT)
+			break;
+		if (rc != OPAL_SUCCESS || len == 0)
+			ppc_opal_call(OPAL_POLL_EVENTS, 0, 0, 0);
+	}
+	outlen = 0;
+}
+
+void arch_putc(char c)
+{
+	outbuf[outlen++] = c;
+	if (c == '\n' || outlen == sizeof(outbuf))
+		flush_out();
+}
+
+static void puts_(const char *s)
+{
+	while (*s)
+		arch_putc(*s++);
+}
+
+static void putx(uint64_t v)
+{
+	puts_("0x");
+	for (int i = 60; i >= 0; i -= 4)
+		arch_putc("0123456789abcdef"[(v >> i) & 15]);
+}
+
+__attribute__((noreturn)) void arch_exit(int code)
+{
+	h_printf("hwbp-ppc64: exit %d\n", code);
+	flush_out();
+	for (int i = 0; i < 100; i++)
+		if (ppc_opal_call(OPAL_CONSOLE_FLUSH, 0, 0, 0) != OPAL_BUSY)
+			break;
+	for (;;) {
+		int64_t rc = ppc_opal_call(OPAL_CEC_POWER_DOWN, 0, 0, 0);
+
+		if (rc != OPAL_BUSY && rc != OPAL_BUSY_EVENT && rc != OPAL_SUCCESS)
+			break;
+		ppc_opal_call(OPAL_POLL_EVENTS, 0, 0, 0);
+	}
+	for (;;)
+		ppc_opal_call(OPAL_POLL_EVENTS, 0, 0, 0);
+}
+
+void ppc_bad_interrupt(uint64_t vec, uint64_t srr0, uint64_t srr1, uint64_t hsrr0,
+		       uint64_t hsrr1, uint64_t dar, uint64_t dsisr)
+{
+	outlen = 0;
+	puts_("\nhwbp-ppc64: unexpected interrupt ");
+	putx(vec);
+	puts_(" srr0=");
+	putx(srr0);
+	puts_(" srr1=");
+	putx(srr1);
+	puts_(" hsrr0=");
+	putx(hsrr0);
+	puts_(" hsrr1=");
+	putx(hsrr1);
+	puts_(" dar=");
+	putx(dar);
+	puts_(" dsisr=");
+	putx(dsisr);
+	puts_("\n");
+	arch_exit(3);
+}
+
+/* ---------------------------------------------------------------- MMU */
+
+/* Radix: RTS field of a 52-bit tree (RTS = 52 - 31), as Linux RTS_FIELD(). */
+#define RTS_FIELD(x) ((((uint64_t)(x) >> 3) & 3) << 61 | ((uint64_t)(x) & 7) << 5)
+#define PATB_HR (1ull << 63)
+#define R_PTE_VALID (1ull << 63)
+#define R_PTE_LEAF (1ull << 62)
+#define R_PTE_R (1ull << 8)
+#define R_PTE_C (1ull << 7)
+#define R_PTE_RWX 7ull
+
+static void mmu_on(void)
+{
+	uint64_t tree = RTS_FIELD(21) | (uint64_t)radix_root | 13;
+	uint64_t lpcr;
+
+	/* 1 GiB leaf at the PUD level: real 0..1 GiB, any state, RWX. */
+	radix_pud[0] = R_PTE_VALID | R_PTE_LEAF | 0 | R_PTE_R | R_PTE_C | R_PTE_RWX;
+	radix_root[0] = R_PTE_VALID | (uint64_t)radix_pud | 9;
+	/* process table entry 0 (PID 0) */
+	proc_table[0] = tree;
+	proc_table[1] = 0;
+	/* partition table entries: LPID 0 (hypervisor) and LPID 1 (HV = 0) */
+	for (int l = 0; l < 2; l++) {
+		part_table[2 * l] = PATB_HR | tree;
+		part_table[2 * l + 1] = (uint64_t)proc_table | 0;  /* PRTS 0: 4 KiB */
+	}
+	__asm__ volatile("ptesync" ::: "memory");
+	mtspr(464, (uint64_t)part_table | 0);   /* PTCR: PATS 0: 4 KiB */
+	mtspr(319, 1);                          /* LPIDR: HV = 0 runs LPID 1 */
+	mtspr(48, 0);                           /* PIDR */
+	mtspr(13, 0);                           /* AMR */
+	mtspr(61, 0);                           /* IAMR */
+	lpcr = mfspr(318);
+	lpcr &= ~(LPCR_AIL | LPCR_HVICE | LPCR_HDICE);
+	lpcr |= LPCR_HR | LPCR_UPRT;
+	mtspr(318, lpcr);
+	mtspr(22, 0x7fffffff);                  /* DEC */
+	__asm__ volatile("isync; ptesync" ::: "memory");
+	kernel_msr = MSR_SF | MSR_HV | (1ull << 12) /* ME */ | MSR_IR | MSR_DR | MSR_FP |
+		     MSR_VEC | MSR_VSX;
+	__asm__ volatile("mtmsrd %0; isync" : : "r"(kernel_msr) : "memory");
+}
+
+/* ------------------------------------------------------------- harness */
+
+static struct hwbp_cpu cur_cpu;
+static int st_pr, st_hv = 1;
+
+uint64_t arch_arena_b(void)
+{
+	return (uint64_t)arena_b;
+}
+
+uint64_t arch_arena_c(void)
+{
+	return (uint64_t)arena_c;
+}
+
+const char *arch_cpu_unsupported(const struct hwbp_cpu *cpu)
+{
+	if (cpu->arch != HWBP_ARCH_POWERPC)
+		return "not a powerpc cpu (this is the ppc64 harness)";
+	if (!(cpu->u.ppc.units & (HWBP_PPC_DAWR0 | HWBP_PPC_DAWR1)) &&
+	    (cpu->u.ppc.units & HWBP_PPC_DABR))
+		return "DABR/DABRX (ISA 2.06) do not exist on the POWER10 the harness runs "
+		       "on (-M powernv10)";
+	return NULL;
+}
+
+void arch_reset(const struct hwbp_cpu *cpu)
+{
+	struct hwbp_regs r;
+
+	cur_cpu = *cpu;
+	hwbp_regs_reset(cpu, &r);
+	arch_write_regs(&r);
+	st_pr = 0;
+	st_hv = 1;
+}
+
+int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
+{
+	struct hwbp_regs r;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	ppc_glue_shadow(&r);
+	ret = hwbp_regs_set(&cur_cpu, &r, name, value);
+	if (ret == -ENOENT)
+		return -ENOENT;
+	if (ret)
+		return -EOPNOTSUPP;
+	return arch_write_regs(&r);
+}
+
+int arch_mode(const char *key, uint64_t value)
+{
+	if (value > 1)
+		return -EOPNOTSUPP;
+	if (strcmp(key, "pr") == 0)
+		st_pr = (int)value;
+	else if (strcmp(key, "hv") == 0)
+		st_hv = (int)value;
+	else
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static void status(struct hwbp_sim_result *res, const char *name, uint64_t v)
+{
+	if (res->nstatus >= HWBP_SIM_MAX_STATUS)
+		return;
+	strncpy(res->status[res->nstatus].name, name, sizeof(res->status[0].name) - 1);
+	res->status[res->nstatus].value = v;
+	res->nstatus++;
+}
+
+/* SRR1 bits 33:36 and 42:47 (IBM numbering): the interrupt's cause. */
+#define SRR1_CAUSE 0x00000000783f0000ull
+#define DSISR_BITS 0x00000000ffffffffull
+
+int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
+{
+	/* natural instructions: lbz..ld / stb..std; 16 bytes: lq/stq when
+	 * quadword aligned, else lxvd2x/stxvd2x; 32 bytes: lxvp/stxvp */
+	static void (*const ld[6])(uint64_t) = { ppc_ld1, ppc_ld2, ppc_ld4, ppc_ld8, ppc_ld16,
+						  ppc_ld32 };
+	static void (*const st[6])(uint64_t) = { ppc_st1, ppc_st2, ppc_st4, ppc_st8, ppc_st16,
+						  ppc_st32 };
+	void (*fn)(uint64_t);
+	uint64_t insn;   /* the instruction that makes the access */
+	int sz;
+
+	memset(res, 0, sizeof(*res));
+	switch (a->size) {
+	case 1: sz = 0; break;
+	case 2: sz = 1; break;
+	case 4: sz = 2; break;
+	case 8: sz = 3; break;
+	case 16: sz = 4; break;
+	case 32: sz = 5; break;
+	default: sz = -1; break;
+	}
+	switch (a->op) {
+	case HWBP_SIM_READ:
+	case HWBP_SIM_WRITE:
+		if (sz < 0)
+			return -EOPNOTSUPP;
+		fn = a->op == HWBP_SIM_READ ? ld[sz] : st[sz];
+		if (sz == 4 && !(a->addr & 15) && !quad_split)
+			fn = a->op == HWBP_SIM_READ ? ppc_ld16q : ppc_st16q;
+		insn = (uint64_t)fn;
+		break;
+	case HWBP_SIM_ZERO:
+		fn = ppc_zero;
+		insn = (uint64_t)fn;
+		break;
+	case HWBP_SIM_EXEC:
+		fn = ppc_exec;
+		insn = a->addr & ~3ull;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+
+	ppc_hit.count = 0;
+	if (!st_pr && st_hv) {
+		fn(a->addr);
+	} else {
+		uint64_t msr = kernel_msr;
+
+		if (st_pr)
+			msr |= MSR_PR;
+		if (!st_hv)
+			msr &= ~MSR_HV;
+		ppc_mode_call(fn, a->addr, msr);
+	}
+	if (!ppc_hit.count)
+		return 0;
+	/* Only debug interrupts are expected: a DSI without DSISR[41] (DABR/
+	 * DAWR match) is a storage fault, a Trace without SRR1[43] no CIABR. */
+	if ((ppc_hit.vec == 0x300 && !(ppc_hit.dsisr & 0x00400000)) ||
+	    (ppc_hit.vec == 0xd00 && !(ppc_hit.srr1 & 0x00100000))) {
+		h_printf("hwbp-ppc64: unexpected interrupt 0x%llx (not a debug match) "
+			 "srr0=0x%llx srr1=0x%llx dsisr=0x%llx dar=0x%llx\n",
+			 (unsigned long long)ppc_hit.vec, (unsigned long long)ppc_hit.srr0,
+			 (unsigned long long)ppc_hit.srr1, (unsigned long long)ppc_hit.dsisr,
+			 (unsigned long long)ppc_hit.dar);
+		arch_exit(3);
+	}
+
+	if (ppc_hit.vec == 0x300) {
+		res->cls = HWBP_SIM_DSI;
+		res->timing = ppc_hit.srr0 == insn ? HWBP_TIMING_BEFORE : HWBP_TIMING_AFTER;
+		status(res, "dsisr", ppc_hit.dsisr & DSISR_BITS);
+		status(res, "dar", ppc_hit.dar);
+		res->addr = ppc_hit.dar;
+		res->addr_known = true;
+		res->st.ip = 0;   /* as the simulator: no instruction address for data */
+		res->st.u.ppc.vector = 0x300;
+		res->st.u.ppc.dsisr = ppc_hit.dsisr & DSISR_BITS;
+		res->st.u.ppc.dar = ppc_hit.dar;
+	} else {
+		uint64_t srr1 = ppc_hit.srr1 & SRR1_CAUSE;
+
+		res->cls = HWBP_SIM_TRACE;
+		res->timing = ppc_hit.srr0 == insn ? HWBP_TIMING_BEFORE : HWBP_TIMING_AFTER;
+		status(res, "srr1", srr1);
+		res->st.ip = insn;
+		res->st.u.ppc.vector = ppc_hit.vec;
+		res->st.u.ppc.srr1 = srr1;
+	}
+	if (ppc_hit.count > 1)
+		h_printf("# note: %u debug interrupts for one access\n", (unsigned)ppc_hit.count);
+	return 0;
+}
+
+void arch_resume(struct hwbp_sim_result *res)
+{
+	/* The handler already stepped over the instruction. */
+	memset(res, 0, sizeof(*res));
+}
+
+void kmain(void)
+{
+	mmu_on();
+	for (unsigned i = 0; i < sizeof(arena_c) / sizeof(arena_c[0]); i++)
+		arena_c[i] = 0x4e800020;   /* blr */
+	for (uint64_t p = (uint64_t)arena_c; p < (uint64_t)arena_c + sizeof(arena_c); p += 128)
+		__asm__ volatile("dcbst 0, %0; sync; icbi 0, %0" : : "r"(p) : "memory");
+	__asm__ volatile("sync; isync" ::: "memory");
+	puts_("hwbp-ppc64: harness start\n");
+	arch_exit(harness_main());
+}

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ppc64 (big-endian, ELFv2 ABI) harness: entry from skiboot, exception
+ * vectors, OPAL calls, the access primitives and the privilege-state call.
+ *
+ * skiboot (QEMU's powernv firmware) runs the ELF in place where QEMU put the
+ * -kernel file (0x20000000), in hypervisor real mode, with r3 = FDT,
+ * r8 = OPAL base, r9 = OPAL entry.  The image is linked at 0 (as Linux is):
+ * _start copies itself down to 0, so that its exception vectors are the
+ * machine's, then runs C with the MMU still off; kmain() turns radix
+ * translation on.
+ */
+#define SPRG1 273
+#define SPRG2 274
+#define SPRN_DEC 22
+
+#define LOAD_ADDR(r, sym) lis r, sym@h; ori r, r, sym@l
+
+	.machine power10
+	.abiversion 2
+
+/* ---------------------------------------------------------------- vectors */
+	.section .head.text, "ax"
+	.globl __head
+__head:
+
+/* Unexpected interrupt VEC: report it from C and power off. */
+#define VEC_BAD(v) \
+	. = v; \
+	mtspr SPRG1, %r3; \
+	mtspr SPRG2, %r4; \
+	li %r4, v; \
+	b bad_common
+
+/* A debug interrupt: record it, step over the instruction, go back. */
+#define VEC_HIT(v) \
+	. = v; \
+	mtspr SPRG1, %r3; \
+	mtspr SPRG2, %r4; \
+	li %r4, v; \
+	b hit_common
+
+	VEC_BAD(0x100)
+	VEC_BAD(0x200)
+	VEC_HIT(0x300)
+	VEC_BAD(0x380)
+	VEC_BAD(0x400)
+	VEC_BAD(0x480)
+	VEC_BAD(0x500)
+	VEC_BAD(0x600)
+	VEC_BAD(0x700)
+	VEC_BAD(0x800)
+
+	/* Decrementer (user mode may run with MSR[EE] = 1): push it away. */
+	. = 0x900
+	mtspr SPRG1, %r3
+	lis %r3, 0x7fff
+	ori %r3, %r3, 0xffff
+	mtspr SPRN_DEC, %r3
+	mfspr %r3, SPRG1
+	rfid
+
+	VEC_BAD(0x980)
+	VEC_BAD(0xa00)
+	VEC_BAD(0xb00)
+
+	/* System call: `sc 1` from the state mode_call() entered brings us
+	 * back here in hypervisor state. */
+	. = 0xc00
+	mfmsr %r11
+	rldicl. %r11, %r11, 4, 63       /* MSR[HV] */
+	bne 1f
+	sc 1                            /* arrived with HV = 0: escalate */
+1:	b mc_return
+
+	VEC_HIT(0xd00)
+	VEC_BAD(0xe00)
+	VEC_BAD(0xe20)
+	VEC_BAD(0xe40)
+	VEC_BAD(0xe60)
+	VEC_BAD(0xe80)
+	VEC_BAD(0xea0)
+	VEC_BAD(0xf00)
+	VEC_BAD(0xf20)
+	VEC_BAD(0xf40)
+	VEC_BAD(0xf60)
+	VEC_BAD(0xf80)
+	VEC_BAD(0x1500)
+	VEC_BAD(0x1600)
+	VEC_BAD(0x1700)
+	VEC_BAD(0x1800)
+
+	. = 0x2000
+/*
+ * hit_common: r4 = vector (old r3/r4 in SPRG1/2).  Saves the vector, SRR0,
+ * SRR1, DSISR and DAR in ppc_hit (kernel.c) and returns to the instruction
+ * after the one that raised it: the access is stepped over (skipped), so
+ * the handler never needs the hypervisor-only debug SPRs (it also runs in
+ * MSR[HV] = 0 state).  Touches no stack and no CR.
+ */
+hit_common:
+	LOAD_ADDR(%r3, ppc_hit)
+	std %r4, 0(%r3)
+	mfsrr0 %r4
+	std %r4, 8(%r3)
+	addi %r4, %r4, 4
+	mtsrr0 %r4
+	mfsrr1 %r4
+	std %r4, 16(%r3)
+	mfdsisr %r4
+	std %r4, 24(%r3)
+	mfdar %r4
+	std %r4, 32(%r3)
+	ld %r4, 40(%r3)
+	addi %r4, %r4, 1
+	std %r4, 40(%r3)
+	mfspr %r3, SPRG1
+	mfspr %r4, SPRG2
+	rfid
+
+/* bad_common: r4 = vector.  C reports it (real mode, own stack). */
+bad_common:
+	LOAD_ADDR(%r1, exc_stack_top)
+	subi %r1, %r1, 128
+	LOAD_ADDR(%r2, .TOC.)
+	mr %r3, %r4
+	mfsrr0 %r4
+	mfsrr1 %r5
+	mfspr %r6, 314                  /* HSRR0 */
+	mfspr %r7, 315                  /* HSRR1 */
+	mfdar %r8
+	mfdsisr %r9
+	LOAD_ADDR(%r12, ppc_bad_interrupt)
+	mtctr %r12
+	bctrl
+1:	b 1b
+
+/* ------------------------------------------------------------------ entry */
+	.globl _start
+_start:
+	mr %r28, %r8                    /* OPAL base */
+	mr %r29, %r9                    /* OPAL entry */
+	bcl 20, 31, 1f
+1:	mflr %r10
+	LOAD_ADDR(%r11, 1b)
+	subf %r10, %r11, %r10           /* r10 = where address 0 of the image is now */
+	/* copy [0, __data_end) down to 0 */
+	li %r5, 0
+	LOAD_ADDR(%r6, __data_end)
+2:	ldx %r7, %r10, %r5
+	stdx %r7, 0, %r5
+	addi %r5, %r5, 8
+	cmpld %r5, %r6
+	blt 2b
+	sync
+	li %r5, 0
+3:	dcbst 0, %r5
+	addi %r5, %r5, 128
+	cmpld %r5, %r6
+	blt 3b
+	sync
+	li %r5, 0
+4:	icbi 0, %r5
+	addi %r5, %r5, 128
+	cmpld %r5, %r6
+	blt 4b
+	sync
+	isync
+	LOAD_ADDR(%r12, 5f)
+	mtctr %r12
+	bctr
+5:	/* running at the link address now: clear .bss */
+	LOAD_ADDR(%r5, __bss_start)
+	LOAD_ADDR(%r6, __bss_end)
+	li %r7, 0
+6:	cmpld %r5, %r6
+	bge 7f
+	std %r7, 0(%r5)
+	addi %r5, %r5, 8
+	b 6b
+7:	LOAD_ADDR(%r1, stack_top)
+	subi %r1, %r1, 128
+	li %r0, 0
+	std %r0, 0(%r1)
+	LOAD_ADDR(%r2, .TOC.)
+	LOAD_ADDR(%r5, ppc_opal)
+	std %r28, 0(%r5)
+	std %r29, 8(%r5)
+	LOAD_ADDR(%r12, kmain)
+	mtctr %r12
+	bctrl
+8:	b 8b
+
+	.text
+/*
+ * int64_t ppc_opal_call(uint64_t token, uint64_t a, uint64_t b, uint64_t c)
+ * in real mode (OPAL's ABI), back in the caller's MSR.
+ */
+	.globl ppc_opal_call
+ppc_opal_call:
+	mflr %r0
+	std %r0, 16(%r1)
+	stdu %r1, -128(%r1)
+	std %r2, 32(%r1)
+	std %r31, 40(%r1)
+	mfmsr %r31
+	mr %r0, %r3
+	mr %r3, %r4
+	mr %r4, %r5
+	mr %r5, %r6
+	li %r11, 0x30                   /* MSR[IR|DR] */
+	ori %r11, %r11, 0x8000          /* MSR[EE] */
+	andc %r11, %r31, %r11
+	mtmsrd %r11
+	isync
+	LOAD_ADDR(%r11, ppc_opal)
+	ld %r2, 0(%r11)
+	ld %r12, 8(%r11)
+	mtctr %r12
+	bctrl
+	mtmsrd %r31
+	isync
+	ld %r31, 40(%r1)
+	ld %r2, 32(%r1)
+	addi %r1, %r1, 128
+	ld %r0, 16(%r1)
+	mtlr %r0
+	blr
+
+/*
+ * void ppc_mode_call(void (*fn)(uint64_t), uint64_t arg, uint64_t msr)
+ * Runs fn(arg) with MSR = msr (another privilege state: problem state,
+ * MSR[HV] = 0), entered by rfid; fn returns to mc_user_ret, whose `sc 1`
+ * comes back through 0xc00 to mc_return in hypervisor real mode, which
+ * restores the caller's context and MSR.  Not reentrant.
+ */
+	.globl ppc_mode_call
+ppc_mode_call:
+	LOAD_ADDR(%r11, mc_save)
+	std %r1, 0(%r11)
+	std %r2, 8(%r11)
+	mflr %r0
+	std %r0, 16(%r11)
+	mfmsr %r0
+	std %r0, 24(%r11)
+	mfcr %r0
+	std %r0, 32(%r11)
+	std %r13, 40(%r11)
+	std %r14, 48(%r11)
+	std %r15, 56(%r11)
+	std %r16, 64(%r11)
+	std %r17, 72(%r11)
+	std %r18, 80(%r11)
+	std %r19, 88(%r11)
+	std %r20, 96(%r11)
+	std %r21, 104(%r11)
+	std %r22, 112(%r11)
+	std %r23, 120(%r11)
+	std %r24, 128(%r11)
+	std %r25, 136(%r11)
+	std %r26, 144(%r11)
+	std %r27, 152(%r11)
+	std %r28, 160(%r11)
+	std %r29, 168(%r11)
+	std %r30, 176(%r11)
+	std %r31, 184(%r11)
+	mtsrr0 %r3
+	mtsrr1 %r5
+	mr %r12, %r3
+	mr %r3, %r4
+	LOAD_ADDR(%r0, mc_user_ret)
+	mtlr %r0
+	rfid
+
+mc_user_ret:
+	sc 1
+	b mc_user_ret
+
+mc_return:
+	LOAD_ADDR(%r11, mc_save)
+	ld %r1, 0(%r11)
+	ld %r2, 8(%r11)
+	ld %r0, 16(%r11)
+	mtsrr0 %r0
+	ld %r0, 24(%r11)
+	mtsrr1 %r0
+	ld %r0, 32(%r11)
+	mtcr %r0
+	ld %r13, 40(%r11)
+	ld %r14, 48(%r11)
+	ld %r15, 56(%r11)
+	ld %r16, 64(%r11)
+	ld %r17, 72(%r11)
+	ld %r18, 80(%r11)
+	ld %r19, 88(%r11)
+	ld %r20, 96(%r11)
+	ld %r21, 104(%r11)
+	ld %r22, 112(%r11)
+	ld %r23, 120(%r11)
+	ld %r24, 128(%r11)
+	ld %r25, 136(%r11)
+	ld %r26, 144(%r11)
+	ld %r27, 152(%r11)
+	ld %r28, 160(%r11)
+	ld %r29, 168(%r11)
+	ld %r30, 176(%r11)
+	ld %r31, 184(%r11)
+	rfid
+
+/*
+ * The access primitives: the access is the first instruction of each, so
+ * a handler's SRR0 equal to the function's address means "before".
+ * Leaf functions, no TOC, no stack: they also run in problem state.
+ */
+#define PRIM(name, ...) \
+	.globl name; \
+	.p2align 4; \
+name:	__VA_ARGS__; \
+	blr
+
+	PRIM(ppc_ld1, lbz %r4, 0(%r3))
+	PRIM(ppc_ld2, lhz %r4, 0(%r3))
+	PRIM(ppc_ld4, lwz %r4, 0(%r3))
+	PRIM(ppc_ld8, ld %r4, 0(%r3))
+	PRIM(ppc_ld16, lxvd2x %vs0, 0, %r3)
+	PRIM(ppc_st1, stb %r3, 0(%r3))
+	PRIM(ppc_st2, sth %r3, 0(%r3))
+	PRIM(ppc_st4, stw %r3, 0(%r3))
+	PRIM(ppc_st8, std %r3, 0(%r3))
+	PRIM(ppc_st16, stxvd2x %vs0, 0, %r3)
+	PRIM(ppc_zero, dcbz 0, %r3)
+	/* quadword-aligned 16 bytes: lq/stq, one 16-byte access in QEMU
+	 * (lxvd2x/stxvd2x are two 8-byte accesses there) */
+	PRIM(ppc_ld16q, lq %r4, 0(%r3))
+	PRIM(ppc_st16q, stq %r4, 0(%r3))
+	/* 32 bytes: the ISA 3.1 paired vector load/store */
+	PRIM(ppc_ld32, lxvp %vs0, 0(%r3))
+	PRIM(ppc_st32, stxvp %vs0, 0(%r3))
+
+/* exec: call into arena C (a blr at every word). */
+	.globl ppc_exec
+	.p2align 4
+ppc_exec:
+	mflr %r0
+	std %r0, 16(%r1)
+	stdu %r1, -32(%r1)
+	mtctr %r3
+	mr %r12, %r3
+	bctrl
+	addi %r1, %r1, 32
+	ld %r0, 16(%r1)
+	mtlr %r0
+	blr
