@@ -67,6 +67,9 @@ struct hwbpi_sim_cpu {
 	 */
 	uint64_t wseq[HWBP_MAX_SLOTS];
 	uint64_t wclock;
+	/* Model-private flags (x86 qemu profile: QEMU's per-watchpoint
+	 * BP_WATCHPOINT_HIT, which outlives the access that set it). */
+	uint32_t mflags;
 
 	/* The access that raised the last exception, for resume(). */
 	struct hwbp_sim_access last;
@@ -110,6 +113,15 @@ struct hwbpi_sim_model {
 	/* See hwbp_sim_resume(). */
 	void (*resume)(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
 		       struct hwbp_sim_result *res);
+
+	/*
+	 * Optional (NULL: nothing to do): the engine's glue has just copied
+	 * registers over @old, the way a kernel's glue writes them (x86:
+	 * DR0-DR3 in order, then DR7).  For models whose state depends on the
+	 * order of register writes (QEMU's watchpoint list).
+	 */
+	void (*glue_wrote)(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+			   const struct hwbp_regs *old);
 
 	/* Recompute c->flo/fhi after any change of registers or mode. */
 	void (*refilter)(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c);

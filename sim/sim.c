@@ -86,10 +86,12 @@ static int glue_write(void *arg, unsigned cpu, const struct hwbp_regs *r)
 {
 	struct hwbp_sim *sim = arg;
 	struct hwbpi_sim_cpu *c;
+	struct hwbp_regs old;
 
 	if (cpu >= sim->ncpus || r->arch != sim->cpu.arch)
 		return -EINVAL;
 	c = &sim->c[cpu];
+	old = c->regs;
 	/*
 	 * A kernel installing breakpoints writes address and control
 	 * registers, never the status ones: x86 DR6 keeps what the CPU put
@@ -115,6 +117,8 @@ static int glue_write(void *arg, unsigned cpu, const struct hwbp_regs *r)
 	/* The glue writes every slot, in slot order. */
 	for (unsigned i = 0; i < HWBP_MAX_SLOTS; i++)
 		c->wseq[i] = ++c->wclock;
+	if (sim->m->glue_wrote)
+		sim->m->glue_wrote(&sim->cpu, sim->profile, c, &old);
 	refilter(sim, c);
 	return 0;
 }

@@ -187,6 +187,109 @@ static uint32_t enabled_mask(uint64_t dr7)
 }
 
 /* ------------------------------------------------------------------ */
+/*
+ * QEMU's watchpoint list (qemu profile, quirk HWBPI_Q_X86_DATA_FIRST_SLOT).
+ * QEMU keeps one watchpoint per enabled data slot in a list; a DRn write
+ * to an enabled slot re-inserts it at the tail, a DR7 write that changes
+ * only enable bits re-inserts just the slots whose enable changed, any
+ * other DR7 write re-inserts all four in slot order.  An access that
+ * "visits" the list (one of a type some watchpoint in its page watches:
+ * the TLB flags pages per access type) clears the hit flag of every
+ * watchpoint it passes without matching and sets the flag of the first
+ * one it matches, where the search stops; DR6.B0-B3 then come from every
+ * flag still set, stale ones included.  c->wseq[] is the list order,
+ * c->mflags the hit flags.
+ */
+static bool in_list(uint64_t dr7, unsigned i)
+{
+	unsigned rw = rw_of(dr7, i);
+
+	return enabled(dr7, i) && (rw == HWBPI_X86_RW_W || rw == HWBPI_X86_RW_RW);
+}
+
+/* helper_set_dr(): DRn of an enabled, non-I/O slot is removed and
+ * inserted again, at the tail. */
+static void qemu_drn_written(struct hwbpi_sim_cpu *c, unsigned n, uint64_t dr7)
+{
+	if (enabled(dr7, n) && rw_of(dr7, n) != HWBPI_X86_RW_IO) {
+		c->wseq[n] = ++c->wclock;
+		c->mflags &= ~(1u << n);
+	}
+}
+
+/* cpu_x86_update_dr7(): only-enable changes touch the changed slots. */
+static void qemu_dr7_written(struct hwbpi_sim_cpu *c, uint64_t old, uint64_t new)
+{
+	for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
+		if (((old ^ new) & ~0xffull) == 0 && enabled(old, i) == enabled(new, i))
+			continue;
+		c->mflags &= ~(1u << i);
+		c->wseq[i] = ++c->wclock;
+	}
+}
+
+/* The B bits QEMU reports for data access @a, updating the hit flags. */
+static uint32_t qemu_list_hits(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+			       const struct hwbp_sim_access *a)
+{
+	uint64_t dr7 = c->regs.u.x86.dr7;
+	uint64_t lo = a->addr, hi = last_byte(a->addr, a->size);
+	/* the pages the access touches (an access across a page boundary is
+	 * checked page by page) */
+	uint64_t plo = lo & ~0xfffull, phi = hi | 0xfff;
+	bool visit = false;
+	unsigned order[HWBPI_X86_SLOTS], n = 0;
+	uint32_t listed = 0;
+
+	for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
+		struct watch w;
+
+		if (!in_list(dr7, i) || !slot_watch(cpu, profile, c, i, false, &w))
+			continue;
+		listed |= 1u << i;
+		if ((a->op == HWBP_SIM_WRITE || rw_of(dr7, i) == HWBPI_X86_RW_RW) &&
+		    w.lo <= phi && w.hi >= plo)
+			visit = true;
+		/* insertion sort by list position */
+		unsigned k = n++;
+
+		while (k && c->wseq[order[k - 1]] > c->wseq[i]) {
+			order[k] = order[k - 1];
+			k--;
+		}
+		order[k] = i;
+	}
+	c->mflags &= listed;
+	if (!visit)
+		return 0;
+	for (unsigned k = 0; k < n; k++) {
+		unsigned i = order[k];
+		struct watch w;
+
+		slot_watch(cpu, profile, c, i, false, &w);
+		if ((a->op == HWBP_SIM_WRITE || rw_of(dr7, i) == HWBPI_X86_RW_RW) &&
+		    watch_hits(&w, lo, hi)) {
+			c->mflags |= 1u << i;
+			return c->mflags;
+		}
+		c->mflags &= ~(1u << i);
+	}
+	return 0;
+}
+
+static void glue_wrote(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+		       const struct hwbp_regs *old)
+{
+	(void)cpu;
+	if (!hwbpi_quirk_on(profile, HWBPI_Q_X86_DATA_FIRST_SLOT))
+		return;
+	/* A kernel's glue writes DR0-DR3, then DR7 (arch/x86/glue.c). */
+	for (unsigned n = 0; n < HWBPI_X86_SLOTS; n++)
+		qemu_drn_written(c, n, old->u.x86.dr7);
+	qemu_dr7_written(c, old->u.x86.dr7, c->regs.u.x86.dr7);
+}
+
+/* ------------------------------------------------------------------ */
 
 static void refilter(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c)
 {
@@ -213,7 +316,15 @@ static void refilter(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_c
 		if (!slot_watch(cpu, profile, c, i, false, &w))
 			continue;
 		any = true;
-		/* One window per enabled data slot for the engine's bitmap. */
+		/*
+		 * One window per enabled data slot for the engine's bitmap.
+		 * Under QEMU any access to the slot's pages may clear a stale
+		 * hit flag (qemu_list_hits()): the window is the whole pages.
+		 */
+		if (hwbpi_quirk_on(profile, HWBPI_Q_X86_DATA_FIRST_SLOT)) {
+			w.lo &= ~0xfffull;
+			w.hi |= 0xfff;
+		}
 		c->wlo[c->nwin] = w.lo;
 		c->whi[c->nwin++] = w.hi == ALL_ONES ? ALL_ONES : w.hi + 1;
 		if (w.lo < lo)
@@ -286,13 +397,10 @@ static int set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu
 		if (!cpu->u.x86.amd_addr_mask)
 			return -ENOENT;
 		/* WRMSR to DRn_ADDR_MASK: not a debug register, no GD.  QEMU has
-		 * no such MSR: the WRMSR raises #GP and nothing is written. */
-		if (hwbpi_quirk_on(profile, HWBPI_Q_X86_NO_ADDR_MASK)) {
-			res->cls = HWBP_SIM_GP;
-			res->timing = HWBP_TIMING_BEFORE;
-			res->st.u.x86.dr6 = c->regs.u.x86.dr6;
+		 * no such MSR, and TCG ignores a WRMSR to an unknown MSR: no
+		 * #GP, nothing written. */
+		if (hwbpi_quirk_on(profile, HWBPI_Q_X86_NO_ADDR_MASK))
 			return 0;
-		}
 		/* Bits 63:12 are write-ignored with DataBkptExt (x86.h). */
 		c->regs.u.x86.addr_mask[name[2] - '0'] = value & HWBPI_X86_AMD_MASK_MAX;
 		return 0;
@@ -348,14 +456,20 @@ static int set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu
 
 	if (n < 4) {
 		c->regs.u.x86.dr[n] = value;
+		if (hwbpi_quirk_on(profile, HWBPI_Q_X86_DATA_FIRST_SLOT))
+			qemu_drn_written(c, (unsigned)n, c->regs.u.x86.dr7);
 	} else if (n == 6) {
 		if (hwbpi_quirk_on(profile, HWBPI_Q_X86_DR6_BIT12))
 			c->regs.u.x86.dr6 = value | HWBPI_X86_DR6_RESET;
 		else
 			c->regs.u.x86.dr6 = (value & DR6_WRITABLE) | HWBPI_X86_DR6_RESET;
 	} else {
+		uint64_t old = c->regs.u.x86.dr7;
+
 		/* Bit 10 reads as 1 (SDM §17.2.4); other reserved bits stored. */
 		c->regs.u.x86.dr7 = value | HWBPI_X86_DR7_RESET;
+		if (hwbpi_quirk_on(profile, HWBPI_Q_X86_DATA_FIRST_SLOT))
+			qemu_dr7_written(c, old, c->regs.u.x86.dr7);
 	}
 	return 0;
 }
@@ -467,14 +581,15 @@ static void data_trap(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_
 	uint32_t en, dis, b;
 
 	match_data(cpu, profile, c, a, io, &en, &dis);
+	/* QEMU: its watchpoint list decides, stale hit flags included. */
+	if (!io && hwbpi_quirk_on(profile, HWBPI_Q_X86_DATA_FIRST_SLOT))
+		en = qemu_list_hits(cpu, profile, c, a);
 	/* The access is done either way (a trap, SDM §17.3.1.2). */
 	complete(cpu, profile, c);
 	if (!en)
 		return;
 
 	b = en;
-	if (!io && hwbpi_quirk_on(profile, HWBPI_Q_X86_DATA_FIRST_SLOT))
-		b = en & (0u - en);
 	/*
 	 * Choice: "B0-B3 may or may not be set if the breakpoint is not
 	 * enabled" (SDM §17.2.3): the sdm profile sets them for every slot
@@ -602,6 +717,7 @@ const struct hwbpi_sim_model hwbpi_sim_x86 = {
 	.mode = mode,
 	.access = access_,
 	.resume = resume,
+	.glue_wrote = glue_wrote,
 	.refilter = refilter,
 	.priv = priv,
 };

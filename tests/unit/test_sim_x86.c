@@ -599,10 +599,11 @@ static void test_addr_mask_msr(void **state)
 	assert_int_equal(get(sim, "dr3_mask"), 0x7f);
 	hwbp_sim_free(sim);
 
-	/* QEMU has no such MSR: WRMSR #GP, nothing written. */
+	/* QEMU has no such MSR and TCG ignores the WRMSR: no #GP, nothing
+	 * written (helper_wrmsr, confirmed on the bare-metal harness). */
 	sim = mk("x86_64-amd", HWBP_SIM_QEMU);
 	assert_int_equal(hwbp_sim_set_reg(sim, 0, "dr3_mask", 0x3f, &r), 0);
-	assert_int_equal(r.cls, HWBP_SIM_GP);
+	assert_int_equal(r.cls, HWBP_SIM_NONE);
 	assert_int_equal(get(sim, "dr3_mask"), 0);
 	hwbp_sim_free(sim);
 }
