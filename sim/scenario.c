@@ -43,6 +43,7 @@ struct cmd {
 	/* generic operands */
 	char name[NAME_LEN];          /* register, request or cpu preset */
 	uint64_t a, b;                /* address/value, size/len */
+	int abase;                    /* a was written B+OFF ('B'), C+OFF ('C') or as a number (0) */
 	/* watch */
 	unsigned type;
 	enum hwbp_scope scope;
@@ -76,6 +77,7 @@ struct lexer {
 	const char *start;            /* the line's first character */
 	char *errbuf;
 	size_t errlen;
+	int base;                     /* how parse_addr() read its last value: 0 number, 'B', 'C' */
 };
 
 static int perr(struct lexer *lx, const char *at, const char *fmt, ...)
@@ -179,7 +181,9 @@ static int parse_addr(struct lexer *lx, const char *s, unsigned len, uint64_t *o
 	uint64_t base = 0, off = 0;
 	int ret;
 
+	lx->base = 0;
 	if (len >= 1 && (s[0] == 'B' || s[0] == 'C') && (len == 1 || s[1] == '+')) {
+		lx->base = s[0];
 		base = s[0] == 'B' ? ARENA_B : ARENA_C;
 		if (len == 1) {
 			*out = base;
@@ -453,7 +457,9 @@ static int parse_line(struct lexer *lx, struct script *sc, const struct tokens *
 			return ret;
 		if (hwbp_sim_get_reg(probe, 0, c->name, &v) == -ENOENT)
 			return perr(lx, t->p[1], "no register '%s' on %s", c->name, sc->cpu.name);
-		return parse_addr(lx, t->p[2], t->len[2], &c->a, "value");
+		ret = parse_addr(lx, t->p[2], t->len[2], &c->a, "value");
+		c->abase = lx->base;
+		return ret;
 	} else if (tok_is(t, 0, "watch")) {
 		c->kind = C_WATCH;
 		if (t->n < 5)
@@ -470,6 +476,7 @@ static int parse_line(struct lexer *lx, struct script *sc, const struct tokens *
 		ret = parse_addr(lx, t->p[2], t->len[2], &c->a, "address");
 		if (ret)
 			return ret;
+		c->abase = lx->base;
 		ret = parse_num(t->p[3], t->len[3], &c->b);
 		if (ret)
 			return perr(lx, t->p[3], "bad length '%.*s': expected a number of bytes", (int)t->len[3], t->p[3]);
@@ -534,6 +541,7 @@ static int parse_line(struct lexer *lx, struct script *sc, const struct tokens *
 		ret = parse_addr(lx, t->p[1], t->len[1], &c->a, c->kind == C_IO ? "port" : "address");
 		if (ret)
 			return ret;
+		c->abase = lx->base;
 		if (parse_num(t->p[2], t->len[2], &c->b) || c->b < 1 || c->b > 64)
 			return perr(lx, t->p[2], "bad size '%.*s': expected 1..64 bytes", (int)t->len[2], t->p[2]);
 		if (c->kind == C_IO && (c->a > 0xffff || (c->b != 1 && c->b != 2 && c->b != 4)))
@@ -545,7 +553,9 @@ static int parse_line(struct lexer *lx, struct script *sc, const struct tokens *
 			return perr(lx, t->p[0], "'%.*s' takes ADDR", (int)t->len[0], t->p[0]);
 		if (c->kind == C_ZERO && sc->cpu.arch == HWBP_ARCH_X86)
 			return perr(lx, t->p[0], "'zero' is arm64 DC ZVA / powerpc dcbz; x86 has none");
-		return parse_addr(lx, t->p[1], t->len[1], &c->a, "address");
+		ret = parse_addr(lx, t->p[1], t->len[1], &c->a, "address");
+		c->abase = lx->base;
+		return ret;
 	} else if (tok_is(t, 0, "resume")) {
 		c->kind = C_RESUME;
 		if (t->n != 1)
@@ -558,7 +568,7 @@ static int parse_line(struct lexer *lx, struct script *sc, const struct tokens *
 static int parse_script(const char *file, const char *text, size_t len, struct script *sc,
 			char *errbuf, size_t errlen)
 {
-	struct lexer lx = { file, 0, NULL, errbuf, errlen };
+	struct lexer lx = { file, 0, NULL, errbuf, errlen, 0 };
 	struct hwbp_sim *probe = NULL;
 	size_t pos = 0;
 	int ret = 0;
@@ -1038,15 +1048,16 @@ int hwbp_scenario_run(const char *file, const char *text, size_t len,
 
 /* ------------------------------------------------------------ compile */
 
-/* A value as base + offset: arena addresses become B/C-relative, so the
- * harness can place its arenas where it likes. */
-static const char *base_of(uint64_t v, uint64_t *off)
+/* A value as the file wrote it: B+OFF and C+OFF stay arena-relative,
+ * so the harness can place its arenas where it likes; numbers stay
+ * numbers (a DR7 value is not an address, whatever it looks like). */
+static const char *base_of(int abase, uint64_t v, uint64_t *off)
 {
-	if (v >= ARENA_B && v < ARENA_B + ARENA_SIZE) {
+	if (abase == 'B') {
 		*off = v - ARENA_B;
 		return "HB_B";
 	}
-	if (v >= ARENA_C && v < ARENA_C + ARENA_SIZE) {
+	if (abase == 'C') {
 		*off = v - ARENA_C;
 		return "HB_C";
 	}
@@ -1072,16 +1083,12 @@ static void c_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void hop(FILE *out, const char *kind, uint64_t a, uint64_t b, unsigned line,
+static void hop(FILE *out, const char *kind, int abase, uint64_t a, uint64_t b, unsigned line,
 		const char *name, const char *name2, unsigned type, unsigned scope, bool widen)
 {
 	uint64_t off;
-	const char *base = base_of(a, &off);
+	const char *base = base_of(abase, a, &off);
 
-	if (strcmp(kind, "HOP_IO") == 0 || strcmp(kind, "HOP_MODE") == 0) {
-		base = "HB_ABS";
-		off = a;
-	}
 	fprintf(out, "\t{ %s, %s, %u, %u, %u, { 0 }, %u, 0x%" PRIx64 "ull, 0x%" PRIx64 "ull, ",
 		kind, base, type, scope, widen ? 1u : 0u, line, off, b);
 	if (name)
@@ -1112,24 +1119,24 @@ int hwbp_scenario_compile(const char *file, const char *text, size_t len, FILE *
 
 		switch (c->kind) {
 		case C_CPU:
-			hop(out, "HOP_FILE", 0, 0, c->line, file, c->name, 0, 0, false);
+			hop(out, "HOP_FILE", 0, 0, 0, c->line, file, c->name, 0, 0, false);
 			break;
 		case C_EXPECT:
 			break;
 		case C_MODE:
 			for (unsigned k = 0; k < c->nmode; k++)
-				hop(out, "HOP_MODE", c->mval[k], 0, c->line, c->mkey[k], NULL, 0, 0, false);
+				hop(out, "HOP_MODE", 0, c->mval[k], 0, c->line, c->mkey[k], NULL, 0, 0, false);
 			break;
 		case C_WATCH:
-			hop(out, "HOP_WATCH", c->a, c->b, c->line, c->name, NULL, c->type,
+			hop(out, "HOP_WATCH", c->abase, c->a, c->b, c->line, c->name, NULL, c->type,
 			    (unsigned)c->scope, c->widen);
 			break;
 		case C_SET:
 		case C_UNWATCH:
-			hop(out, hop_names[c->kind], c->a, 0, c->line, c->name, NULL, 0, 0, false);
+			hop(out, hop_names[c->kind], c->abase, c->a, 0, c->line, c->name, NULL, 0, 0, false);
 			break;
 		default:
-			hop(out, hop_names[c->kind], c->a, c->b, c->line, NULL, NULL, 0, 0, false);
+			hop(out, hop_names[c->kind], c->abase, c->a, c->b, c->line, NULL, NULL, 0, 0, false);
 			break;
 		}
 	}
