@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * x86 glue: write DR0-DR3/DR7 from struct hwbp_regs, read them back, and
+ * the #DB entry helper (see glue.h).  Intel SDM Vol. 3 §17.2: MOV to/from
+ * DRn at CPL 0; DR7.GD makes the next MOV a #DB fault (DR6.BD) and the
+ * fault clears GD (§17.2.4); DR4/DR5 alias DR6/DR7 while CR4.DE = 0
+ * (§17.2.2).
+ */
+#include <errno.h>
+#include <stdint.h>
+
+#include "glue.h"
+
+#define DR6_FIXED1 0xffff0ff0ull
+#define DR7_FIXED1 0x400ull
+
+static int (*const dr_to[8])(uint64_t) = {
+	x86_movdr_to0, x86_movdr_to1, x86_movdr_to2, x86_movdr_to3,
+	x86_movdr_to4, x86_movdr_to5, x86_movdr_to6, x86_movdr_to7,
+};
+
+static int (*const dr_from[8])(uint64_t *) = {
+	x86_movdr_from0, x86_movdr_from1, x86_movdr_from2, x86_movdr_from3,
+	x86_movdr_from4, x86_movdr_from5, x86_movdr_from6, x86_movdr_from7,
+};
+
+/* Shadow of DR0-DR7 (4 and 5 unused): what the registers hold. */
+static uint64_t shadow[8] = { 0, 0, 0, 0, 0, 0, DR6_FIXED1, DR7_FIXED1 };
+
+static int gd_armed(void)
+{
+	return (shadow[7] & X86_DR7_GD) != 0;
+}
+
+/* Read the real register into the shadow (only while GD is clear). */
+static void refresh(unsigned k)
+{
+	uint64_t v;
+
+	if (!gd_armed() && dr_from[k](&v) == 0)
+		shadow[k] = v;
+}
+
+int x86_dr_write(unsigned n, uint64_t v, int de)
+{
+	unsigned k = n;
+	int vec;
+
+	if (n > 7)
+		return -EINVAL;
+	if ((n == 4 || n == 5) && !de)
+		k = n + 2;
+	vec = dr_to[n](v);
+	if (vec == X86_VEC_DB) {
+		/* General detect: GD is clear now, DR6 has BD. */
+		shadow[7] &= ~X86_DR7_GD;
+		refresh(7);
+		refresh(6);
+		return vec;
+	}
+	if (vec)
+		return vec;
+	if (k == 7)
+		shadow[7] = v | DR7_FIXED1;
+	else if (k == 6)
+		shadow[6] = v | DR6_FIXED1;
+	else
+		shadow[k] = v;
+	refresh(k);
+	return 0;
+}
+
+uint64_t x86_dr_read(unsigned n)
+{
+	if (n > 7 || n == 4 || n == 5)
+		return 0;
+	refresh(n);
+	return shadow[n];
+}
+
+uint64_t x86_dr6_read_raw(void)
+{
+	uint64_t v = 0, before = shadow[6];
+
+	if (x86_movdr_from6(&v) != X86_VEC_DB) {
+		shadow[6] = v;
+		return v;
+	}
+	/*
+	 * GD was armed: the MOV itself faulted, disarmed GD and set BD
+	 * (Intel SDM §17.2.4; QEMU helper_get_dr()).  Read again, then undo
+	 * both, so that a handler looking at DR6 leaves the debug state as
+	 * the CPU left it: BD only if it was set before, GD armed again.
+	 * (On hardware the #DB delivery itself clears GD; QEMU does not.)
+	 */
+	x86_movdr_from6(&v);
+	if (!(before & X86_DR6_BD)) {
+		v &= ~X86_DR6_BD;
+		x86_movdr_to6(v);
+	}
+	shadow[6] = v;
+	x86_movdr_to7(shadow[7]);
+	return v;
+}
+
+uint64_t x86_dr7_shadow(void)
+{
+	return shadow[7];
+}
+
+void x86_dr_reset(void)
+{
+	/* A first write may only disarm GD (general-detect #DB): retry. */
+	if (x86_dr_write(7, 0, 0) == X86_VEC_DB)
+		x86_dr_write(7, 0, 0);
+	for (unsigned i = 0; i < 4; i++)
+		x86_dr_write(i, 0, 0);
+	x86_dr_write(6, 0, 0);
+}
+
+void x86_db_entry(uint64_t rip, struct hwbp_status *st)
+{
+	st->ip = rip;
+	st->u.x86.dr6 = x86_dr6_read_raw();
+}
+
+/*
+ * hwbp's write_regs: the address registers first, DR7 last, so that the
+ * enables apply to the new addresses (and QEMU re-inserts its watchpoints
+ * in slot order).  DR6 is the CPU's: never written.  The AMD address masks
+ * are not written (no DataBkptExt on this target).
+ */
+int arch_write_regs(const struct hwbp_regs *regs)
+{
+	if (regs->arch != HWBP_ARCH_X86)
+		return -EINVAL;
+	for (unsigned i = 0; i < 5; i++) {
+		unsigned n = i < 4 ? i : 7;
+		uint64_t v = i < 4 ? regs->u.x86.dr[i] : regs->u.x86.dr7;
+		uint64_t dr6 = shadow[6];
+		int vec = x86_dr_write(n, v, 0);
+
+		if (vec == X86_VEC_DB) {
+			/*
+			 * DR7.GD was armed: the MOV faulted (GD now clear, DR6.BD
+			 * set).  hwbp's write is the kernel's own, not the
+			 * guarded MOV a scenario makes: undo BD and write again.
+			 */
+			if (!(dr6 & X86_DR6_BD))
+				x86_dr_write(6, dr6, 0);
+			vec = x86_dr_write(n, v, 0);
+		}
+		if (vec)
+			return -EIO;
+	}
+	return 0;
+}
+
+void arch_read_regs(struct hwbp_regs *regs)
+{
+	regs->arch = HWBP_ARCH_X86;
+	for (unsigned i = 0; i < 4; i++) {
+		regs->u.x86.dr[i] = x86_dr_read(i);
+		regs->u.x86.addr_mask[i] = 0;
+	}
+	regs->u.x86.dr6 = x86_dr_read(6);
+	regs->u.x86.dr7 = x86_dr_read(7);
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""gen_random_x86.py N SEED OUTDIR: N random x86_64 scenario files that go
+further than tests/qemu/gen_random.py: long runs of raw DR0-DR3 and DR7
+writes (full rewrites and enable-only changes) with overlapping slots and
+accesses of 1-8 bytes around them, which exercise QEMU's watchpoint list
+order and its stale hit flags (sim quirk HWBPI_Q_X86_DATA_FIRST_SLOT).
+No expectations: the canonical lines are compared with the simulator's."""
+import os
+import random
+import sys
+
+N, SEED, OUT = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+rng = random.Random(SEED)
+
+
+def scenario(length):
+    lines = ["cpu x86_64"]
+    for _ in range(length):
+        k = rng.random()
+        if k < 0.2:
+            lines.append(f"set dr{rng.randrange(4)} B+{0x100 + rng.randrange(24):#x}")
+        elif k < 0.35:
+            v = 0
+            for s in range(4):
+                if rng.random() < 0.6:
+                    v |= rng.choice([1, 2, 3]) << (2 * s)          # L, G or both
+                v |= rng.choice([1, 3]) << (16 + 4 * s)            # W or RW
+                v |= rng.choice([0, 1, 2, 3]) << (18 + 4 * s)      # 1, 2, 8, 4 bytes
+            lines.append(f"set dr7 {v:#x}")
+        elif k < 0.4:
+            lines.append(f"set dr7 {rng.choice([0, 0x400]):#x}")
+        else:
+            size = rng.choice([1, 2, 4, 8])
+            lines.append(f"{rng.choice(['read', 'write'])} B+{0xf8 + rng.randrange(40):#x} {size}")
+    return lines
+
+
+os.makedirs(OUT, exist_ok=True)
+for i in range(N):
+    with open(os.path.join(OUT, f"x{i:05d}.hws"), "w") as f:
+        f.write(f"# random x86 scenario {i} of seed {SEED}\n")
+        f.write("\n".join(scenario(rng.randint(20, 60))) + "\n")
