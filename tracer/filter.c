@@ -1,0 +1,1 @@
+/* placeholder: the filter module is being written */

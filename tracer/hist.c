@@ -1,0 +1,1 @@
+/* placeholder: the hist module is being written */

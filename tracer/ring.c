@@ -1,0 +1,1 @@
+/* placeholder: the ring module is being written */

@@ -1,0 +1,1 @@
+/* placeholder: the symbols module is being written */
