@@ -163,17 +163,19 @@ void hwbp_hist_fini(struct hwbp_hist *h);
 /*
  * hwbp_hist_add - count one hit of breakpoint @bp in function @func with
  * @kind.  Allocation-free; a hit whose (func, kind) has no entry when all
- * n are used increments that breakpoint's overrun counter.  Bad @bp is
- * ignored (returns false).  One writer at a time (the backend's hit path).
+ * n are used increments that breakpoint's overrun counter.  Returns true
+ * when the hit was counted in an entry; false for an overrun hit and for a
+ * bad @bp or @kind (ignored).  One writer at a time (the backend's hit path).
  */
 bool hwbp_hist_add(struct hwbp_hist *h, unsigned bp, uint64_t func, unsigned kind);
 
 /*
  * hwbp_hist_print - the histogram as a table ("Access_Type Symbol Function
- * Counter", most hits first, ties by function name), then per breakpoint
- * "SYM: N functions, overrun M".  @names[bp] names each breakpoint; @syms
- * names functions (may be NULL: addresses are printed).
- * Errors: -EINVAL.
+ * Counter", most hits first, ties by breakpoint, then function name), then
+ * per breakpoint "SYM: N functions, overrun M".  @names[bp] names each
+ * breakpoint; @syms names functions (may be NULL: addresses are printed).
+ * Not on the hit path: it allocates to sort.
+ * Errors: -EINVAL, -ENOMEM, -EIO (the stream failed).
  */
 int hwbp_hist_print(const struct hwbp_hist *h, const char *const *names,
 		    const struct hwbp_symtab *syms, FILE *out);

@@ -1,7 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The filter parser: SYM[+OFF][/LEN]:rwx, 0xADDR[/LEN]:rwx, SYM:---, *:---.
+ * Good inputs with every field checked; bad inputs with their exact column,
+ * errno and message; a failed parse leaves the output untouched.
+ */
+#include <errno.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
+#include <string.h>
+
 #include <cmocka.h>
-static void placeholder(void **s) { (void)s; assert_true(1); }
-int main(void) { const struct CMUnitTest t[] = { cmocka_unit_test(placeholder) }; return cmocka_run_group_tests(t, NULL, NULL); }
+
+#include <hwbp/trace.h>
+
+#define R HWBP_R
+#define W HWBP_W
+#define X HWBP_X
+
+struct good {
+	const char *in;
+	const char *sym;
+	uint64_t addr, off, len;
+	unsigned type;
+};
+
+static const struct good goods[] = {
+	/* The ftrace examples. */
+	{ "pid_max:rw-", "pid_max", 0, 0, 0, R | W },
+	{ "jiffies:-w-", "jiffies", 0, 0, 0, W },
+	{ "buf+8/16:-w-", "buf", 0, 8, 16, W },
+	{ "do_fork:--x", "do_fork", 0, 0, 0, X },
+	{ "pid_max:---", "pid_max", 0, 0, 0, 0 },
+	{ "*:---", "*", 0, 0, 0, 0 },
+	/* Every type combination. */
+	{ "a:r--", "a", 0, 0, 0, R },
+	{ "a:r-x", "a", 0, 0, 0, R | X },
+	{ "a:-wx", "a", 0, 0, 0, W | X },
+	{ "a:rwx", "a", 0, 0, 0, R | W | X },
+	/* Absolute addresses. */
+	{ "0xffffffff81000000/8:rw-", "", 0xffffffff81000000ull, 0, 8, R | W },
+	{ "0x1000:-w-", "", 0x1000, 0, 0, W },
+	{ "0X1aBc/0x10:r--", "", 0x1abc, 0, 16, R },
+	{ "0x0:---", "", 0, 0, 0, 0 },
+	{ "0xffffffffffffffff:r--", "", UINT64_MAX, 0, 0, R },
+	{ "0xffffffffffffffff/1:r--", "", UINT64_MAX, 0, 1, R },
+	{ "0xfffffffffffffff0/16:r--", "", 0xfffffffffffffff0ull, 0, 16, R },
+	{ "0x0000000000000000000001:r--", "", 1, 0, 0, R }, /* leading zeros */
+	/* Offsets and lengths, decimal and hex. */
+	{ "buf+0x10:r--", "buf", 0, 16, 0, R },
+	{ "buf/4:r--", "buf", 0, 0, 4, R },
+	{ "buf+0:r--", "buf", 0, 0, 0, R },
+	{ "buf+010/010:r--", "buf", 0, 10, 10, R }, /* decimal, not octal */
+	{ "buf+18446744073709551615:r--", "buf", 0, UINT64_MAX, 0, R },
+	{ "buf/0xffffffffffffffff:r--", "buf", 0, 0, UINT64_MAX, R },
+	{ "buf+8/16:---", "buf", 0, 8, 16, 0 },
+	/* Symbol characters. */
+	{ "foo.cold:--x", "foo.cold", 0, 0, 0, X },
+	{ "$x:r--", "$x", 0, 0, 0, R },
+	{ ".L1:r--", ".L1", 0, 0, 0, R },
+	{ "_Z3fooi:--x", "_Z3fooi", 0, 0, 0, X },
+	{ "a1_$.B:r--", "a1_$.B", 0, 0, 0, R },
+	/* Blanks around. */
+	{ "  \tpid_max:rw-", "pid_max", 0, 0, 0, R | W },
+	{ "pid_max:rw-  \t", "pid_max", 0, 0, 0, R | W },
+	{ " *:--- \r\n", "*", 0, 0, 0, 0 },
+	{ "jiffies:-w-\n", "jiffies", 0, 0, 0, W },
+};
+
+struct bad {
+	const char *in;
+	int err;
+	unsigned col;
+	const char *msg;
+};
+
+static const struct bad bads[] = {
+	{ "", -EINVAL, 1, "empty entry" },
+	{ "   ", -EINVAL, 4, "empty entry" },
+	{ "pid_max", -EINVAL, 8, "expected '+', '/' or ':'" },
+	{ "pid_max rw-", -EINVAL, 8, "expected '+', '/' or ':'" },
+	{ "pid_max :rw-", -EINVAL, 8, "expected '+', '/' or ':'" },
+	{ "pid-max:rw-", -EINVAL, 4, "expected '+', '/' or ':'" },
+	{ "pid_max:", -EINVAL, 9, "type needs 3 letters (r, w, x or -)" },
+	{ "pid_max:rw", -EINVAL, 11, "type needs 3 letters (r, w, x or -)" },
+	{ "pid_max:r -", -EINVAL, 10, "type needs 3 letters (r, w, x or -)" },
+	{ "pid_max:rw-x", -EINVAL, 12, "unexpected character after the type" },
+	{ "pid_max:rw- x", -EINVAL, 13, "unexpected character after the type" },
+	{ "pid_max:rwq", -EINVAL, 11, "bad type letter (expected r, w, x or -)" },
+	{ "pid_max:RW-", -EINVAL, 9, "bad type letter (expected r, w, x or -)" },
+	{ "pid_max:wr-", -EINVAL, 9, "type letters go in the order r, w, x" },
+	{ "pid_max:-r-", -EINVAL, 10, "type letters go in the order r, w, x" },
+	{ "pid_max:x--", -EINVAL, 9, "type letters go in the order r, w, x" },
+	{ "pid_max:--w", -EINVAL, 11, "type letters go in the order r, w, x" },
+	{ "pid_max::rw-", -EINVAL, 9, "bad type letter (expected r, w, x or -)" },
+	/* '*' */
+	{ "*:rw-", -EINVAL, 3, "'*' only with ---" },
+	{ "*:--x", -EINVAL, 5, "'*' only with ---" },
+	{ "*+8:---", -EINVAL, 2, "'*' takes no offset or length" },
+	{ "*/8:---", -EINVAL, 2, "'*' takes no offset or length" },
+	{ "**:---", -EINVAL, 2, "expected ':'" },
+	{ "*x:---", -EINVAL, 2, "expected ':'" },
+	/* Offsets and lengths. */
+	{ "buf+:r--", -EINVAL, 5, "expected a number" },
+	{ "buf+-1:r--", -EINVAL, 5, "expected a number" },
+	{ "buf+ 8:r--", -EINVAL, 5, "expected a number" },
+	{ "buf/:r--", -EINVAL, 5, "expected a number" },
+	{ "buf/0:r--", -EINVAL, 5, "length 0" },
+	{ "buf/0x0:r--", -EINVAL, 5, "length 0" },
+	{ "buf/00:r--", -EINVAL, 5, "length 0" },
+	{ "buf+8/0:r--", -EINVAL, 7, "length 0" },
+	{ "buf+0x:r--", -EINVAL, 7, "expected a hex digit after 0x" },
+	{ "buf+0xg:r--", -EINVAL, 7, "expected a hex digit after 0x" },
+	{ "buf+8a:r--", -EINVAL, 6, "expected '/' or ':'" },
+	{ "buf+8+8:r--", -EINVAL, 6, "expected '/' or ':'" },
+	{ "buf/8+8:r--", -EINVAL, 6, "expected ':'" },
+	{ "buf/8/8:r--", -EINVAL, 6, "expected ':'" },
+	{ "buf+18446744073709551616:r--", -ERANGE, 24, "number too large (more than 64 bits)" },
+	{ "buf/99999999999999999999:r--", -ERANGE, 24, "number too large (more than 64 bits)" },
+	{ "buf+0x10000000000000000:r--", -ERANGE, 23, "number too large (more than 64 bits)" },
+	/* Addresses. */
+	{ "0x:r--", -EINVAL, 3, "expected a hex digit after 0x" },
+	{ "0x1000+8:r--", -EINVAL, 7, "an address takes no +offset" },
+	{ "0x1000x:r--", -EINVAL, 7, "expected '/' or ':'" },
+	{ "0x1000/8/8:r--", -EINVAL, 9, "expected ':'" },
+	{ "0x1000/0:r--", -EINVAL, 8, "length 0" },
+	{ "0x10000000000000000:r--", -ERANGE, 19, "number too large (more than 64 bits)" },
+	{ "0xffffffffffffffff/2:r--", -ERANGE, 20, "address range wraps past 2^64" },
+	{ "0xfffffffffffffff0/17:r--", -ERANGE, 20, "address range wraps past 2^64" },
+	{ "4096:r--", -EINVAL, 1, "an address needs 0x" },
+	{ "0:r--", -EINVAL, 1, "an address needs 0x" },
+	/* Symbol names. */
+	{ "-:r--", -EINVAL, 1, "expected a symbol, 0xADDR or '*'" },
+	{ ":r--", -EINVAL, 1, "expected a symbol, 0xADDR or '*'" },
+	{ "  @foo:r--", -EINVAL, 3, "expected a symbol, 0xADDR or '*'" },
+	{ "f\xc3\xa9:r--", -EINVAL, 2, "expected '+', '/' or ':'" },
+};
+
+static void test_good(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(goods) / sizeof(goods[0]); i++) {
+		const struct good *g = &goods[i];
+		struct hwbp_trace_entry e;
+		unsigned col = 99;
+		const char *msg = "stale";
+		int ret;
+
+		memset(&e, 0x5a, sizeof(e));
+		ret = hwbp_trace_filter_parse(g->in, &e, &col, &msg);
+		if (ret != 0)
+			print_error("input '%s': %d at column %u: %s\n", g->in, ret, col, msg);
+		assert_int_equal(ret, 0);
+		assert_string_equal(e.sym, g->sym);
+		assert_true(e.addr == g->addr);
+		assert_true(e.off == g->off);
+		assert_true(e.len == g->len);
+		assert_int_equal(e.type, g->type);
+		assert_int_equal(col, 0);
+		assert_null(msg);
+	}
+}
+
+static void test_bad(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bads) / sizeof(bads[0]); i++) {
+		const struct bad *b = &bads[i];
+		struct hwbp_trace_entry e, before;
+		unsigned col = 0;
+		const char *msg = NULL;
+		int ret;
+
+		memset(&e, 0x5a, sizeof(e));
+		before = e;
+		ret = hwbp_trace_filter_parse(b->in, &e, &col, &msg);
+		if (ret != b->err || col != b->col || !msg || strcmp(msg, b->msg) != 0)
+			print_error("input '%s': got %d at column %u (%s), want %d at %u (%s)\n",
+				    b->in, ret, col, msg ? msg : "(null)", b->err, b->col, b->msg);
+		assert_int_equal(ret, b->err);
+		assert_int_equal(col, b->col);
+		assert_non_null(msg);
+		assert_string_equal(msg, b->msg);
+		/* A failed parse changes nothing. */
+		assert_memory_equal(&e, &before, sizeof(e));
+	}
+}
+
+/* The longest name that fits is HWBP_TRACE_SYM_LEN - 1 characters; one
+ * more is refused at the first character that does not fit. */
+static void test_symbol_length(void **state)
+{
+	char in[HWBP_TRACE_SYM_LEN + 16];
+	struct hwbp_trace_entry e;
+	unsigned col;
+	const char *msg;
+
+	(void)state;
+	memset(in, 'a', HWBP_TRACE_SYM_LEN - 1);
+	strcpy(in + HWBP_TRACE_SYM_LEN - 1, ":r--");
+	assert_int_equal(hwbp_trace_filter_parse(in, &e, &col, &msg), 0);
+	assert_int_equal(strlen(e.sym), HWBP_TRACE_SYM_LEN - 1);
+	assert_int_equal(e.type, R);
+
+	memset(in, 'a', HWBP_TRACE_SYM_LEN);
+	strcpy(in + HWBP_TRACE_SYM_LEN, ":r--");
+	assert_int_equal(hwbp_trace_filter_parse(in, &e, &col, &msg), -EINVAL);
+	assert_int_equal(col, HWBP_TRACE_SYM_LEN);
+	assert_string_equal(msg, "symbol name too long");
+	assert_int_equal(strlen(e.sym), HWBP_TRACE_SYM_LEN - 1); /* unchanged */
+}
+
+/* NULL input or output: -EINVAL, column 0 (nothing to point at); col and
+ * msg themselves are optional. */
+static void test_null_args(void **state)
+{
+	struct hwbp_trace_entry e;
+	unsigned col = 7;
+	const char *msg = NULL;
+
+	(void)state;
+	assert_int_equal(hwbp_trace_filter_parse(NULL, &e, &col, &msg), -EINVAL);
+	assert_int_equal(col, 0);
+	assert_non_null(msg);
+	assert_int_equal(hwbp_trace_filter_parse("a:r--", NULL, &col, &msg), -EINVAL);
+	assert_int_equal(hwbp_trace_filter_parse("a:r--", &e, NULL, NULL), 0);
+	assert_string_equal(e.sym, "a");
+	assert_int_equal(hwbp_trace_filter_parse("a:r", &e, NULL, NULL), -EINVAL);
+	assert_int_equal(hwbp_trace_filter_parse("buf/99999999999999999999:r--", &e, NULL, NULL),
+			 -ERANGE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_symbol_length),
+		cmocka_unit_test(test_null_args),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
