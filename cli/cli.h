@@ -12,4 +12,7 @@ int usage_error(const char *fmt, const char *arg);
 /* hwbp bench ... */
 int hwbp_cli_bench(int argc, char **argv);
 
+/* hwbp trace ... */
+int hwbp_cli_trace(int argc, char **argv);
+
 #endif

@@ -767,6 +767,7 @@ static int main_help(void)
 	      "  encode   print the debug registers for requests placed together\n"
 	      "  decode   decode a debug exception's status into slots and requests\n"
 	      "  sim      run scenario files on the simulator\n"
+	      "  trace    watch symbols by name: usage histograms or traces\n"
 	      "  bench    benchmarks (bench sim)\n",
 	      stdout);
 	return 0;
@@ -790,5 +791,7 @@ int main(int argc, char **argv)
 		return cmd_sim(argc - 1, argv + 1);
 	if (strcmp(argv[1], "bench") == 0)
 		return hwbp_cli_bench(argc - 1, argv + 1);
+	if (strcmp(argv[1], "trace") == 0)
+		return hwbp_cli_trace(argc - 1, argv + 1);
 	return usage_error("unknown command '%s' (try --help)", argv[1]);
 }

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The demo workload: a small deterministic "kernel" of a few variables and
+ * a couple of dozen functions on four CPUs.  jiffies is touched by more
+ * functions than a histogram's default 16 entries, so that its overrun
+ * shows.  The same table is what the qemu-x86 backend's kernel runs as
+ * real code.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "tracer.h"
+
+#define TEXT UINT64_C(0xffffffff81000000)
+#define DATA UINT64_C(0xffffffff82a00000)
+#define FSIZE 0x400
+
+enum var { JIFFIES, PID_MAX, NR_THREADS, TOTAL_FORKS, AVENRUN, NVAR };
+
+static const struct {
+	const char *name;
+	uint64_t off, size;
+} vars[NVAR] = {
+	[JIFFIES] = { "jiffies", 0x000, 8 },
+	[PID_MAX] = { "pid_max", 0x040, 4 },
+	[NR_THREADS] = { "nr_threads", 0x080, 4 },
+	[TOTAL_FORKS] = { "total_forks", 0x0c0, 8 },
+	[AVENRUN] = { "avenrun", 0x100, 24 },
+};
+
+static const char *const funcs[] = {
+	"do_timer", "tick_do_update_jiffies64", "get_jiffies_64", "msleep",
+	"schedule_timeout", "process_timeout", "mod_timer", "add_timer",
+	"round_jiffies", "wait_for_completion_timeout", "neigh_periodic_work",
+	"__ratelimit", "time_out_leases", "dev_watchdog", "rcu_gp_kthread",
+	"calc_global_load", "usleep_range_state", "blk_mq_timeout_work",
+	"tcp_write_timer_handler", "kernel_clone", "copy_process", "alloc_pid",
+	"do_exit", "release_task", "proc_dointvec_minmax", "loadavg_proc_show",
+};
+
+#define NFUNC (sizeof(funcs) / sizeof(funcs[0]))
+
+static unsigned fn(const char *name)
+{
+	for (unsigned i = 0; i < NFUNC; i++)
+		if (strcmp(funcs[i], name) == 0)
+			return i;
+	return 0;
+}
+
+/* One access site: on @cpu, function @f reads/writes @var every @every
+ * rounds (R = load, W = store, M = read-modify-write: one write access). */
+struct step {
+	unsigned char cpu;
+	const char *f;
+	unsigned char var;
+	char op;
+	unsigned char size;
+	unsigned short every;
+};
+
+static const struct step steps[] = {
+	{ 0, "do_timer", JIFFIES, 'M', 8, 1 },
+	{ 0, "tick_do_update_jiffies64", JIFFIES, 'R', 8, 1 },
+	{ 1, "get_jiffies_64", JIFFIES, 'R', 8, 2 },
+	{ 1, "msleep", JIFFIES, 'R', 8, 5 },
+	{ 2, "schedule_timeout", JIFFIES, 'R', 8, 3 },
+	{ 2, "process_timeout", JIFFIES, 'R', 8, 7 },
+	{ 3, "mod_timer", JIFFIES, 'R', 8, 2 },
+	{ 3, "add_timer", JIFFIES, 'R', 8, 11 },
+	{ 1, "round_jiffies", JIFFIES, 'R', 8, 13 },
+	{ 2, "wait_for_completion_timeout", JIFFIES, 'R', 8, 17 },
+	{ 3, "neigh_periodic_work", JIFFIES, 'R', 8, 19 },
+	{ 1, "__ratelimit", JIFFIES, 'R', 8, 23 },
+	{ 2, "time_out_leases", JIFFIES, 'R', 8, 29 },
+	{ 3, "dev_watchdog", JIFFIES, 'R', 8, 31 },
+	{ 1, "rcu_gp_kthread", JIFFIES, 'R', 8, 37 },
+	{ 0, "calc_global_load", JIFFIES, 'R', 8, 5 },
+	{ 0, "calc_global_load", AVENRUN, 'W', 8, 5 },
+	{ 2, "usleep_range_state", JIFFIES, 'R', 8, 41 },
+	{ 3, "blk_mq_timeout_work", JIFFIES, 'R', 8, 43 },
+	{ 1, "tcp_write_timer_handler", JIFFIES, 'R', 8, 47 },
+	{ 2, "kernel_clone", JIFFIES, 'R', 8, 53 },
+	{ 2, "kernel_clone", TOTAL_FORKS, 'M', 8, 6 },
+	{ 2, "copy_process", NR_THREADS, 'R', 4, 6 },
+	{ 2, "copy_process", NR_THREADS, 'M', 4, 6 },
+	{ 2, "alloc_pid", PID_MAX, 'R', 4, 6 },
+	{ 3, "do_exit", NR_THREADS, 'M', 4, 8 },
+	{ 1, "release_task", NR_THREADS, 'R', 4, 8 },
+	{ 0, "proc_dointvec_minmax", PID_MAX, 'R', 4, 97 },
+	{ 0, "proc_dointvec_minmax", PID_MAX, 'W', 4, 97 },
+	{ 3, "loadavg_proc_show", AVENRUN, 'R', 8, 10 },
+	{ 3, "loadavg_proc_show", NR_THREADS, 'R', 4, 10 },
+};
+
+#define NSTEP (sizeof(steps) / sizeof(steps[0]))
+#define ROUNDS 1200
+
+struct hwbp_symtab *hwbpi_demo_symtab(int *err)
+{
+	struct hwbp_symtab *t = hwbp_symtab_new(err);
+	int ret = 0;
+
+	if (!t)
+		return NULL;
+	for (unsigned i = 0; ret == 0 && i < NFUNC; i++)
+		ret = hwbp_symtab_add(t, funcs[i], TEXT + (uint64_t)i * FSIZE, FSIZE, 'T');
+	for (unsigned i = 0; ret == 0 && i < NVAR; i++)
+		ret = hwbp_symtab_add(t, vars[i].name, DATA + vars[i].off, vars[i].size, 'D');
+	if (ret == 0)
+		ret = hwbp_symtab_finish(t);
+	if (ret) {
+		hwbp_symtab_free(t);
+		if (err)
+			*err = ret;
+		return NULL;
+	}
+	return t;
+}
+
+bool hwbpi_demo_next(void *state, struct hwbpi_work_access *a)
+{
+	struct hwbpi_demo_state *s = state;
+
+	for (; s->round < ROUNDS; s->round++, s->step = 0) {
+		while (s->step < NSTEP) {
+			const struct step *st = &steps[s->step];
+			unsigned site = s->step;
+
+			s->step++;
+			if (s->round % st->every)
+				continue;
+			a->cpu = st->cpu;
+			/* each access site its own instruction inside the function */
+			a->ip = TEXT + (uint64_t)fn(st->f) * FSIZE + 0x20 + 0x10 * (uint64_t)site;
+			a->addr = DATA + vars[st->var].off;
+			a->size = st->size;
+			a->op = st->op == 'R' ? HWBP_SIM_READ : HWBP_SIM_WRITE;
+			s->ts++;
+			return true;
+		}
+	}
+	return false;
+}

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tracer session: filter entries resolved against symbols into watches,
+ * the event-management layer they feed, and the simulator backend.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracer.h"
+
+static void say(char *err, size_t n, const char *fmt, const char *a, const char *b)
+{
+	if (err && n)
+		snprintf(err, n, fmt, a, b);
+}
+
+int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
+		       char *err, size_t errlen)
+{
+	struct hwbpi_watch w;
+
+	if (!t || !e)
+		return -EINVAL;
+	if (strcmp(e->sym, "*") == 0) {
+		if (e->type) {
+			say(err, errlen, "'*' takes only ---%s%s", "", "");
+			return -EINVAL;
+		}
+		t->nw = 0;
+		return 0;
+	}
+	memset(&w, 0, sizeof(w));
+	w.req = -1;
+	if (e->sym[0]) {
+		const struct hwbp_sym *s = t->syms ? hwbp_symtab_find(t->syms, e->sym) : NULL;
+
+		if (!s) {
+			say(err, errlen, "no symbol '%s'%s in the symbol table", e->sym, "");
+			return -ENOENT;
+		}
+		w.addr = s->addr + e->off;
+		/* The default length is the symbol's own size (ksym_trace_filter
+		 * used a fixed 4), less the offset. */
+		w.len = e->len ? e->len : (s->size > e->off ? s->size - e->off : 0);
+		if (e->off)
+			snprintf(w.name, sizeof(w.name), "%s+%" PRIu64, e->sym, e->off);
+		else
+			snprintf(w.name, sizeof(w.name), "%s", e->sym);
+	} else {
+		w.addr = e->addr + e->off;
+		w.len = e->len;
+		snprintf(w.name, sizeof(w.name), "0x%" PRIx64, w.addr);
+	}
+	w.type = e->type;
+	/* Removal: every watch of that name. */
+	if (!e->type) {
+		unsigned k = 0;
+
+		for (unsigned i = 0; i < t->nw; i++)
+			if (strcmp(t->w[i].name, w.name) != 0)
+				t->w[k++] = t->w[i];
+		t->nw = k;
+		return 0;
+	}
+	if (w.len == 0) {
+		say(err, errlen, "%s: the symbol table gives no size: add /LEN%s", w.name, "");
+		return -EINVAL;
+	}
+	/* A second entry for the same name replaces the first. */
+	for (unsigned i = 0; i < t->nw; i++)
+		if (strcmp(t->w[i].name, w.name) == 0) {
+			t->w[i] = w;
+			return 0;
+		}
+	if (t->nw == HWBP_MAX_REQUESTS) {
+		say(err, errlen, "%s: too many watches%s", w.name, "");
+		return -ENOSPC;
+	}
+	t->w[t->nw++] = w;
+	return 0;
+}
+
+int hwbpi_tracer_start(struct hwbpi_tracer *t, unsigned ncpus, bool trace, size_t ring_bytes,
+		       bool overwrite)
+{
+	int ret;
+
+	if (!t || ncpus == 0 || ncpus > HWBPI_TRACE_MAX_CPUS || t->nw == 0)
+		return -EINVAL;
+	t->ncpus = ncpus;
+	t->trace = trace;
+	t->hits = t->filtered = 0;
+	if (!trace)
+		return hwbp_hist_init(&t->hist, t->nw, t->hist_entries ? t->hist_entries : 16);
+	for (unsigned c = 0; c < ncpus; c++) {
+		t->ring[c] = hwbp_ring_new(ring_bytes, overwrite, &ret);
+		if (!t->ring[c]) {
+			hwbpi_tracer_fini(t);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void hwbpi_tracer_fini(struct hwbpi_tracer *t)
+{
+	if (!t)
+		return;
+	if (!t->trace)
+		hwbp_hist_fini(&t->hist);
+	for (unsigned c = 0; c < HWBPI_TRACE_MAX_CPUS; c++) {
+		hwbp_ring_free(t->ring[c]);
+		t->ring[c] = NULL;
+	}
+}
+
+void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
+{
+	t->hits++;
+	if (t->trace) {
+		if (ev->cpu < t->ncpus)
+			hwbp_ring_push(t->ring[ev->cpu], ev);
+		return;
+	}
+	/* The function is looked up now: the table is read-only and the
+	 * lookup allocation-free (hwbp_symtab_func). */
+	{
+		const struct hwbp_sym *f = t->syms ? hwbp_symtab_func(t->syms, ev->ip) : NULL;
+
+		hwbp_hist_add(&t->hist, ev->bp, f ? f->addr : 0, ev->kind);
+	}
+}
+
+/* ------------------------------------------------------- sim backend */
+
+int hwbpi_trace_sim(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu_model, unsigned ncpus,
+		    bool (*next)(void *arg, struct hwbpi_work_access *a), void *arg,
+		    char *err, size_t errlen)
+{
+	/* The context and its per-CPU slot sets: one allocation, at setup. */
+	struct run {
+		struct hwbp_ctx ctx;
+		struct hwbp_slots percpu[HWBP_SIM_MAX_CPUS];
+	} *run;
+	struct hwbp_ctx *ctx;
+	struct hwbp_sim *sim;
+	struct hwbpi_work_access wa;
+	uint64_t clock = 0;
+	int ret;
+
+	if (!t || !cpu_model || !next || ncpus == 0 || ncpus > HWBP_SIM_MAX_CPUS)
+		return -EINVAL;
+	run = calloc(1, sizeof(*run));
+	sim = hwbp_sim_new(cpu_model, HWBP_SIM_SDM, ncpus, &ret);
+	if (!run || !sim) {
+		free(run);
+		hwbp_sim_free(sim);
+		return run ? ret : -ENOMEM;
+	}
+	ctx = &run->ctx;
+	ret = hwbp_ctx_init(ctx, cpu_model, ncpus, run->percpu, hwbp_sim_glue(sim));
+	/* Debug exceptions on: arm64's OS lock and PSTATE.D, as a kernel does. */
+	for (unsigned c = 0; ret == 0 && c < ncpus && cpu_model->arch == HWBP_ARCH_ARM64; c++) {
+		struct hwbp_sim_result r;
+
+		hwbp_sim_set_reg(sim, c, "oslar", 0, &r);
+		hwbp_sim_set_reg(sim, c, "daif_d", 0, &r);
+	}
+	for (unsigned i = 0; ret == 0 && i < t->nw; i++) {
+		struct hwbpi_watch *w = &t->w[i];
+		struct hwbp_request q = { w->addr, w->len, w->type, HWBP_SCOPE_BOTH, HWBP_REQ_WIDEN };
+
+		/* X with R or W is two requests' worth; the tracer watches data
+		 * or execution, as the entry's letters say. */
+		if ((w->type & HWBP_X) && (w->type & HWBP_RW)) {
+			say(err, errlen, "%s: watch data (rw) or execution (x), not both%s", w->name, "");
+			ret = -EINVAL;
+			break;
+		}
+		ret = hwbp_install(ctx, &q, -1, NULL, &w->req);
+		if (ret) {
+			char why[96];
+
+			snprintf(why, sizeof(why), ": %s (%s)", hwbp_errno_name(ret),
+				 ret == -ENOSPC ? "not enough debug registers left" :
+				 ret == -ERANGE ? "larger than this CPU can watch" :
+				 ret == -EOPNOTSUPP ? "a type this CPU lacks" : "refused by the planner");
+			say(err, errlen, "%s%s", w->name, why);
+		}
+	}
+	while (ret == 0 && next(arg, &wa)) {
+		struct hwbp_sim_access a = { wa.addr, wa.size, wa.op };
+		struct hwbp_sim_result res;
+		struct hwbp_hit hit;
+		struct hwbp_access acc;
+
+		clock++;
+		if (wa.cpu >= ncpus || hwbp_sim_access(sim, wa.cpu, &a, &res) || res.cls == HWBP_SIM_NONE)
+			continue;
+		acc.addr = wa.addr;
+		acc.size = wa.op == HWBP_SIM_EXEC ? 1 : wa.size;
+		acc.kind = wa.op == HWBP_SIM_READ ? HWBP_R : wa.op == HWBP_SIM_WRITE ? HWBP_W : HWBP_X;
+		acc.priv = hwbp_sim_priv(sim, wa.cpu);
+		if (hwbp_decode(ctx, wa.cpu, NULL, &res.st, &acc, &hit) == 0) {
+			if (hit.filtered)
+				t->filtered++;
+			for (unsigned i = 0; i < t->nw; i++) {
+				struct hwbp_trace_event ev;
+
+				if (t->w[i].req < 0 || !(hit.requests & (UINT64_C(1) << t->w[i].req)))
+					continue;
+				memset(&ev, 0, sizeof(ev));
+				ev.ts = clock;   /* the simulator's clock: accesses so far */
+				ev.ip = wa.ip;
+				ev.addr = wa.addr;
+				ev.cpu = wa.cpu;
+				ev.bp = (uint16_t)i;
+				/* The simulator knows the access exactly. */
+				ev.kind = (uint8_t)acc.kind;
+				ev.kind_how = HWBP_KIND_SIM;
+				ev.size = (uint16_t)acc.size;
+				hwbpi_tracer_hit(t, &ev);
+			}
+		}
+		hwbp_sim_resume(sim, wa.cpu, &res);
+	}
+	hwbp_sim_free(sim);
+	free(run);
+	return ret;
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tracer session (internal): watched entries resolved against a symbol
+ * table, the event-management layer (histogram or per-CPU rings) and the
+ * backends that feed it hits.  Used by `hwbp trace` and the tests.
+ */
+#ifndef HWBP_TRACER_H
+#define HWBP_TRACER_H
+
+#include <hwbp/hwbp.h>
+#include <hwbp/sim.h>
+#include <hwbp/trace.h>
+
+#define HWBPI_TRACE_MAX_CPUS HWBP_SIM_MAX_CPUS
+
+/* One watched entry (a breakpoint of the histogram). */
+struct hwbpi_watch {
+	char name[HWBP_TRACE_SYM_LEN + 32];  /* "pid_max", "buf+8", "0x1000" */
+	uint64_t addr, len;
+	unsigned type;                       /* HWBP_R/W/X bits */
+	int req;                             /* request id once installed, else -1 */
+};
+
+struct hwbpi_tracer {
+	const struct hwbp_symtab *syms;
+	struct hwbpi_watch w[HWBP_MAX_REQUESTS];
+	unsigned nw;
+	/* event management */
+	bool trace;                          /* rings instead of the histogram */
+	unsigned hist_entries;
+	struct hwbp_hist hist;
+	struct hwbp_ring *ring[HWBPI_TRACE_MAX_CPUS];
+	unsigned ncpus;
+	uint64_t hits, filtered;
+};
+
+/*
+ * Add, remove (type 0) or clear ("*", type 0) a watch from a parsed filter
+ * entry, resolving the symbol.  On error, @err holds one line for the user.
+ * Errors: -ENOENT (no such symbol), -EINVAL (no length known, or "*" with
+ *         a type), -ENOSPC (more than HWBP_MAX_REQUESTS entries).
+ */
+int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
+		       char *err, size_t errlen);
+
+/* Set up the histogram (or rings of @ring_bytes each) for @ncpus CPUs;
+ * after this no allocation happens until hwbpi_tracer_fini(). */
+int hwbpi_tracer_start(struct hwbpi_tracer *t, unsigned ncpus, bool trace, size_t ring_bytes,
+		       bool overwrite);
+void hwbpi_tracer_fini(struct hwbpi_tracer *t);
+
+/* The hit path: one event into the histogram or the CPU's ring. */
+void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev);
+
+/* ---- backends ------------------------------------------------------ */
+
+/* A data or execute access a workload makes, with the instruction. */
+struct hwbpi_work_access {
+	uint64_t ip;
+	uint64_t addr;
+	uint32_t size;
+	uint32_t op;       /* HWBP_SIM_READ / WRITE / EXEC */
+	uint16_t cpu;
+};
+
+/*
+ * The simulator backend: install every watch on every CPU of a simulator
+ * of @cpu_model through the generic API, replay the accesses @next yields
+ * (until it returns false), decode each exception with the access known
+ * exactly (HWBP_KIND_SIM) and feed the hits.  @err gets the planner's
+ * reason when a watch cannot be held.
+ * Errors: those of hwbp_install() (the watch is named in @err), -ENOMEM.
+ */
+int hwbpi_trace_sim(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu_model, unsigned ncpus,
+		    bool (*next)(void *arg, struct hwbpi_work_access *a), void *arg,
+		    char *err, size_t errlen);
+
+/* The demo kernel: its symbol table and its deterministic workload. */
+struct hwbp_symtab *hwbpi_demo_symtab(int *err);
+struct hwbpi_demo_state {
+	unsigned step, rep, round;
+	uint64_t ts;
+};
+bool hwbpi_demo_next(void *state, struct hwbpi_work_access *a);
+#define HWBPI_DEMO_CPUS 4
+
+/*
+ * A valgrind lackey trace (--tool=lackey --trace-mem=yes): "I  ADDR,SIZE"
+ * instructions and " L/S/M ADDR,SIZE" data accesses, each attributed to the
+ * instruction before it.  M (modify: an x86 read-modify-write instruction)
+ * is one write access, as the CPU's debug unit sees it (one trap).  Reads from an open stream; bad lines are counted
+ * and skipped (lackey also prints its own "==PID==" chatter).
+ */
+struct hwbpi_lackey {
+	FILE *in;
+	uint64_t ip;
+	uint64_t lines, bad, bytes;
+};
+bool hwbpi_lackey_next(void *state, struct hwbpi_work_access *a);
+
+/*
+ * The load bias of a PIE from a lackey trace: the page-aligned bias that
+ * puts the most instruction addresses inside @syms' functions (tried: each
+ * instruction page minus each function page, bounded).  Returns 0 if the
+ * executable is not position-independent or nothing fits better.
+ */
+uint64_t hwbpi_lackey_guess_bias(const char *lackey_path, const char *elf_path);
+
+#endif /* HWBP_TRACER_H */
