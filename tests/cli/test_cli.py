@@ -49,6 +49,20 @@ CASES = [
     (["decode", "--cpu", "x86_64", "esr=0x1"], 2, r"unknown register in 'esr=0x1'"),
     (["decode", "--cpu", "x86_64", "--watch", "0x1000,4"], 2, r"bad --watch '0x1000,4'"),
     (["decode", "--cpu", "x86_64", "--watch", "0x1000,4,w"], 2, r"missing the status register"),
+    (["trace", "--help"], 0, r"usage: hwbp trace"),
+    (["trace"], 2, r"give a workload: --demo or --lackey"),
+    (["trace", "--demo", "-e", "pid_max:rq-"], 2, r"-e 'pid_max:rq-': column 10: bad type letter"),
+    (["trace", "--demo", "-e", "pid_max"], 2, r"-e 'pid_max': column 8: expected '\+', '/' or ':'"),
+    (["trace", "--demo", "-e", "nosuch:rw-"], 2, r"no symbol 'nosuch'"),
+    (["trace", "--demo", "-e", "jiffies/4096:rw-"], 1, r"cannot watch jiffies: ERANGE"),
+    (["trace", "--demo", "--cpu", "z80"], 2, r"unknown --cpu 'z80'"),
+    (["trace", "--demo", "--hist-entries", "0"], 2, r"bad --hist-entries '0'"),
+    (["trace", "--lackey", "x.log"], 2, r"--lackey needs --elf PROG"),
+    (["trace", "--demo", "-e", "*:---"], 2, r"nothing to watch"),
+    (["trace", "--demo", "-e", "pid_max:rw-"], 0, r"R\s+pid_max\s+alloc_pid\s+200\n.*pid_max: 2 functions, overrun 0"),
+    (["trace", "--demo", "--hist-entries", "4", "-e", "jiffies:rw-"], 0, r"jiffies: 4 functions, overrun \d+"),
+    (["trace", "--demo", "--cpu", "cortex-a57", "-e", "pid_max:r--"], 0, r"R\s+pid_max\s+alloc_pid\s+200"),
+    (["trace", "--demo", "-e", "pid_max:rw-", "--trace", "-"], 0, r"\s+2\s+\d+ pid_max\+0x0 R alloc_pid"),
 ]
 
 
