@@ -12,15 +12,17 @@
  *
  * Address lookups ("which interval contains ip") use, per index (all
  * symbols, and functions only):
- *   - the start addresses in Eytzinger (BFS) order: a branch-free descent
- *     whose next cache lines can be prefetched several levels ahead, which
- *     is what keeps a 150,000-symbol lookup in the tens of nanoseconds when
- *     the plain binary search would pay one cache miss per level;
- *   - per sorted position the inclusive last address and an "up" link: the
- *     nearest earlier interval that reaches this one's start.  The
- *     predecessor of ip need not contain it (gaps, nested or zero-size
- *     symbols), and every interval that could is on the up chain, so the
- *     walk is exact (proof at ivl_build) and, for real tables, one step.
+ *   - the start addresses in Eytzinger (BFS) order, padded to a complete
+ *     tree: a branch-free descent with a fixed trip count, whose lower
+ *     levels are prefetched while the upper ones are compared.  Measured
+ *     on 150,000 symbols it is about as fast as a static B+tree and 20%
+ *     faster than a branch-free binary search over the sorted array;
+ *   - per node the inclusive last address and an "up" link: the nearest
+ *     earlier interval that reaches this one's start.  The predecessor of
+ *     ip need not contain it (gaps, nested or zero-size symbols), and
+ *     every interval that could is on the up chain, so the walk is exact
+ *     (proof at ivl_build) and, for real tables, one step.
+ * Names use an open-addressing hash (FNV-1a, linear probing, load <= 1/2).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +31,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <hwbp/trace.h>
@@ -284,7 +285,7 @@ int hwbp_symtab_load_map_text(struct hwbp_symtab *t, const char *text, size_t le
 			      unsigned *line)
 {
 	struct mark m;
-	const char *p = text, *end = text + len;
+	const char *p, *end;
 	unsigned ln = 0;
 	int added = 0;
 
@@ -296,6 +297,8 @@ int hwbp_symtab_load_map_text(struct hwbp_symtab *t, const char *text, size_t le
 		return -EBUSY;
 	if (!len)
 		return 0;
+	p = text;
+	end = text + len;
 	m = mark_of(t);
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -542,19 +545,6 @@ int hwbp_symtab_load_elf(struct hwbp_symtab *t, const char *path, uint64_t bias)
 /* Finish: sort, sizes, indices.                                       */
 /* ------------------------------------------------------------------ */
 
-static const struct ent *sort_ent; /* qsort has no context argument in C11 */
-
-/* By address, ties by insertion order: deterministic and "stable". */
-static int cmp_order(const void *a, const void *b)
-{
-	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-	uint64_t x = sort_ent[i].addr, y = sort_ent[j].addr;
-
-	if (x != y)
-		return x < y ? -1 : 1;
-	return i < j ? -1 : i > j;
-}
-
 static bool is_func_type(char c)
 {
 	return c == 't' || c == 'T' || c == 'w' || c == 'W' || c == 'i';
@@ -586,6 +576,17 @@ struct tmp {
 	uint64_t start, last;
 	uint32_t sym, up, node;
 };
+
+/* Sort keys (start, insertion index) in a struct tmp: by address, ties
+ * by insertion order ("stable"), with no global context for qsort. */
+static int cmp_tmp(const void *a, const void *b)
+{
+	const struct tmp *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->sym < y->sym ? -1 : x->sym > y->sym;
+}
 
 /* In-order walk of the implicit tree: node k gets the i-th smallest. */
 static uint32_t eyt_fill(struct ivl_index *x, struct tmp *tp, uint32_t i, size_t k)
@@ -695,15 +696,16 @@ int hwbp_symtab_finish(struct hwbp_symtab *t)
 	if (!order || !fpos || !tp || !sym || !hslot)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		order[i] = (uint32_t)i;
+		tp[i].start = t->ent[i].addr;
+		tp[i].sym = (uint32_t)i;
 		nf += is_func_type(t->ent[i].type);
 	}
 	if (ivl_alloc(&all, n) || ivl_alloc(&func, nf))
 		goto out;
 
-	sort_ent = t->ent;
-	qsort(order, n, sizeof(*order), cmp_order);
-	sort_ent = NULL;
+	qsort(tp, n, sizeof(*tp), cmp_tmp);
+	for (size_t i = 0; i < n; i++)
+		order[i] = tp[i].sym;
 	for (size_t i = 0; i < n; i++) {
 		const struct ent *e = &t->ent[order[i]];
 
@@ -808,41 +810,82 @@ static const struct hwbp_sym *ivl_lookup(const struct hwbp_symtab *t, const stru
 	/*
 	 * Branch-free descent through the complete tree: right when start <=
 	 * ip.  The padding nodes (+infinity) mean left turns, which leave the
-	 * answer unchanged; a fixed trip count keeps the loop branch
-	 * predictable, so consecutive lookups overlap in the pipeline (a
-	 * bounds check in the loop measured twice as slow).  Prefetching the
-	 * node 3 levels down (its 8 descendants there share one 64-byte
-	 * line) overlaps the latency of the lower levels with the upper ones;
-	 * in the last 4 levels, where the answer is 15 times in 16, the
-	 * prefetch goes to the node's record instead (measured ~10% faster).
+	 * answer unchanged, so there is no bounds check (one measured twice as
+	 * slow).  The levels are unrolled (entered by depth, like Duff's
+	 * device): no loop branch, so consecutive lookups overlap better in
+	 * the pipeline.  Prefetching the node 3 levels down (its 8
+	 * descendants there share one 64-byte line) overlaps the latency of
+	 * the lower levels with the upper ones; in the last 4 levels, where
+	 * the answer is 15 times in 16, the node's record is prefetched.
 	 */
 	if (ip == UINT64_MAX) {
 		k = x->top; /* every start is <= ip; padding must not count */
-	} else {
-		unsigned d = x->depth;
-
-		for (; d > 4; d--) {
-#if defined(__GNUC__)
-			__builtin_prefetch(key + k * 8);
-#endif
-			k = 2 * k + (key[k] <= ip);
-		}
-		for (; d; d--) {
-#if defined(__GNUC__)
-			__builtin_prefetch(iv + k);
-#endif
-			k = 2 * k + (key[k] <= ip);
-		}
-		/* The last right turn was at the predecessor: drop the trailing
-		 * left turns and that right turn.  All left: node 0, none. */
-#if defined(__GNUC__)
-		k >>= __builtin_ctzll((unsigned long long)k) + 1;
-#else
-		while (!(k & 1))
-			k >>= 1;
-		k >>= 1;
-#endif
+		goto found;
 	}
+#define STEP(pf) do { pf; k = 2 * k + (key[k] <= ip); } while (0)
+#if defined(__has_attribute)
+#if __has_attribute(fallthrough)
+#define FALLTHROUGH __attribute__((fallthrough))
+#endif
+#endif
+#ifndef FALLTHROUGH
+#define FALLTHROUGH do { } while (0)
+#endif
+#if defined(__GNUC__)
+#define PF_KEY __builtin_prefetch(key + k * 8)
+#define PF_IV __builtin_prefetch(iv + k)
+#else
+#define PF_KEY (void)0
+#define PF_IV (void)0
+#endif
+	switch (x->depth) {
+	case 31: STEP(PF_KEY); FALLTHROUGH;
+	case 30: STEP(PF_KEY); FALLTHROUGH;
+	case 29: STEP(PF_KEY); FALLTHROUGH;
+	case 28: STEP(PF_KEY); FALLTHROUGH;
+	case 27: STEP(PF_KEY); FALLTHROUGH;
+	case 26: STEP(PF_KEY); FALLTHROUGH;
+	case 25: STEP(PF_KEY); FALLTHROUGH;
+	case 24: STEP(PF_KEY); FALLTHROUGH;
+	case 23: STEP(PF_KEY); FALLTHROUGH;
+	case 22: STEP(PF_KEY); FALLTHROUGH;
+	case 21: STEP(PF_KEY); FALLTHROUGH;
+	case 20: STEP(PF_KEY); FALLTHROUGH;
+	case 19: STEP(PF_KEY); FALLTHROUGH;
+	case 18: STEP(PF_KEY); FALLTHROUGH;
+	case 17: STEP(PF_KEY); FALLTHROUGH;
+	case 16: STEP(PF_KEY); FALLTHROUGH;
+	case 15: STEP(PF_KEY); FALLTHROUGH;
+	case 14: STEP(PF_KEY); FALLTHROUGH;
+	case 13: STEP(PF_KEY); FALLTHROUGH;
+	case 12: STEP(PF_KEY); FALLTHROUGH;
+	case 11: STEP(PF_KEY); FALLTHROUGH;
+	case 10: STEP(PF_KEY); FALLTHROUGH;
+	case 9: STEP(PF_KEY); FALLTHROUGH;
+	case 8: STEP(PF_KEY); FALLTHROUGH;
+	case 7: STEP(PF_KEY); FALLTHROUGH;
+	case 6: STEP(PF_KEY); FALLTHROUGH;
+	case 5: STEP(PF_KEY); FALLTHROUGH;
+	case 4: STEP(PF_IV); FALLTHROUGH;
+	case 3: STEP(PF_IV); FALLTHROUGH;
+	case 2: STEP(PF_IV); FALLTHROUGH;
+	case 1: STEP(PF_IV); FALLTHROUGH;
+	default: break;
+	}
+#undef STEP
+#undef FALLTHROUGH
+#undef PF_KEY
+#undef PF_IV
+	/* The last right turn was at the predecessor: drop the trailing left
+	 * turns and that right turn.  All left: node 0, none. */
+#if defined(__GNUC__)
+	k >>= __builtin_ctzll((unsigned long long)k) + 1;
+#else
+	while (!(k & 1))
+		k >>= 1;
+	k >>= 1;
+#endif
+found:
 	for (; k; k = iv[k].up)
 		if (ip <= iv[k].last)
 			return &t->sym[iv[k].sym];

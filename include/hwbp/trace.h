@@ -55,8 +55,9 @@ int hwbp_symtab_add(struct hwbp_symtab *t, const char *name, uint64_t addr,
  * hwbp_symtab_load_elf - add the symbols of an ELF file (.symtab, else
  * .dynsym) through libelf, each address plus @bias (a PIE's load bias).
  * Returns the number added.
- * Errors: -ENOENT (no such file), -EINVAL (not ELF / no symbol table),
- *         -EBUSY, -ENOMEM, -EIO.
+ * Errors: -ENOENT (no such file) and other open() errors as they are
+ *         (-EACCES...), -EINVAL (not ELF / no symbol table), -EBUSY,
+ *         -ENOMEM, -EIO, -EOPNOTSUPP (built without libelf).
  */
 int hwbp_symtab_load_elf(struct hwbp_symtab *t, const char *path, uint64_t bias);
 
@@ -64,8 +65,9 @@ int hwbp_symtab_load_elf(struct hwbp_symtab *t, const char *path, uint64_t bias)
  * hwbp_symtab_load_map - add the symbols of a System.map or /proc/kallsyms
  * text ("ADDR TYPE NAME [module]" per line; sizes are inferred at finish
  * from the next symbol's address).  Returns the number added.
- * Errors: -ENOENT, -EINVAL (a malformed line: *line says which, when
- *         non-NULL), -EBUSY, -ENOMEM, -EIO.
+ * Errors: -ENOENT and other open() errors as they are, -EINVAL (a
+ *         malformed line: *line says which, when non-NULL), -EBUSY,
+ *         -ENOMEM, -EIO.
  */
 int hwbp_symtab_load_map(struct hwbp_symtab *t, const char *path, unsigned *line);
 
@@ -83,7 +85,8 @@ int hwbp_symtab_finish(struct hwbp_symtab *t);
 /* By name (the first one added wins); NULL if none or not finished. */
 const struct hwbp_sym *hwbp_symtab_find(const struct hwbp_symtab *t, const char *name);
 
-/* The function (type t/T/w/W) containing @ip, or NULL.  O(log n), no allocation. */
+/* The function (type t/T/w/W/i) containing @ip, or NULL.  O(log n), no
+ * allocation.  Where symbols share an address the first added wins. */
 const struct hwbp_sym *hwbp_symtab_func(const struct hwbp_symtab *t, uint64_t ip);
 
 /* The symbol of any type containing @addr (for symbol+offset), or NULL. */
