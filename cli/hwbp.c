@@ -768,7 +768,7 @@ static int main_help(void)
 	      "  decode   decode a debug exception's status into slots and requests\n"
 	      "  sim      run scenario files on the simulator\n"
 	      "  trace    watch symbols by name: usage histograms or traces\n"
-	      "  bench    benchmarks (bench sim)\n",
+	      "  bench    benchmarks (bench sim, bench trace)\n",
 	      stdout);
 	return 0;
 }

@@ -5,7 +5,7 @@
  *   hwbp trace [-e ENTRY]... [--filter-file FILE] [--cpu PRESET]
  *              (--demo | --lackey FILE --elf PROG [--load-bias B])
  *              [--symbols System.map] [--hist-entries N]
- *              [--trace FILE [--format text] [--buffer-kb N] [--overwrite]]
+ *              [--trace FILE [--format text|ctf] [--buffer-kb N] [--overwrite]]
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,6 +17,7 @@
 #include <hwbp/trace.h>
 
 #include "cli.h"
+#include "ctf.h"
 #include "tracer.h"
 
 static int trace_help(void)
@@ -24,13 +25,16 @@ static int trace_help(void)
 	puts("usage: hwbp trace [-e ENTRY]... [--filter-file FILE] [--cpu PRESET]\n"
 	     "                  (--demo | --lackey FILE --elf PROG [--load-bias B])\n"
 	     "                  [--symbols System.map|kallsyms] [--hist-entries N]\n"
-	     "                  [--trace FILE [--format text] [--buffer-kb N] [--overwrite]]\n"
+	     "                  [--trace FILE [--format text|ctf] [--buffer-kb N] [--overwrite]]\n"
 	     "Watch symbols by name and print a usage histogram by function (default) or\n"
 	     "every hit (--trace). ENTRY is SYM[+OFF][/LEN]:rwx with - for an absent letter\n"
 	     "(pid_max:rw-, buf+8/16:-w-, 0xADDR/8:rw-); SYM:--- removes one, *:--- all.\n"
 	     "The default length is the symbol's size. Backend: the simulator (--demo: a\n"
 	     "built-in 4-CPU kernel; --lackey: a valgrind --tool=lackey --trace-mem=yes\n"
-	     "trace of PROG, position-independent ones too).");
+	     "trace of PROG, position-independent ones too). --format ctf writes FILE as a\n"
+	     "directory holding a CTF 1.8 trace (babeltrace2 FILE), one stream per CPU.\n"
+	     "--backend qemu-x86 (with --demo): the same demo as real code in the x86_64\n"
+	     "bare-metal kernel (tests/qemu/x86/), on QEMU's emulated debug registers.");
 	return 0;
 }
 
@@ -38,7 +42,7 @@ struct topts {
 	const char *entries[HWBP_MAX_REQUESTS * 2];
 	unsigned nentries;
 	const char *filter_file, *cpu, *lackey, *elf, *symbols, *trace_file, *format;
-	bool demo, overwrite, have_bias;
+	bool demo, overwrite, have_bias, qemu;
 	uint64_t bias, hist_entries, buffer_kb;
 };
 
@@ -115,15 +119,16 @@ static int parse_args(int argc, char **argv, struct topts *o)
 			o->trace_file = v;
 			i++;
 		} else if (strcmp(a, "--format") == 0 && v) {
-			if (strcmp(v, "text") != 0)
-				return usage_error("trace: bad --format '%s' (text)", v);
+			if (strcmp(v, "text") != 0 && strcmp(v, "ctf") != 0)
+				return usage_error("trace: bad --format '%s' (text, ctf)", v);
 			o->format = v;
 			i++;
 		} else if (strcmp(a, "--overwrite") == 0) {
 			o->overwrite = true;
 		} else if (strcmp(a, "--backend") == 0 && v) {
-			if (strcmp(v, "sim") != 0)
-				return usage_error("trace: backend '%s' is not available (sim)", v);
+			if (strcmp(v, "sim") != 0 && strcmp(v, "qemu-x86") != 0)
+				return usage_error("trace: backend '%s' is not available (sim, qemu-x86)", v);
+			o->qemu = strcmp(v, "qemu-x86") == 0;
 			i++;
 		} else {
 			return usage_error("trace: unexpected argument '%s' (try --help)", a);
@@ -135,6 +140,12 @@ static int parse_args(int argc, char **argv, struct topts *o)
 		return usage_error("trace: %s", "give a workload: --demo or --lackey FILE --elf PROG");
 	if (o->lackey && !o->elf)
 		return usage_error("trace: %s", "--lackey needs --elf PROG (for its symbols)");
+	if (o->qemu && !o->demo)
+		return usage_error("trace: %s", "--backend qemu-x86 runs the --demo workload only");
+	if (o->qemu && o->cpu && strcmp(o->cpu, "x86_64") != 0)
+		return usage_error("trace: %s", "--backend qemu-x86 is an x86_64 CPU (no --cpu)");
+	if (strcmp(o->format, "ctf") == 0 && (!o->trace_file || strcmp(o->trace_file, "-") == 0))
+		return usage_error("trace: %s", "--format ctf needs --trace DIR (a directory, not -)");
 	return 0;
 }
 
@@ -219,21 +230,65 @@ static void drain_text(struct hwbpi_tracer *t, FILE *out, uint64_t *recorded)
 	*recorded += n;
 }
 
+/* CTF output of trace mode: the same drain, each event into its CPU's
+ * stream (the reader merges them; sorting only keeps the code shared), then
+ * each CPU's loss so far, so a packet ends where its ring lost events. */
+static int drain_ctf(struct hwbpi_tracer *t, struct hwbpi_ctf *ctf, uint64_t *recorded)
+{
+	static struct hwbp_trace_event buf[1 << 16];
+	size_t n = 0;
+	int ret = 0;
+
+	for (unsigned c = 0; c < t->ncpus; c++)
+		n += hwbp_ring_pop(t->ring[c], buf + n, sizeof(buf) / sizeof(buf[0]) - n);
+	qsort(buf, n, sizeof(buf[0]), cmp_ev);
+	for (size_t i = 0; i < n; i++) {
+		const struct hwbp_sym *f = t->syms ? hwbp_symtab_func(t->syms, buf[i].ip) : NULL;
+		int r = hwbpi_ctf_write(ctf, &buf[i], f ? f->name : NULL);
+
+		if (r == 0)
+			(*recorded)++;
+		else if (ret == 0)
+			ret = r;
+	}
+	for (unsigned c = 0; c < t->ncpus; c++) {
+		uint64_t p, l;
+
+		hwbp_ring_stats(t->ring[c], &p, &l);
+		hwbpi_ctf_lost(ctf, c, l);
+	}
+	return ret;
+}
+
 struct run_arg {
 	bool (*next)(void *, struct hwbpi_work_access *);
 	void *state;
 	struct hwbpi_tracer *t;
 	FILE *out;
+	struct hwbpi_ctf *ctf;
+	int ctf_err;                 /* the first failed CTF write */
 	uint64_t count, recorded;
 };
+
+static void drain(struct run_arg *r)
+{
+	if (r->ctf) {
+		int ret = drain_ctf(r->t, r->ctf, &r->recorded);
+
+		if (ret && r->ctf_err == 0)
+			r->ctf_err = ret;
+	} else {
+		drain_text(r->t, r->out, &r->recorded);
+	}
+}
 
 /* The workload, with the trace-mode consumer between batches. */
 static bool next_and_drain(void *arg, struct hwbpi_work_access *a)
 {
 	struct run_arg *r = arg;
 
-	if (r->out && (++r->count & 1023) == 0)
-		drain_text(r->t, r->out, &r->recorded);
+	if ((r->out || r->ctf) && (++r->count & 1023) == 0)
+		drain(r);
 	return r->next(r->state, a);
 }
 
@@ -250,6 +305,8 @@ int hwbp_cli_trace(int argc, char **argv)
 	const char *names[HWBP_MAX_REQUESTS];
 	int ret = parse_args(argc, argv, &o), rc = 0;
 	unsigned ncpus = 1;
+	/* qemu-x86: the demo kernel's build directory (removed at the end). */
+	char qdir[512] = "", qkernel[600] = "";
 
 	if (ret)
 		return ret < 0 ? 0 : ret;
@@ -258,7 +315,28 @@ int hwbp_cli_trace(int argc, char **argv)
 	memset(&t, 0, sizeof(t));
 	memset(&ra, 0, sizeof(ra));
 	memset(&lk, 0, sizeof(lk));
-	if (o.demo) {
+	if (o.demo && o.qemu) {
+		/* The demo as real code: its symbols are the kernel ELF's own. */
+		const char *tmp = getenv("TMPDIR");
+
+		snprintf(qdir, sizeof(qdir), "%s/hwbp-qemu-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(qdir)) {
+			fprintf(stderr, "hwbp: trace: cannot create %s: %s\n", qdir, strerror(errno));
+			return 1;
+		}
+		ret = hwbpi_qemu_x86_build(hwbpi_qemu_x86_srcdir(), qdir, err, sizeof(err));
+		snprintf(qkernel, sizeof(qkernel), "%s/kernel64.elf", qdir);
+		syms = ret ? NULL : hwbp_symtab_new(&ret);
+		if (syms && (ret = hwbp_symtab_load_elf(syms, qkernel, 0)) >= 0)
+			ret = hwbp_symtab_finish(syms);
+		if (ret < 0) {
+			fprintf(stderr, "hwbp: trace: qemu-x86: %s\n", err[0] ? err : hwbp_errno_name(ret));
+			rc = 1;
+			goto out;
+		}
+		snprintf(qkernel, sizeof(qkernel), "%s/kernel.elf", qdir);
+		ret = 0;
+	} else if (o.demo) {
 		syms = hwbpi_demo_symtab(&ret);
 		ncpus = HWBPI_DEMO_CPUS;
 		ra.next = hwbpi_demo_next;
@@ -320,7 +398,17 @@ int hwbp_cli_trace(int argc, char **argv)
 		goto out;
 	}
 	ra.t = &t;
-	if (o.trace_file) {
+	for (unsigned i = 0; i < t.nw; i++)
+		names[i] = t.w[i].name;
+	if (o.trace_file && strcmp(o.format, "ctf") == 0) {
+		ra.ctf = hwbpi_ctf_open(o.trace_file, ncpus, names, t.nw, &ret);
+		if (!ra.ctf) {
+			fprintf(stderr, "hwbp: trace: cannot write CTF --trace '%s': %s\n", o.trace_file,
+				hwbp_errno_name(ret));
+			rc = EXIT_USAGE;
+			goto fini;
+		}
+	} else if (o.trace_file) {
 		ra.out = strcmp(o.trace_file, "-") == 0 ? stdout : fopen(o.trace_file, "w");
 		if (!ra.out) {
 			fprintf(stderr, "hwbp: trace: cannot write --trace '%s': %s\n", o.trace_file, strerror(errno));
@@ -328,31 +416,47 @@ int hwbp_cli_trace(int argc, char **argv)
 			goto fini;
 		}
 	}
-	ret = hwbpi_trace_sim(&t, &cpu, ncpus, next_and_drain, &ra, err, sizeof(err));
-	if (ret) {
+	if (o.qemu)
+		ret = hwbpi_trace_qemu_x86(&t, hwbpi_qemu_x86_srcdir(), qkernel, err, sizeof(err));
+	else
+		ret = hwbpi_trace_sim(&t, &cpu, ncpus, next_and_drain, &ra, err, sizeof(err));
+	if (ret && o.qemu && (ret == -ENOENT || ret == -EIO)) {
+		/* Not a watch the CPU refused: QEMU or the demo kernel failed. */
+		fprintf(stderr, "hwbp: trace: qemu-x86: %s\n", err[0] ? err : hwbp_errno_name(ret));
+		rc = 1;
+		goto fini;
+	} else if (ret) {
 		fprintf(stderr, "hwbp: trace: cannot watch %s\n", err[0] ? err : hwbp_errno_name(ret));
 		rc = 1;
 		goto fini;
 	}
-	for (unsigned i = 0; i < t.nw; i++)
-		names[i] = t.w[i].name;
 	if (o.trace_file) {
-		uint64_t produced = 0, lost = 0;
+		uint64_t produced = 0, lost = 0, lost_cpu[HWBPI_TRACE_MAX_CPUS] = { 0 };
 
-		drain_text(&t, ra.out, &ra.recorded);
+		drain(&ra);
 		for (unsigned c = 0; c < ncpus; c++) {
 			uint64_t p, l;
 
 			hwbp_ring_stats(t.ring[c], &p, &l);
 			produced += p;
 			lost += l;
+			lost_cpu[c] = l;
 			if (l)
 				fprintf(stderr, "hwbp: trace: cpu %u lost %" PRIu64 " of %" PRIu64 " events\n", c, l, p);
 		}
 		fprintf(stderr, "hwbp: trace: %" PRIu64 " events produced, %" PRIu64 " recorded, %" PRIu64
 			" lost\n", produced, ra.recorded, lost);
-		if (ra.out != stdout)
+		if (ra.ctf) {
+			ret = hwbpi_ctf_close(ra.ctf, lost_cpu);
+			ra.ctf = NULL;
+			if (ra.ctf_err || ret) {
+				fprintf(stderr, "hwbp: trace: writing CTF --trace '%s' failed: %s\n",
+					o.trace_file, hwbp_errno_name(ra.ctf_err ? ra.ctf_err : ret));
+				rc = 1;
+			}
+		} else if (ra.out != stdout) {
 			fclose(ra.out);
+		}
 	} else {
 		hwbp_hist_print(&t.hist, names, syms, stdout);
 	}
@@ -360,10 +464,19 @@ int hwbp_cli_trace(int argc, char **argv)
 		fprintf(stderr, "hwbp: trace: %" PRIu64 " of %" PRIu64 " lackey lines were not accesses\n",
 			lk.bad, lk.lines);
 fini:
+	if (ra.ctf)
+		hwbpi_ctf_close(ra.ctf, NULL);   /* a failed run: keep what was traced */
 	hwbpi_tracer_fini(&t);
 out:
 	if (lk.in)
 		fclose(lk.in);
 	hwbp_symtab_free(syms);
+	if (qdir[0] && strchr(qdir, '\'') == NULL) {
+		char cmd[600];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", qdir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "hwbp: trace: could not remove %s\n", qdir);
+	}
 	return rc;
 }

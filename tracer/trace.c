@@ -11,6 +11,24 @@
 
 #include "tracer.h"
 
+/*
+ * The hit cache: hits come from a handful of instructions, and once a
+ * (function, kind) has an entry of its breakpoint's histogram -- or is
+ * known to overrun, since entries are never given back during a run -- the
+ * same (ip, bp, kind) always lands in the same place.  A direct-mapped
+ * table of those answers makes the common hit one compare and one
+ * increment, instead of a symbol lookup and a scan of n entries.
+ */
+#define HIT_CACHE 1024
+
+struct hwbpi_hit_cache {
+	struct {
+		uint64_t ip;
+		uint32_t key;     /* bp << 8 | kind, + 1 so that 0 is "empty" */
+		int32_t idx;      /* index into hist.e, or -1: overrun */
+	} e[HIT_CACHE];
+};
+
 static void say(char *err, size_t n, const char *fmt, const char *a, const char *b)
 {
 	if (err && n)
@@ -93,8 +111,17 @@ int hwbpi_tracer_start(struct hwbpi_tracer *t, unsigned ncpus, bool trace, size_
 	t->ncpus = ncpus;
 	t->trace = trace;
 	t->hits = t->filtered = 0;
-	if (!trace)
-		return hwbp_hist_init(&t->hist, t->nw, t->hist_entries ? t->hist_entries : 16);
+	if (!trace) {
+		ret = hwbp_hist_init(&t->hist, t->nw, t->hist_entries ? t->hist_entries : 16);
+		if (ret)
+			return ret;
+		t->cache = calloc(1, sizeof(*t->cache));
+		if (!t->cache) {
+			hwbp_hist_fini(&t->hist);
+			return -ENOMEM;
+		}
+		return 0;
+	}
 	for (unsigned c = 0; c < ncpus; c++) {
 		t->ring[c] = hwbp_ring_new(ring_bytes, overwrite, &ret);
 		if (!t->ring[c]) {
@@ -111,26 +138,69 @@ void hwbpi_tracer_fini(struct hwbpi_tracer *t)
 		return;
 	if (!t->trace)
 		hwbp_hist_fini(&t->hist);
+	free(t->cache);
+	t->cache = NULL;
 	for (unsigned c = 0; c < HWBPI_TRACE_MAX_CPUS; c++) {
 		hwbp_ring_free(t->ring[c]);
 		t->ring[c] = NULL;
 	}
 }
 
+static unsigned cache_slot(uint64_t ip, uint32_t key)
+{
+	uint64_t h = (ip ^ (ip >> 17) ^ ((uint64_t)key << 40)) * UINT64_C(0x9e3779b97f4a7c15);
+
+	return (unsigned)(h >> 54) & (HIT_CACHE - 1);
+}
+
 void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
 {
+	struct hwbp_hist *h = &t->hist;
+	uint32_t key = ((uint32_t)ev->bp << 8 | ev->kind) + 1;
+	const struct hwbp_sym *f;
+	unsigned slot;
+	uint64_t func;
+
 	t->hits++;
 	if (t->trace) {
 		if (ev->cpu < t->ncpus)
 			hwbp_ring_push(t->ring[ev->cpu], ev);
 		return;
 	}
-	/* The function is looked up now: the table is read-only and the
-	 * lookup allocation-free (hwbp_symtab_func). */
-	{
-		const struct hwbp_sym *f = t->syms ? hwbp_symtab_func(t->syms, ev->ip) : NULL;
+	if (ev->bp >= h->nbp)
+		return;
+	slot = cache_slot(ev->ip, key);
+	if (t->cache && t->cache->e[slot].ip == ev->ip && t->cache->e[slot].key == key) {
+		int32_t idx = t->cache->e[slot].idx;
 
-		hwbp_hist_add(&t->hist, ev->bp, f ? f->addr : 0, ev->kind);
+		h->hits[ev->bp]++;
+		if (idx >= 0)
+			h->e[idx].count++;
+		else
+			h->overrun[ev->bp]++;
+		return;
+	}
+	/* First hit from this instruction: look the function up (read-only
+	 * table, allocation-free), count, and remember where it went. */
+	f = t->syms ? hwbp_symtab_func(t->syms, ev->ip) : NULL;
+	func = f ? f->addr : 0;
+	if (!hwbp_hist_add(h, ev->bp, func, ev->kind)) {
+		if (t->cache) {
+			t->cache->e[slot].ip = ev->ip;
+			t->cache->e[slot].key = key;
+			t->cache->e[slot].idx = -1;
+		}
+		return;
+	}
+	for (unsigned i = 0; t->cache && i < h->used[ev->bp]; i++) {
+		unsigned idx = ev->bp * h->n + i;
+
+		if (h->e[idx].func == func && h->e[idx].kind == ev->kind) {
+			t->cache->e[slot].ip = ev->ip;
+			t->cache->e[slot].key = key;
+			t->cache->e[slot].idx = (int32_t)idx;
+			break;
+		}
 	}
 }
 

@@ -138,6 +138,7 @@ struct hwbp_trace_event {
 #define HWBP_KIND_SIM 2      /* the simulator knows it exactly */
 #define HWBP_KIND_VALUE 3    /* x86 RW watch: the watched bytes changed, so a write */
 #define HWBP_KIND_TYPE 4     /* the watch type allows only one kind (W-only, X) */
+#define HWBP_KIND_INSN 5     /* the faulting instruction is a known load/store/RMW */
 
 /* ------------------------------------------------------------------ */
 /* Histograms: per breakpoint, n preallocated (function, kind) entries. */

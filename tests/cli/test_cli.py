@@ -63,7 +63,24 @@ CASES = [
     (["trace", "--demo", "--hist-entries", "4", "-e", "jiffies:rw-"], 0, r"jiffies: 4 functions, overrun \d+"),
     (["trace", "--demo", "--cpu", "cortex-a57", "-e", "pid_max:r--"], 0, r"R\s+pid_max\s+alloc_pid\s+200"),
     (["trace", "--demo", "-e", "pid_max:rw-", "--trace", "-"], 0, r"\s+2\s+\d+ pid_max\+0x0 R alloc_pid"),
+    (["bench", "--help"], 0, r"usage: hwbp bench sim.*hwbp bench trace"),
+    (["bench", "nosuch"], 2, r"unknown benchmark 'nosuch'"),
+    (["bench", "trace", "--hits", "0"], 2, r"bad --hits '0'"),
+    (["bench", "trace", "--lookups"], 2, r"--lookups needs a number"),
+    (["bench", "trace", "--bogus", "1"], 2, r"unexpected argument '--bogus'"),
 ]
+
+# `hwbp bench trace` with tiny counts: every figure is a "bench NAME VALUE
+# UNIT" line with a number (the values are the machine's, not checked).
+BENCH_TRACE = ["bench", "trace", "--hits", "2000", "--lookups", "2000", "--dwfl-lookups", "10",
+               "--symbols", "2000", "--lackey-mb", "1"]
+BENCH_TRACE_FIGURES = ["trace_hit_empty", "trace_hit_lookup", "trace_hit_hist", "trace_hit_ring",
+                       "trace_hit_hist_ratio", "trace_hit_ring_ratio", "trace_lookup_hwbp",
+                       "trace_lackey_read", "trace_lackey_parse", "trace_lackey_replay",
+                       "trace_lackey_replay_ratio"]
+# Only when built with libdw; otherwise the output says it skipped them.
+BENCH_TRACE_DWFL = ["trace_lookup_dwfl", "trace_lookup_ratio"]
+
 
 
 def run(args):
@@ -116,7 +133,14 @@ def main():
             if rc != 0:
                 fails += 1
                 print(f"FAIL {' '.join(cmd)}: {o}")
-    total = len(CASES) + 4
+    rc, out, _ = run(BENCH_TRACE)
+    figures = dict(re.findall(r"^bench (\S+) ([0-9]+(?:\.[0-9]+)?) \S+$", out, re.M))
+    want = BENCH_TRACE_FIGURES + ([] if "dwfl skipped" in out else BENCH_TRACE_DWFL)
+    missing = [n for n in want if n not in figures]
+    if rc != 0 or missing:
+        fails += 1
+        print(f"FAIL hwbp {' '.join(BENCH_TRACE)}: exit {rc}, missing {missing}, output:\n{out}")
+    total = len(CASES) + 5
     print(f"{total - fails} passed, {fails} failed")
     return 1 if fails else 0
 

@@ -118,6 +118,9 @@ long_entry:
 	movw %ax, %gs
 	movq $boot_stack_top, %rsp
 	xorl %ebp, %ebp
+	/* The multiboot info pointer (EBX, untouched since entry) as kmain's
+	 * argument: the tracer demo kernel reads its command line. */
+	movl %ebx, %edi
 	call kmain
 3:	hlt
 	jmp 3b

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Run the x86_64 harness kernel under QEMU (TCG) and print its serial output.
-#   tests/qemu/x86/run.sh OUTDIR/kernel.elf
+#   tests/qemu/x86/run.sh OUTDIR/kernel.elf [QEMU ARGS...]
+# (extra arguments go to QEMU, e.g. -append CMDLINE for the tracer demo)
 # Machine: -machine pc -cpu qemu64 -m 512M, COM1 on stdio, isa-debug-exit at
 # 0xf4.  The kernel leaves through isa-debug-exit writing code + 32: QEMU's
 # status is then ((code + 32) << 1) | 1 (65 for code 0); this script exits
@@ -11,11 +12,12 @@
 # fault with -no-reboot, ...).
 set -u
 
-if [ $# -ne 1 ]; then
-	echo "usage: $0 KERNEL" >&2
+if [ $# -lt 1 ]; then
+	echo "usage: $0 KERNEL [QEMU ARGS...]" >&2
 	exit 2
 fi
 img=$1
+shift
 QEMU=${QEMU:-qemu-system-x86_64}
 TIMEOUT=${HARNESS_TIMEOUT:-120}
 
@@ -30,7 +32,7 @@ timeout --foreground -k 5 "$TIMEOUT" "$QEMU" \
 	-display none -no-reboot -monitor none \
 	-chardev stdio,id=ser0,signal=off -serial chardev:ser0 \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-	-kernel "$img" </dev/null
+	-kernel "$img" "$@" </dev/null
 rc=$?
 case $rc in
 124)

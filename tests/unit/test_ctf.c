@@ -1,0 +1,493 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The CTF writer (tracer/ctf.c): argument errors, the binary packets read
+ * back field by field (header, context, events), packet splitting and
+ * tiling, lost-event snapshots, directory reuse.  babeltrace2 reading the
+ * result is tests/trace/ctf_test.sh.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ctf.h"
+
+static const char *const names2[] = { "jiffies", "buf+8" };
+
+/* A fresh directory path under the test's temporary one. */
+static char base[256];
+static unsigned seq;
+
+static int setup_all(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	(void)state;
+	snprintf(base, sizeof(base), "%s/test_ctf_XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	return mkdtemp(base) ? 0 : -1;
+}
+
+static int teardown_all(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void new_dir(char *out, size_t len)
+{
+	snprintf(out, len, "%s/t%u", base, seq++);
+}
+
+/* The whole of DIR/NAME, or NULL; *len its size. */
+static unsigned char *slurp(const char *dir, const char *name, size_t *len)
+{
+	char p[400];
+	FILE *f;
+	unsigned char *buf;
+	long n;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = 0;
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static uint16_t get16(const unsigned char *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static uint32_t get32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint64_t get64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+/* One packet as read back. */
+struct pkt {
+	uint64_t begin, end, content_bits, packet_bits, discarded;
+	uint32_t cpu;
+	unsigned nev;
+	uint64_t first_ts, last_ts;
+};
+
+/* An event read back (strings point into the buffer). */
+struct rev {
+	uint64_t ts, addr, ip;
+	uint16_t cpu, bp, size;
+	uint8_t kind, how;
+	const char *watch, *func;
+};
+
+static const unsigned char *read_event(const unsigned char *p, struct rev *e)
+{
+	e->ts = get64(p); p += 8;
+	e->cpu = get16(p); p += 2;
+	e->bp = get16(p); p += 2;
+	e->watch = (const char *)p; p += strlen(e->watch) + 1;
+	e->addr = get64(p); p += 8;
+	e->ip = get64(p); p += 8;
+	e->kind = *p++;
+	e->how = *p++;
+	e->func = (const char *)p; p += strlen(e->func) + 1;
+	e->size = get16(p); p += 2;
+	return p;
+}
+
+/* Split a stream file into packets (checking magic and sizes); returns
+ * the count, fills up to @max; the events go to @evs (up to @maxev). */
+static unsigned read_stream(const char *dir, unsigned cpu, struct pkt *pk, unsigned max,
+			    struct rev *evs, unsigned maxev, unsigned *nev, unsigned char **keep)
+{
+	char name[32];
+	size_t len, off = 0;
+	unsigned n = 0;
+	unsigned char *b;
+
+	snprintf(name, sizeof(name), "stream_%u", cpu);
+	b = slurp(dir, name, &len);
+	assert_non_null(b);
+	*nev = 0;
+	while (off < len) {
+		const unsigned char *p = b + off, *end;
+		struct pkt k;
+
+		assert_true(len - off >= 48);
+		assert_int_equal(get32(p), 0xC1FC1FC1u);
+		k.begin = get64(p + 4);
+		k.end = get64(p + 12);
+		k.content_bits = get64(p + 20);
+		k.packet_bits = get64(p + 28);
+		k.discarded = get64(p + 36);
+		k.cpu = get32(p + 44);
+		assert_int_equal(k.content_bits, k.packet_bits);
+		assert_int_equal(k.content_bits % 8, 0);
+		assert_true(off + k.packet_bits / 8 <= len);
+		assert_true(k.begin <= k.end);
+		end = p + k.packet_bits / 8;
+		p += 48;
+		k.nev = 0;
+		while (p < end) {
+			struct rev e;
+
+			p = read_event(p, &e);
+			assert_true(p <= end);
+			assert_true(e.ts >= k.begin && e.ts <= k.end);
+			if (k.nev == 0)
+				k.first_ts = e.ts;
+			k.last_ts = e.ts;
+			k.nev++;
+			if (*nev < maxev)
+				evs[*nev] = e;
+			(*nev)++;
+		}
+		if (n < max)
+			pk[n] = k;
+		n++;
+		off += k.packet_bits / 8;
+	}
+	*keep = b;
+	return n;
+}
+
+static struct hwbp_trace_event ev(uint64_t ts, unsigned cpu, unsigned bp, unsigned kind)
+{
+	struct hwbp_trace_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.ts = ts;
+	e.cpu = (uint16_t)cpu;
+	e.bp = (uint16_t)bp;
+	e.kind = (uint8_t)kind;
+	e.kind_how = HWBP_KIND_SIM;
+	e.ip = 0xffffffff81000020ull + ts;
+	e.addr = 0xffffffff82a00000ull + bp;
+	e.size = 8;
+	return e;
+}
+
+/* ---- argument errors ---------------------------------------------- */
+
+static void test_open_errors(void **state)
+{
+	static const char *const with_null[] = { "a", NULL };
+	char dir[300], file[300];
+	const struct {
+		const char *dir;
+		unsigned ncpus;
+		const char *const *names;
+		unsigned nwatch;
+		int err;
+	} cases[] = {
+		{ NULL, 1, names2, 2, -EINVAL },
+		{ "", 1, names2, 2, -EINVAL },
+		{ dir, 0, names2, 2, -EINVAL },
+		{ dir, HWBPI_CTF_MAX_CPUS + 1, names2, 2, -EINVAL },
+		{ dir, 1, NULL, 2, -EINVAL },
+		{ dir, 1, with_null, 2, -EINVAL },
+		{ dir, 1, names2, 256, -EINVAL },
+		{ file, 1, names2, 2, -ENOTDIR },     /* a file in the way */
+		{ "/proc/no/such/dir", 1, names2, 2, -ENOENT },
+	};
+	FILE *f;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	snprintf(file, sizeof(file), "%s/afile", base);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fclose(f);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int err = 0;
+		struct stat st;
+
+		assert_null(hwbpi_ctf_open(cases[i].dir, cases[i].ncpus, cases[i].names,
+					   cases[i].nwatch, &err));
+		assert_int_equal(err, cases[i].err);
+		/* a failed open leaves nothing behind */
+		assert_int_not_equal(stat(dir, &st), 0);
+	}
+	assert_null(hwbpi_ctf_open(NULL, 1, names2, 2, NULL));   /* err may be NULL */
+}
+
+static void test_write_errors(void **state)
+{
+	char dir[300];
+	int err = 0;
+	struct hwbpi_ctf *c;
+	struct hwbp_trace_event e = ev(10, 0, 0, HWBP_W);
+	const struct {
+		struct hwbp_trace_event e;
+		int ret;
+	} cases[] = {
+		{ ev(11, 2, 0, HWBP_R), -EINVAL },   /* cpu 2 of 2 */
+		{ ev(11, 0, 2, HWBP_R), -EINVAL },   /* bp 2 of 2 */
+		{ ev(9, 0, 0, HWBP_R), -ERANGE },    /* time goes back on cpu 0 */
+		{ ev(10, 0, 1, HWBP_R), 0 },         /* equal time is fine */
+		{ ev(5, 1, 1, HWBP_R), 0 },          /* another CPU has its own time */
+	};
+	struct pkt pk[4];
+	struct rev evs[8];
+	unsigned nev;
+	unsigned char *b;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	c = hwbpi_ctf_open(dir, 2, names2, 2, &err);
+	assert_non_null(c);
+	assert_int_equal(hwbpi_ctf_write(NULL, &e, "f"), -EINVAL);
+	assert_int_equal(hwbpi_ctf_write(c, NULL, "f"), -EINVAL);
+	assert_int_equal(hwbpi_ctf_write(c, &e, "do_timer"), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(hwbpi_ctf_write(c, &cases[i].e, NULL), cases[i].ret);
+	assert_int_equal(hwbpi_ctf_lost(NULL, 0, 1), -EINVAL);
+	assert_int_equal(hwbpi_ctf_lost(c, 2, 1), -EINVAL);
+	assert_int_equal(hwbpi_ctf_lost(c, 0, 3), 0);
+	assert_int_equal(hwbpi_ctf_lost(c, 0, 2), -EINVAL);   /* counts only grow */
+	assert_int_equal(hwbpi_ctf_lost(c, 0, 3), 0);
+	assert_int_equal(hwbpi_ctf_close(c, NULL), 0);
+	assert_int_equal(hwbpi_ctf_close(NULL, NULL), 0);
+	/* the failed writes left nothing: cpu 0 has its two good events */
+	assert_int_equal(read_stream(dir, 0, pk, 4, evs, 8, &nev, &b), 2);   /* +1 empty start packet */
+	assert_int_equal(nev, 2);
+	assert_string_equal(evs[0].func, "do_timer");
+	assert_string_equal(evs[1].func, "?");
+	assert_string_equal(evs[1].watch, "buf+8");
+	free(b);
+}
+
+/* ---- content ------------------------------------------------------ */
+
+static void test_fields_and_metadata(void **state)
+{
+	char dir[300];
+	int err = 0;
+	struct hwbpi_ctf *c;
+	struct hwbp_trace_event e = ev(7, 1, 1, HWBP_R);
+	struct pkt pk[2];
+	struct rev r[2];
+	unsigned nev;
+	unsigned char *b;
+	size_t len;
+	char *meta;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	c = hwbpi_ctf_open(dir, 3, names2, 2, &err);
+	assert_non_null(c);
+	e.size = 4;
+	e.kind_how = HWBP_KIND_VALUE;
+	assert_int_equal(hwbpi_ctf_write(c, &e, "copy_process"), 0);
+	assert_int_equal(hwbpi_ctf_close(c, NULL), 0);
+
+	assert_int_equal(read_stream(dir, 1, pk, 2, r, 2, &nev, &b), 1);
+	assert_int_equal(nev, 1);
+	assert_int_equal(pk[0].cpu, 1);
+	assert_int_equal(pk[0].begin, 7);
+	assert_int_equal(pk[0].end, 7);
+	assert_int_equal(pk[0].discarded, 0);
+	assert_int_equal(r[0].ts, 7);
+	assert_int_equal(r[0].cpu, 1);
+	assert_int_equal(r[0].bp, 1);
+	assert_string_equal(r[0].watch, "buf+8");
+	assert_int_equal(r[0].addr, e.addr);
+	assert_int_equal(r[0].ip, e.ip);
+	assert_int_equal(r[0].kind, HWBP_R);
+	assert_int_equal(r[0].how, HWBP_KIND_VALUE);
+	assert_string_equal(r[0].func, "copy_process");
+	assert_int_equal(r[0].size, 4);
+	free(b);
+	/* CPUs without events: one empty packet spanning the trace */
+	for (unsigned cpu = 0; cpu < 3; cpu += 2) {
+		assert_int_equal(read_stream(dir, cpu, pk, 2, r, 2, &nev, &b), 1);
+		assert_int_equal(nev, 0);
+		assert_int_equal(pk[0].cpu, cpu);
+		assert_int_equal(pk[0].begin, 7);
+		assert_int_equal(pk[0].end, 7);
+		free(b);
+	}
+	meta = (char *)slurp(dir, "metadata", &len);
+	assert_non_null(meta);
+	assert_memory_equal(meta, "/* CTF 1.8 */\n", 14);
+	assert_non_null(strstr(meta, "name = \"hwbp_hit\";"));
+	assert_non_null(strstr(meta, "watch_1 = \"buf+8\";"));
+	assert_non_null(strstr(meta, "ncpus = 3;"));
+	assert_non_null(strstr(meta, "uint64_t events_discarded;"));
+	{
+		const uint16_t one = 1;
+		unsigned char lo;
+
+		memcpy(&lo, &one, 1);
+		assert_non_null(strstr(meta, lo == 1 ? "byte_order = le;" : "byte_order = be;"));
+	}
+	free(meta);
+}
+
+/* Many events: packets split at 64 KiB and tile time exactly. */
+static void test_packets_tile(void **state)
+{
+	enum { N = 5000 };
+	char dir[300];
+	int err = 0;
+	struct hwbpi_ctf *c;
+	struct pkt pk[16];
+	static struct rev r[N];
+	unsigned nev, np;
+	unsigned char *b;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	c = hwbpi_ctf_open(dir, 1, names2, 2, &err);
+	assert_non_null(c);
+	for (unsigned i = 0; i < N; i++) {
+		struct hwbp_trace_event e = ev(100 + 2 * i, 0, i & 1, (i & 1) ? HWBP_R : HWBP_W);
+
+		assert_int_equal(hwbpi_ctf_write(c, &e, "a_function_name"), 0);
+	}
+	assert_int_equal(hwbpi_ctf_close(c, NULL), 0);
+	np = read_stream(dir, 0, pk, 16, r, N, &nev, &b);
+	assert_true(np >= 2 && np <= 16);
+	assert_int_equal(nev, N);
+	for (unsigned i = 0; i < N; i++) {
+		assert_int_equal(r[i].ts, 100 + 2 * i);
+		assert_int_equal(r[i].bp, i & 1);
+	}
+	for (unsigned i = 0; i < np; i++) {
+		assert_true(pk[i].packet_bits / 8 <= 65536);
+		assert_true(pk[i].nev > 0);
+		if (i > 0) {
+			assert_int_equal(pk[i].begin, pk[i - 1].end);   /* no gap */
+			assert_int_equal(pk[i].begin, pk[i].first_ts);
+		}
+	}
+	assert_int_equal(pk[0].begin, 100);
+	assert_int_equal(pk[np - 1].end, 100 + 2 * (N - 1));
+	free(b);
+}
+
+/*
+ * Lost events: a table of (events, lost_total) steps on one CPU; each
+ * growth ends a packet whose snapshot is the new total, a first packet
+ * with losses is preceded by an empty one with 0, and close's count
+ * goes into the last packet.
+ */
+static void test_lost_snapshots(void **state)
+{
+	const struct {
+		unsigned events;          /* written, then ... */
+		uint64_t lost;            /* ... hwbpi_ctf_lost(c, 0, lost) */
+	} steps[] = { { 3, 5 }, { 2, 5 }, { 4, 9 }, { 0, 12 }, { 1, 12 } };
+	const uint64_t at_close = 20;
+	/* expected packets: empty start (0), 3 events (5), 6 events (9, then
+	 * 12: still unwritten, its end is the next event's time, so the
+	 * later loss falls inside it), 1 event (12 -> 20 at close) */
+	const struct {
+		unsigned nev;
+		uint64_t discarded;
+	} want[] = { { 0, 0 }, { 3, 5 }, { 6, 12 }, { 1, 20 } };
+	char dir[300];
+	int err = 0;
+	struct hwbpi_ctf *c;
+	struct pkt pk[8];
+	struct rev r[32];
+	unsigned nev, np;
+	unsigned char *b;
+	uint64_t ts = 1, lost[2] = { at_close, 0 };
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	c = hwbpi_ctf_open(dir, 2, names2, 2, &err);
+	assert_non_null(c);
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		for (unsigned k = 0; k < steps[i].events; k++) {
+			struct hwbp_trace_event e = ev(ts++, 0, 0, HWBP_R);
+
+			assert_int_equal(hwbpi_ctf_write(c, &e, "f"), 0);
+		}
+		assert_int_equal(hwbpi_ctf_lost(c, 0, steps[i].lost), 0);
+	}
+	assert_int_equal(hwbpi_ctf_close(c, lost), 0);
+	np = read_stream(dir, 0, pk, 8, r, 32, &nev, &b);
+	assert_int_equal(np, sizeof(want) / sizeof(want[0]));
+	for (unsigned i = 0; i < np; i++) {
+		assert_int_equal(pk[i].nev, want[i].nev);
+		assert_int_equal(pk[i].discarded, want[i].discarded);
+		if (i > 0)
+			assert_int_equal(pk[i].begin, pk[i - 1].end);
+	}
+	free(b);
+	/* CPU 1: no events, no loss: one empty packet with 0 */
+	assert_int_equal(read_stream(dir, 1, pk, 8, r, 32, &nev, &b), 1);
+	assert_int_equal(pk[0].discarded, 0);
+	free(b);
+}
+
+/* Reusing a directory: files replaced, stale streams of a wider trace go,
+ * other files stay. */
+static void test_reuse_dir(void **state)
+{
+	char dir[300], p[400];
+	int err = 0;
+	struct hwbpi_ctf *c;
+	struct stat st;
+	FILE *f;
+	struct hwbp_trace_event e = ev(1, 0, 0, HWBP_W);
+	static char longname[6000];
+	struct pkt pk[2];
+	struct rev r[2];
+	unsigned nev;
+	unsigned char *b;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	c = hwbpi_ctf_open(dir, 4, names2, 2, &err);
+	assert_non_null(c);
+	assert_int_equal(hwbpi_ctf_close(c, NULL), 0);
+	snprintf(p, sizeof(p), "%s/README", dir);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fclose(f);
+	c = hwbpi_ctf_open(dir, 2, names2, 2, &err);
+	assert_non_null(c);
+	memset(longname, 'x', sizeof(longname) - 1);
+	assert_int_equal(hwbpi_ctf_write(c, &e, longname), 0);
+	assert_int_equal(hwbpi_ctf_close(c, NULL), 0);
+	snprintf(p, sizeof(p), "%s/stream_2", dir);
+	assert_int_not_equal(stat(p, &st), 0);
+	snprintf(p, sizeof(p), "%s/stream_1", dir);
+	assert_int_equal(stat(p, &st), 0);
+	snprintf(p, sizeof(p), "%s/README", dir);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(read_stream(dir, 0, pk, 2, r, 2, &nev, &b), 1);
+	assert_int_equal(nev, 1);
+	assert_int_equal(strlen(r[0].func), 4095);   /* cut */
+	free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_open_errors),
+		cmocka_unit_test(test_write_errors),
+		cmocka_unit_test(test_fields_and_metadata),
+		cmocka_unit_test(test_packets_tile),
+		cmocka_unit_test(test_lost_snapshots),
+		cmocka_unit_test(test_reuse_dir),
+	};
+
+	return cmocka_run_group_tests(tests, setup_all, teardown_all);
+}

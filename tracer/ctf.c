@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CTF 1.8 writer for the tracer's trace mode (see ctf.h).
+ *
+ * Layout.  One stream class, one event class ("hwbp_hit"), one stream file
+ * per CPU: that is how CTF models per-CPU buffers (LTTng does the same),
+ * and the reader merges the streams by timestamp, so the writer never has
+ * to sort across CPUs.  Every field is byte-aligned (align = 8 bits) and in
+ * host byte order, declared so in the metadata: the writer just copies
+ * native integers, with no padding to compute and no byte swapping.
+ *
+ * Packets.  Each CPU buffers one packet of at most PACKET_MAX bytes; a
+ * packet ends when the next event does not fit, or when hwbpi_ctf_lost()
+ * says the CPU's ring lost events.  A packet's timestamp_end is not known
+ * when it ends: it is the first timestamp of the CPU's next packet (or the
+ * trace's last timestamp at close), so the packets of a stream tile time
+ * without gaps, and events lost after a packet's last event (a ring in
+ * discard-new mode drops the newest ones) still fall inside that packet's
+ * time range.  Hence a packet is written only when its successor starts or
+ * at close ("sealed" in between).
+ *
+ * Lost events.  events_discarded in the packet context is a snapshot: the
+ * CPU's cumulative count of lost events at the end of the packet.  Readers
+ * report the difference between consecutive packets (and a first packet's
+ * non-zero count) as "discarded events" between the two packets' ends.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctf.h"
+
+#define PACKET_MAX 65536u
+#define NAME_MAX_BYTES 4095u   /* longest string field, without its NUL */
+#define MAX_WATCH 255u
+#define CTF_MAGIC UINT32_C(0xC1FC1FC1)
+
+/* Packet header + context, as the metadata declares them. */
+enum {
+	OFF_MAGIC = 0,                 /* uint32 */
+	OFF_TS_BEGIN = 4,              /* uint64, clock */
+	OFF_TS_END = 12,               /* uint64, clock */
+	OFF_CONTENT_SIZE = 20,         /* uint64, bits */
+	OFF_PACKET_SIZE = 28,          /* uint64, bits */
+	OFF_DISCARDED = 36,            /* uint64 */
+	OFF_CPU_ID = 44,               /* uint32 */
+	PACKET_HDR = 48,
+};
+
+struct ctf_stream {
+	FILE *f;
+	unsigned char *buf;
+	size_t len;                    /* bytes of the packet so far (header included) */
+	unsigned nev;                  /* events in it */
+	bool sealed;                   /* ended; written when the next one starts */
+	uint64_t begin;                /* its timestamp_begin */
+	uint64_t discarded;            /* its events_discarded snapshot */
+	uint64_t last_ts;              /* last event's timestamp (valid when any_ev) */
+	bool any_ev;
+	bool written;                  /* a packet is in the file */
+	uint64_t written_discarded, written_end;
+};
+
+struct hwbpi_ctf {
+	unsigned ncpus, nwatch;
+	char **names;
+	uint64_t min_ts, max_ts;       /* over all CPUs (valid when any_ev) */
+	bool any_ev;
+	struct ctf_stream s[];
+};
+
+static void put16(unsigned char *p, uint16_t v) { memcpy(p, &v, sizeof(v)); }
+static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, sizeof(v)); }
+static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, sizeof(v)); }
+
+static size_t name_len(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > NAME_MAX_BYTES ? NAME_MAX_BYTES : n;
+}
+
+/* A string field: the bytes and a NUL (cut at NAME_MAX_BYTES). */
+static unsigned char *put_str(unsigned char *p, const char *s)
+{
+	size_t n = name_len(s);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p + n + 1;
+}
+
+static bool host_is_le(void)
+{
+	const uint16_t one = 1;
+	unsigned char b;
+
+	memcpy(&b, &one, 1);
+	return b == 1;
+}
+
+/* A TSDL string literal: quotes and backslashes escaped, controls dropped
+ * (watch names come from user input such as "buf+8"). */
+static void put_tsdl_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		if ((unsigned char)*s >= 0x20)
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static int write_metadata(FILE *f, const struct hwbpi_ctf *c)
+{
+	fprintf(f,
+		"/* CTF 1.8 */\n"
+		"\n"
+		"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+		"typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n"
+		"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+		"typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n"
+		"typealias integer { size = 64; align = 8; signed = false; base = 16; } := uint64_hex_t;\n"
+		"\n"
+		"trace {\n"
+		"\tmajor = 1;\n"
+		"\tminor = 8;\n"
+		"\tbyte_order = %s;\n"
+		"\tpacket.header := struct {\n"
+		"\t\tuint32_t magic;\n"
+		"\t};\n"
+		"};\n"
+		"\n"
+		"env {\n"
+		"\tdomain = \"hwbp\";\n"
+		"\ttracer_name = \"hwbp\";\n"
+		"\tncpus = %u;\n"
+		"\tnwatch = %u;\n",
+		host_is_le() ? "le" : "be", c->ncpus, c->nwatch);
+	for (unsigned i = 0; i < c->nwatch; i++) {
+		fprintf(f, "\twatch_%u = ", i);
+		put_tsdl_string(f, c->names[i]);
+		fputs(";\n", f);
+	}
+	fputs("};\n"
+	      "\n"
+	      /* The simulator's clock counts accesses, the hardware one
+	       * nanoseconds: either way a 1 GHz clock starting at 0. */
+	      "clock {\n"
+	      "\tname = \"hwbp\";\n"
+	      "\tdescription = \"hwbp event timestamp (ns; the simulator's access count for --backend sim)\";\n"
+	      "\tfreq = 1000000000;\n"
+	      "\toffset = 0;\n"
+	      "};\n"
+	      "\n"
+	      "typealias integer { size = 64; align = 8; signed = false; map = clock.hwbp.value; } := uint64_clock_t;\n"
+	      "\n"
+	      "stream {\n"
+	      "\tpacket.context := struct {\n"
+	      "\t\tuint64_clock_t timestamp_begin;\n"
+	      "\t\tuint64_clock_t timestamp_end;\n"
+	      "\t\tuint64_t content_size;\n"
+	      "\t\tuint64_t packet_size;\n"
+	      "\t\tuint64_t events_discarded;\n"
+	      "\t\tuint32_t cpu_id;\n"
+	      "\t};\n"
+	      "\tevent.header := struct {\n"
+	      "\t\tuint64_clock_t timestamp;\n"
+	      "\t};\n"
+	      "};\n"
+	      "\n"
+	      "event {\n"
+	      "\tname = \"hwbp_hit\";\n"
+	      "\tid = 0;\n"
+	      "\tfields := struct {\n"
+	      "\t\tuint16_t cpu;\n"
+	      "\t\tuint16_t bp;\n"
+	      "\t\tstring watch;\n"
+	      "\t\tuint64_hex_t addr;\n"
+	      "\t\tuint64_hex_t ip;\n"
+	      "\t\tenum : uint8_t { \"?\" = 0, \"R\" = 1, \"W\" = 2, \"X\" = 4 } kind;\n"
+	      /* where the kind came from (HWBP_KIND_*): a kind is never a
+	       * guess presented as fact */
+	      "\t\tenum : uint8_t { unknown = 0, hw = 1, sim = 2, value = 3, type = 4, insn = 5 } kind_how;\n"
+	      "\t\tstring func;\n"
+	      "\t\tuint16_t size;\n"
+	      "\t};\n"
+	      "};\n", f);
+	return ferror(f) ? -EIO : 0;
+}
+
+static void put_header(unsigned char *buf, size_t len, unsigned cpu, uint64_t begin, uint64_t end,
+		       uint64_t discarded)
+{
+	uint64_t bits = (uint64_t)len * 8;
+
+	put32(buf + OFF_MAGIC, CTF_MAGIC);
+	put64(buf + OFF_TS_BEGIN, begin);
+	put64(buf + OFF_TS_END, end);
+	put64(buf + OFF_CONTENT_SIZE, bits);
+	put64(buf + OFF_PACKET_SIZE, bits);
+	put64(buf + OFF_DISCARDED, discarded);
+	put32(buf + OFF_CPU_ID, cpu);
+}
+
+/* Write the current packet of @s ending at @end and start an empty one. */
+static int flush_packet(struct hwbpi_ctf *c, unsigned cpu, uint64_t end)
+{
+	struct ctf_stream *s = &c->s[cpu];
+
+	/*
+	 * A reader cannot tell how many events a stream's first packet lost
+	 * (the count may not have started at 0), and says only "may have
+	 * discarded".  An empty packet with count 0 at the stream's start
+	 * makes the first loss an exact difference too.
+	 */
+	if (!s->written && s->discarded) {
+		unsigned char hdr[PACKET_HDR];
+
+		put_header(hdr, sizeof(hdr), cpu, s->begin, s->begin, 0);
+		if (fwrite(hdr, 1, sizeof(hdr), s->f) != sizeof(hdr))
+			return -EIO;
+		s->written = true;
+		s->written_discarded = 0;
+		s->written_end = s->begin;
+	}
+	put_header(s->buf, s->len, cpu, s->begin, end, s->discarded);
+	if (fwrite(s->buf, 1, s->len, s->f) != s->len)
+		return -EIO;
+	s->written = true;
+	s->written_discarded = s->discarded;
+	s->written_end = end;
+	s->len = PACKET_HDR;
+	s->nev = 0;
+	s->sealed = false;
+	s->begin = end;
+	return 0;
+}
+
+static char *path_of(const char *dir, const char *name, unsigned n, bool numbered)
+{
+	size_t l = strlen(dir) + strlen(name) + 16;
+	char *p = malloc(l);
+
+	if (p) {
+		if (numbered)
+			snprintf(p, l, "%s/%s%u", dir, name, n);
+		else
+			snprintf(p, l, "%s/%s", dir, name);
+	}
+	return p;
+}
+
+static void free_ctf(struct hwbpi_ctf *c)
+{
+	for (unsigned i = 0; i < c->ncpus; i++) {
+		if (c->s[i].f)
+			fclose(c->s[i].f);
+		free(c->s[i].buf);
+	}
+	for (unsigned i = 0; i < c->nwatch; i++)
+		free(c->names[i]);
+	free(c->names);
+	free(c);
+}
+
+/* Open (create, truncate) DIR/NAME[N]; on failure *err is set. */
+static FILE *open_file(const char *dir, const char *name, unsigned n, bool numbered, int *err)
+{
+	char *p = path_of(dir, name, n, numbered);
+	FILE *f;
+
+	if (!p) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	f = fopen(p, "wb");
+	if (!f)
+		*err = errno ? -errno : -EIO;
+	free(p);
+	return f;
+}
+
+/* Undo a failed open: the files it made, the directory if it made it. */
+static void remove_made(const char *dir, unsigned ncpus, bool made_dir)
+{
+	char *p = path_of(dir, "metadata", 0, false);
+
+	if (p)
+		remove(p);
+	free(p);
+	for (unsigned i = 0; i < ncpus; i++) {
+		p = path_of(dir, "stream_", i, true);
+		if (p)
+			remove(p);
+		free(p);
+	}
+	if (made_dir)
+		rmdir(dir);
+}
+
+struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *const *watch_names,
+				 unsigned nwatch, int *err)
+{
+	struct hwbpi_ctf *c;
+	struct stat st;
+	bool made_dir = false;
+	FILE *meta = NULL;
+	int ret = 0;
+
+	if (!dir || !*dir || ncpus == 0 || ncpus > HWBPI_CTF_MAX_CPUS || nwatch > MAX_WATCH ||
+	    (nwatch && !watch_names)) {
+		ret = -EINVAL;
+		goto fail;
+	}
+	for (unsigned i = 0; i < nwatch; i++)
+		if (!watch_names[i]) {
+			ret = -EINVAL;
+			goto fail;
+		}
+	c = calloc(1, sizeof(*c) + ncpus * sizeof(c->s[0]));
+	if (!c) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	c->ncpus = ncpus;
+	c->names = calloc(nwatch ? nwatch : 1, sizeof(*c->names));
+	if (!c->names) {
+		free(c);
+		ret = -ENOMEM;
+		goto fail;
+	}
+	/* Copy the names now: the caller's table may not outlive the trace. */
+	for (; c->nwatch < nwatch; c->nwatch++) {
+		c->names[c->nwatch] = malloc(name_len(watch_names[c->nwatch]) + 1);
+		if (!c->names[c->nwatch]) {
+			ret = -ENOMEM;
+			goto fail_free;
+		}
+		put_str((unsigned char *)c->names[c->nwatch], watch_names[c->nwatch]);
+	}
+	for (unsigned i = 0; i < ncpus; i++) {
+		c->s[i].buf = malloc(PACKET_MAX);
+		if (!c->s[i].buf) {
+			ret = -ENOMEM;
+			goto fail_free;
+		}
+		c->s[i].len = PACKET_HDR;
+	}
+	if (mkdir(dir, 0777) == 0) {
+		made_dir = true;
+	} else if (errno != EEXIST) {
+		ret = -errno;
+		goto fail_free;
+	} else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		ret = -ENOTDIR;
+		goto fail_free;
+	}
+	/* The metadata first: a trace cut short by a crash stays readable up
+	 * to its last whole packet. */
+	meta = open_file(dir, "metadata", 0, false, &ret);
+	if (!meta)
+		goto fail_files;
+	ret = write_metadata(meta, c);
+	if (fclose(meta) != 0 && ret == 0)
+		ret = -EIO;
+	if (ret)
+		goto fail_files;
+	for (unsigned i = 0; i < ncpus; i++) {
+		c->s[i].f = open_file(dir, "stream_", i, true, &ret);
+		if (!c->s[i].f)
+			goto fail_files;
+	}
+	/* A reused directory may hold the streams of a trace with more CPUs;
+	 * readers would merge them in.  Only names this writer makes go. */
+	for (unsigned i = ncpus; i < HWBPI_CTF_MAX_CPUS; i++) {
+		char *p = path_of(dir, "stream_", i, true);
+
+		if (p)
+			remove(p);
+		free(p);
+	}
+	return c;
+
+fail_files:
+	free_ctf(c);
+	remove_made(dir, ncpus, made_dir);
+	goto fail;
+fail_free:
+	free_ctf(c);
+fail:
+	if (err)
+		*err = ret;
+	return NULL;
+}
+
+int hwbpi_ctf_write(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev, const char *func_name)
+{
+	struct ctf_stream *s;
+	const char *watch;
+	unsigned char *p;
+	size_t need;
+	int ret;
+
+	if (!c || !ev || ev->cpu >= c->ncpus || ev->bp >= c->nwatch)
+		return -EINVAL;
+	s = &c->s[ev->cpu];
+	/* Readers reject a stream whose time goes backwards. */
+	if (s->any_ev && ev->ts < s->last_ts)
+		return -ERANGE;
+	if (!func_name)
+		func_name = "?";
+	watch = c->names[ev->bp];
+	need = 8 + 2 + 2 + name_len(watch) + 1 + 8 + 8 + 1 + 1 + name_len(func_name) + 1 + 2;
+	if (s->sealed || (s->nev && s->len + need > PACKET_MAX)) {
+		ret = flush_packet(c, ev->cpu, ev->ts);
+		if (ret)
+			return ret;
+	}
+	if (s->nev == 0 && !s->written)
+		s->begin = ev->ts;
+	p = s->buf + s->len;
+	put64(p, ev->ts);
+	p += 8;
+	put16(p, ev->cpu);
+	p += 2;
+	put16(p, ev->bp);
+	p += 2;
+	p = put_str(p, watch);
+	put64(p, ev->addr);
+	p += 8;
+	put64(p, ev->ip);
+	p += 8;
+	*p++ = ev->kind;
+	*p++ = ev->kind_how;
+	p = put_str(p, func_name);
+	put16(p, ev->size);
+	p += 2;
+	s->len = (size_t)(p - s->buf);
+	s->nev++;
+	s->last_ts = ev->ts;
+	s->any_ev = true;
+	if (!c->any_ev || ev->ts < c->min_ts)
+		c->min_ts = ev->ts;
+	if (!c->any_ev || ev->ts > c->max_ts)
+		c->max_ts = ev->ts;
+	c->any_ev = true;
+	return 0;
+}
+
+int hwbpi_ctf_lost(struct hwbpi_ctf *c, unsigned cpu, uint64_t lost_total)
+{
+	struct ctf_stream *s;
+
+	if (!c || cpu >= c->ncpus || lost_total < c->s[cpu].discarded)
+		return -EINVAL;
+	s = &c->s[cpu];
+	if (lost_total == s->discarded)
+		return 0;
+	/* A sealed packet not yet written takes the new count too: its end
+	 * will be the next event's time, so these losses fall inside it.  An
+	 * empty packet just carries the count to its first event. */
+	s->discarded = lost_total;
+	if (s->nev)
+		s->sealed = true;
+	return 0;
+}
+
+int hwbpi_ctf_close(struct hwbpi_ctf *c, const uint64_t *lost_per_cpu)
+{
+	int ret = 0;
+
+	if (!c)
+		return 0;
+	for (unsigned i = 0; i < c->ncpus; i++) {
+		struct ctf_stream *s = &c->s[i];
+		uint64_t end = c->any_ev ? c->max_ts : 0;
+
+		if (lost_per_cpu && lost_per_cpu[i] > s->discarded)
+			s->discarded = lost_per_cpu[i];
+		if (!s->written && s->nev == 0)
+			s->begin = c->any_ev ? c->min_ts : 0;   /* an empty stream spans the trace */
+		/* The last packet, unless it is empty and says nothing new. */
+		if (s->nev || !s->written || s->discarded != s->written_discarded) {
+			if (s->begin > end)
+				end = s->begin;
+			if (flush_packet(c, i, end) && ret == 0)
+				ret = -EIO;
+		}
+		if (fclose(s->f) != 0 && ret == 0)
+			ret = -EIO;
+		s->f = NULL;
+	}
+	free_ctf(c);
+	return ret;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CTF 1.8 output of the tracer (internal): a directory holding a TSDL
+ * `metadata` file and one binary stream per CPU (stream_0, stream_1, ...),
+ * as babeltrace2 and Trace Compass read it.  Events are the fixed-size
+ * struct hwbp_trace_event plus the names the tables give them (watch,
+ * function); events the rings lost appear as the packet context's
+ * events_discarded counter, which readers report as discarded events.
+ *
+ * Not on the hit path: it is the consumer side (it buffers one packet per
+ * CPU and writes it with stdio).
+ */
+#ifndef HWBP_TRACER_CTF_H
+#define HWBP_TRACER_CTF_H
+
+#include <stdint.h>
+
+#include <hwbp/trace.h>
+
+/* CPUs a CTF trace may have (stream files stream_0 .. stream_63). */
+#define HWBPI_CTF_MAX_CPUS 64
+
+struct hwbpi_ctf;
+
+/*
+ * hwbpi_ctf_open - create directory @dir (an existing one is reused: its
+ * metadata and stream_N files are replaced, stale stream_N of a wider
+ * trace removed) and write the metadata.  @watch_names[bp] names breakpoint
+ * bp (copied; at most 255 names).
+ * Errors (NULL, *err): -EINVAL (NULL/empty dir, ncpus 0 or above
+ *         HWBPI_CTF_MAX_CPUS, nwatch above 255 or a NULL name), -ENOMEM,
+ *         or the errno of mkdir/fopen/write (-ENOTDIR, -EACCES, -EIO ...).
+ */
+struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *const *watch_names,
+				 unsigned nwatch, int *err);
+
+/*
+ * hwbpi_ctf_write - append one event to its CPU's stream; @func_name is
+ * the function containing ev->ip, or NULL (written as "?").  Events of one
+ * CPU must come in timestamp order (CPUs may interleave freely: readers
+ * merge the streams by time).  Names longer than 4095 bytes are cut.
+ * Errors: -EINVAL (NULL, ev->cpu >= ncpus, ev->bp >= nwatch), -ERANGE
+ *         (ev->ts before the CPU's previous event), -EIO (writing a full
+ *         packet failed; the event is not recorded).
+ */
+int hwbpi_ctf_write(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev, const char *func_name);
+
+/*
+ * hwbpi_ctf_lost - the ring of @cpu has lost @lost_total events so far
+ * (cumulative, as hwbp_ring_stats says).  When that grew, the CPU's current
+ * packet ends after the events written so far, so readers place the loss
+ * between the packet's neighbours in time rather than somewhere in the
+ * whole trace.  Optional: hwbpi_ctf_close() takes the final counts anyway.
+ * Errors: -EINVAL (NULL, cpu >= ncpus, @lost_total below an earlier one).
+ */
+int hwbpi_ctf_lost(struct hwbpi_ctf *c, unsigned cpu, uint64_t lost_total);
+
+/*
+ * hwbpi_ctf_close - write every CPU's last packet, its events_discarded
+ * being @lost_per_cpu[cpu] (NULL: no more than hwbpi_ctf_lost said), and
+ * free @c (always, even on error).  A CPU without events still gets one
+ * empty packet, so every stream file is a valid stream.
+ * Errors: -EIO (a write or close failed: the trace is incomplete).
+ */
+int hwbpi_ctf_close(struct hwbpi_ctf *c, const uint64_t *lost_per_cpu);
+
+#endif /* HWBP_TRACER_CTF_H */
