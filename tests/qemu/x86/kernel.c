@@ -22,11 +22,9 @@
 #include <string.h>
 
 #include "harness.h"
+#include "platform.h"
 #include "../../../arch/x86/glue.h"
 
-#define COM1 0x3f8
-#define DEBUG_EXIT_PORT 0xf4
-#define EXIT_BIAS 32
 #define CR4_DE (1ull << 3)
 #define RFLAGS_RF (1ull << 16)
 #define DR6_B_MASK 0xfull
@@ -43,7 +41,6 @@ struct fixup {
 };
 
 extern const struct fixup __start_x86_fixup[], __stop_x86_fixup[];
-extern char x86_vectors[];
 /*
  * The arenas (64 KiB each, 64 KiB aligned, identity mapped, outside the
  * image): at the very addresses the simulator gives them (sim/scenario.c
@@ -73,24 +70,6 @@ uint64_t acc_in1(uint64_t), acc_in2(uint64_t), acc_in4(uint64_t);
 
 /* ------------------------------------------------------------ ports */
 
-static inline void outb(uint16_t port, uint8_t v)
-{
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline uint8_t inb(uint16_t port)
-{
-	uint8_t v;
-
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
-static inline void outl(uint16_t port, uint32_t v)
-{
-	__asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
-}
-
 static uint64_t read_cr4(void)
 {
 	uint64_t v;
@@ -115,22 +94,9 @@ static void write_cr4(uint64_t v)
 static char outbuf[1 << 18];
 static size_t outlen;
 
-static void serial_init(void)
-{
-	outb(COM1 + 1, 0x00);   /* no interrupts */
-	outb(COM1 + 3, 0x80);   /* DLAB */
-	outb(COM1 + 0, 0x01);   /* 115200 */
-	outb(COM1 + 1, 0x00);
-	outb(COM1 + 3, 0x03);   /* 8N1 */
-	outb(COM1 + 2, 0xc7);   /* FIFO */
-	outb(COM1 + 4, 0x03);
-}
-
 static void serial_raw(char c)
 {
-	for (unsigned i = 0; i < 100000 && !(inb(COM1 + 5) & 0x20); i++)
-		;
-	outb(COM1, (uint8_t)c);
+	x86_serial_putc(c);
 }
 
 static bool io_slot_armed(void)
@@ -185,48 +151,7 @@ __attribute__((noreturn)) void arch_exit(int code)
 	/* Nothing armed while the buffer drains. */
 	x86_dr_reset();
 	flush_raw();
-	/*
-	 * isa-debug-exit: QEMU exits with (value << 1) | 1.  The value is
-	 * code + EXIT_BIAS so that QEMU's own failure status (1) never reads
-	 * as success: run.sh maps status 2 * (code + 32) + 1 back to code.
-	 */
-	outl(DEBUG_EXIT_PORT, (uint32_t)(code + EXIT_BIAS));
-	for (;;)
-		__asm__ volatile("cli; hlt");
-}
-
-/* ------------------------------------------------------------ IDT */
-
-struct idt_entry {
-	uint16_t off0, sel;
-	uint8_t ist, attr;
-	uint16_t off1;
-	uint32_t off2, zero;
-} __attribute__((packed));
-
-static struct idt_entry idt[256] __attribute__((aligned(16)));
-
-static void idt_init(void)
-{
-	struct {
-		uint16_t limit;
-		uint64_t base;
-	} __attribute__((packed)) ptr;
-
-	for (unsigned i = 0; i < 256; i++) {
-		uint64_t a = (uint64_t)(uintptr_t)(x86_vectors + 16 * i);
-
-		idt[i].off0 = (uint16_t)a;
-		idt[i].sel = 0x08;
-		idt[i].ist = 0;
-		idt[i].attr = 0x8e;     /* present, DPL 0, 64-bit interrupt gate */
-		idt[i].off1 = (uint16_t)(a >> 16);
-		idt[i].off2 = (uint32_t)(a >> 32);
-		idt[i].zero = 0;
-	}
-	ptr.limit = sizeof(idt) - 1;
-	ptr.base = (uint64_t)(uintptr_t)idt;
-	__asm__ volatile("lidt %0" : : "m"(ptr));
+	x86_debug_exit(code);
 }
 
 /* ------------------------------------------------------------ exceptions */
@@ -551,8 +476,8 @@ void arch_resume(struct hwbp_sim_result *res)
 
 void kmain(void)
 {
-	serial_init();
-	idt_init();
+	x86_serial_init();
+	x86_idt_init();
 	memset(x86_arena_b, 0, 0x10000);
 	memset(x86_arena_c, 0xc3, 0x10000);
 	memset((void *)(uintptr_t)LOWWIN_PHYS, 0xc3, LOWWIN_HI - LOWWIN_LO);

@@ -36,12 +36,10 @@
 
 #include <hwbp/hwbp.h>
 
+#include "platform.h"
 #include "trace_demo.h"
 #include "../../../arch/x86/glue.h"
 
-#define COM1 0x3f8
-#define DEBUG_EXIT_PORT 0xf4
-#define EXIT_BIAS 32
 #define SHADOW_MAX 64
 
 struct x86_frame {
@@ -56,7 +54,6 @@ struct fixup {
 };
 
 extern const struct fixup __start_x86_fixup[], __stop_x86_fixup[];
-extern char x86_vectors[];
 
 int x86_fixup_vec;
 void x86_exception(struct x86_frame *f);
@@ -64,42 +61,11 @@ void kmain(uint32_t mbi);
 
 /* boot.S's access stubs and RF call are the scenario harness's: unused. */
 
-static inline void outb(uint16_t port, uint8_t v)
-{
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline uint8_t inb(uint16_t port)
-{
-	uint8_t v;
-
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
-static inline void outl(uint16_t port, uint32_t v)
-{
-	__asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
-}
-
 /* ------------------------------------------------------------ serial */
-
-static void serial_init(void)
-{
-	outb(COM1 + 1, 0x00);
-	outb(COM1 + 3, 0x80);
-	outb(COM1 + 0, 0x01);
-	outb(COM1 + 1, 0x00);
-	outb(COM1 + 3, 0x03);
-	outb(COM1 + 2, 0xc7);
-	outb(COM1 + 4, 0x03);
-}
 
 static void putc_(char c)
 {
-	for (unsigned i = 0; i < 100000 && !(inb(COM1 + 5) & 0x20); i++)
-		;
-	outb(COM1, (uint8_t)c);
+	x86_serial_putc(c);
 }
 
 static void puts_(const char *s)
@@ -125,44 +91,7 @@ static void hex(uint64_t v)
 
 __attribute__((noreturn)) static void kexit(int code)
 {
-	x86_dr_reset();
-	outl(DEBUG_EXIT_PORT, (uint32_t)(code + EXIT_BIAS));
-	for (;;)
-		__asm__ volatile("cli; hlt");
-}
-
-/* ------------------------------------------------------------ IDT */
-
-struct idt_entry {
-	uint16_t off0, sel;
-	uint8_t ist, attr;
-	uint16_t off1;
-	uint32_t off2, zero;
-} __attribute__((packed));
-
-static struct idt_entry idt[256] __attribute__((aligned(16)));
-
-static void idt_init(void)
-{
-	struct {
-		uint16_t limit;
-		uint64_t base;
-	} __attribute__((packed)) ptr;
-
-	for (unsigned i = 0; i < 256; i++) {
-		uint64_t a = (uint64_t)(uintptr_t)(x86_vectors + 16 * i);
-
-		idt[i].off0 = (uint16_t)a;
-		idt[i].sel = 0x08;
-		idt[i].ist = 0;
-		idt[i].attr = 0x8e;
-		idt[i].off1 = (uint16_t)(a >> 16);
-		idt[i].off2 = (uint32_t)(a >> 32);
-		idt[i].zero = 0;
-	}
-	ptr.limit = sizeof(idt) - 1;
-	ptr.base = (uint64_t)(uintptr_t)idt;
-	__asm__ volatile("lidt %0" : : "m"(ptr));
+	x86_debug_exit(code);
 }
 
 /* ------------------------------------------------------------ watches */
@@ -367,8 +296,8 @@ void kmain(uint32_t mbi)
 	const uint32_t *info = (const uint32_t *)(uintptr_t)mbi;
 	int ret;
 
-	serial_init();
-	idt_init();
+	x86_serial_init();
+	x86_idt_init();
 	x86_dr_reset();
 	/* Multiboot v1 info: flags bit 2, the command line at offset 16. */
 	if (!mbi || !(info[0] & 4) || parse_cmdline((const char *)(uintptr_t)info[4])) {

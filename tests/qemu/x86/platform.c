@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* PC platform pieces shared by the x86_64 kernels (see platform.h). */
+#include "platform.h"
+
+#include "../../../arch/x86/glue.h"
+
+/* boot.S: 256 entry points, 16 bytes apart. */
+extern char x86_vectors[];
+
+void x86_serial_init(void)
+{
+	outb(COM1 + 1, 0x00);   /* no interrupts */
+	outb(COM1 + 3, 0x80);   /* DLAB */
+	outb(COM1 + 0, 0x01);   /* 115200 */
+	outb(COM1 + 1, 0x00);
+	outb(COM1 + 3, 0x03);   /* 8N1 */
+	outb(COM1 + 2, 0xc7);   /* FIFO */
+	outb(COM1 + 4, 0x03);
+}
+
+void x86_serial_putc(char c)
+{
+	for (unsigned i = 0; i < 100000 && !(inb(COM1 + 5) & 0x20); i++)
+		;
+	outb(COM1, (uint8_t)c);
+}
+
+struct idt_entry {
+	uint16_t off0, sel;
+	uint8_t ist, attr;
+	uint16_t off1;
+	uint32_t off2, zero;
+} __attribute__((packed));
+
+static struct idt_entry idt[256] __attribute__((aligned(16)));
+
+void x86_idt_init(void)
+{
+	struct {
+		uint16_t limit;
+		uint64_t base;
+	} __attribute__((packed)) ptr;
+
+	for (unsigned i = 0; i < 256; i++) {
+		uint64_t a = (uint64_t)(uintptr_t)(x86_vectors + 16 * i);
+
+		idt[i].off0 = (uint16_t)a;
+		idt[i].sel = 0x08;
+		idt[i].ist = 0;
+		idt[i].attr = 0x8e;     /* present, DPL 0, 64-bit interrupt gate */
+		idt[i].off1 = (uint16_t)(a >> 16);
+		idt[i].off2 = (uint32_t)(a >> 32);
+		idt[i].zero = 0;
+	}
+	ptr.limit = sizeof(idt) - 1;
+	ptr.base = (uint64_t)(uintptr_t)idt;
+	__asm__ volatile("lidt %0" : : "m"(ptr));
+}
+
+__attribute__((noreturn)) void x86_debug_exit(int code)
+{
+	x86_dr_reset();
+	outl(DEBUG_EXIT_PORT, (uint32_t)(code + EXIT_BIAS));
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
