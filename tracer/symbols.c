@@ -67,6 +67,20 @@ struct ivl_index {
 	uint64_t *key;        /* [1..2^depth): start addresses in Eytzinger order,
 	                       * then UINT64_MAX */
 	struct ivl *iv;       /* [1..n] */
+	/*
+	 * The radix front: starts in address order (skey, by rank), each
+	 * rank's node (rnode), and per bucket of 2^shift bytes from base the
+	 * first rank starting in it (bucket[0..nb]).  A lookup reads one
+	 * bucket and compares a start or two instead of descending ~18
+	 * dependent levels; the tree stays for the lookups of crowded
+	 * buckets.
+	 */
+	uint64_t base;
+	unsigned shift;
+	uint32_t nb;
+	uint32_t *bucket;
+	uint64_t *skey;
+	uint32_t *rnode;
 };
 
 struct hwbp_symtab {
@@ -96,6 +110,9 @@ static void ivl_free(struct ivl_index *x)
 {
 	free(x->key);
 	free(x->iv);
+	free(x->bucket);
+	free(x->skey);
+	free(x->rnode);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -554,7 +571,8 @@ static void *alloc64(size_t n, size_t elem)
 {
 	size_t bytes;
 
-	if (n > (SIZE_MAX - 64) / elem)
+	/* No object may exceed PTRDIFF_MAX bytes. */
+	if (n > ((size_t)PTRDIFF_MAX - 64) / elem)
 		return NULL;
 	bytes = (n * elem + 63) & ~(size_t)63;
 	return aligned_alloc(64, bytes ? bytes : 64);
@@ -568,7 +586,14 @@ static int ivl_alloc(struct ivl_index *x, size_t n)
 		x->depth++;
 	x->key = alloc64((size_t)1 << x->depth, sizeof(*x->key));
 	x->iv = alloc64(n + 1, sizeof(*x->iv));
-	return x->key && x->iv ? 0 : -ENOMEM;
+	/* About one bucket per symbol, at most 2^20. */
+	x->nb = 1;
+	while (x->nb < n && x->nb < (1u << 20))
+		x->nb <<= 1;
+	x->bucket = alloc64((size_t)x->nb + 1, sizeof(*x->bucket));
+	x->skey = alloc64(n + 1, sizeof(*x->skey));
+	x->rnode = alloc64(n + 1, sizeof(*x->rnode));
+	return x->key && x->iv && x->bucket && x->skey && x->rnode ? 0 : -ENOMEM;
 }
 
 /* Scratch per sorted position, shared by both index builds. */
@@ -657,6 +682,20 @@ static void ivl_build(struct ivl_index *x, const struct hwbp_symtab *t, const ui
 		v->last = tp[i].last;
 		v->up = tp[i].up == none ? 0 : tp[tp[i].up].node;
 		v->sym = tp[i].sym;
+		x->skey[i] = tp[i].start;
+		x->rnode[i] = tp[i].node;
+	}
+	/* The radix front: buckets of 2^shift bytes cover [base, last start]. */
+	x->base = n ? tp[0].start : 0;
+	x->shift = 0;
+	while (n && x->shift < 63 && ((tp[n - 1].start - x->base) >> x->shift) >= x->nb)
+		x->shift++;
+	for (uint32_t b = 0, r = 0; b <= x->nb; b++) {
+		uint64_t from = b == x->nb ? UINT64_MAX : x->base + ((uint64_t)b << x->shift);
+
+		while (r < n && x->skey[r] < from)
+			r++;
+		x->bucket[b] = b == x->nb ? n : r;
 	}
 }
 
@@ -892,16 +931,48 @@ found:
 	return NULL;
 }
 
+/*
+ * The radix front of ivl_lookup(): the last rank starting at or below ip
+ * is in ip's bucket or is the one before it (ranks below the bucket start
+ * earlier, ranks of later buckets start after ip); from its node the walk
+ * up the "reaching" links is ivl_lookup()'s.  A crowded bucket (symbols
+ * piled at one end of a sparse space) falls back to the tree.
+ */
+static const struct hwbp_sym *radix_lookup(const struct hwbp_symtab *t,
+					   const struct ivl_index *x, uint64_t ip)
+{
+	uint64_t b;
+	uint32_t r, hi, k;
+
+	if (!x->n || ip < x->base)
+		return NULL;
+	b = (ip - x->base) >> x->shift;
+	if (b >= x->nb)
+		b = x->nb - 1;
+	r = x->bucket[b];
+	hi = x->bucket[b + 1];
+	if (hi - r > 8)
+		return ivl_lookup(t, x, ip);
+	while (r < hi && x->skey[r] <= ip)
+		r++;
+	if (r == 0)
+		return NULL;
+	for (k = x->rnode[r - 1]; k; k = x->iv[k].up)
+		if (ip <= x->iv[k].last)
+			return &t->sym[x->iv[k].sym];
+	return NULL;
+}
+
 const struct hwbp_sym *hwbp_symtab_func(const struct hwbp_symtab *t, uint64_t ip)
 {
 	if (!t || !t->finished)
 		return NULL;
-	return ivl_lookup(t, &t->func, ip);
+	return radix_lookup(t, &t->func, ip);
 }
 
 const struct hwbp_sym *hwbp_symtab_at(const struct hwbp_symtab *t, uint64_t addr)
 {
 	if (!t || !t->finished)
 		return NULL;
-	return ivl_lookup(t, &t->all, addr);
+	return radix_lookup(t, &t->all, addr);
 }
