@@ -160,6 +160,17 @@ static void clear_res(struct hwbp_sim_result *res)
 }
 
 /* Fill a #DB result with the DR6 a handler would read. */
+/*
+ * Entry to the #DB handler (SDM §17.2.4): the processor clears DR7.GD so
+ * that the handler can use the debug registers.  QEMU clears it only in
+ * the general-detect fault itself (quirk HWBPI_Q_X86_GD_ONLY_MOV).
+ */
+static void db_entry(int profile, struct hwbpi_sim_cpu *c)
+{
+	if (!hwbpi_quirk_on(profile, HWBPI_Q_X86_GD_ONLY_MOV))
+		c->regs.u.x86.dr7 &= ~DR7_GD;
+}
+
 static void db_result(const struct hwbpi_sim_cpu *c, enum hwbp_timing timing,
 		      uint32_t slots, uint64_t ip, struct hwbp_sim_result *res)
 {
@@ -605,6 +616,7 @@ static void data_trap(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_
 	 * not cleared)").
 	 */
 	c->regs.u.x86.dr6 = (c->regs.u.x86.dr6 & ~HWBPI_X86_DR6_B_MASK) | b;
+	db_entry(profile, c);
 	db_result(c, HWBP_TIMING_AFTER, b & enabled_mask(c->regs.u.x86.dr7), 0, res);
 	c->last = *a;
 	c->pending = true;
@@ -654,6 +666,7 @@ static void exec_fault(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim
 	 */
 	b = en | dis;
 	c->regs.u.x86.dr6 = (c->regs.u.x86.dr6 & ~HWBPI_X86_DR6_B_MASK) | b;
+	db_entry(profile, c);
 	db_result(c, HWBP_TIMING_BEFORE, en, a->addr, res);
 	/* The instruction did not run: RF stays as it was (0). */
 	c->last = *a;

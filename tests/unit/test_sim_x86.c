@@ -363,6 +363,33 @@ static void test_table(void **state)
 	}
 }
 
+/* HWBPI_Q_X86_GD_ONLY_MOV: entry to any #DB handler clears GD (SDM
+ * §17.2.4); QEMU clears it only in the general-detect fault. */
+static void test_gd_on_db_entry(void **state)
+{
+	(void)state;
+	for (int p = 0; p < 2; p++) {
+		struct hwbp_sim *sim = hwbp_sim_new(&(struct hwbp_cpu){ .arch = HWBP_ARCH_X86,
+					.u.x86 = { true, false } }, (enum hwbp_sim_profile)p, 1, NULL);
+		struct hwbp_sim_access w = { 0x1000, 4, HWBP_SIM_WRITE };
+		struct hwbp_sim_result r;
+		uint64_t dr7;
+
+		assert_non_null(sim);
+		assert_int_equal(hwbp_sim_set_reg(sim, 0, "dr0", 0x1000, &r), 0);
+		assert_int_equal(hwbp_sim_set_reg(sim, 0, "dr7", DR7(0, G, RW_W, L4) | GD, &r), 0);
+		assert_int_equal(r.cls, HWBP_SIM_NONE);
+		assert_int_equal(hwbp_sim_access(sim, 0, &w, &r), 0);
+		assert_int_equal(r.cls, HWBP_SIM_DB);
+		assert_int_equal(hwbp_sim_get_reg(sim, 0, "dr7", &dr7), 0);
+		/* sdm: the handler may now write DR0; qemu: the MOV faults */
+		assert_int_equal((dr7 & GD) != 0, p == HWBP_SIM_QEMU);
+		assert_int_equal(hwbp_sim_set_reg(sim, 0, "dr0", 0x2000, &r), 0);
+		assert_int_equal(r.cls, p == HWBP_SIM_QEMU ? HWBP_SIM_DB : HWBP_SIM_NONE);
+		hwbp_sim_free(sim);
+	}
+}
+
 /* Every x86 quirk row has rows that differ between the profiles. */
 static void test_quirk_rows(void **state)
 {
@@ -371,6 +398,7 @@ static void test_quirk_rows(void **state)
 		"HWBPI_Q_X86_DISABLED_B_BITS", "HWBPI_Q_X86_IO_WITHOUT_DE",
 		"HWBPI_Q_X86_GD_KEEPS_B", "HWBPI_Q_X86_LEN8_LEGACY",
 		"HWBPI_Q_X86_NO_ADDR_MASK", "HWBPI_Q_X86_DR6_BIT12",
+		"HWBPI_Q_X86_GD_ONLY_MOV",
 	};
 	unsigned found = 0;
 
@@ -834,6 +862,7 @@ int main(void)
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_quirk_rows),
+		cmocka_unit_test(test_gd_on_db_entry),
 		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_mode),
 		cmocka_unit_test(test_general_detect),
