@@ -1,0 +1,682 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ptrace backend on this machine's real debug registers (x86_64
+ * Linux): the traced programs are functions of this binary run in forked
+ * children, with exact access counts.  Increments are one read-modify-
+ * write instruction each (ADD to memory): one trap per increment.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ptrace.h"
+
+static volatile uint8_t v1 __attribute__((aligned(64)));
+static volatile uint16_t v2 __attribute__((aligned(64)));
+static volatile uint32_t v4 __attribute__((aligned(64)));
+static volatile uint64_t v8 __attribute__((aligned(64)));
+static volatile uint64_t sink;
+
+#define INC(var, sfx) __asm__ volatile("add" sfx " $1, %0" : "+m"(var))
+
+/* 1000 increments (RMW: written, the value changes), 250 plain reads. */
+static int prog_counter(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 1000; i++)
+		INC(v8, "q");
+	for (int i = 0; i < 250; i++)
+		sink += v8;
+	return 0;
+}
+
+/* Each length: 10, 20, 30, 40 increments of v1, v2, v4, v8. */
+static int prog_lengths(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 10; i++)
+		INC(v1, "b");
+	for (int i = 0; i < 20; i++)
+		INC(v2, "w");
+	for (int i = 0; i < 30; i++)
+		INC(v4, "l");
+	for (int i = 0; i < 40; i++)
+		INC(v8, "q");
+	return 0;
+}
+
+static void *thread_body(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 100; i++)
+		INC(v8, "q");
+	return NULL;
+}
+
+/* 3 threads, 100 writes each. */
+static int prog_threads(void *arg)
+{
+	pthread_t th[3];
+
+	(void)arg;
+	for (int i = 0; i < 3; i++)
+		if (pthread_create(&th[i], NULL, thread_body, NULL))
+			return 1;
+	for (int i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
+
+/* 10 writes, a child that writes 100, then 10 more: 120 in all. */
+static int prog_fork(void *arg)
+{
+	pid_t p;
+	int st;
+
+	(void)arg;
+	for (int i = 0; i < 10; i++)
+		INC(v8, "q");
+	p = fork();
+	if (p == 0) {
+		for (int i = 0; i < 100; i++)
+			INC(v8, "q");
+		_exit(0);
+	}
+	if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st))
+		return 1;
+	for (int i = 0; i < 10; i++)
+		INC(v8, "q");
+	return 0;
+}
+
+/* An execute watch: 50 calls. */
+__attribute__((noinline)) static void callee(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+static int prog_calls(void *arg)
+{
+	void (*volatile f)(void) = callee;
+
+	(void)arg;
+	for (int i = 0; i < 50; i++)
+		f();
+	return 0;
+}
+
+/* Writes until killed, a little at a time. */
+__attribute__((noreturn)) static void prog_forever(void)
+{
+	for (;;) {
+		INC(v8, "q");
+		if (v8 % 64 == 0)
+			usleep(100);
+	}
+}
+
+static struct hwbpi_tracer *new_tracer(void)
+{
+	struct hwbpi_tracer *t = calloc(1, sizeof(*t));
+
+	assert_non_null(t);
+	return t;
+}
+
+static void add_watch(struct hwbpi_tracer *t, const char *name, const volatile void *p,
+		      uint64_t len, unsigned type)
+{
+	struct hwbpi_watch *w = &t->w[t->nw++];
+
+	snprintf(w->name, sizeof(w->name), "%s", name);
+	w->addr = (uint64_t)(uintptr_t)p;
+	w->len = len;
+	w->type = type;
+	w->req = -1;
+}
+
+/* Hits of breakpoint @bp with @kind in the histogram. */
+static uint64_t count(const struct hwbpi_tracer *t, unsigned bp, unsigned kind)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < t->hist.used[bp]; i++)
+		if (t->hist.e[bp * t->hist.n + i].kind == kind)
+			n += t->hist.e[bp * t->hist.n + i].count;
+	return n;
+}
+
+/* Run @fn in a traced child; returns the trace's result. */
+static int run_fn(struct hwbpi_tracer *t, int (*fn)(void *), char *err, size_t n)
+{
+	struct hwbpi_ptrace *s;
+	int ret, st = -1;
+
+	assert_int_equal(hwbpi_tracer_start(t, 1, false, 0, false), 0);
+	ret = hwbpi_ptrace_start_fn(&s, fn, NULL, err, n);
+	if (ret) {
+		print_error("start: %s\n", err);
+		return ret;
+	}
+	ret = hwbpi_ptrace_trace(s, t, NULL, &st, err, n);
+	hwbpi_ptrace_free(s);
+	if (ret == 0) {
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), 0);
+	}
+	return ret;
+}
+
+static void test_selftest(void **state)
+{
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(hwbpi_ptrace_selftest(err, sizeof(err)), 0);
+	/* Remembered. */
+	assert_int_equal(hwbpi_ptrace_selftest(err, sizeof(err)), 0);
+}
+
+static void test_write_watch(void **state)
+{
+	struct hwbpi_tracer *t = new_tracer();
+	char err[256] = "";
+
+	(void)state;
+	add_watch(t, "v8", &v8, 8, HWBP_W);
+	assert_int_equal(run_fn(t, prog_counter, err, sizeof(err)), 0);
+	assert_int_equal(t->hist.hits[0], 1000);
+	assert_int_equal(count(t, 0, HWBP_W), 1000);
+	hwbpi_tracer_fini(t);
+	free(t);
+}
+
+static void test_rw_watch(void **state)
+{
+	struct hwbpi_tracer *t = new_tracer();
+	char err[256] = "";
+
+	(void)state;
+	add_watch(t, "v8", &v8, 8, HWBP_RW);
+	assert_int_equal(run_fn(t, prog_counter, err, sizeof(err)), 0);
+	assert_int_equal(t->hist.hits[0], 1250);
+	/* Writes change the value (W by value), reads leave it (unknown). */
+	assert_int_equal(count(t, 0, HWBP_W), 1000);
+	assert_int_equal(count(t, 0, 0), 250);
+	hwbpi_tracer_fini(t);
+	free(t);
+}
+
+static void test_r_watch_filters_writes(void **state)
+{
+	struct hwbpi_tracer *t = new_tracer();
+	char err[256] = "";
+
+	(void)state;
+	/* R is widened to RW by x86; writes (the value changed) dropped. */
+	add_watch(t, "v8", &v8, 8, HWBP_R);
+	assert_int_equal(run_fn(t, prog_counter, err, sizeof(err)), 0);
+	assert_int_equal(t->hist.hits[0], 250);
+	assert_int_equal(t->filtered, 1000);
+	hwbpi_tracer_fini(t);
+	free(t);
+}
+
+/* Lengths 1/2/4/8, all four debug registers at once. */
+static void test_four_slots_lengths(void **state)
+{
+	struct hwbpi_tracer *t = new_tracer();
+	char err[256] = "";
+
+	(void)state;
+	add_watch(t, "v1", &v1, 1, HWBP_W);
+	add_watch(t, "v2", &v2, 2, HWBP_W);
+	add_watch(t, "v4", &v4, 4, HWBP_RW);
+	add_watch(t, "v8", &v8, 8, HWBP_W);
+	assert_int_equal(run_fn(t, prog_lengths, err, sizeof(err)), 0);
+	assert_int_equal(t->hist.hits[0], 10);
+	assert_int_equal(t->hist.hits[1], 20);
+	assert_int_equal(t->hist.hits[2], 30);
+	assert_int_equal(count(t, 2, HWBP_W), 30);
+	assert_int_equal(t->hist.hits[3], 40);
+	hwbpi_tracer_fini(t);
+	free(t);
+}
+
+static void test_fifth_watch_enospc(void **state)
+{
+	struct hwbpi_tracer *t = new_tracer();
+	char err[256] = "";
+
+	(void)state;
+	add_watch(t, "v1", &v1, 1, HWBP_W);
+	add_watch(t, "v2", &v2, 2, HWBP_W);
+	add_watch(t, "v4", &v4, 4, HWBP_W);
+	add_watch(t, "v8", &v8, 8, HWBP_W);
+	add_watch(t, "sink", &sink, 8, HWBP_W);
+	assert_int_equal(run_fn(t, prog_lengths, err, sizeof(err)), -ENOSPC);
+	assert_non_null(strstr(err, "sink: no free debug register: 4 of 4 in use"));
+	hwbpi_tracer_fini(t);
+	free(t);
+}
+
+static void test_threads(void **state)
+{
+	struct hwbpi_tracer *t = new_tracer();
+	char err[256] = "";
+
+	(void)state;
+	add_watch(t, "v8", &v8, 8, HWBP_W);
+	assert_int_equal(run_fn(t, prog_threads, err, sizeof(err)), 0);
+	assert_int_equal(t->hist.hits[0], 300);
+	assert_int_equal(count(t, 0, HWBP_W), 300);
+	hwbpi_tracer_fini(t);
+	free(t);
+}
+
+/* The watches follow into a forked child (armed by the tracer). */
+static void test_fork(void **state)
+{
+	struct hwbpi_tracer *t = new_tracer();
+	char err[256] = "";
+
+	(void)state;
+	add_watch(t, "v8", &v8, 8, HWBP_RW);
+	assert_int_equal(run_fn(t, prog_fork, err, sizeof(err)), 0);
+	assert_int_equal(t->hist.hits[0], 120);
+	assert_int_equal(count(t, 0, HWBP_W), 120);
+	hwbpi_tracer_fini(t);
+	free(t);
+}
+
+/* A running process: it waits for a byte, then writes 500 times. */
+static void test_attach(void **state)
+{
+	struct hwbpi_tracer *t = new_tracer();
+	struct hwbpi_ptrace *s;
+	char err[256] = "", c = 'x';
+	int pfd[2], st = -1;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(pfd[1]);
+		if (read(pfd[0], &c, 1) != 1)
+			_exit(2);
+		for (int i = 0; i < 500; i++)
+			INC(v8, "q");
+		_exit(0);
+	}
+	close(pfd[0]);
+	add_watch(t, "v8", &v8, 8, HWBP_W);
+	assert_int_equal(hwbpi_tracer_start(t, 1, false, 0, false), 0);
+	assert_int_equal(hwbpi_ptrace_attach(&s, pid, err, sizeof(err)), 0);
+	assert_int_equal(hwbpi_ptrace_pid(s), pid);
+	assert_int_equal(write(pfd[1], &c, 1), 1);
+	close(pfd[1]);
+	assert_int_equal(hwbpi_ptrace_trace(s, t, NULL, &st, err, sizeof(err)), 0);
+	hwbpi_ptrace_free(s);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(t->hist.hits[0], 500);
+	hwbpi_tracer_fini(t);
+	free(t);
+}
+
+static void test_attach_errors(void **state)
+{
+	struct hwbpi_ptrace *s = (void *)1;
+	char err[256] = "";
+
+	(void)state;
+	/* A pid that cannot exist (above pid_max's hard limit 2^22). */
+	assert_int_equal(hwbpi_ptrace_attach(&s, 1 << 23, err, sizeof(err)), -ESRCH);
+	assert_null(s);
+	assert_non_null(strstr(err, "no process"));
+}
+
+static uint64_t self_bias(void)
+{
+	uint64_t b = 0;
+
+	assert_int_equal(hwbpi_proc_load_bias(getpid(), NULL, &b), 0);
+	return b;
+}
+
+static bool maps_libc(void)
+{
+	char line[4300];
+	bool found = false;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		found |= strstr(line, "/libc.so") != NULL || strstr(line, "/libc-") != NULL;
+	fclose(f);
+	return found;
+}
+
+/* start(argv): a real program, stopped at its entry point with its
+ * libraries mapped; its symbols with the PIE load bias. */
+static void test_start_exec_symbols(void **state)
+{
+	char *const argv[] = { "/proc/self/exe", "--child-exit", NULL };
+	char *const bad[] = { "/nonexistent/hwbp-no-such-program", NULL };
+	struct hwbpi_ptrace *s;
+	struct hwbp_symtab *syms;
+	char err[256] = "";
+	uint64_t bias = 1;
+	int ret, st = -1;
+
+	(void)state;
+	assert_int_equal(hwbpi_ptrace_start(&s, bad, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "cannot run /nonexistent/hwbp-no-such-program"));
+	assert_int_equal(hwbpi_ptrace_start(&s, argv, err, sizeof(err)), 0);
+	assert_int_equal(hwbpi_proc_load_bias(hwbpi_ptrace_pid(s), NULL, &bias), 0);
+	syms = hwbp_symtab_new(&ret);
+	assert_non_null(syms);
+	ret = hwbpi_proc_load_symbols(syms, hwbpi_ptrace_pid(s));
+	assert_true(ret > 0 || ret == -EOPNOTSUPP);
+	if (ret > 0) {
+		const struct hwbp_sym *m;
+
+		assert_int_equal(hwbp_symtab_finish(syms), 0);
+		m = hwbp_symtab_find(syms, "prog_counter");
+		assert_non_null(m);
+		assert_int_equal(m->addr - bias, (uint64_t)(uintptr_t)prog_counter - self_bias());
+		/* A dynamic build: libc is mapped at the entry point
+		 * (DT_NEEDED), its symbols loaded too. */
+		if (maps_libc()) {
+			m = hwbp_symtab_find(syms, "malloc");
+			assert_non_null(m);
+		}
+	}
+	hwbp_symtab_free(syms);
+	/* Tracing it with a watch it never touches: 0 hits, exit 0. */
+	{
+		struct hwbpi_tracer *t = new_tracer();
+
+		add_watch(t, "v8", &v8, 8, HWBP_W);
+		assert_int_equal(hwbpi_tracer_start(t, 1, false, 0, false), 0);
+		assert_int_equal(hwbpi_ptrace_trace(s, t, NULL, &st, err, sizeof(err)), 0);
+		assert_true(WIFEXITED(st));
+		assert_int_equal(t->hits, 0);
+		hwbpi_tracer_fini(t);
+		free(t);
+	}
+	hwbpi_ptrace_free(s);
+}
+
+/* This test binary's own bias: /proc/self/maps against its ELF. */
+static void test_load_bias_self(void **state)
+{
+	uint64_t bias = 1;
+
+	(void)state;
+	assert_int_equal(hwbpi_proc_load_bias(getpid(), "/proc/self/exe", &bias), 0);
+	/* &main - bias is the link-time address: inside the file's range. */
+	assert_true(bias % 4096 == 0);
+	assert_int_equal(hwbpi_proc_load_bias(getpid(), "/nonexistent", &bias), -ENOENT);
+	assert_int_equal(hwbpi_proc_load_bias(getpid(), "/proc/self/maps", &bias), -EINVAL);
+}
+
+static void test_exec_watch(void **state)
+{
+	struct hwbpi_tracer *t = new_tracer();
+	char err[256] = "";
+
+	(void)state;
+	add_watch(t, "callee", (const volatile void *)(uintptr_t)callee, 1, HWBP_X);
+	assert_int_equal(run_fn(t, prog_calls, err, sizeof(err)), 0);
+	assert_int_equal(t->hist.hits[0], 50);
+	assert_int_equal(count(t, 0, HWBP_X), 50);
+	hwbpi_tracer_fini(t);
+	free(t);
+}
+
+/*
+ * The whole -- CMD flow: this binary run again (argv[1] "--child-counter":
+ * prog_counter), stopped at its entry point; v8 found in its symbols with
+ * the PIE load bias; 1000 writes seen.
+ */
+static void test_exec_flow_symbols(void **state)
+{
+	char *const argv[] = { "/proc/self/exe", "--child-counter", NULL };
+	struct hwbpi_tracer *t = new_tracer();
+	struct hwbpi_ptrace *s;
+	struct hwbp_symtab *syms;
+	const struct hwbp_sym *v;
+	char err[256] = "", self[4096];
+	uint64_t bias = 0, mybias = 0;
+	int ret, st = -1;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	(void)state;
+	assert_true(n > 0);
+	self[n] = '\0';
+	assert_int_equal(hwbpi_ptrace_start(&s, argv, err, sizeof(err)), 0);
+	/* The child's bias of this file (ASLR: not ours). */
+	assert_int_equal(hwbpi_proc_load_bias(hwbpi_ptrace_pid(s), self, &bias), 0);
+	assert_int_equal(hwbpi_proc_load_bias(getpid(), self, &mybias), 0);
+	syms = hwbp_symtab_new(&ret);
+	assert_non_null(syms);
+	ret = hwbpi_proc_load_symbols(syms, hwbpi_ptrace_pid(s));
+	if (ret == -EOPNOTSUPP) {   /* built without libelf: by hand */
+		hwbp_symtab_add(syms, "v8", (uint64_t)(uintptr_t)&v8 - mybias + bias, 8, 'b');
+		ret = 1;
+	}
+	assert_true(ret > 0);
+	assert_int_equal(hwbp_symtab_finish(syms), 0);
+	v = hwbp_symtab_find(syms, "v8");
+	assert_non_null(v);
+	/* Same link-time address in both processes. */
+	assert_int_equal(v->addr - bias, (uint64_t)(uintptr_t)&v8 - mybias);
+	add_watch(t, "v8", (const volatile void *)(uintptr_t)v->addr, 8, HWBP_RW);
+	t->syms = syms;
+	assert_int_equal(hwbpi_tracer_start(t, 1, false, 0, false), 0);
+	assert_int_equal(hwbpi_ptrace_trace(s, t, NULL, &st, err, sizeof(err)), 0);
+	hwbpi_ptrace_free(s);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(t->hist.hits[0], 1250);
+	assert_int_equal(count(t, 0, HWBP_W), 1000);
+	/* By function: the hits' IPs are inside prog_counter. */
+	{
+		const struct hwbp_sym *f = hwbp_symtab_find(syms, "prog_counter");
+
+		if (f) {
+			assert_int_equal(t->hist.used[0], 2);
+			for (unsigned i = 0; i < 2; i++)
+				assert_int_equal(t->hist.e[i].func, f->addr);
+		}
+	}
+	hwbpi_tracer_fini(t);
+	hwbp_symtab_free(syms);
+	free(t);
+}
+
+static int gate[2];
+
+static void *gated_body(void *arg)
+{
+	char c;
+
+	(void)arg;
+	if (read(gate[0], &c, 1) != 1)
+		return NULL;
+	for (int i = 0; i < 100; i++)
+		INC(v8, "q");
+	return NULL;
+}
+
+/* Attach to a running process of 4 threads (3 blocked in read until
+ * attached): each thread is seized, 300 writes. */
+static void test_attach_threads(void **state)
+{
+	struct hwbpi_tracer *t = new_tracer();
+	struct hwbpi_ptrace *s;
+	char err[256] = "", c[3] = "abc";
+	int st = -1, ready[2];
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(gate), 0);
+	assert_int_equal(pipe(ready), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		pthread_t th[3];
+
+		for (int i = 0; i < 3; i++)
+			if (pthread_create(&th[i], NULL, gated_body, NULL))
+				_exit(1);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		for (int i = 0; i < 3; i++)
+			pthread_join(th[i], NULL);
+		_exit(0);
+	}
+	close(gate[0]);
+	assert_int_equal(read(ready[0], c, 1), 1);
+	add_watch(t, "v8", &v8, 8, HWBP_W);
+	assert_int_equal(hwbpi_tracer_start(t, 1, false, 0, false), 0);
+	assert_int_equal(hwbpi_ptrace_attach(&s, pid, err, sizeof(err)), 0);
+	assert_int_equal(write(gate[1], c, 3), 3);
+	close(gate[1]);
+	assert_int_equal(hwbpi_ptrace_trace(s, t, NULL, &st, err, sizeof(err)), 0);
+	hwbpi_ptrace_free(s);
+	close(ready[0]);
+	close(ready[1]);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(t->hist.hits[0], 300);
+	hwbpi_tracer_fini(t);
+	free(t);
+}
+
+/* A process another tracer holds: -EPERM, one line saying who. */
+static void test_attach_eperm(void **state)
+{
+	struct hwbpi_ptrace *s = NULL;
+	char err[256] = "", want[96], c;
+	int ready[2], st;
+	pid_t target, holder;
+
+	(void)state;
+	assert_int_equal(pipe(ready), 0);
+	target = fork();
+	assert_true(target >= 0);
+	if (target == 0) {
+		for (;;)
+			pause();
+	}
+	holder = fork();
+	assert_true(holder >= 0);
+	if (holder == 0) {
+		if (ptrace(PTRACE_SEIZE, target, NULL, NULL) || write(ready[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	assert_int_equal(hwbpi_ptrace_attach(&s, target, err, sizeof(err)), -EPERM);
+	assert_null(s);
+	snprintf(want, sizeof(want), "process %d is already traced by process %d", (int)target,
+		 (int)holder);
+	assert_non_null(strstr(err, want));
+	assert_null(strchr(err, '\n'));
+	kill(holder, SIGKILL);
+	waitpid(holder, &st, 0);
+	kill(target, SIGKILL);
+	waitpid(target, &st, 0);
+	close(ready[0]);
+	close(ready[1]);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	hwbpi_ptrace_request_stop();
+}
+
+/* A stop request while attached: detached, the process runs on. */
+static void test_attach_stop(void **state)
+{
+	struct hwbpi_tracer *t = new_tracer();
+	struct hwbpi_ptrace *s;
+	struct sigaction sa, old;
+	char err[256] = "";
+	int st = -1;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		prog_forever();
+	add_watch(t, "v8", &v8, 8, HWBP_W);
+	assert_int_equal(hwbpi_tracer_start(t, 1, false, 0, false), 0);
+	assert_int_equal(hwbpi_ptrace_attach(&s, pid, err, sizeof(err)), 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;   /* no SA_RESTART: waitpid returns EINTR */
+	sigaction(SIGALRM, &sa, &old);
+	alarm(1);
+	assert_int_equal(hwbpi_ptrace_trace(s, t, NULL, &st, err, sizeof(err)), 0);
+	hwbpi_ptrace_free(s);
+	sigaction(SIGALRM, &old, NULL);
+	assert_true(t->hist.hits[0] > 10);
+	/* Still running, untraced: it can be killed and reaped normally. */
+	assert_int_equal(waitpid(pid, &st, WNOHANG), 0);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st));
+	hwbpi_tracer_fini(t);
+	free(t);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "--child-exit") == 0)
+		_exit(0);
+	if (argc > 1 && strcmp(argv[1], "--child-counter") == 0)
+		_exit(prog_counter(NULL));   /* no atexit: LeakSanitizer cannot run traced */
+	{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_selftest),
+		cmocka_unit_test(test_write_watch),
+		cmocka_unit_test(test_rw_watch),
+		cmocka_unit_test(test_r_watch_filters_writes),
+		cmocka_unit_test(test_four_slots_lengths),
+		cmocka_unit_test(test_fifth_watch_enospc),
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_fork),
+		cmocka_unit_test(test_attach),
+		cmocka_unit_test(test_attach_errors),
+		cmocka_unit_test(test_start_exec_symbols),
+		cmocka_unit_test(test_load_bias_self),
+		cmocka_unit_test(test_exec_watch),
+		cmocka_unit_test(test_exec_flow_symbols),
+		cmocka_unit_test(test_attach_stop),
+		cmocka_unit_test(test_attach_threads),
+		cmocka_unit_test(test_attach_eperm),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+	}
+}

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The perf_event_open backend of the tracer (Linux only; tracer/perf.c):
+ * every watch of a struct hwbpi_tracer is planned for the CPU model
+ * (hwbp_plan) and each piece becomes one PERF_TYPE_BREAKPOINT event on the
+ * traced process (man 2 perf_event_open; kernel/events/hw_breakpoint.c
+ * does the slot accounting, arch/x86/kernel/hw_breakpoint.c the encoding).
+ *
+ * Two modes:
+ *   counting  one counter per piece (cpu = -1, inherit = 1 so that threads
+ *             and children created later count too); read() at the end
+ *             gives each watch's total.  No per-hit stop, no IP: the
+ *             tracer is not fed, only res->count[].
+ *   sampling  sample_period = 1: every hit is a PERF_RECORD_SAMPLE with
+ *             IP, TID, time, address and CPU in an mmap ring, fed to
+ *             hwbpi_tracer_hit() (a histogram by function without a ptrace
+ *             stop per hit).  The kernel refuses mmap() of an inherited
+ *             per-task event (kernel/events/core.c perf_mmap(): "Don't
+ *             allow mmap() of inherited per-task counters"), so, as
+ *             `perf record` does, events are opened per (task, CPU) with
+ *             inherit = 1 and every event of a CPU writes into that CPU's
+ *             one ring (PERF_EVENT_IOC_SET_OUTPUT); samples say which
+ *             event they came from through PERF_SAMPLE_IDENTIFIER (an
+ *             inherited event reports its parent's id).  Start the tracer
+ *             with hwbpi_perf_ncpus() CPUs so that ev.cpu fits its rings.
+ *
+ * Events of a hit: ts = sample time (perf_clock, ns), ip = sample IP,
+ * addr = the piece's address clamped into the watch (breakpoint samples
+ * carry the breakpoint's address, not the access's), cpu, bp = watch index,
+ * kind = HWBP_W/HWBP_X with HWBP_KIND_TYPE for W-only and X watches, else
+ * 0 with HWBP_KIND_UNKNOWN (an x86 RW breakpoint does not say which).  A
+ * watch split into several pieces counts once per piece an access touches.
+ *
+ * Processes:
+ *   hwbpi_perf_run(argv)   fork; the child waits on a pipe before exec;
+ *                          the events are opened on it with disabled = 1
+ *                          and enable_on_exec = 1; then it execs.  For
+ *                          watches at fixed addresses (non-PIE data).
+ *   hwbpi_perf_start(argv) + hwbpi_perf_trace(started = true)
+ *                          for watches resolved after exec (PIE, shared
+ *                          libraries): start forks a child that calls
+ *                          PTRACE_TRACEME and execs; it stays in the
+ *                          SIGTRAP stop right after execve (man 2 ptrace,
+ *                          "execve(2) under ptrace"), so /proc/PID/maps
+ *                          holds the loaded program.  trace opens the
+ *                          events (enabled: the child is stopped) and
+ *                          PTRACE_DETACHes it, which lets it run.  After a
+ *                          start that is not followed by trace, call
+ *                          hwbpi_perf_abort().
+ *   pid (argv NULL)        attach to a running process: every thread in
+ *                          /proc/PID/task at the time, plus the threads
+ *                          they create later (inherit); ends when the
+ *                          process is gone or *opts->stop is set.
+ *
+ * Every error leaves one line for the user in @err (see perf.c say_open()).
+ */
+#ifndef HWBP_TRACER_PERF_H
+#define HWBP_TRACER_PERF_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tracer.h"
+
+struct hwbpi_perf_opts {
+	bool sampling;                    /* else counting */
+	unsigned ring_pages;              /* data pages per CPU ring, a power of two;
+					     0: 32 (128 KiB) */
+	unsigned wakeup;                  /* samples per poll() wakeup; 0: 64 (the
+					     kernel also wakes at half a ring) */
+	bool drain_at_end;                /* read the rings only once the process
+					     ended: a ring that fills loses the rest
+					     (counted in lost; for tests) */
+	volatile sig_atomic_t *stop;      /* optional: nonzero ends the trace (e.g.
+					     set by a SIGINT handler) */
+};
+
+struct hwbpi_perf_result {
+	uint64_t count[HWBP_MAX_REQUESTS];  /* per watch: what the counters saw */
+	uint64_t samples;                   /* samples fed to hwbpi_tracer_hit() */
+	uint64_t lost;                      /* samples the kernel dropped: PERF_RECORD_LOST,
+					       or, if more, the counts minus the samples
+					       (samples + lost == the counts' sum) */
+	uint64_t unknown;                   /* samples of no event of ours (ignored) */
+	unsigned events;                    /* perf events opened */
+	unsigned pieces;                    /* pieces of all watches (slots per thread) */
+	int wstatus;                        /* wait status of a child we started, else 0 */
+};
+
+/*
+ * Self-test: a W breakpoint on a variable that a forked child writes 100
+ * times must count.  hwbpi_perf_trace()/run() run it once per process
+ * before their first trace (and fail with its error), so that a machine
+ * whose breakpoints never fire (some hypervisors) is reported as such,
+ * never as "0 hits"; callable on its own too (e.g. before starting a CMD).
+ * Errors: -ENODEV (the breakpoint counted nothing), the errors of
+ *         perf_event_open as hwbpi_perf_trace() reports them, -ECHILD/-EIO
+ *         (the test child went wrong).
+ */
+int hwbpi_perf_selftest(char *err, size_t errlen);
+
+/* CPUs the rings are indexed by: the highest online CPU + 1 (at least 1). */
+unsigned hwbpi_perf_ncpus(void);
+
+/*
+ * Start @argv (execvp) stopped right after its execve (see above).
+ * Errors: -EINVAL, -ENOENT and other execvp errors as they are (the child
+ *         reported them), -EPERM (ptrace refused), -ECHILD, -errno of
+ *         fork/pipe.
+ */
+int hwbpi_perf_start(char *const argv[], pid_t *pid, char *err, size_t errlen);
+
+/* Kill and reap a child left stopped by hwbpi_perf_start(). */
+void hwbpi_perf_abort(pid_t pid);
+
+/*
+ * Trace @pid until it ends (or *opts->stop): open the events of every
+ * watch of @t planned for @cpu, let a @started child go (PTRACE_DETACH),
+ * poll and feed samples, then read the counters into @res.  In sampling
+ * mode @t must have been started (hwbpi_tracer_start) with
+ * hwbpi_perf_ncpus() CPUs.  A @started child is reaped (res->wstatus);
+ * on error it is killed and reaped.
+ * Errors (one line in @err): -EINVAL (no watch, bad argument, a watch of
+ *         both data and execution, or the kernel refused a breakpoint),
+ *         the planner's errors (-ERANGE, -EOPNOTSUPP, -EFAULT), -EACCES
+ *         / -EPERM (perf_event_paranoid or ptrace access), -ENOSPC (no
+ *         free debug register: the kernel's ENOSPC or EBUSY), -ENOENT /
+ *         -EOPNOTSUPP (no breakpoint events in this kernel), -ESRCH (no
+ *         such process), -ENOMEM, -EIO.
+ */
+int hwbpi_perf_trace(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, pid_t pid,
+		     bool started, const struct hwbpi_perf_opts *opts,
+		     struct hwbpi_perf_result *res, char *err, size_t errlen);
+
+/*
+ * One call: @argv non-NULL: fork, open the events with enable_on_exec on
+ * the child held before its exec, release it, trace it to its end; else
+ * trace the running process @pid.
+ * Errors: those of hwbpi_perf_trace() and hwbpi_perf_start().
+ */
+int hwbpi_perf_run(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, char *const argv[],
+		   pid_t pid, const struct hwbpi_perf_opts *opts, struct hwbpi_perf_result *res,
+		   char *err, size_t errlen);
+
+#endif /* HWBP_TRACER_PERF_H */

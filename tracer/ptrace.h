@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ptrace backend of the tracer (internal, Linux only): watch a program
+ * or a running process with the CPU's debug registers, written into each of
+ * its threads through ptrace(2), and feed every hit to the tracer.
+ *
+ * Two phases, so that watches are resolved against the running program's
+ * symbols (a PIE and its libraries are placed at load time):
+ *
+ *   struct hwbpi_ptrace *s;
+ *   hwbpi_ptrace_start(&s, argv, err, n)     (or hwbpi_ptrace_attach(&s, pid, ...))
+ *       -> the process is stopped: for -- CMD at its ELF entry point, with
+ *          the executable, ld.so and every DT_NEEDED library mapped
+ *   hwbpi_proc_load_symbols(syms, hwbpi_ptrace_pid(s)); hwbp_symtab_finish(syms);
+ *   hwbpi_tracer_apply(t, entry, ...)...; hwbpi_tracer_start(t, 1, ...);
+ *   hwbpi_ptrace_trace(s, t, cpu, &status, err, n)   runs to the end
+ *   hwbpi_ptrace_free(s);
+ *
+ * What is watched (decided here, tested in tests/unit/test_ptrace.c):
+ *  - every thread of the process, including threads created later
+ *    (PTRACE_O_TRACECLONE: each new thread is armed at its first stop,
+ *    because Linux gives a new thread no ptrace breakpoints:
+ *    arch/x86/kernel/process.c copy_thread() clears ptrace_bps);
+ *  - children the program forks (PTRACE_O_TRACEFORK/TRACEVFORK): fork
+ *    copies the address space, so the same addresses hold the same
+ *    variables; the tracer arms the child itself (Linux clears a forked
+ *    child's debug registers) and its hits count with the parent's;
+ *  - not after an exec in a child: exec replaces the address space and
+ *    Linux drops the ptrace breakpoints (flush_thread() ->
+ *    flush_ptrace_hw_breakpoint()); such a process runs on unwatched.
+ *
+ * Events: ts CLOCK_MONOTONIC ns, ip = the thread's RIP at the trap (x86
+ * data breakpoints are traps: RIP is the instruction after the access,
+ * Intel SDM vol. 3 §17.3.1.2; execute breakpoints are faults: RIP is the
+ * instruction), addr = the watch's address (DR6 names the slot, not the
+ * data address), cpu 0, bp = the watch index, size 0.  Kind: x86 never
+ * says read or write, so it comes from the watched bytes compared with a
+ * shadow copy taken at the previous hit: changed -> W (HWBP_KIND_VALUE);
+ * unchanged -> W for a write-only watch, X for an execute watch
+ * (HWBP_KIND_TYPE), else unknown (0).  A write of the value already there
+ * is unknown, and two threads trapping on the same watch at once can
+ * leave the second one's write unknown.  An R watch (widened to RW by the
+ * hardware) drops hits whose bytes changed (counted in t->filtered).
+ *
+ * Callers: start/attach, trace and free must run in one thread (Linux
+ * ties a tracee to the tracing thread, man 2 ptrace "tracer").  The
+ * tracing loop waits with waitpid(-1, __WALL): it may also reap other
+ * children of the caller that end meanwhile.  With rings (t->trace) all
+ * events go to ring 0 and nothing drains it during the run: size it for
+ * the run, or drain it from another thread.
+ *
+ * Builds: x86_64 only for now.  On other architectures every function of
+ * the backend returns -EOPNOTSUPP: arm64 (PTRACE_SETREGSET with
+ * NT_ARM_HW_WATCH/NT_ARM_HW_BREAK) and powerpc (PPC_PTRACE_SETHWDEBUG)
+ * are not implemented yet.  hwbpi_proc_* work on every Linux.
+ */
+#ifndef HWBP_TRACER_PTRACE_H
+#define HWBP_TRACER_PTRACE_H
+
+#include <sys/types.h>
+
+#include "tracer.h"
+
+struct hwbpi_ptrace;
+
+/*
+ * hwbpi_ptrace_selftest - fork a child, watch one of its variables, and
+ * check that its 3 writes give 3 hits.  The result is remembered: later
+ * calls cost nothing.  start and attach run it first.
+ * Errors (@err: one line): -EPERM (ptrace not permitted),
+ *         -ENODEV ("hardware breakpoints do not fire on this machine":
+ *         some hypervisors drop the guest's debug registers),
+ *         -EOPNOTSUPP (not x86_64), -ENOMEM, other fork/wait errors.
+ */
+int hwbpi_ptrace_selftest(char *err, size_t errlen);
+
+/*
+ * hwbpi_ptrace_start - run @argv (PATH searched) under ptrace and stop it
+ * at its ELF entry point (AT_ENTRY of /proc/PID/auxv, reached with a
+ * hardware execute breakpoint, so no code byte is changed), where the
+ * executable and its DT_NEEDED libraries are mapped.  The process is
+ * killed when the tracer dies (PTRACE_O_EXITKILL).
+ * Errors: those of the self-test; -ENOENT, -EACCES... (@argv[0] cannot
+ *         be run), -EPERM (ptrace not permitted), -EIO (it exited or was
+ *         killed before its entry point), -EINVAL, -ENOMEM.
+ */
+int hwbpi_ptrace_start(struct hwbpi_ptrace **out, char *const argv[], char *err,
+		       size_t errlen);
+
+/*
+ * hwbpi_ptrace_start_fn - the same for a function run in a forked child
+ * (the tests, the self-test): the child stops before calling @fn(@arg)
+ * and exits with its return value.  Errors: as hwbpi_ptrace_start().
+ */
+int hwbpi_ptrace_start_fn(struct hwbpi_ptrace **out, int (*fn)(void *), void *arg,
+			  char *err, size_t errlen);
+
+/*
+ * hwbpi_ptrace_attach - PTRACE_SEIZE and PTRACE_INTERRUPT every thread of
+ * @pid (/proc/PID/task) and leave them stopped.  Unlike start, the process
+ * is left running (detached, watches removed) when tracing is stopped with
+ * hwbpi_ptrace_request_stop() or the session freed.
+ * Errors: those of the self-test; -ESRCH (no such process), -EPERM (not
+ *         permitted: another tracer, or kernel.yama.ptrace_scope), -EINVAL,
+ *         -ENOMEM.
+ */
+int hwbpi_ptrace_attach(struct hwbpi_ptrace **out, pid_t pid, char *err, size_t errlen);
+
+/* The traced process (thread group leader). */
+pid_t hwbpi_ptrace_pid(const struct hwbpi_ptrace *s);
+
+/*
+ * hwbpi_ptrace_trace - plan the watches t->w[0..nw) for @cpu (an x86
+ * preset; mode64) as requests of one hwbp task (x86: 4 debug registers
+ * per thread, shared by all watches), arm every thread, run until the
+ * process and every traced child are gone (or a stop is requested), and
+ * feed each hit to hwbpi_tracer_hit().  t->w[i].req gets the request id.
+ * hwbpi_tracer_start() must have been called (ncpus >= 1: events carry
+ * cpu 0).  *@status (may be NULL) gets the process's wait status (0 when
+ * detached).  Call once per session.
+ * Errors (@err: one line naming the watch): -ENOSPC ("NAME: no free debug
+ *         register: N of 4 in use"), the planner's other errors
+ *         (-EOPNOTSUPP, -ERANGE, -EINVAL: rw and x together), -EINVAL,
+ *         -EIO (the kernel refused the debug registers), -ENOMEM,
+ *         -EOPNOTSUPP (not x86_64).
+ */
+int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
+		       const struct hwbp_cpu *cpu, int *status, char *err, size_t errlen);
+
+/*
+ * hwbpi_ptrace_request_stop - async-signal-safe: make a running
+ * hwbpi_ptrace_trace() stop soon: an attached process is detached (its
+ * debug registers cleared), a started one killed.  Install the signal
+ * handler without SA_RESTART so that the tracer's waitpid() returns.
+ */
+void hwbpi_ptrace_request_stop(void);
+
+/* Kill a started process still alive, detach an attached one; free. */
+void hwbpi_ptrace_free(struct hwbpi_ptrace *s);
+
+/*
+ * hwbpi_ptrace_run - all in one, without symbols (watches already hold
+ * absolute addresses): start @argv (non-NULL) or attach to @attach_pid,
+ * then trace.  Errors: those of start/attach and trace.
+ */
+int hwbpi_ptrace_run(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, char *const argv[],
+		     pid_t attach_pid, int *status, char *err, size_t errlen);
+
+/* ---- /proc/PID/maps ------------------------------------------------ */
+
+/*
+ * hwbpi_proc_load_bias - the load bias of @exe_path in process @pid: the
+ * start of its mapping at file offset 0 (matched by device and inode, so
+ * any path to the file works) minus the page of its first PT_LOAD's
+ * p_vaddr.  0 for a non-PIE executable.  @exe_path NULL: /proc/PID/exe.
+ * Errors: -ENOENT (the file is not mapped in @pid), -EINVAL (not a
+ *         64-bit ELF), open()/stat() errors as they are.
+ */
+int hwbpi_proc_load_bias(pid_t pid, const char *exe_path, uint64_t *bias);
+
+/*
+ * hwbpi_proc_load_symbols - add the ELF symbols of every file mapped in
+ * @pid at offset 0 (the executable, ld.so, the libraries loaded so far)
+ * with their load biases.  Files without a symbol table are skipped.
+ * Returns the number of symbols added.
+ * Errors: open errors of /proc/PID/maps (-ENOENT, -EACCES), those of
+ *         hwbp_symtab_load_elf() other than -EINVAL/-ENOENT/-EACCES
+ *         (-EBUSY, -ENOMEM, -EIO, -EOPNOTSUPP: built without libelf).
+ */
+int hwbpi_proc_load_symbols(struct hwbp_symtab *syms, pid_t pid);
+
+#endif /* HWBP_TRACER_PTRACE_H */
