@@ -12,17 +12,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <hwbp/hwbp.h>
 #include <hwbp/trace.h>
 
 #include "cli.h"
 #include "ctf.h"
+#include "perf.h"
+#include "ptrace.h"
 #include "tracer.h"
 
 static int trace_help(void)
 {
 	puts("usage: hwbp trace [-e ENTRY]... [--filter-file FILE] [--cpu PRESET]\n"
+	     "                  [--backend ptrace|perf] (-- CMD [ARGS] | -p PID)\n"
 	     "                  (--demo | --lackey FILE --elf PROG [--load-bias B])\n"
 	     "                  [--symbols System.map|kallsyms] [--hist-entries N]\n"
 	     "                  [--trace FILE [--format text|ctf] [--buffer-kb N] [--overwrite]]\n"
@@ -44,6 +48,10 @@ struct topts {
 	const char *filter_file, *cpu, *lackey, *elf, *symbols, *trace_file, *format;
 	bool demo, overwrite, have_bias, qemu;
 	uint64_t bias, hist_entries, buffer_kb;
+	/* real Linux: a command to start (after --) or a process to attach */
+	char *const *cmd;
+	long pid;
+	int linux_backend;     /* 0 none, 1 ptrace, 2 perf */
 };
 
 static int num_arg(const char *opt, const char *v, uint64_t *out, uint64_t max)
@@ -125,10 +133,27 @@ static int parse_args(int argc, char **argv, struct topts *o)
 			i++;
 		} else if (strcmp(a, "--overwrite") == 0) {
 			o->overwrite = true;
+		} else if (strcmp(a, "--") == 0) {
+			if (i + 1 >= argc)
+				return usage_error("trace: %s", "-- needs a command to run");
+			o->cmd = &argv[i + 1];
+			break;
+		} else if (strcmp(a, "-p") == 0 || strcmp(a, "--pid") == 0) {
+			char *end;
+
+			if (!v || !*v)
+				return usage_error("trace: %s needs a process id", a);
+			errno = 0;
+			o->pid = strtol(v, &end, 10);
+			if (errno || *end || o->pid <= 0)
+				return usage_error("trace: bad process id '%s'", v);
+			i++;
 		} else if (strcmp(a, "--backend") == 0 && v) {
-			if (strcmp(v, "sim") != 0 && strcmp(v, "qemu-x86") != 0)
-				return usage_error("trace: backend '%s' is not available (sim, qemu-x86)", v);
+			if (strcmp(v, "sim") != 0 && strcmp(v, "qemu-x86") != 0 &&
+			    strcmp(v, "ptrace") != 0 && strcmp(v, "perf") != 0)
+				return usage_error("trace: backend '%s' is not available (sim, qemu-x86, ptrace, perf)", v);
 			o->qemu = strcmp(v, "qemu-x86") == 0;
+			o->linux_backend = strcmp(v, "ptrace") == 0 ? 1 : strcmp(v, "perf") == 0 ? 2 : 0;
 			i++;
 		} else {
 			return usage_error("trace: unexpected argument '%s' (try --help)", a);
@@ -136,8 +161,14 @@ static int parse_args(int argc, char **argv, struct topts *o)
 		if (ret)
 			return ret;
 	}
-	if (o->demo + (o->lackey != NULL) != 1)
-		return usage_error("trace: %s", "give a workload: --demo or --lackey FILE --elf PROG");
+	if (o->demo + (o->lackey != NULL) + (o->cmd != NULL || o->pid != 0) != 1 || (o->cmd && o->pid))
+		return usage_error("trace: %s", "give one workload: --demo, --lackey FILE --elf PROG, -- CMD or -p PID");
+	/* A real process goes to ptrace unless told perf; the simulator's
+	 * workloads never go to a Linux backend. */
+	if ((o->cmd || o->pid) && !o->linux_backend)
+		o->linux_backend = 1;
+	if (o->linux_backend && !(o->cmd || o->pid))
+		return usage_error("trace: %s", "--backend ptrace/perf traces -- CMD or -p PID");
 	if (o->lackey && !o->elf)
 		return usage_error("trace: %s", "--lackey needs --elf PROG (for its symbols)");
 	if (o->qemu && !o->demo)
@@ -307,6 +338,12 @@ int hwbp_cli_trace(int argc, char **argv)
 	unsigned ncpus = 1;
 	/* qemu-x86: the demo kernel's build directory (removed at the end). */
 	char qdir[512] = "", qkernel[600] = "";
+	/* ptrace: the traced process; perf: the process and what it counted */
+	struct hwbpi_ptrace *ps = NULL;
+	int status = 0;
+	pid_t perf_pid = 0;
+	bool perf_started = false;
+	struct hwbpi_perf_result pres;
 
 	if (ret)
 		return ret < 0 ? 0 : ret;
@@ -335,6 +372,40 @@ int hwbp_cli_trace(int argc, char **argv)
 			goto out;
 		}
 		snprintf(qkernel, sizeof(qkernel), "%s/kernel.elf", qdir);
+		ret = 0;
+	} else if (o.cmd || o.pid) {
+		/* Stop the process once its executable and libraries are
+		 * mapped, then read their symbols with their load biases. */
+		pid_t pid;
+
+		if (o.linux_backend == 2) {
+			/* perf: sampling, one ring per CPU the samples may come from. */
+			ncpus = hwbpi_perf_ncpus();
+			if (ncpus > HWBPI_TRACE_MAX_CPUS)
+				ncpus = HWBPI_TRACE_MAX_CPUS;
+			ret = 0;
+			if (o.pid)
+				perf_pid = (pid_t)o.pid;
+			else if ((ret = hwbpi_perf_start(o.cmd, &perf_pid, err, sizeof(err))) == 0)
+				perf_started = true;
+			pid = perf_pid;
+		} else {
+			ret = o.pid ? hwbpi_ptrace_attach(&ps, (pid_t)o.pid, err, sizeof(err))
+				    : hwbpi_ptrace_start(&ps, o.cmd, err, sizeof(err));
+			pid = ret ? 0 : hwbpi_ptrace_pid(ps);
+		}
+		if (ret) {
+			fprintf(stderr, "hwbp: trace: %s\n", err[0] ? err : hwbp_errno_name(ret));
+			rc = 1;
+			goto out;
+		}
+		syms = hwbp_symtab_new(&ret);
+		if (syms && (ret = hwbpi_proc_load_symbols(syms, pid)) < 0) {
+			fprintf(stderr, "hwbp: trace: cannot read the symbols of process %ld: %s\n",
+				(long)pid, hwbp_errno_name(ret));
+			rc = 1;
+			goto out;
+		}
 		ret = 0;
 	} else if (o.demo) {
 		syms = hwbpi_demo_symtab(&ret);
@@ -418,11 +489,28 @@ int hwbp_cli_trace(int argc, char **argv)
 	}
 	if (o.qemu)
 		ret = hwbpi_trace_qemu_x86(&t, hwbpi_qemu_x86_srcdir(), qkernel, err, sizeof(err));
-	else
+	else if (ps)
+		ret = hwbpi_ptrace_trace(ps, &t, &cpu, &status, err, sizeof(err));
+	else if (perf_pid) {
+		struct hwbpi_perf_opts po;
+
+		memset(&po, 0, sizeof(po));
+		po.sampling = true;
+		ret = hwbpi_perf_trace(&t, &cpu, perf_pid, perf_started, &po, &pres, err, sizeof(err));
+		perf_started = false;   /* the trace let it run: nothing to abort */
+		status = pres.wstatus;
+		if (ret == 0 && pres.lost)
+			fprintf(stderr, "hwbp: trace: the kernel dropped %" PRIu64 " of %" PRIu64 " samples\n",
+				pres.lost, pres.lost + pres.samples);
+	} else
 		ret = hwbpi_trace_sim(&t, &cpu, ncpus, next_and_drain, &ra, err, sizeof(err));
 	if (ret && o.qemu && (ret == -ENOENT || ret == -EIO)) {
 		/* Not a watch the CPU refused: QEMU or the demo kernel failed. */
 		fprintf(stderr, "hwbp: trace: qemu-x86: %s\n", err[0] ? err : hwbp_errno_name(ret));
+		rc = 1;
+		goto fini;
+	} else if (ret && (ps || perf_pid)) {
+		fprintf(stderr, "hwbp: trace: %s\n", err[0] ? err : hwbp_errno_name(ret));
 		rc = 1;
 		goto fini;
 	} else if (ret) {
@@ -460,6 +548,10 @@ int hwbp_cli_trace(int argc, char **argv)
 	} else {
 		hwbp_hist_print(&t.hist, names, syms, stdout);
 	}
+	if ((ps || perf_pid) && o.cmd && WIFEXITED(status) && WEXITSTATUS(status))
+		fprintf(stderr, "hwbp: trace: %s exited with status %d\n", o.cmd[0], WEXITSTATUS(status));
+	else if ((ps || perf_pid) && o.cmd && WIFSIGNALED(status))
+		fprintf(stderr, "hwbp: trace: %s was killed by signal %d\n", o.cmd[0], WTERMSIG(status));
 	if (lk.in && lk.bad > lk.lines / 2)
 		fprintf(stderr, "hwbp: trace: %" PRIu64 " of %" PRIu64 " lackey lines were not accesses\n",
 			lk.bad, lk.lines);
@@ -468,6 +560,10 @@ fini:
 		hwbpi_ctf_close(ra.ctf, NULL);   /* a failed run: keep what was traced */
 	hwbpi_tracer_fini(&t);
 out:
+	/* A started process still alive is killed, an attached one left running. */
+	hwbpi_ptrace_free(ps);
+	if (perf_started)
+		hwbpi_perf_abort(perf_pid);
 	if (lk.in)
 		fclose(lk.in);
 	hwbp_symtab_free(syms);
