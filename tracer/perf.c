@@ -20,7 +20,6 @@
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,18 +36,6 @@
 #define POLL_MS 50
 #define DEFAULT_RING_PAGES 32u
 #define DEFAULT_WAKEUP 64u
-
-static void say(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *err, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !n)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, n, fmt, ap);
-	va_end(ap);
-}
 
 static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
 {
@@ -85,41 +72,41 @@ static int say_open(int ret, const char *what, pid_t pid, unsigned held, char *e
 	case -EPERM:
 		p = paranoid();
 		if (p > 2)
-			say(err, n, "%s: perf_event_open: permission denied: kernel.perf_event_paranoid is "
+			hwbpi_say(err, n, "%s: perf_event_open: permission denied: kernel.perf_event_paranoid is "
 			    "%d; user-only breakpoints need 2 or lower (sysctl kernel.perf_event_paranoid=2) "
 			    "or CAP_PERFMON", what, p);
 		else
-			say(err, n, "%s: perf_event_open: permission denied on PID %d "
+			hwbpi_say(err, n, "%s: perf_event_open: permission denied on PID %d "
 			    "(kernel.perf_event_paranoid is %d; the process must be one you may ptrace: "
 			    "same user, kernel.yama.ptrace_scope)", what, (int)pid, p);
 		return ret;
 	case -ENOSPC:
 	case -EBUSY:
-		say(err, n, "%s: no free debug register (the kernel said %s: this trace already holds "
+		hwbpi_say(err, n, "%s: no free debug register (the kernel said %s: this trace already holds "
 		    "%u per thread; other breakpoints of the process or its CPUs take the rest)",
 		    what, ret == -EBUSY ? "EBUSY" : "ENOSPC", held);
 		return -ENOSPC;
 	case -ENOENT:
 	case -EOPNOTSUPP:
-		say(err, n, "%s: this kernel has no hardware breakpoint events "
+		hwbpi_say(err, n, "%s: this kernel has no hardware breakpoint events "
 		    "(PERF_TYPE_BREAKPOINT, CONFIG_HAVE_HW_BREAKPOINT)", what);
 		return ret;
 	case -ENOSYS:
-		say(err, n, "%s: perf_event_open is not available (kernel without "
+		hwbpi_say(err, n, "%s: perf_event_open is not available (kernel without "
 		    "CONFIG_PERF_EVENTS, or a seccomp filter)", what);
 		return ret;
 	case -ESRCH:
-		say(err, n, "%s: no such process: %d", what, (int)pid);
+		hwbpi_say(err, n, "%s: no such process: %d", what, (int)pid);
 		return ret;
 	case -EINVAL:
-		say(err, n, "%s: the kernel refused this breakpoint (address, length or type)", what);
+		hwbpi_say(err, n, "%s: the kernel refused this breakpoint (address, length or type)", what);
 		return ret;
 	case -EMFILE:
 	case -ENFILE:
-		say(err, n, "%s: too many open files for the perf events (ulimit -n)", what);
+		hwbpi_say(err, n, "%s: too many open files for the perf events (ulimit -n)", what);
 		return ret;
 	default:
-		say(err, n, "%s: perf_event_open: %s", what, strerror(-ret));
+		hwbpi_say(err, n, "%s: perf_event_open: %s", what, strerror(-ret));
 		return ret;
 	}
 }
@@ -269,7 +256,7 @@ static int plan_all(struct sess *s, const struct hwbp_cpu *cpu, char *err, size_
 	int ret = hwbp_caps_get(cpu, &caps);
 
 	if (ret) {
-		say(err, n, "perf backend: unknown CPU model");
+		hwbpi_say(err, n, "perf backend: unknown CPU model");
 		return ret;
 	}
 	s->pc = calloc((size_t)t->nw * HWBP_MAX_PIECES, sizeof(*s->pc));
@@ -284,7 +271,7 @@ static int plan_all(struct sess *s, const struct hwbp_cpu *cpu, char *err, size_
 		struct hwbp_plan plan;
 
 		if ((w->type & HWBP_X) && (w->type & HWBP_RW)) {
-			say(err, n, "%s: watch data (rw) or execution (x), not both", w->name);
+			hwbpi_say(err, n, "%s: watch data (rw) or execution (x), not both", w->name);
 			return -EINVAL;
 		}
 		/* Plan within what this trace left free, so that a watch is
@@ -293,7 +280,7 @@ static int plan_all(struct sess *s, const struct hwbp_cpu *cpu, char *err, size_
 		 * breakpoint of the task and its CPUs, say ENOSPC. */
 		ret = hwbp_plan(cpu, &q, pool > used ? pool - used : 1, &plan);
 		if (ret) {
-			say(err, n, "%s: %s (%s)", w->name, hwbp_errno_name(ret),
+			hwbpi_say(err, n, "%s: %s (%s)", w->name, hwbp_errno_name(ret),
 			    ret == -ENOSPC ? "not enough debug registers left" :
 			    ret == -ERANGE ? "larger than this CPU can watch" :
 			    ret == -EOPNOTSUPP ? "a type this CPU lacks" :
@@ -390,7 +377,7 @@ static int attach_ring(struct sess *s, int fd, unsigned cpu, unsigned pages, cha
 
 	if (r->fd >= 0) {
 		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0) {
-			say(err, n, "perf: PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
+			hwbpi_say(err, n, "perf: PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
 			return -errno;
 		}
 		return 0;
@@ -402,7 +389,7 @@ static int attach_ring(struct sess *s, int fd, unsigned cpu, unsigned pages, cha
 		int e = errno;
 
 		r->base = NULL;
-		say(err, n, "perf: mmap of a %zu-byte ring: %s%s", r->map_len, strerror(e),
+		hwbpi_say(err, n, "perf: mmap of a %zu-byte ring: %s%s", r->map_len, strerror(e),
 		    e == EPERM ? " (over kernel.perf_event_mlock_kb: use fewer ring pages)" : "");
 		return -e;
 	}
@@ -474,7 +461,7 @@ static int open_all(struct sess *s, const struct hwbp_cpu *cpu, pid_t pid, bool 
 	int ret;
 
 	if (pages & (pages - 1)) {
-		say(err, n, "perf: ring pages must be a power of two (%u)", pages);
+		hwbpi_say(err, n, "perf: ring pages must be a power of two (%u)", pages);
 		return -EINVAL;
 	}
 	ret = list_tids(pid, all_threads, &tids, &ntid);
@@ -726,21 +713,21 @@ static int trace_impl(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, pid_t 
 	/* Let it go. */
 	if (how == STOPPED_CHILD && ptrace(PTRACE_DETACH, pid, NULL, NULL) < 0) {
 		ret = -errno;
-		say(err, errlen, "perf: PTRACE_DETACH of %d: %s", (int)pid, strerror(errno));
+		hwbpi_say(err, errlen, "perf: PTRACE_DETACH of %d: %s", (int)pid, strerror(errno));
 	} else if (how == HELD_CHILD) {
 		int e = 0;
 		ssize_t r = 0;
 
 		if (write(go_fd, "g", 1) != 1) {
 			ret = -EIO;
-			say(err, errlen, "perf: cannot release the child: %s", strerror(errno));
+			hwbpi_say(err, errlen, "perf: cannot release the child: %s", strerror(errno));
 		}
 		/* The exec pipe is close-on-exec: EOF means the exec happened. */
 		while (ret == 0 && (r = read(exec_fd, &e, sizeof(e))) < 0 && errno == EINTR)
 			;
 		if (ret == 0 && r == (ssize_t)sizeof(e)) {
 			ret = -e;
-			say(err, errlen, "cannot run the command: %s", strerror(e));
+			hwbpi_say(err, errlen, "cannot run the command: %s", strerror(e));
 		}
 	}
 	if (ret) {
@@ -772,7 +759,7 @@ static bool args_ok(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu,
 		    struct hwbpi_perf_result *res, char *err, size_t errlen)
 {
 	if (!t || !cpu || !res || t->nw == 0 || t->nw > HWBP_MAX_REQUESTS) {
-		say(err, errlen, "perf backend: nothing to watch");
+		hwbpi_say(err, errlen, "perf backend: nothing to watch");
 		return false;
 	}
 	return true;
@@ -828,7 +815,7 @@ int hwbpi_perf_start(char *const argv[], pid_t *pid, char *err, size_t errlen)
 		e = errno;
 		close(ef[0]);
 		close(ef[1]);
-		say(err, errlen, "fork: %s", strerror(e));
+		hwbpi_say(err, errlen, "fork: %s", strerror(e));
 		return -e;
 	}
 	if (p == 0) {
@@ -841,20 +828,20 @@ int hwbpi_perf_start(char *const argv[], pid_t *pid, char *err, size_t errlen)
 	close(ef[0]);
 	if (r == (ssize_t)sizeof(e)) {
 		reap(p, NULL);
-		say(err, errlen, "%s: %s", argv[0], strerror(e));
+		hwbpi_say(err, errlen, "%s: %s", argv[0], strerror(e));
 		return -e;
 	}
 	/* The SIGTRAP stop after a successful execve under PTRACE_TRACEME. */
 	while (waitpid(p, &st, 0) < 0) {
 		if (errno != EINTR) {
-			say(err, errlen, "%s: waitpid: %s", argv[0], strerror(errno));
+			hwbpi_say(err, errlen, "%s: waitpid: %s", argv[0], strerror(errno));
 			return -ECHILD;
 		}
 	}
 	if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP) {
 		if (WIFSTOPPED(st))
 			hwbpi_perf_abort(p);
-		say(err, errlen, "%s: did not stop after exec", argv[0]);
+		hwbpi_say(err, errlen, "%s: did not stop after exec", argv[0]);
 		return -ECHILD;
 	}
 	*pid = p;
@@ -885,7 +872,7 @@ int hwbpi_perf_run(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, char *con
 	p = fork();
 	if (p < 0) {
 		ret = -errno;
-		say(err, errlen, "fork: %s", strerror(errno));
+		hwbpi_say(err, errlen, "fork: %s", strerror(errno));
 		close(go[0]);
 		close(go[1]);
 		close(ef[0]);
@@ -964,11 +951,11 @@ int hwbpi_perf_selftest(char *err, size_t errlen)
 		v = 0;
 	close(fd);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		say(err, errlen, "self-test: the test child failed");
+		hwbpi_say(err, errlen, "self-test: the test child failed");
 		return -ECHILD;
 	}
 	if (v == 0) {
-		say(err, errlen, "hardware breakpoints do not fire on this machine (a perf breakpoint "
+		hwbpi_say(err, errlen, "hardware breakpoints do not fire on this machine (a perf breakpoint "
 		    "on a variable written 100 times counted 0; some hypervisors do not pass "
 		    "debug registers through)");
 		return -ENODEV;

@@ -13,7 +13,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,17 +22,6 @@
 #include <unistd.h>
 
 #include "ptrace.h"
-
-static void say(char *err, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !n)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, n, fmt, ap);
-	va_end(ap);
-}
 
 /* ------------------------------------------------------------------ */
 /* /proc/PID/maps (every architecture).                                */
@@ -434,7 +422,7 @@ static int run_to_entry(pid_t pid, const char *cmd, char *err, size_t errlen)
 	if (ret == 0)
 		ret = poke_dr(pid, 7, 1);
 	if (ret) {
-		say(err, errlen, "%s: cannot stop at its entry point: %s", cmd, strerror(-ret));
+		hwbpi_say(err, errlen, "%s: cannot stop at its entry point: %s", cmd, strerror(-ret));
 		return -EIO;
 	}
 	resume(pid, 0);
@@ -445,7 +433,7 @@ static int run_to_entry(pid_t pid, const char *cmd, char *err, size_t errlen)
 		if (ret)
 			return ret;
 		if (!WIFSTOPPED(st)) {
-			say(err, errlen, "%s %s before its entry point", cmd,
+			hwbpi_say(err, errlen, "%s %s before its entry point", cmd,
 			    WIFEXITED(st) ? "exited" : "was killed");
 			return -EIO;
 		}
@@ -514,15 +502,15 @@ static int spawn(struct hwbpi_ptrace **out, char *const argv[], int (*fn)(void *
 	if (n == (ssize_t)sizeof(e)) {
 		wait_for(pid, &st);
 		if (e[0] == 1)
-			say(err, errlen, "ptrace not permitted (PTRACE_TRACEME: %s): see "
+			hwbpi_say(err, errlen, "ptrace not permitted (PTRACE_TRACEME: %s): see "
 			    "/proc/sys/kernel/yama/ptrace_scope", strerror(e[1]));
 		else
-			say(err, errlen, "cannot run %s: %s", argv[0], strerror(e[1]));
+			hwbpi_say(err, errlen, "cannot run %s: %s", argv[0], strerror(e[1]));
 		return -e[1];
 	}
 	ret = wait_for(pid, &st);
 	if (ret == 0 && !WIFSTOPPED(st)) {
-		say(err, errlen, "%s ended before it could be traced", fn ? "the child" : argv[0]);
+		hwbpi_say(err, errlen, "%s ended before it could be traced", fn ? "the child" : argv[0]);
 		return -EIO;
 	}
 	/* Options take effect from the first stop (man 2 ptrace,
@@ -545,7 +533,7 @@ static int spawn(struct hwbpi_ptrace **out, char *const argv[], int (*fn)(void *
 	kill(pid, SIGKILL);
 	wait_for(pid, &st);
 	if (err && !err[0])
-		say(err, errlen, "%s: ptrace: %s", fn ? "the child" : argv[0], strerror(-ret));
+		hwbpi_say(err, errlen, "%s: ptrace: %s", fn ? "the child" : argv[0], strerror(-ret));
 	return ret;
 }
 
@@ -577,10 +565,10 @@ static void say_perm(pid_t pid, char *err, size_t errlen)
 		fclose(f);
 	}
 	if (tracer > 0)
-		say(err, errlen, "ptrace not permitted: process %d is already traced by process %d",
+		hwbpi_say(err, errlen, "ptrace not permitted: process %d is already traced by process %d",
 		    (int)pid, (int)tracer);
 	else
-		say(err, errlen, "ptrace not permitted on process %d (kernel.yama.ptrace_scope = %s, "
+		hwbpi_say(err, errlen, "ptrace not permitted on process %d (kernel.yama.ptrace_scope = %s, "
 		    "or not your process)", (int)pid, scope);
 }
 
@@ -595,7 +583,7 @@ static int seize_threads(struct hwbpi_ptrace *s, char *err, size_t errlen)
 	snprintf(p, sizeof(p), "/proc/%d/task", (int)s->pid);
 	dir = opendir(p);
 	if (!dir) {
-		say(err, errlen, "no process %d", (int)s->pid);
+		hwbpi_say(err, errlen, "no process %d", (int)s->pid);
 		return -ESRCH;
 	}
 	while ((d = readdir(dir))) {
@@ -625,7 +613,7 @@ static int seize_threads(struct hwbpi_ptrace *s, char *err, size_t errlen)
 			if (e == EPERM)
 				say_perm(s->pid, err, errlen);
 			else
-				say(err, errlen, "cannot attach to process %d: %s", (int)s->pid,
+				hwbpi_say(err, errlen, "cannot attach to process %d: %s", (int)s->pid,
 				    strerror(e));
 			return -e;
 		}
@@ -669,7 +657,7 @@ int hwbpi_ptrace_attach(struct hwbpi_ptrace **out, pid_t pid, char *err, size_t 
 		ret = seize_threads(s, err, errlen);
 	while (ret > 0);
 	if (ret == 0 && !thr_find(s, pid)) {
-		say(err, errlen, "process %d ended while being attached", (int)pid);
+		hwbpi_say(err, errlen, "process %d ended while being attached", (int)pid);
 		ret = -ESRCH;
 	}
 	if (ret) {
@@ -847,7 +835,7 @@ static int setup(struct loop *L, const struct hwbp_cpu *cpu, char *err, size_t e
 
 		w->req = -1;
 		if ((w->type & HWBP_X) && (w->type & HWBP_RW)) {
-			say(err, errlen, "%s: watch data (rw) or execution (x), not both", w->name);
+			hwbpi_say(err, errlen, "%s: watch data (rw) or execution (x), not both", w->name);
 			return -EINVAL;
 		}
 		L->off[i] = L->shadow_len;
@@ -856,12 +844,12 @@ static int setup(struct loop *L, const struct hwbp_cpu *cpu, char *err, size_t e
 		if (ret == -ENOSPC) {
 			int fr = hwbp_free_slots(&L->ctx, 0, &L->task, false);
 
-			say(err, errlen, "%s: no free debug register: %d of %u in use by the other "
+			hwbpi_say(err, errlen, "%s: no free debug register: %d of %u in use by the other "
 			    "watches (x86 has %u per thread)", w->name,
 			    fr >= 0 ? (int)L->ctx.caps.data_slots - fr : -1,
 			    L->ctx.caps.data_slots, L->ctx.caps.data_slots);
 		} else if (ret) {
-			say(err, errlen, "%s: %s (%s)", w->name, hwbp_errno_name(ret),
+			hwbpi_say(err, errlen, "%s: %s (%s)", w->name, hwbp_errno_name(ret),
 			    ret == -ERANGE ? "larger than this CPU can watch" :
 			    ret == -EOPNOTSUPP ? "a type this CPU lacks" :
 			    ret == -EFAULT ? "not a user-space address" : "refused by the planner");
@@ -892,7 +880,7 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 		cpu = &def;
 	}
 	if (cpu->arch != HWBP_ARCH_X86 || !cpu->u.x86.mode64) {
-		say(err, errlen, "the ptrace backend needs an x86_64 CPU model (--cpu x86_64)");
+		hwbpi_say(err, errlen, "the ptrace backend needs an x86_64 CPU model (--cpu x86_64)");
 		return -EINVAL;
 	}
 	L = calloc(1, sizeof(*L));
@@ -913,7 +901,7 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 		if (ret == -ESRCH) {
 			ret = 0;   /* gone meanwhile: its exit comes through waitpid */
 		} else if (ret) {
-			say(err, errlen, "the kernel refused the debug registers: %s", strerror(-ret));
+			hwbpi_say(err, errlen, "the kernel refused the debug registers: %s", strerror(-ret));
 			ret = -EIO;
 		}
 	}
@@ -1098,7 +1086,7 @@ int hwbpi_ptrace_selftest(char *err, size_t errlen)
 
 	if (selftest_result <= 0) {
 		if (selftest_result)
-			say(err, errlen, "%s", selftest_msg);
+			hwbpi_say(err, errlen, "%s", selftest_msg);
 		return selftest_result;
 	}
 	t = calloc(1, sizeof(*t));
@@ -1116,7 +1104,7 @@ int hwbpi_ptrace_selftest(char *err, size_t errlen)
 		ret = hwbpi_ptrace_trace(s, t, NULL, NULL, err, errlen);
 		hwbpi_ptrace_free(s);
 		if (ret == 0 && t->hits != 3) {
-			say(err, errlen, "hardware breakpoints do not fire on this machine "
+			hwbpi_say(err, errlen, "hardware breakpoints do not fire on this machine "
 			    "(self-test: %" PRIu64 " of 3 writes seen)", t->hits);
 			ret = -ENODEV;
 		}
@@ -1128,7 +1116,7 @@ int hwbpi_ptrace_selftest(char *err, size_t errlen)
 	if (ret != -ENOMEM) {
 		selftest_result = ret;
 		if (ret && err && errlen && !err[0])
-			say(err, errlen, "ptrace self-test: %s", strerror(-ret));
+			hwbpi_say(err, errlen, "ptrace self-test: %s", strerror(-ret));
 		snprintf(selftest_msg, sizeof(selftest_msg), "%s", ret && err ? err : "");
 	}
 	return ret;
@@ -1148,7 +1136,7 @@ struct hwbpi_ptrace {
 
 static int nosupport(char *err, size_t errlen)
 {
-	say(err, errlen, "the ptrace backend supports x86_64 only for now");
+	hwbpi_say(err, errlen, "the ptrace backend supports x86_64 only for now");
 	return -EOPNOTSUPP;
 }
 

@@ -4,6 +4,7 @@
  * the event-management layer they feed, and the simulator backend.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,10 +30,15 @@ struct hwbpi_hit_cache {
 	} e[HIT_CACHE];
 };
 
-static void say(char *err, size_t n, const char *fmt, const char *a, const char *b)
+void hwbpi_say(char *err, size_t n, const char *fmt, ...)
 {
-	if (err && n)
-		snprintf(err, n, fmt, a, b);
+	va_list ap;
+
+	if (!err || !n)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, n, fmt, ap);
+	va_end(ap);
 }
 
 int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
@@ -44,7 +50,7 @@ int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 		return -EINVAL;
 	if (strcmp(e->sym, "*") == 0) {
 		if (e->type) {
-			say(err, errlen, "'*' takes only ---%s%s", "", "");
+			hwbpi_say(err, errlen, "'*' takes only ---");
 			return -EINVAL;
 		}
 		t->nw = 0;
@@ -56,7 +62,7 @@ int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 		const struct hwbp_sym *s = t->syms ? hwbp_symtab_find(t->syms, e->sym) : NULL;
 
 		if (!s) {
-			say(err, errlen, "no symbol '%s'%s in the symbol table", e->sym, "");
+			hwbpi_say(err, errlen, "no symbol '%s' in the symbol table", e->sym);
 			return -ENOENT;
 		}
 		w.addr = s->addr + e->off;
@@ -84,7 +90,7 @@ int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 		return 0;
 	}
 	if (w.len == 0) {
-		say(err, errlen, "%s: the symbol table gives no size: add /LEN%s", w.name, "");
+		hwbpi_say(err, errlen, "%s: the symbol table gives no size: add /LEN", w.name);
 		return -EINVAL;
 	}
 	/* A second entry for the same name replaces the first. */
@@ -94,7 +100,7 @@ int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 			return 0;
 		}
 	if (t->nw == HWBP_MAX_REQUESTS) {
-		say(err, errlen, "%s: too many watches%s", w.name, "");
+		hwbpi_say(err, errlen, "%s: too many watches", w.name);
 		return -ENOSPC;
 	}
 	t->w[t->nw++] = w;
@@ -246,7 +252,7 @@ int hwbpi_trace_sim(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu_model, un
 		/* X with R or W is two requests' worth; the tracer watches data
 		 * or execution, as the entry's letters say. */
 		if ((w->type & HWBP_X) && (w->type & HWBP_RW)) {
-			say(err, errlen, "%s: watch data (rw) or execution (x), not both%s", w->name, "");
+			hwbpi_say(err, errlen, "%s: watch data (rw) or execution (x), not both", w->name);
 			ret = -EINVAL;
 			break;
 		}
@@ -258,7 +264,7 @@ int hwbpi_trace_sim(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu_model, un
 				 ret == -ENOSPC ? "not enough debug registers left" :
 				 ret == -ERANGE ? "larger than this CPU can watch" :
 				 ret == -EOPNOTSUPP ? "a type this CPU lacks" : "refused by the planner");
-			say(err, errlen, "%s%s", w->name, why);
+			hwbpi_say(err, errlen, "%s%s", w->name, why);
 		}
 	}
 	while (ret == 0 && next(arg, &wa)) {

@@ -37,6 +37,10 @@ struct hwbpi_tracer {
 	struct hwbpi_hit_cache *cache;
 };
 
+/* Print a one-line message for the user into @err (any of them may be
+ * NULL/0: then nothing).  Shared by the tracer and its backends. */
+void hwbpi_say(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /*
  * Add, remove (type 0) or clear ("*", type 0) a watch from a parsed filter
  * entry, resolving the symbol.  On error, @err holds one line for the user.
