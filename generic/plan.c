@@ -154,6 +154,18 @@ static void finish(struct hwbp_plan *out, unsigned hwtype)
 	out->exact = out->extra_bytes == 0;
 }
 
+/* A plan for @req before its pieces are filled in. */
+static void plan_init(struct hwbp_plan *out, const struct hwbp_request *req, unsigned hwtype,
+		      bool widened, bool inst, bool enlarged)
+{
+	memset(out, 0, sizeof(*out));
+	out->req = *req;
+	out->type = hwtype;
+	out->widened = widened;
+	out->inst = inst;
+	out->enlarged = enlarged;
+}
+
 int hwbp_plan(const struct hwbp_cpu *cpu, const struct hwbp_request *req,
 	      unsigned free_slots, struct hwbp_plan *out)
 {
@@ -182,11 +194,7 @@ int hwbp_plan(const struct hwbp_cpu *cpu, const struct hwbp_request *req,
 		free_slots = pool;
 	n = ops->split(cpu, inst, req->addr, req->len, tmp, HWBP_MAX_PIECES);
 	if (n <= free_slots) {
-		memset(out, 0, sizeof(*out));
-		out->req = *req;
-		out->type = hwtype;
-		out->widened = widened;
-		out->inst = inst;
+		plan_init(out, req, hwtype, widened, inst, false);
 		out->n = n;
 		memcpy(out->piece, tmp, n * sizeof(tmp[0]));
 		finish(out, hwtype);
@@ -247,12 +255,7 @@ int hwbp_plan(const struct hwbp_cpu *cpu, const struct hwbp_request *req,
 		if (!found)
 			return free_slots < pool ? -ENOSPC : -ERANGE;
 
-		memset(out, 0, sizeof(*out));
-		out->req = *req;
-		out->type = hwtype;
-		out->widened = widened;
-		out->inst = false;
-		out->enlarged = true;
+		plan_init(out, req, hwtype, widened, false, true);
 		out->n = ops->split(cpu, false, best_lo, best_len, out->piece, HWBP_MAX_PIECES);
 		finish(out, hwtype);
 	}
