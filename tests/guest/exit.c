@@ -1,19 +1,60 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/guest/exit.c: leave the guest through QEMU's isa-debug-exit device.
+ * tests/guest/exit.c: leave the guest with a verdict QEMU turns into its
+ * own exit status.
  *   exit CODE      (CODE 0..127; the guest's /init runs it as its last act)
- * QEMU's isa-debug-exit (-device isa-debug-exit,iobase=0xf4,iosize=0x04)
- * ends QEMU with status (VALUE << 1) | 1 for a VALUE written to its port,
- * so a guest verdict reaches the host as QEMU's exit status (1 for 0, 3 for
- * 1, ...), distinct from 0 (a reset or kernel panic under -no-reboot).
- * busybox has no port I/O, hence this helper: ioperm(2) grants the port to
- * a root process (the guest's init), outb(2) writes it (man 2 ioperm,
- * man 2 outb).  Returns 1 only if the write did not end the machine.
+ * Either way the host sees (CODE << 1) | 1 (1 for 0, 3 for 1, ...), distinct
+ * from 0 (a reset or kernel panic under -no-reboot), so scripts/guest reads
+ * the verdict the same way on every arch.
+ *
+ * x86_64: QEMU's isa-debug-exit (-device isa-debug-exit,iobase=0xf4,
+ * iosize=0x04) ends QEMU with status (VALUE << 1) | 1 for a VALUE written to
+ * its port.  busybox has no port I/O, hence this helper: ioperm(2) grants
+ * the port to a root process (the guest's init), outb(2) writes it (man 2
+ * ioperm, man 2 outb).
+ *
+ * aarch64: -M virt has no such device; Arm semihosting's SYS_EXIT (0x18)
+ * with the AArch64 parameter block {ADP_Stopped_ApplicationExit, status}
+ * ends QEMU with that status ("Semihosting for AArch32 and AArch64",
+ * SYS_EXIT).  QEMU honours a semihosting call made at EL0 only with
+ * -semihosting-config enable=on,userspace=on, which scripts/guest passes;
+ * the call is HLT #0xF000 with the operation in x0 and the block in x1.
+ *
+ * Returns 1 only if the machine did not end.
  */
 #define _GNU_SOURCE
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#if defined(__x86_64__)
 #include <sys/io.h>
+#endif
+
+static int leave(int code)
+{
+#if defined(__x86_64__)
+	if (ioperm(0xf4, 4, 1) != 0) {
+		perror("exit: ioperm(0xf4)");
+		return 1;
+	}
+	outb((unsigned char)code, 0xf4);
+	fprintf(stderr, "exit: isa-debug-exit at 0xf4 did not end QEMU\n");
+#elif defined(__aarch64__)
+	/* ADP_Stopped_ApplicationExit, then the status QEMU exits with. */
+	static uint64_t block[2] = { 0x20026, 0 };
+	register uint64_t x0 __asm__("x0") = 0x18;
+	register uint64_t x1 __asm__("x1") = (uint64_t)(uintptr_t)block;
+
+	block[1] = ((uint64_t)code << 1) | 1;
+	__asm__ volatile("hlt #0xf000" : "+r"(x0) : "r"(x1) : "memory");
+	fprintf(stderr, "exit: semihosting SYS_EXIT did not end QEMU "
+		"(-semihosting-config enable=on,userspace=on missing?)\n");
+#else
+	(void)code;
+	fprintf(stderr, "exit: no way out of QEMU known on this arch\n");
+#endif
+	return 1;
+}
 
 int main(int argc, char **argv)
 {
@@ -21,11 +62,5 @@ int main(int argc, char **argv)
 
 	if (code < 0 || code > 127)
 		code = 127;
-	if (ioperm(0xf4, 4, 1) != 0) {
-		perror("exit: ioperm(0xf4)");
-		return 1;
-	}
-	outb((unsigned char)code, 0xf4);
-	fprintf(stderr, "exit: isa-debug-exit at 0xf4 did not end QEMU\n");
-	return 1;
+	return leave(code);
 }

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* guest-arch: x86_64 (scripts/guest builds this file for these guests only: it programs u_debugreg) */
 /*
  * tests/guest/hwbreak.c: does this Linux kernel + CPU give exact hardware
  * breakpoint hit counts?  A static x86_64 program (gcc -static), run in the

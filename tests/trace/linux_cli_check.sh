@@ -1,0 +1,47 @@
+#!/bin/sh
+# tests/trace/linux_cli_check.sh HWBP PROG: `hwbp trace -- PROG` on real
+# debug registers (ptrace and perf backends), its histograms compared with
+# the counts PROG is known to make.  PROG is tests/trace/lackey_prog.c
+# built with -O0 (a PIE on the host, a static PIE in the Linux guest): it
+# writes `counter` 1000 times in bump() (after reading it there: bump's
+# reads come out as '?', since x86 does not say and the value did not
+# change) and reads it 250 times in peek().
+# POSIX sh and busybox awk only: the same file runs on the host
+# (tests/trace/linux_cli_test.sh) and in the guest (scripts/test, stage 6).
+set -eu
+hwbp=$1 prog=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+expect() {  # expect FILE KIND FUNCTION COUNT
+  if ! awk -v k="$2" -v f="$3" -v n="$4" \
+      '$1 == k && $2 == "counter" && $3 == f && $4 == n { ok = 1 } END { exit !ok }' "$1"; then
+    echo "FAIL: expected '$2 counter $3 $4' in:"; cat "$1"; fail=1
+  fi
+}
+"$hwbp" trace -e 'counter:rw-' -- "$prog" > "$tmp/rw.txt"
+expect "$tmp/rw.txt" W bump 1000
+expect "$tmp/rw.txt" '?' bump 1000
+expect "$tmp/rw.txt" '?' peek 250
+"$hwbp" trace -e 'counter:-w-' -- "$prog" > "$tmp/w.txt"
+expect "$tmp/w.txt" W bump 1000
+if [ "$(awk '$2 == "counter"' "$tmp/w.txt" | wc -l)" -ne 1 ]; then
+  echo "FAIL: a W watch saw reads:"; cat "$tmp/w.txt"; fail=1
+fi
+# The perf backend: samples, no stop per hit; an RW breakpoint counts the
+# read and the write of bump()'s counter = counter + 1 (kind unknown).
+"$hwbp" trace --backend perf -e 'counter:rw-' -- "$prog" > "$tmp/perf-rw.txt"
+expect "$tmp/perf-rw.txt" '?' bump 2000
+expect "$tmp/perf-rw.txt" '?' peek 250
+"$hwbp" trace --backend perf -e 'counter:-w-' -- "$prog" > "$tmp/perf-w.txt"
+expect "$tmp/perf-w.txt" W bump 1000
+# Errors a user meets: one line each.
+if "$hwbp" trace -e 'nosuch:rw-' -- "$prog" 2> "$tmp/err.txt"; then fail=1; fi
+grep -q "no symbol 'nosuch'" "$tmp/err.txt" || { echo "FAIL: unknown symbol message"; cat "$tmp/err.txt"; fail=1; }
+if "$hwbp" trace -e 'counter:rw-' -- "$tmp/no-such-program" 2> "$tmp/err2.txt"; then fail=1; fi
+grep -q "cannot run" "$tmp/err2.txt" || { echo "FAIL: missing program message"; cat "$tmp/err2.txt"; fail=1; }
+if [ $fail -eq 0 ]; then
+  echo "histograms of hwbp trace -- $(basename "$prog") (ptrace and perf) equal the known counts:"
+  cat "$tmp/rw.txt"
+fi
+exit $fail
