@@ -11,10 +11,11 @@
  * which is what makes hwbp_task_regs() always able to place a task's
  * pieces in the slots its CPU leaves free.
  *
- * Installation is all-or-nothing without allocation: a set is changed in
- * place, re-encoded and written; if the glue fails on some CPU, the change
- * is undone on every CPU already touched (undo = remove the same request,
- * which restores the previous set exactly) and their registers rewritten.
+ * Installation, modification and removal are all-or-nothing without
+ * allocation: each CPU's new registers are computed on a copy of its set
+ * and written; if the glue fails on some CPU, the CPUs already written get
+ * their old registers back, and the sets are changed only once every write
+ * succeeded (change_cpus()).
  */
 #include <errno.h>
 #include <string.h>
@@ -271,9 +272,10 @@ static int write_on_cpu(void *arg)
 	return w->ctx->glue->write_regs(w->ctx->glue->arg, w->cpu, w->regs);
 }
 
-static int write_cpu(const struct hwbp_ctx *ctx, unsigned cpu)
+/* Write @regs to CPU @cpu's debug registers, on that CPU. */
+static int write_cpu(const struct hwbp_ctx *ctx, unsigned cpu, const struct hwbp_regs *regs)
 {
-	struct write_call w = { ctx, cpu, &ctx->percpu[cpu].regs };
+	struct write_call w = { ctx, cpu, regs };
 
 	if (!ctx->glue)
 		return 0;
@@ -281,37 +283,69 @@ static int write_cpu(const struct hwbp_ctx *ctx, unsigned cpu)
 }
 
 /*
- * Change CPUs [first, last] by adding (add) or removing request @id;
- * all-or-nothing.  On a glue failure the CPUs already changed are put back.
+ * The change one request makes to a slot set: take out its old plan (if
+ * any), put in its new one (if any), re-encode.  Deterministic: the same
+ * set and plans always give the same slots and registers, which is what
+ * lets change_cpus() compute a CPU's new registers on a copy first and
+ * commit the very same change later.
  */
-static int change_cpus(struct hwbp_ctx *ctx, unsigned first, unsigned last,
-		       int id, const struct hwbp_plan *plan, bool add)
+static void transform(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id,
+		      const struct hwbp_plan *oldp, const struct hwbp_plan *newp)
 {
-	for (unsigned c = first; c <= last; c++) {
+	if (oldp)
+		unapply(ctx, set, id, oldp);
+	if (newp)
+		apply(ctx, set, id, newp);
+	reencode(ctx, set);
+}
+
+/*
+ * Change CPUs [first, last] for request @id from @oldp to @newp (install:
+ * oldp NULL; remove: newp NULL; modify: both); all-or-nothing.
+ *
+ * Two phases.  First every CPU's new registers are computed on a copy of
+ * its set and written; the accounting is not touched.  If the glue fails
+ * on CPU c (write_regs or on_cpu), CPUs first..c get their unchanged
+ * registers written back and nothing else has changed.  Why not change the
+ * sets in place and undo: the undo of a removal (re-adding the pieces)
+ * puts them in the first free slots, which need not be the ones they had,
+ * so the registers after the undo could differ from those before.  Only
+ * after every write succeeded are the same changes committed to the sets.
+ *
+ * CPU c itself is rewritten too: a glue that fails part-way may have
+ * written some registers.  A rollback write that fails as well cannot be
+ * helped; the first error is the one the caller needs.  Between a CPU's
+ * write and the commit, hwbp_decode() still sees the old accounting: the
+ * host serialises decoding with changes of the context, as it must for
+ * any change of it.  Without a glue (pure accounting) nothing is written.
+ */
+static int change_cpus(struct hwbp_ctx *ctx, unsigned first, unsigned last, int id,
+		       const struct hwbp_plan *oldp, const struct hwbp_plan *newp)
+{
+	struct hwbp_slots tmp;
+
+	for (unsigned c = first; c <= last && ctx->glue; c++) {
 		int ret;
 
-		if (add)
-			apply(ctx, &ctx->percpu[c], id, plan);
-		else
-			unapply(ctx, &ctx->percpu[c], id, plan);
-		reencode(ctx, &ctx->percpu[c]);
-		ret = write_cpu(ctx, c);
+		tmp = ctx->percpu[c];
+		transform(ctx, &tmp, id, oldp, newp);
+		ret = write_cpu(ctx, c, &tmp.regs);
 		if (ret) {
-			/* Undo on c and every CPU before it, newest first.
-			 * A rollback write that fails too cannot be helped;
-			 * the first error is the one the caller needs. */
-			for (unsigned u = c + 1; u-- > first;) {
-				if (add)
-					unapply(ctx, &ctx->percpu[u], id, plan);
-				else
-					apply(ctx, &ctx->percpu[u], id, plan);
-				reencode(ctx, &ctx->percpu[u]);
-				(void)write_cpu(ctx, u);
-			}
+			for (unsigned u = c + 1; u-- > first;)
+				(void)write_cpu(ctx, u, &ctx->percpu[u].regs);
 			return ret;
 		}
 	}
+	for (unsigned c = first; c <= last; c++)
+		transform(ctx, &ctx->percpu[c], id, oldp, newp);
 	return 0;
+}
+
+/* The CPUs a non-task request lives on. */
+static void cpu_range(const struct hwbp_ctx *ctx, int cpu, unsigned *first, unsigned *last)
+{
+	*first = cpu == ALL_CPUS ? 0 : (unsigned)cpu;
+	*last = cpu == ALL_CPUS ? ctx->ncpus - 1 : (unsigned)cpu;
 }
 
 int hwbp_install(struct hwbp_ctx *ctx, const struct hwbp_request *req,
@@ -356,9 +390,8 @@ int hwbp_install(struct hwbp_ctx *ctx, const struct hwbp_request *req,
 		apply(ctx, &task->slots, slot, &plan);
 		reencode(ctx, &task->slots);
 	} else {
-		first = cpu == ALL_CPUS ? 0 : (unsigned)cpu;
-		last = cpu == ALL_CPUS ? ctx->ncpus - 1 : (unsigned)cpu;
-		ret = change_cpus(ctx, first, last, slot, &plan, true);
+		cpu_range(ctx, cpu, &first, &last);
+		ret = change_cpus(ctx, first, last, slot, NULL, &plan);
 		if (ret)
 			return ret;
 	}
@@ -383,14 +416,85 @@ int hwbp_remove(struct hwbp_ctx *ctx, int id)
 		unapply(ctx, &rec->task->slots, id, &rec->plan);
 		reencode(ctx, &rec->task->slots);
 	} else {
-		unsigned first = rec->cpu == ALL_CPUS ? 0 : (unsigned)rec->cpu;
-		unsigned last = rec->cpu == ALL_CPUS ? ctx->ncpus - 1 : (unsigned)rec->cpu;
+		unsigned first, last;
 
-		ret = change_cpus(ctx, first, last, id, &rec->plan, false);
+		cpu_range(ctx, rec->cpu, &first, &last);
+		ret = change_cpus(ctx, first, last, id, &rec->plan, NULL);
 		if (ret)
 			return ret;
 	}
 	memset(rec, 0, sizeof(*rec));
+	return 0;
+}
+
+/*
+ * Free slots for request @id's replacement: as free_in(), but with @id's
+ * own pieces taken out first (virtually, on a copy), so that a modify
+ * needing no more slots than it holds cannot fail for lack of room.
+ */
+static unsigned free_for_modify(const struct hwbp_ctx *ctx, int id, bool inst)
+{
+	const struct hwbp_reqrec *rec = &ctx->req[id];
+	unsigned size = pool_size(ctx, inst), taken;
+	struct hwbp_slots tmp;
+
+	if (rec->task) {
+		/* Other tasks do not limit this one: only the busiest CPU. */
+		tmp = rec->task->slots;
+		unapply(ctx, &tmp, id, &rec->plan);
+		taken = max_cpu_used(ctx, inst) + used(ctx, &tmp, inst);
+	} else {
+		unsigned first, last, u = 0;
+
+		cpu_range(ctx, rec->cpu, &first, &last);
+		for (unsigned c = first; c <= last; c++) {
+			unsigned uc;
+
+			tmp = ctx->percpu[c];
+			unapply(ctx, &tmp, id, &rec->plan);
+			uc = used(ctx, &tmp, inst);
+			if (uc > u)
+				u = uc;
+		}
+		taken = u + max_task_used(ctx, inst);
+	}
+	return taken >= size ? 0 : size - taken;
+}
+
+int hwbp_modify(struct hwbp_ctx *ctx, int id, const struct hwbp_request *req)
+{
+	struct hwbp_reqrec *rec;
+	struct hwbp_plan plan;
+	unsigned freeslots;
+	bool inst;
+	int ret;
+
+	if (!ctx || !req || id < 0 || id >= HWBP_MAX_REQUESTS || !ctx->req[id].live)
+		return -EINVAL;
+	rec = &ctx->req[id];
+	ret = hwbp_request_check(&ctx->cpu, req);
+	if (ret)
+		return ret;
+	inst = req->type == HWBP_X;
+	freeslots = free_for_modify(ctx, id, inst);
+	if (freeslots == 0)
+		return pool_size(ctx, inst) ? -ENOSPC : -EOPNOTSUPP;
+	ret = hwbp_plan(&ctx->cpu, req, freeslots, &plan);
+	if (ret)
+		return ret;
+
+	if (rec->task) {
+		/* As for install: written by the host at switch-in. */
+		transform(ctx, &rec->task->slots, id, &rec->plan, &plan);
+	} else {
+		unsigned first, last;
+
+		cpu_range(ctx, rec->cpu, &first, &last);
+		ret = change_cpus(ctx, first, last, id, &rec->plan, &plan);
+		if (ret)
+			return ret;
+	}
+	rec->plan = plan;
 	return 0;
 }
 

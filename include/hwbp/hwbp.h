@@ -426,6 +426,20 @@ int hwbp_install(struct hwbp_ctx *ctx, const struct hwbp_request *req,
  */
 int hwbp_remove(struct hwbp_ctx *ctx, int id);
 
+/*
+ * hwbp_modify - replace live request @id's request by @req (region, type,
+ * scope, flags), in the same place (its CPU, every CPU, or its task), keeping
+ * the id; all-or-nothing (as Linux's modify_user_hw_breakpoint).  The new
+ * plan is made as if @id's own slots were free, so a request that needs no
+ * more slots than the old one held never fails for lack of room.
+ * Errors: -EINVAL (NULL, or no such live request), those of hwbp_plan(),
+ *         -ENOSPC (not enough free slots), -EOPNOTSUPP (the CPU has no slot
+ *         of the pool the new type needs), any error of the glue.  On any
+ *         error the request keeps its old plan and the slots and the
+ *         registers of every CPU are as before (registers rewritten first).
+ */
+int hwbp_modify(struct hwbp_ctx *ctx, int id, const struct hwbp_request *req);
+
 /* hwbp_plan_of - the plan of live request @id (NULL if none). */
 const struct hwbp_plan *hwbp_plan_of(const struct hwbp_ctx *ctx, int id);
 
