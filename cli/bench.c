@@ -776,7 +776,7 @@ static int bench_lackey(const char *path, uint64_t expected, const struct hwbp_s
 					ret = hwbpi_trace_sim(t, &cpu, 1, hwbpi_lackey_next, &s, err,
 							      sizeof(err));
 				bytes = s.bytes;
-				res->hits = t->hits;
+				res->hits = hwbpi_tracer_hits(t);
 				res->bad = s.bad;
 				hwbpi_tracer_fini(t);
 			}

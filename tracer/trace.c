@@ -116,7 +116,7 @@ int hwbpi_tracer_start(struct hwbpi_tracer *t, unsigned ncpus, bool trace, size_
 		return -EINVAL;
 	t->ncpus = ncpus;
 	t->trace = trace;
-	t->hits = t->filtered = 0;
+	t->hits = t->filtered = t->stray = 0;
 	if (!trace) {
 		ret = hwbp_hist_init(&t->hist, t->nw, t->hist_entries ? t->hist_entries : 16);
 		if (ret)
@@ -136,6 +136,18 @@ int hwbpi_tracer_start(struct hwbpi_tracer *t, unsigned ncpus, bool trace, size_
 		}
 	}
 	return 0;
+}
+
+uint64_t hwbpi_tracer_hits(const struct hwbpi_tracer *t)
+{
+	uint64_t n = t->hits + __atomic_load_n(&t->stray, __ATOMIC_RELAXED), produced;
+
+	if (t->trace)
+		for (unsigned c = 0; c < t->ncpus; c++) {
+			hwbp_ring_stats(t->ring[c], &produced, NULL);
+			n += produced;
+		}
+	return n;
 }
 
 void hwbpi_tracer_fini(struct hwbpi_tracer *t)
@@ -167,12 +179,27 @@ void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
 	unsigned slot;
 	uint64_t func;
 
-	t->hits++;
 	if (t->trace) {
+		/*
+		 * Trace mode runs on every CPU at once, and each CPU's hit path
+		 * touches only its own ring (one producer per ring): the ring's
+		 * own produced count is the CPU's hit count, so nothing here is
+		 * shared between CPUs (a shared t->hits++ lost counts with 8
+		 * producers, tests/unit/test_load.c, and even an atomic add
+		 * would bounce one cache line between every CPU on every hit).
+		 * hwbpi_tracer_hits() sums the rings.  An event naming a CPU
+		 * the session does not have is a backend's bug: counted apart
+		 * (cold path), never in a ring.
+		 */
 		if (ev->cpu < t->ncpus)
 			hwbp_ring_push(t->ring[ev->cpu], ev);
+		else
+			__atomic_fetch_add(&t->stray, 1, __ATOMIC_RELAXED);
 		return;
 	}
+	/* Histogram mode: one writer at a time (hwbp_hist_add), like the
+	 * histogram itself. */
+	t->hits++;
 	if (ev->bp >= h->nbp)
 		return;
 	slot = cache_slot(ev->ip, key);

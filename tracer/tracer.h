@@ -31,7 +31,9 @@ struct hwbpi_tracer {
 	struct hwbp_hist hist;
 	struct hwbp_ring *ring[HWBPI_TRACE_MAX_CPUS];
 	unsigned ncpus;
-	uint64_t hits, filtered;
+	uint64_t hits;                       /* histogram mode (trace mode: the rings count) */
+	uint64_t filtered;
+	uint64_t stray;                      /* events for a CPU >= ncpus (dropped) */
 	/* histogram mode: (ip, bp, kind) -> entry, so that a hit from an
 	 * instruction seen before costs one compare (see tracer/trace.c) */
 	struct hwbpi_hit_cache *cache;
@@ -56,8 +58,15 @@ int hwbpi_tracer_start(struct hwbpi_tracer *t, unsigned ncpus, bool trace, size_
 		       bool overwrite);
 void hwbpi_tracer_fini(struct hwbpi_tracer *t);
 
-/* The hit path: one event into the histogram or the CPU's ring. */
+/* The hit path: one event into the histogram or the CPU's ring.  Trace
+ * mode: one caller per CPU may run at once (each touches only its CPU's
+ * ring); histogram mode: one caller at a time. */
 void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev);
+
+/* Hits so far: the histogram's count, or the sum of the rings' produced
+ * counts (plus dropped events of unknown CPUs).  Read it once the
+ * producers stopped (or accept a count that is a moment old). */
+uint64_t hwbpi_tracer_hits(const struct hwbpi_tracer *t);
 
 /* ---- backends ------------------------------------------------------ */
 

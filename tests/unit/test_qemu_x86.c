@@ -99,7 +99,7 @@ static void test_lines(void **state)
 	assert_int_equal(r.disagree, 0);
 	assert_int_equal(hwbpi_qemu_x86_line(&t, &r, "E 7 7 3\n", NULL, 0), 0);
 	assert_int_equal(r.disagree, 3);
-	assert_int_equal(t.hits, ts);
+	assert_int_equal(hwbpi_tracer_hits(&t), ts);
 	hwbpi_tracer_fini(&t);
 }
 
@@ -225,7 +225,7 @@ static void test_runs(void **state)
 		assert_int_equal(hwbpi_trace_qemu_x86(&t, hwbpi_qemu_x86_srcdir(), kernel, err,
 						      sizeof(err)), cases[i].ret);
 		assert_int_equal(strncmp(err, cases[i].err, strlen(cases[i].err)), 0);
-		assert_int_equal(t.hits, cases[i].hits);
+		assert_int_equal(hwbpi_tracer_hits(&t), cases[i].hits);
 		/* The watches went on the kernel's command line, in order. */
 		f = fopen(args, "r");
 		assert_non_null(f);

@@ -189,7 +189,7 @@ static void test_trace_accounting(void **state)
 			produced += p;
 			lost += l;
 		}
-		assert_true(produced == T.hits);
+		assert_true(produced == hwbpi_tracer_hits(&T));
 		assert_true(produced == popped + lost);
 		assert_true(lost > 0);
 		hwbpi_tracer_fini(&T);
