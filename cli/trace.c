@@ -38,7 +38,10 @@ static int trace_help(void)
 	     "trace of PROG, position-independent ones too). --format ctf writes FILE as a\n"
 	     "directory holding a CTF 1.8 trace (babeltrace2 FILE), one stream per CPU.\n"
 	     "--backend qemu-x86 (with --demo): the same demo as real code in the x86_64\n"
-	     "bare-metal kernel (tests/qemu/x86/), on QEMU's emulated debug registers.");
+	     "bare-metal kernel (tests/qemu/x86/), on QEMU's emulated debug registers.\n"
+	     "-- CMD / -p PID: a real process on Linux (x86_64, aarch64) through ptrace (a\n"
+	     "stop per hit) or perf (sampling); --cpu defaults to the kernel's own model\n"
+	     "there (the simulator's default is x86_64).");
 	return 0;
 }
 
@@ -383,10 +386,13 @@ int hwbp_cli_trace(int argc, char **argv)
 			ncpus = hwbpi_perf_ncpus();
 			if (ncpus > HWBPI_TRACE_MAX_CPUS)
 				ncpus = HWBPI_TRACE_MAX_CPUS;
-			ret = 0;
-			if (o.pid)
+			/* Without --cpu: the model of the kernel's own debug
+			 * registers (x86_64; arm64 with the slot counts Linux
+			 * reports), asked before anything is started. */
+			ret = o.cpu ? 0 : hwbpi_ptrace_native_cpu(&cpu, err, sizeof(err));
+			if (ret == 0 && o.pid)
 				perf_pid = (pid_t)o.pid;
-			else if ((ret = hwbpi_perf_start(o.cmd, &perf_pid, err, sizeof(err))) == 0)
+			else if (ret == 0 && (ret = hwbpi_perf_start(o.cmd, &perf_pid, err, sizeof(err))) == 0)
 				perf_started = true;
 			pid = perf_pid;
 		} else {
@@ -490,7 +496,9 @@ int hwbp_cli_trace(int argc, char **argv)
 	if (o.qemu)
 		ret = hwbpi_trace_qemu_x86(&t, hwbpi_qemu_x86_srcdir(), qkernel, err, sizeof(err));
 	else if (ps)
-		ret = hwbpi_ptrace_trace(ps, &t, &cpu, &status, err, sizeof(err));
+		/* Without --cpu: the model of the kernel's own debug registers
+		 * (x86_64; arm64 with the slot counts Linux reports). */
+		ret = hwbpi_ptrace_trace(ps, &t, o.cpu ? &cpu : NULL, &status, err, sizeof(err));
 	else if (perf_pid) {
 		struct hwbpi_perf_opts po;
 

@@ -287,6 +287,17 @@ static int plan_all(struct sess *s, const struct hwbp_cpu *cpu, char *err, size_
 			    ret == -EFAULT ? "not a user-space address" : "refused by the planner");
 			return ret;
 		}
+		/* arm64: perf takes 1 to 8 bytes in one doubleword
+		 * (arch_build_bp_info() in arch/arm64/kernel/hw_breakpoint.c):
+		 * no MASK block, which the planner may use for a large or
+		 * enlarged watch; refused here rather than by an EINVAL. */
+		for (unsigned k = 0; cpu->arch == HWBP_ARCH_ARM64 && !plan.inst && k < plan.n; k++)
+			if (plan.piece[k].len > 8) {
+				hwbpi_say(err, n, "%s: a %" PRIu64 "-byte block needs a MASK watchpoint, "
+				    "which Linux cannot program (at most 8 bytes per watchpoint)",
+				    w->name, plan.piece[k].len);
+				return -EOPNOTSUPP;
+			}
 		for (unsigned k = 0; k < plan.n; k++) {
 			struct piece *p = &s->pc[s->npc++];
 
@@ -563,8 +574,11 @@ static void sample(struct sess *s, const uint64_t *v)
 	if (w->type == HWBP_W || w->type == HWBP_X) {
 		ev.kind = (uint8_t)w->type;
 		ev.kind_how = HWBP_KIND_TYPE;
+	} else if (p->type == HWBP_R) {
+		ev.kind = HWBP_R;            /* a load-only breakpoint (arm64, ppc) */
+		ev.kind_how = HWBP_KIND_TYPE;
 	} else {
-		ev.kind = 0;                 /* x86 DR6 does not say read or write */
+		ev.kind = 0;                 /* a sample does not say read or write */
 		ev.kind_how = HWBP_KIND_UNKNOWN;
 	}
 	s->res->samples++;

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The ptrace backend of the tracer (tracer/ptrace.h): x86 debug registers
- * written into every thread of a traced process with PTRACE_POKEUSER on
- * struct user's u_debugreg[] (man 2 ptrace; arch/x86/kernel/ptrace.c
- * ptrace_set_debugreg()), hwbp's own DR7 encoding, hits decoded from DR6
- * through the generic API.  /proc/PID/maps helpers for symbols.
+ * The ptrace backend of the tracer (tracer/ptrace.h), arch-neutral:
+ * processes, threads, clone/fork following, attach, stops, the event loop,
+ * /proc/PID/maps helpers for symbols.  The debug registers of one thread
+ * are the arch's Linux glue (generic/linux.h, arch/<a>/linux.c: x86
+ * PTRACE_POKEUSER on u_debugreg, arm64 PTRACE_SETREGSET NT_ARM_HW_WATCH /
+ * NT_ARM_HW_BREAK), always with hwbp's own encoding of the planned slots;
+ * hits are decoded through the generic API.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -16,12 +18,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "linux.h"
 #include "ptrace.h"
+
+#ifndef TRAP_HWBKPT
+#define TRAP_HWBKPT 4   /* include/uapi/asm-generic/siginfo.h */
+#endif
+#ifndef TRAP_TRACE
+#define TRAP_TRACE 2
+#endif
 
 /* ------------------------------------------------------------------ */
 /* /proc/PID/maps (every architecture).                                */
@@ -175,28 +188,21 @@ void hwbpi_ptrace_request_stop(void)
 	stop_requested = 1;
 }
 
-#if defined(__x86_64__)
-
-#include <stddef.h>
-#include <sys/ptrace.h>
-#include <sys/user.h>
-#include <sys/wait.h>
-#include <time.h>
-
-#ifndef TRAP_HWBKPT
-#define TRAP_HWBKPT 4   /* include/uapi/asm-generic/siginfo.h */
-#endif
-
-/* struct user's u_debugreg[n] (sys/user.h), the offsets PEEKUSER and
- * POKEUSER take for DR0-DR7 (arch/x86/kernel/ptrace.c: arch_ptrace()). */
-#define DR_OFF(n) (offsetof(struct user, u_debugreg) + (size_t)(n) * sizeof(long))
-
 #define OPTS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC)
 
 struct thr {
 	pid_t tid, tgid;
 	bool armed;          /* its first stop was seen and DRs written */
 	int pending;         /* signal to deliver at the first resume */
+	/*
+	 * Stepping over a hit (hwbpi_linux_step_over: the exception came
+	 * before the access and the kernel does not step for ptrace): the
+	 * thread's slots are cleared and it single-steps; the hit is fed to
+	 * the tracer when the step is done (then the bytes show whether it
+	 * wrote), with the trap's ip and time.
+	 */
+	bool step;
+	uint64_t hit_req, hit_ip, hit_ts;
 };
 
 struct proc {
@@ -207,6 +213,8 @@ struct proc {
 
 struct hwbpi_ptrace {
 	pid_t pid;
+	struct hwbp_cpu cpu;       /* the kernel's model (hwbpi_linux_cpu()) */
+	struct hwbp_regs off;      /* nothing armed */
 	bool attached, traced;
 	int status;
 	struct thr *thr;
@@ -221,6 +229,14 @@ static char selftest_msg[256];
 pid_t hwbpi_ptrace_pid(const struct hwbpi_ptrace *s)
 {
 	return s ? s->pid : -1;
+}
+
+int hwbpi_ptrace_cpu(const struct hwbpi_ptrace *s, struct hwbp_cpu *cpu)
+{
+	if (!s || !cpu)
+		return -EINVAL;
+	*cpu = s->cpu;
+	return 0;
 }
 
 static struct thr *thr_find(struct hwbpi_ptrace *s, pid_t tid)
@@ -242,7 +258,9 @@ static struct thr *thr_add(struct hwbpi_ptrace *s, pid_t tid, pid_t tgid)
 		s->thr = n;
 		s->cthr = c;
 	}
-	s->thr[s->nthr] = (struct thr){ tid, tgid, false, 0 };
+	memset(&s->thr[s->nthr], 0, sizeof(s->thr[0]));
+	s->thr[s->nthr].tid = tid;
+	s->thr[s->nthr].tgid = tgid;
 	return &s->thr[s->nthr++];
 }
 
@@ -308,7 +326,7 @@ static pid_t status_field(pid_t tid, const char *field)
 	return v;
 }
 
-static struct hwbpi_ptrace *session_new(pid_t pid, bool attached)
+static struct hwbpi_ptrace *session_new(pid_t pid, bool attached, const struct hwbp_cpu *cpu)
 {
 	struct hwbpi_ptrace *s = calloc(1, sizeof(*s));
 
@@ -316,31 +334,22 @@ static struct hwbpi_ptrace *session_new(pid_t pid, bool attached)
 		return NULL;
 	s->pid = pid;
 	s->attached = attached;
+	s->cpu = *cpu;
+	hwbp_regs_reset(cpu, &s->off);
 	return s;
 }
 
-static int poke_dr(pid_t tid, unsigned n, uint64_t v)
+/* The kernel's debug-register model for stopped thread @tid, with the
+ * line a user reads when there is none. */
+static int native_cpu(pid_t tid, struct hwbp_cpu *cpu, char *err, size_t errlen)
 {
-	return ptrace(PTRACE_POKEUSER, tid, (void *)DR_OFF(n), (void *)(uintptr_t)v) ? -errno : 0;
-}
+	int ret = hwbpi_linux_cpu(tid, cpu);
 
-/*
- * Write one thread's debug registers: addresses first, DR7 last, because
- * ptrace_write_dr7() validates each slot it enables against the address
- * already written (arch_build_bp_info() in arch/x86/kernel/hw_breakpoint.c:
- * alignment to the length).  DR7 goes to 0 first so that no slot is ever
- * enabled with a half-written configuration.
- */
-static int write_regs(pid_t tid, const struct hwbp_regs *r)
-{
-	int ret = poke_dr(tid, 7, 0);
-
-	for (unsigned i = 0; ret == 0 && i < 4; i++)
-		if (r->u.x86.dr[i] || (r->u.x86.dr7 & (3u << (2 * i))))
-			ret = poke_dr(tid, i, r->u.x86.dr[i]);
-	/* Only the enable and control bits: the kernel owns the rest. */
-	if (ret == 0)
-		ret = poke_dr(tid, 7, r->u.x86.dr7 & 0xffff00ffu);
+	if (ret == -EOPNOTSUPP)
+		hwbpi_say(err, errlen, "this kernel offers no hardware breakpoints to ptrace on this "
+		    "CPU");
+	else if (ret)
+		hwbpi_say(err, errlen, "cannot read the debug registers' model: %s", strerror(-ret));
 	return ret;
 }
 
@@ -370,6 +379,15 @@ static void resume(pid_t tid, int sig)
 {
 	/* ESRCH: killed meanwhile (its exit is reported by waitpid). */
 	ptrace(PTRACE_CONT, tid, NULL, (void *)(uintptr_t)sig);
+}
+
+/* Resume a known thread: single-stepping while it steps over a hit. */
+static void resume_thr(const struct thr *th, int sig)
+{
+	if (th && th->step)
+		ptrace(PTRACE_SINGLESTEP, th->tid, NULL, (void *)(uintptr_t)sig);
+	else if (th)
+		resume(th->tid, sig);
 }
 
 /* Wait for @pid's next stop or end, retrying EINTR. */
@@ -406,21 +424,35 @@ static int auxv_entry(pid_t pid, uint64_t *entry)
 
 /*
  * From the stop after execve() to the program's entry point, where ld.so
- * has mapped every DT_NEEDED library: an execute breakpoint in DR0
- * (DR7 = L0, R/W0 = 00 execute, LEN0 = 00: Intel SDM vol. 3 §17.2.4) so
- * that no code byte changes.  Linux sets RF on the way back from an
- * execute breakpoint, so the instruction then runs
- * (arch/x86/kernel/hw_breakpoint.c hw_breakpoint_handler()).
+ * has mapped every DT_NEEDED library: an execute breakpoint in the first
+ * instruction slot, hwbp's own encoding (x86: DR0 with L0, R/W0 = 00,
+ * LEN0 = 00, Intel SDM vol. 3 §17.2.4; arm64: DBGBCR0 BAS 0b1111), so
+ * that no code byte changes.  The stop comes before the instruction
+ * runs; the breakpoint is cleared there, so it runs when the thread goes
+ * on (x86 sets RF anyway: hw_breakpoint_handler()).
  */
-static int run_to_entry(pid_t pid, const char *cmd, char *err, size_t errlen)
+static int run_to_entry(pid_t pid, const struct hwbp_cpu *cpu, const char *cmd, char *err,
+			size_t errlen)
 {
+	struct hwbp_regs r, off;
+	struct hwbp_caps caps;
+	struct hwbp_piece pc;
 	uint64_t entry = 0;
 	int st, ret = auxv_entry(pid, &entry);
 
+	memset(&pc, 0, sizeof(pc));
 	if (ret == 0)
-		ret = poke_dr(pid, 0, entry);
+		ret = hwbp_caps_get(cpu, &caps);
+	if (ret == 0) {
+		pc.addr = pc.cover_lo = entry;
+		pc.len = pc.cover_len = caps.inst_len;
+		pc.type = HWBP_X;
+		hwbp_regs_reset(cpu, &off);
+		r = off;
+		ret = hwbp_encode_piece(cpu, &r, 0, true, &pc, HWBP_SCOPE_USER, true);
+	}
 	if (ret == 0)
-		ret = poke_dr(pid, 7, 1);
+		ret = hwbpi_linux_write(pid, cpu, &r);
 	if (ret) {
 		hwbpi_say(err, errlen, "%s: cannot stop at its entry point: %s", cmd, strerror(-ret));
 		return -EIO;
@@ -443,11 +475,9 @@ static int run_to_entry(pid_t pid, const char *cmd, char *err, size_t errlen)
 		/* A signal the program gets on the way: delivered. */
 		resume(pid, (st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP ? WSTOPSIG(st) : 0);
 	}
-	ret = poke_dr(pid, 7, 0);
+	ret = hwbpi_linux_write(pid, cpu, &off);
 	if (ret == 0)
-		ret = poke_dr(pid, 0, 0);
-	if (ret == 0)
-		ret = poke_dr(pid, 6, 0);
+		ret = hwbpi_linux_hit_done(pid);
 	return ret;
 }
 
@@ -455,6 +485,7 @@ static int spawn(struct hwbpi_ptrace **out, char *const argv[], int (*fn)(void *
 		 char *err, size_t errlen)
 {
 	int pfd[2], e[2], st, ret;
+	struct hwbp_cpu cpu;
 	ssize_t n;
 	pid_t pid;
 
@@ -518,10 +549,12 @@ static int spawn(struct hwbpi_ptrace **out, char *const argv[], int (*fn)(void *
 	if (ret == 0 && ptrace(PTRACE_SETOPTIONS, pid, NULL,
 			       (void *)(uintptr_t)(OPTS | PTRACE_O_EXITKILL)))
 		ret = -errno;
+	if (ret == 0)
+		ret = native_cpu(pid, &cpu, err, errlen);
 	if (ret == 0 && !fn)
-		ret = run_to_entry(pid, argv[0], err, errlen);
+		ret = run_to_entry(pid, &cpu, argv[0], err, errlen);
 	if (ret == 0) {
-		*out = session_new(pid, false);
+		*out = session_new(pid, false, &cpu);
 		if (!*out || !thr_add(*out, pid, pid)) {
 			hwbpi_ptrace_free(*out);
 			*out = NULL;
@@ -534,6 +567,29 @@ static int spawn(struct hwbpi_ptrace **out, char *const argv[], int (*fn)(void *
 	wait_for(pid, &st);
 	if (err && !err[0])
 		hwbpi_say(err, errlen, "%s: ptrace: %s", fn ? "the child" : argv[0], strerror(-ret));
+	return ret;
+}
+
+static int nothing(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+int hwbpi_ptrace_native_cpu(struct hwbp_cpu *cpu, char *err, size_t errlen)
+{
+	struct hwbpi_ptrace *s;
+	int ret;
+
+	if (!cpu)
+		return -EINVAL;
+	/* The regsets that say it need a stopped tracee: a child of ours,
+	 * killed once asked (hwbpi_ptrace_free()). */
+	ret = spawn(&s, NULL, nothing, NULL, err, errlen);
+	if (ret == 0) {
+		*cpu = s->cpu;
+		hwbpi_ptrace_free(s);
+	}
 	return ret;
 }
 
@@ -641,6 +697,7 @@ static int seize_threads(struct hwbpi_ptrace *s, char *err, size_t errlen)
 int hwbpi_ptrace_attach(struct hwbpi_ptrace **out, pid_t pid, char *err, size_t errlen)
 {
 	struct hwbpi_ptrace *s;
+	struct hwbp_cpu cpu;
 	int ret;
 
 	if (!out || pid <= 0)
@@ -649,9 +706,12 @@ int hwbpi_ptrace_attach(struct hwbpi_ptrace **out, pid_t pid, char *err, size_t 
 	ret = hwbpi_ptrace_selftest(err, errlen);
 	if (ret)
 		return ret;
-	s = session_new(pid, true);
+	/* A placeholder model until a thread is stopped to ask the kernel
+	 * (GETREGSET needs a stopped tracee); no register is written before. */
+	ret = hwbp_cpu_preset("x86_64", &cpu);
+	s = ret ? NULL : session_new(pid, true, &cpu);
 	if (!s)
-		return -ENOMEM;
+		return ret ? ret : -ENOMEM;
 	/* Threads may be created while we seize: again until none is new. */
 	do
 		ret = seize_threads(s, err, errlen);
@@ -659,6 +719,12 @@ int hwbpi_ptrace_attach(struct hwbpi_ptrace **out, pid_t pid, char *err, size_t 
 	if (ret == 0 && !thr_find(s, pid)) {
 		hwbpi_say(err, errlen, "process %d ended while being attached", (int)pid);
 		ret = -ESRCH;
+	}
+	if (ret == 0)
+		ret = native_cpu(pid, &cpu, err, errlen);
+	if (ret == 0) {
+		s->cpu = cpu;
+		hwbp_regs_reset(&cpu, &s->off);
 	}
 	if (ret) {
 		hwbpi_ptrace_free(s);
@@ -675,7 +741,7 @@ void hwbpi_ptrace_free(struct hwbpi_ptrace *s)
 	if (s->attached) {
 		/* Stopped (never traced, or a stop was requested): let go. */
 		for (size_t i = 0; i < s->nthr; i++) {
-			poke_dr(s->thr[i].tid, 7, 0);
+			hwbpi_linux_write(s->thr[i].tid, &s->cpu, &s->off);
 			ptrace(PTRACE_DETACH, s->thr[i].tid, NULL, NULL);
 		}
 	} else {
@@ -719,48 +785,69 @@ static void read_shadow(struct loop *L, struct proc *p, pid_t tid)
 	}
 }
 
-static void on_hit(struct loop *L, struct thr *th)
+/*
+ * A hit @st of thread @th: decoded into the requests it names, kept in
+ * the thread until emit() (at once, or after the step over it).
+ */
+static void take_hit(struct loop *L, struct thr *th, const struct hwbp_status *st)
+{
+	struct proc *p = proc_find(L->s, th->tgid);
+	struct timespec ts;
+	struct hwbp_hit hit;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	th->hit_req = 0;
+	th->hit_ip = st->ip;
+	th->hit_ts = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (p && p->watched && hwbp_decode(&L->ctx, 0, &L->task, st, NULL, &hit) == 0) {
+		if (hit.filtered)
+			L->t->filtered++;
+		th->hit_req = hit.requests;
+	}
+}
+
+/*
+ * Feed the hit kept in @th to the tracer, once the access is done (x86:
+ * at the trap; arm64: after the step).  The kind comes from the watched
+ * bytes against the shadow copy (ptrace.h).
+ */
+static void emit(struct loop *L, struct thr *th)
 {
 	struct hwbpi_tracer *t = L->t;
-	struct user_regs_struct ur;
-	struct hwbp_status st;
-	struct hwbp_hit hit;
-	struct timespec ts;
 	struct proc *p = proc_find(L->s, th->tgid);
-	long dr6;
 
-	errno = 0;
-	dr6 = ptrace(PTRACE_PEEKUSER, th->tid, (void *)DR_OFF(6), NULL);
-	if (errno || ptrace(PTRACE_GETREGS, th->tid, NULL, &ur))
-		return;
-	/* DR6 as the kernel keeps it for the debugger: B0-B3 of the ptrace
-	 * breakpoints that fired (ptrace_triggered() sets virtual_dr6). */
-	memset(&st, 0, sizeof(st));
-	st.ip = ur.rip;
-	st.u.x86.dr6 = (uint64_t)dr6;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	if (p && p->watched && hwbp_decode(&L->ctx, 0, &L->task, &st, NULL, &hit) == 0) {
-		if (hit.filtered)
-			t->filtered++;
+	if (p && p->watched) {
 		for (unsigned i = 0; i < t->nw; i++) {
 			const struct hwbpi_watch *w = &t->w[i];
+			const struct hwbp_plan *pl;
 			struct hwbp_trace_event ev;
 			bool changed = false;
+			unsigned hwtype;
 
-			if (w->req < 0 || !(hit.requests & (UINT64_C(1) << w->req)))
+			if (w->req < 0 || !(th->hit_req & (UINT64_C(1) << w->req)))
 				continue;
+			pl = hwbp_plan_of(&L->ctx, w->req);
+			hwtype = pl ? pl->type : w->type;
 			if (w->len <= sizeof(L->cur) && read_mem(th->tid, w->addr, L->cur, w->len) == 0) {
 				changed = memcmp(L->cur, p->shadow + L->off[i], w->len) != 0;
 				memcpy(p->shadow + L->off[i], L->cur, w->len);
 			}
 			memset(&ev, 0, sizeof(ev));
-			ev.ts = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-			ev.ip = ur.rip;
+			ev.ts = th->hit_ts;
+			ev.ip = th->hit_ip;
 			ev.addr = w->addr;
 			ev.bp = (uint16_t)i;
-			if (changed) {
-				/* An R watch the hardware widened to RW: a write
-				 * is not what was asked for. */
+			if (hwtype == HWBP_R) {
+				/* A load-only watch (arm64 LSC 01): every hit
+				 * is a read, the value says nothing (it may
+				 * change between hits, by unwatched writes). */
+				ev.kind = HWBP_R;
+				ev.kind_how = HWBP_KIND_TYPE;
+			} else if (changed) {
+				/* With W in the hardware type every write is a
+				 * hit, so the bytes changed at this one.  An R
+				 * watch the hardware widened to RW (x86): a
+				 * write is not what was asked for. */
 				if ((w->type & HWBP_RW) == HWBP_R) {
 					t->filtered++;
 					continue;
@@ -774,10 +861,45 @@ static void on_hit(struct loop *L, struct thr *th)
 			hwbpi_tracer_hit(t, &ev);
 		}
 	}
-	/* The kernel clears its virtual DR6 at the next debug exception
-	 * (exc_debug_user()); cleared here too for older kernels, where the
-	 * bits were sticky as on the hardware. */
-	poke_dr(th->tid, 6, 0);
+	th->hit_req = 0;
+}
+
+/*
+ * A debug-register hit of stopped thread @th: fed to the tracer now, or,
+ * where the exception comes before the access and the kernel leaves the
+ * step to the tracer (hwbpi_linux_step_over), once a single step with
+ * the thread's slots cleared has run the instruction (th->step); the
+ * caller resumes it with resume_thr(), which single-steps then.
+ */
+static void on_hit(struct loop *L, struct thr *th, const struct hwbp_status *st)
+{
+	take_hit(L, th, st);
+	hwbpi_linux_hit_done(th->tid);
+	if (hwbpi_linux_step_over &&
+	    hwbpi_linux_write(th->tid, &L->s->cpu, &L->s->off) == 0) {
+		th->step = true;
+		return;
+	}
+	emit(L, th);
+}
+
+/*
+ * The end of a step over a hit (a SIGTRAP stop of a stepping thread):
+ * the slots back, and the hit fed to the tracer, unless @ran is false:
+ * a signal handler was entered instead (the kernel reports that with
+ * ptrace_notify(), si_code SIGTRAP: kernel/signal.c signal_delivered()),
+ * so the instruction has not run and will trap again after the handler.
+ */
+static void step_done(struct loop *L, struct thr *th, bool ran)
+{
+	struct proc *p = proc_find(L->s, th->tgid);
+
+	th->step = false;
+	if (p && p->watched)
+		hwbpi_linux_write(th->tid, &L->s->cpu, &L->regs);
+	if (ran)
+		emit(L, th);
+	th->hit_req = 0;
 }
 
 /* First stop of a thread: give it the process's registers. */
@@ -788,7 +910,7 @@ static int arm(struct loop *L, struct thr *th)
 	th->armed = true;
 	if (!p || !p->watched)
 		return 0;
-	return write_regs(th->tid, &L->regs);
+	return hwbpi_linux_write(th->tid, &L->s->cpu, &L->regs);
 }
 
 static bool group_stop(pid_t tid)
@@ -823,13 +945,15 @@ static int setup(struct loop *L, const struct hwbp_cpu *cpu, char *err, size_t e
 {
 	struct hwbpi_tracer *t = L->t;
 	int ret = hwbp_ctx_init(&L->ctx, cpu, 1, L->percpu, NULL);
+	char why[160];
 
 	if (ret == 0)
 		ret = hwbp_task_init(&L->ctx, &L->task);
 	for (unsigned i = 0; ret == 0 && i < t->nw; i++) {
 		struct hwbpi_watch *w = &t->w[i];
-		/* User addresses, local enable bits (Ln: per task, as Linux
-		 * itself programs them), R widened to RW (x86 has no R). */
+		/* User addresses, local enable bits (x86 Ln: per task, as
+		 * Linux itself programs them), R widened to RW where the CPU
+		 * has no R (x86). */
 		struct hwbp_request q = { w->addr, w->len, w->type, HWBP_SCOPE_USER,
 					  HWBP_REQ_WIDEN | HWBP_REQ_LOCAL };
 
@@ -842,17 +966,28 @@ static int setup(struct loop *L, const struct hwbp_cpu *cpu, char *err, size_t e
 		L->shadow_len += w->len <= sizeof(L->cur) ? w->len : 0;
 		ret = hwbp_install(&L->ctx, &q, 0, &L->task, &w->req);
 		if (ret == -ENOSPC) {
-			int fr = hwbp_free_slots(&L->ctx, 0, &L->task, false);
+			bool inst = (w->type & HWBP_X) && !L->ctx.caps.shared;
+			unsigned n = inst ? L->ctx.caps.inst_slots : L->ctx.caps.data_slots;
+			int fr = hwbp_free_slots(&L->ctx, 0, &L->task, inst);
 
 			hwbpi_say(err, errlen, "%s: no free debug register: %d of %u in use by the other "
-			    "watches (x86 has %u per thread)", w->name,
-			    fr >= 0 ? (int)L->ctx.caps.data_slots - fr : -1,
-			    L->ctx.caps.data_slots, L->ctx.caps.data_slots);
+			    "watches (%u %s per thread here)", w->name, fr >= 0 ? (int)n - fr : -1, n, n,
+			    inst ? "instruction breakpoints" : L->ctx.caps.shared ? "debug registers" :
+			    "watchpoints");
 		} else if (ret) {
 			hwbpi_say(err, errlen, "%s: %s (%s)", w->name, hwbp_errno_name(ret),
 			    ret == -ERANGE ? "larger than this CPU can watch" :
 			    ret == -EOPNOTSUPP ? "a type this CPU lacks" :
 			    ret == -EFAULT ? "not a user-space address" : "refused by the planner");
+		}
+		/* Pieces the kernel cannot program through ptrace (arm64 MASK
+		 * blocks): refused here rather than watched wrongly. */
+		for (unsigned k = 0; ret == 0 && k < hwbp_plan_of(&L->ctx, w->req)->n; k++) {
+			const struct hwbp_plan *pl = hwbp_plan_of(&L->ctx, w->req);
+
+			ret = hwbpi_linux_piece_ok(cpu, pl->inst, &pl->piece[k], why, sizeof(why));
+			if (ret)
+				hwbpi_say(err, errlen, "%s: %s", w->name, why);
 		}
 	}
 	if (ret == 0)
@@ -868,21 +1003,30 @@ static bool stop_sig(int sig)
 int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 		       const struct hwbp_cpu *cpu, int *status, char *err, size_t errlen)
 {
-	struct hwbp_cpu def;
+	struct hwbp_caps want, have;
 	struct loop *L;
 	bool stopping = false;
 	int ret;
 
 	if (!s || !t || s->traced || t->nw == 0)
 		return -EINVAL;
-	if (!cpu) {
-		hwbp_cpu_preset("x86_64", &def);
-		cpu = &def;
-	}
-	if (cpu->arch != HWBP_ARCH_X86 || !cpu->u.x86.mode64) {
-		hwbpi_say(err, errlen, "the ptrace backend needs an x86_64 CPU model (--cpu x86_64)");
+	/*
+	 * A model given by the caller must be one the kernel can program:
+	 * the same architecture, no more slots or longer pieces than the
+	 * kernel's own model (e.g. i386 on x86_64 is fine, cortex-a57 on an
+	 * arm64 kernel with 4 watchpoints too).
+	 */
+	if (cpu && (hwbp_caps_get(cpu, &want) || hwbp_caps_get(&s->cpu, &have) ||
+		    want.arch != have.arch || want.data_slots > have.data_slots ||
+		    want.inst_slots > have.inst_slots || want.max_piece > have.max_piece)) {
+		hwbpi_say(err, errlen, "the ptrace backend needs a CPU model this kernel can program "
+		    "(here %s with %u watchpoints and %u breakpoints), not %s", hwbp_arch_name(s->cpu.arch),
+		    hwbp_caps_get(&s->cpu, &have) ? 0 : have.data_slots, have.inst_slots,
+		    cpu->name[0] ? cpu->name : hwbp_arch_name(cpu->arch));
 		return -EINVAL;
 	}
+	if (!cpu)
+		cpu = &s->cpu;
 	L = calloc(1, sizeof(*L));
 	if (!L)
 		return -ENOMEM;
@@ -897,7 +1041,7 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 		read_shadow(L, proc_find(s, s->pid), s->pid);
 	/* Every known thread is stopped: arm them all, then let them go. */
 	for (size_t i = 0; ret == 0 && i < s->nthr; i++) {
-		ret = write_regs(s->thr[i].tid, &L->regs);
+		ret = hwbpi_linux_write(s->thr[i].tid, &s->cpu, &L->regs);
 		if (ret == -ESRCH) {
 			ret = 0;   /* gone meanwhile: its exit comes through waitpid */
 		} else if (ret) {
@@ -910,7 +1054,7 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 		return ret;
 	}
 	for (size_t i = 0; i < s->nthr; i++) {
-		resume(s->thr[i].tid, s->thr[i].pending);
+		resume_thr(&s->thr[i], s->thr[i].pending);
 		s->thr[i].pending = 0;
 	}
 	for (;;) {
@@ -976,10 +1120,11 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 			 * another stop: once detached it would kill the
 			 * process (SIGTRAP's default action).  Let it surface
 			 * first, with no breakpoint left to raise another. */
-			poke_dr(w, 7, 0);
+			hwbpi_linux_write(w, &s->cpu, &s->off);
 			if (ev == 0 && sig == SIGTRAP) {
 				ptrace(PTRACE_DETACH, w, NULL, NULL);   /* suppressed */
 			} else if (trap_pending(w)) {
+				th->step = false;
 				resume(w, ev == 0 && !group_stop(w) ? sig : 0);
 				continue;
 			} else {
@@ -993,7 +1138,7 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 		if (!th->armed) {
 			arm(L, th);
 			if ((sig == SIGSTOP && ev == 0) || ev == PTRACE_EVENT_STOP) {
-				resume(w, 0);
+				resume_thr(th, 0);
 				continue;
 			}
 		}
@@ -1020,7 +1165,8 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 					memcpy(np->shadow, pp->shadow, L->shadow_len);
 				}
 			}
-			resume(w, 0);
+			/* thr_add() may have moved the array. */
+			resume_thr(thr_find(s, w), 0);
 		} else if (ev == PTRACE_EVENT_EXEC) {
 			/* The old address space and the breakpoints are gone
 			 * (flush_ptrace_hw_breakpoint() in flush_thread()). */
@@ -1032,33 +1178,47 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 			ptrace(PTRACE_GETEVENTMSG, w, NULL, &old);
 			if ((pid_t)old != w)
 				thr_del(s, (pid_t)old);   /* a non-leader exec'd */
-			resume(w, 0);
+			th = thr_find(s, w);
+			if (th)
+				th->step = false;   /* exec ends a step (new image) */
+			resume_thr(th, 0);
 		} else if (ev == PTRACE_EVENT_STOP) {
 			/* Seized: group-stop stays stopped (PTRACE_LISTEN);
 			 * an interrupt stop goes on. */
 			if (stop_sig(sig))
 				ptrace(PTRACE_LISTEN, w, NULL, NULL);
 			else
-				resume(w, 0);
+				resume_thr(th, 0);
 		} else if (ev) {
-			resume(w, 0);
+			resume_thr(th, 0);
 		} else if (sig == SIGTRAP) {
+			struct proc *p = proc_find(s, th->tgid);
+			struct hwbp_status hs;
 			siginfo_t si;
-			long dr6;
 
-			errno = 0;
-			dr6 = ptrace(PTRACE_PEEKUSER, w, (void *)DR_OFF(6), NULL);
-			if ((ptrace(PTRACE_GETSIGINFO, w, NULL, &si) == 0 && si.si_code == TRAP_HWBKPT) ||
-			    (!errno && (dr6 & 0xf))) {
-				on_hit(L, th);
-				resume(w, 0);
+			if (ptrace(PTRACE_GETSIGINFO, w, NULL, &si))
+				memset(&si, 0, sizeof(si));
+			/* The step over a hit is done (TRAP_TRACE; a step
+			 * over a system call may report SI_USER from the
+			 * kernel, si_pid 0: user_single_step_report()), or
+			 * (si_code SIGTRAP) a handler was entered first. */
+			if (th->step && (si.si_code > 0 || (si.si_code == SI_USER && si.si_pid == 0))) {
+				step_done(L, th, si.si_code != SIGTRAP);
+				resume_thr(th, 0);
+			} else if (!th->step &&
+				   hwbpi_linux_hit(w, &s->cpu, p && p->watched ? &L->regs : &s->off,
+						   &si, &hs) == 0) {
+				on_hit(L, th, &hs);
+				resume_thr(th, 0);
 			} else {
-				resume(w, SIGTRAP);   /* the program's own */
+				resume_thr(th, SIGTRAP);   /* the program's own */
 			}
 		} else if (stop_sig(sig) && group_stop(w)) {
-			resume(w, 0);
+			resume_thr(th, 0);
 		} else {
-			resume(w, sig);
+			/* A signal while stepping over a hit: delivered with
+			 * the step (the handler's entry ends it, above). */
+			resume_thr(th, sig);
 		}
 	}
 	if (status)
@@ -1103,9 +1263,9 @@ int hwbpi_ptrace_selftest(char *err, size_t errlen)
 	if (ret == 0) {
 		ret = hwbpi_ptrace_trace(s, t, NULL, NULL, err, errlen);
 		hwbpi_ptrace_free(s);
-		if (ret == 0 && t->hits != 3) {
+		if (ret == 0 && hwbpi_tracer_hits(t) != 3) {
 			hwbpi_say(err, errlen, "hardware breakpoints do not fire on this machine "
-			    "(self-test: %" PRIu64 " of 3 writes seen)", t->hits);
+			    "(self-test: %" PRIu64 " of 3 writes seen)", hwbpi_tracer_hits(t));
 			ret = -ENODEV;
 		}
 	}
@@ -1122,76 +1282,6 @@ int hwbpi_ptrace_selftest(char *err, size_t errlen)
 	return ret;
 }
 
-#else /* !__x86_64__ */
-
-/*
- * Other architectures are not implemented yet: arm64 would use
- * PTRACE_SETREGSET with NT_ARM_HW_WATCH / NT_ARM_HW_BREAK, powerpc
- * PPC_PTRACE_GETHWDBGINFO and PPC_PTRACE_SETHWDEBUG.  Until then every
- * backend call says so with -EOPNOTSUPP.
- */
-struct hwbpi_ptrace {
-	pid_t pid;
-};
-
-static int nosupport(char *err, size_t errlen)
-{
-	hwbpi_say(err, errlen, "the ptrace backend supports x86_64 only for now");
-	return -EOPNOTSUPP;
-}
-
-int hwbpi_ptrace_selftest(char *err, size_t errlen)
-{
-	return nosupport(err, errlen);
-}
-
-int hwbpi_ptrace_start(struct hwbpi_ptrace **out, char *const argv[], char *err, size_t errlen)
-{
-	(void)argv;
-	if (out)
-		*out = NULL;
-	return nosupport(err, errlen);
-}
-
-int hwbpi_ptrace_start_fn(struct hwbpi_ptrace **out, int (*fn)(void *), void *arg,
-			  char *err, size_t errlen)
-{
-	(void)fn;
-	(void)arg;
-	if (out)
-		*out = NULL;
-	return nosupport(err, errlen);
-}
-
-int hwbpi_ptrace_attach(struct hwbpi_ptrace **out, pid_t pid, char *err, size_t errlen)
-{
-	(void)pid;
-	if (out)
-		*out = NULL;
-	return nosupport(err, errlen);
-}
-
-pid_t hwbpi_ptrace_pid(const struct hwbpi_ptrace *s)
-{
-	return s ? s->pid : -1;
-}
-
-int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
-		       const struct hwbp_cpu *cpu, int *status, char *err, size_t errlen)
-{
-	(void)s;
-	(void)t;
-	(void)cpu;
-	(void)status;
-	return nosupport(err, errlen);
-}
-
-void hwbpi_ptrace_free(struct hwbpi_ptrace *s)
-{
-	(void)s;
-}
-
-#endif /* __x86_64__ */
 
 int hwbpi_ptrace_run(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, char *const argv[],
 		     pid_t attach_pid, int *status, char *err, size_t errlen)

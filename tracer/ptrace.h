@@ -29,18 +29,32 @@
  *    Linux drops the ptrace breakpoints (flush_thread() ->
  *    flush_ptrace_hw_breakpoint()); such a process runs on unwatched.
  *
- * Events: ts CLOCK_MONOTONIC ns, ip = the thread's RIP at the trap (x86
- * data breakpoints are traps: RIP is the instruction after the access,
- * Intel SDM vol. 3 §17.3.1.2; execute breakpoints are faults: RIP is the
- * instruction), addr = the watch's address (DR6 names the slot, not the
- * data address), cpu 0, bp = the watch index, size 0.  Kind: x86 never
- * says read or write, so it comes from the watched bytes compared with a
- * shadow copy taken at the previous hit: changed -> W (HWBP_KIND_VALUE);
- * unchanged -> W for a write-only watch, X for an execute watch
- * (HWBP_KIND_TYPE), else unknown (0).  A write of the value already there
- * is unknown, and two threads trapping on the same watch at once can
- * leave the second one's write unknown.  An R watch (widened to RW by the
- * hardware) drops hits whose bytes changed (counted in t->filtered).
+ * The debug registers are the arch's (generic/linux.h, arch/<a>/linux.c):
+ * x86_64 DR0-DR7 through PTRACE_POKEUSER; arm64 DBGWCR/DBGBCR through
+ * PTRACE_SETREGSET NT_ARM_HW_WATCH / NT_ARM_HW_BREAK, with the kernel's
+ * slot counts as the CPU model (hwbpi_ptrace_cpu()); powerpc one DAWR or
+ * DABR through PPC_PTRACE_SETHWDEBUG.  Where the exception comes before
+ * the access (arm64 watchpoints and breakpoints, powerpc DAWR) and Linux
+ * leaves the step to the tracer (do_watchpoint(): no step for ptrace's
+ * overflow handler), the thread's slots are cleared, it single-steps the
+ * instruction, and they are written back: one hit per access, as on x86.
+ *
+ * Events: ts CLOCK_MONOTONIC ns (at the trap), ip = the thread's PC at
+ * the trap (x86 data breakpoints are traps: RIP is the instruction after
+ * the access, Intel SDM vol. 3 §17.3.1.2; x86 execute breakpoints and
+ * every arm64 one are taken before: PC is the instruction), addr = the
+ * watch's address (x86 DR6 names the slot, not the data address; arm64's
+ * FAR is only near it), cpu 0, bp = the watch index, size 0.  Kind:
+ * neither says read or write to a tracer, so it comes from the watched
+ * bytes, after the access, compared with a shadow copy taken at the
+ * previous hit: changed -> W (HWBP_KIND_VALUE); unchanged -> W for a
+ * write-only watch, X for an execute watch (HWBP_KIND_TYPE), else unknown
+ * (0).  A write of the value already there is unknown, and two threads
+ * trapping on the same watch at once can leave the second one's write
+ * unknown.  An R watch widened to RW (x86) drops hits whose bytes changed
+ * (counted in t->filtered); where R is native (arm64 LSC = load) every
+ * hit is R (HWBP_KIND_TYPE), an atomic read-modify-write included (it
+ * reads).
  *
  * Callers: start/attach, trace and free must run in one thread (Linux
  * ties a tracee to the tracing thread, man 2 ptrace "tracer").  The
@@ -49,10 +63,10 @@
  * events go to ring 0 and nothing drains it during the run: size it for
  * the run, or drain it from another thread.
  *
- * Builds: x86_64 only for now.  On other architectures every function of
- * the backend returns -EOPNOTSUPP: arm64 (PTRACE_SETREGSET with
- * NT_ARM_HW_WATCH/NT_ARM_HW_BREAK) and powerpc (PPC_PTRACE_SETHWDEBUG)
- * are not implemented yet.  hwbpi_proc_* work on every Linux.
+ * Builds: Linux on x86_64, aarch64 and ppc64 (the CPUs with an
+ * arch/<a>/linux.c).  Tested on x86_64 hosts and in an aarch64 Linux
+ * guest; the powerpc glue (PPC_PTRACE_SETHWDEBUG: one data breakpoint
+ * per thread, no instruction breakpoint) is built but has not run yet.
  */
 #ifndef HWBP_TRACER_PTRACE_H
 #define HWBP_TRACER_PTRACE_H
@@ -70,7 +84,8 @@ struct hwbpi_ptrace;
  * Errors (@err: one line): -EPERM (ptrace not permitted),
  *         -ENODEV ("hardware breakpoints do not fire on this machine":
  *         some hypervisors drop the guest's debug registers),
- *         -EOPNOTSUPP (not x86_64), -ENOMEM, other fork/wait errors.
+ *         -EOPNOTSUPP (no debug registers for ptrace: kernel, CPU, or an
+ *         arch whose glue is missing), -ENOMEM, other fork/wait errors.
  */
 int hwbpi_ptrace_selftest(char *err, size_t errlen);
 
@@ -110,19 +125,40 @@ int hwbpi_ptrace_attach(struct hwbpi_ptrace **out, pid_t pid, char *err, size_t 
 pid_t hwbpi_ptrace_pid(const struct hwbpi_ptrace *s);
 
 /*
- * hwbpi_ptrace_trace - plan the watches t->w[0..nw) for @cpu (an x86
- * preset; mode64) as requests of one hwbp task (x86: 4 debug registers
- * per thread, shared by all watches), arm every thread, run until the
+ * hwbpi_ptrace_cpu - the CPU model of the kernel's debug registers for
+ * the traced process (x86_64: the x86_64 preset; arm64: the slot counts
+ * Linux reports), the default of hwbpi_ptrace_trace().  A caller's --cpu
+ * is checked against it there.
+ * Errors: -EINVAL (NULL).
+ */
+int hwbpi_ptrace_cpu(const struct hwbpi_ptrace *s, struct hwbp_cpu *cpu);
+
+/*
+ * hwbpi_ptrace_native_cpu - the same model without a session (for the
+ * perf backend and the CLI's default --cpu): a child is forked, stopped
+ * under ptrace, asked and killed.  No self-test.
+ * Errors: -EINVAL (NULL), -EOPNOTSUPP (no debug registers for ptrace),
+ *         -EPERM (ptrace not permitted), fork/wait errors.
+ */
+int hwbpi_ptrace_native_cpu(struct hwbp_cpu *cpu, char *err, size_t errlen);
+
+/*
+ * hwbpi_ptrace_trace - plan the watches t->w[0..nw) for @cpu (NULL: the
+ * kernel's model, hwbpi_ptrace_cpu(); else a model of the same arch with
+ * no more slots or longer pieces) as requests of one hwbp task (the
+ * slots of each thread, shared by all watches), arm every thread, run until the
  * process and every traced child are gone (or a stop is requested), and
  * feed each hit to hwbpi_tracer_hit().  t->w[i].req gets the request id.
  * hwbpi_tracer_start() must have been called (ncpus >= 1: events carry
  * cpu 0).  *@status (may be NULL) gets the process's wait status (0 when
  * detached).  Call once per session.
  * Errors (@err: one line naming the watch): -ENOSPC ("NAME: no free debug
- *         register: N of 4 in use"), the planner's other errors
- *         (-EOPNOTSUPP, -ERANGE, -EINVAL: rw and x together), -EINVAL,
- *         -EIO (the kernel refused the debug registers), -ENOMEM,
- *         -EOPNOTSUPP (not x86_64).
+ *         register: N of M in use"), the planner's other errors
+ *         (-EOPNOTSUPP, -ERANGE, -EINVAL: rw and x together), -EOPNOTSUPP
+ *         (a piece the kernel cannot program through ptrace: an arm64
+ *         MASK block, more than 8 bytes), -EINVAL (a @cpu of another
+ *         arch or with more slots than the kernel's), -EIO (the kernel
+ *         refused the debug registers), -ENOMEM.
  */
 int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 		       const struct hwbp_cpu *cpu, int *status, char *err, size_t errlen);

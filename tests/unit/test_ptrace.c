@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The ptrace backend on this machine's real debug registers (x86_64
- * Linux): the traced programs are functions of this binary run in forked
- * children, with exact access counts.  Increments are one read-modify-
- * write instruction each (ADD to memory): one trap per increment.
+ * The ptrace backend on this machine's real debug registers (Linux on
+ * x86_64, or aarch64: in the guest of scripts/guest-tests): the traced
+ * programs are functions of this binary run in forked children, with
+ * exact access counts, the same on both.  Increments are one
+ * read-modify-write instruction each, so one trap per increment: x86 ADD
+ * to memory; arm64 LDADD (FEAT_LSE atomics, checked at start: with a
+ * load/store pair an RW watch would see two accesses, and an LDXR/STXR
+ * loop would never succeed under a watchpoint, the step's exception
+ * clearing the exclusive monitor).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,14 +36,35 @@ static volatile uint32_t v4 __attribute__((aligned(64)));
 static volatile uint64_t v8 __attribute__((aligned(64)));
 static volatile uint64_t sink;
 
-#define INC(var, sfx) __asm__ volatile("add" sfx " $1, %0" : "+m"(var))
+#if defined(__x86_64__)
+#define INC(var, sfx) __asm__ volatile("add" #sfx " $1, %0" : "+m"(var))
+/* An execute watch covers one instruction byte on x86. */
+#define XLEN 1
+#elif defined(__aarch64__)
+/* sfx as on x86: b, w (16), l (32), q (64) bits. */
+#define A64_INSN_b "ldaddb %w2, %w0, %1"
+#define A64_INSN_w "ldaddh %w2, %w0, %1"
+#define A64_INSN_l "ldadd %w2, %w0, %1"
+#define A64_INSN_q "ldadd %x2, %x0, %1"
+#define INC(var, sfx)                                                              \
+	do {                                                                       \
+		uint64_t old_, one_ = 1;                                           \
+		__asm__ volatile(".arch_extension lse\n\t" A64_INSN_##sfx           \
+				 : "=&r"(old_), "+Q"(var) : "r"(one_) : "memory");  \
+		(void)old_;                                                        \
+	} while (0)
+/* A breakpoint matches one 4-byte A64 instruction. */
+#define XLEN 4
+#else
+#error "test_ptrace: x86_64 or aarch64"
+#endif
 
 /* 1000 increments (RMW: written, the value changes), 250 plain reads. */
 static int prog_counter(void *arg)
 {
 	(void)arg;
 	for (int i = 0; i < 1000; i++)
-		INC(v8, "q");
+		INC(v8, q);
 	for (int i = 0; i < 250; i++)
 		sink += v8;
 	return 0;
@@ -48,13 +75,13 @@ static int prog_lengths(void *arg)
 {
 	(void)arg;
 	for (int i = 0; i < 10; i++)
-		INC(v1, "b");
+		INC(v1, b);
 	for (int i = 0; i < 20; i++)
-		INC(v2, "w");
+		INC(v2, w);
 	for (int i = 0; i < 30; i++)
-		INC(v4, "l");
+		INC(v4, l);
 	for (int i = 0; i < 40; i++)
-		INC(v8, "q");
+		INC(v8, q);
 	return 0;
 }
 
@@ -62,7 +89,7 @@ static void *thread_body(void *arg)
 {
 	(void)arg;
 	for (int i = 0; i < 100; i++)
-		INC(v8, "q");
+		INC(v8, q);
 	return NULL;
 }
 
@@ -88,17 +115,17 @@ static int prog_fork(void *arg)
 
 	(void)arg;
 	for (int i = 0; i < 10; i++)
-		INC(v8, "q");
+		INC(v8, q);
 	p = fork();
 	if (p == 0) {
 		for (int i = 0; i < 100; i++)
-			INC(v8, "q");
+			INC(v8, q);
 		_exit(0);
 	}
 	if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st))
 		return 1;
 	for (int i = 0; i < 10; i++)
-		INC(v8, "q");
+		INC(v8, q);
 	return 0;
 }
 
@@ -122,7 +149,7 @@ static int prog_calls(void *arg)
 __attribute__((noreturn)) static void prog_forever(void)
 {
 	for (;;) {
-		INC(v8, "q");
+		INC(v8, q);
 		if (v8 % 64 == 0)
 			usleep(100);
 	}
@@ -220,17 +247,33 @@ static void test_rw_watch(void **state)
 	free(t);
 }
 
+/*
+ * A read watch.  x86 has no R: it is widened to RW, and the increments
+ * (the value changed) are dropped as writes: 250 hits, 1000 filtered.
+ * arm64 has R (LSC = load): an LDADD reads too, so it is a hit, like
+ * the 250 loads: 1250 hits, every one R by type, none filtered.
+ */
 static void test_r_watch_filters_writes(void **state)
 {
 	struct hwbpi_tracer *t = new_tracer();
+	struct hwbp_cpu cpu;
 	char err[256] = "";
+	bool native;
 
 	(void)state;
-	/* R is widened to RW by x86; writes (the value changed) dropped. */
+	assert_int_equal(hwbpi_ptrace_native_cpu(&cpu, err, sizeof(err)), 0);
+	native = hwbp_type_supported(&cpu, HWBP_R);
 	add_watch(t, "v8", &v8, 8, HWBP_R);
 	assert_int_equal(run_fn(t, prog_counter, err, sizeof(err)), 0);
-	assert_int_equal(t->hist.hits[0], 250);
-	assert_int_equal(t->filtered, 1000);
+	if (native) {
+		assert_int_equal(t->hist.hits[0], 1250);
+		assert_int_equal(count(t, 0, HWBP_R), 1250);
+		assert_int_equal(t->filtered, 0);
+	} else {
+		assert_int_equal(t->hist.hits[0], 250);
+		assert_int_equal(count(t, 0, 0), 250);
+		assert_int_equal(t->filtered, 1000);
+	}
 	hwbpi_tracer_fini(t);
 	free(t);
 }
@@ -256,19 +299,114 @@ static void test_four_slots_lengths(void **state)
 	free(t);
 }
 
+static volatile uint64_t many[HWBP_MAX_SLOTS + 1] __attribute__((aligned(64)));
+
+/* One watch more than the kernel's slots (x86: 4 shared; arm64: the
+ * watchpoints Linux reports): -ENOSPC naming the last one. */
 static void test_fifth_watch_enospc(void **state)
 {
 	struct hwbpi_tracer *t = new_tracer();
+	struct hwbpi_ptrace *s;
+	struct hwbp_cpu cpu;
+	struct hwbp_caps caps;
+	char err[256] = "", want[96];
+	int st = -1;
+
+	(void)state;
+	assert_int_equal(hwbpi_ptrace_start_fn(&s, prog_lengths, NULL, err, sizeof(err)), 0);
+	assert_int_equal(hwbpi_ptrace_cpu(s, &cpu), 0);
+	assert_int_equal(hwbp_caps_get(&cpu, &caps), 0);
+	assert_true(caps.data_slots >= 2 && caps.data_slots <= HWBP_MAX_SLOTS);
+	for (unsigned i = 0; i <= caps.data_slots; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "many%u", i);
+		add_watch(t, name, &many[i], 8, HWBP_W);
+	}
+	assert_int_equal(hwbpi_tracer_start(t, 1, false, 0, false), 0);
+	assert_int_equal(hwbpi_ptrace_trace(s, t, NULL, &st, err, sizeof(err)), -ENOSPC);
+	hwbpi_ptrace_free(s);
+	snprintf(want, sizeof(want), "many%u: no free debug register: %u of %u in use",
+		 caps.data_slots, caps.data_slots, caps.data_slots);
+	assert_non_null(strstr(err, want));
+	print_message("%s\n", err);
+	hwbpi_tracer_fini(t);
+	free(t);
+}
+
+/* 64 bytes: x86 would need 8 debug registers (-ERANGE); arm64 one MASK
+ * block, which Linux's ptrace cannot set (-EOPNOTSUPP, not watched
+ * wrongly). */
+static void test_large_watch(void **state)
+{
+	struct hwbpi_tracer *t = new_tracer();
+	struct hwbp_cpu cpu;
+	char err[256] = "";
+	bool arm64;
+
+	(void)state;
+	assert_int_equal(hwbpi_ptrace_native_cpu(&cpu, err, sizeof(err)), 0);
+	arm64 = cpu.arch == HWBP_ARCH_ARM64;
+	add_watch(t, "many", &many[0], 64, HWBP_W);
+	assert_int_equal(run_fn(t, prog_lengths, err, sizeof(err)), arm64 ? -EOPNOTSUPP : -ERANGE);
+	assert_non_null(strstr(err, arm64 ? "many: a 64-byte block needs DBGWCR.MASK" :
+			       "many: ERANGE (larger than this CPU can watch)"));
+	hwbpi_tracer_fini(t);
+	free(t);
+}
+
+/* The kernel's model, without and with a session: the same. */
+static void test_native_cpu(void **state)
+{
+	struct hwbpi_ptrace *s;
+	struct hwbp_cpu a, b;
+	struct hwbp_caps ca, cb;
 	char err[256] = "";
 
 	(void)state;
-	add_watch(t, "v1", &v1, 1, HWBP_W);
-	add_watch(t, "v2", &v2, 2, HWBP_W);
-	add_watch(t, "v4", &v4, 4, HWBP_W);
+	assert_int_equal(hwbpi_ptrace_native_cpu(NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(hwbpi_ptrace_native_cpu(&a, err, sizeof(err)), 0);
+	assert_int_equal(hwbpi_ptrace_start_fn(&s, prog_lengths, NULL, err, sizeof(err)), 0);
+	assert_int_equal(hwbpi_ptrace_cpu(s, &b), 0);
+	assert_int_equal(hwbpi_ptrace_cpu(NULL, &b), -EINVAL);
+	hwbpi_ptrace_free(s);
+	assert_int_equal(a.arch, b.arch);
+	assert_string_equal(a.name, b.name);
+	assert_int_equal(hwbp_caps_get(&a, &ca), 0);
+	assert_int_equal(hwbp_caps_get(&b, &cb), 0);
+	assert_int_equal(ca.data_slots, cb.data_slots);
+	assert_int_equal(ca.inst_slots, cb.inst_slots);
+	/* This machine's arch: x86_64 (4 shared), arm64 (at least 2 each). */
+#if defined(__x86_64__)
+	assert_int_equal(a.arch, HWBP_ARCH_X86);
+	assert_int_equal(ca.data_slots, 4);
+	assert_true(ca.shared);
+#else
+	assert_int_equal(a.arch, HWBP_ARCH_ARM64);
+	assert_true(ca.data_slots >= 2 && ca.inst_slots >= 2);
+	assert_false(ca.shared);
+#endif
+	print_message("%s: %u data, %u instruction slots\n", a.name, ca.data_slots, ca.inst_slots);
+}
+
+/* A model the kernel cannot program: refused with one line. */
+static void test_foreign_cpu(void **state)
+{
+	struct hwbpi_tracer *t = new_tracer();
+	struct hwbpi_ptrace *s;
+	struct hwbp_cpu cpu, other;
+	char err[256] = "";
+
+	(void)state;
 	add_watch(t, "v8", &v8, 8, HWBP_W);
-	add_watch(t, "sink", &sink, 8, HWBP_W);
-	assert_int_equal(run_fn(t, prog_lengths, err, sizeof(err)), -ENOSPC);
-	assert_non_null(strstr(err, "sink: no free debug register: 4 of 4 in use"));
+	assert_int_equal(hwbpi_tracer_start(t, 1, false, 0, false), 0);
+	assert_int_equal(hwbpi_ptrace_start_fn(&s, prog_lengths, NULL, err, sizeof(err)), 0);
+	assert_int_equal(hwbpi_ptrace_cpu(s, &cpu), 0);
+	assert_int_equal(hwbp_cpu_preset(cpu.arch == HWBP_ARCH_X86 ? "power9" : "x86_64", &other),
+			 0);
+	assert_int_equal(hwbpi_ptrace_trace(s, t, &other, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "needs a CPU model this kernel can program"));
+	hwbpi_ptrace_free(s);
 	hwbpi_tracer_fini(t);
 	free(t);
 }
@@ -320,7 +458,7 @@ static void test_attach(void **state)
 		if (read(pfd[0], &c, 1) != 1)
 			_exit(2);
 		for (int i = 0; i < 500; i++)
-			INC(v8, "q");
+			INC(v8, q);
 		_exit(0);
 	}
 	close(pfd[0]);
@@ -442,7 +580,7 @@ static void test_exec_watch(void **state)
 	char err[256] = "";
 
 	(void)state;
-	add_watch(t, "callee", (const volatile void *)(uintptr_t)callee, 1, HWBP_X);
+	add_watch(t, "callee", (const volatile void *)(uintptr_t)callee, XLEN, HWBP_X);
 	assert_int_equal(run_fn(t, prog_calls, err, sizeof(err)), 0);
 	assert_int_equal(t->hist.hits[0], 50);
 	assert_int_equal(count(t, 0, HWBP_X), 50);
@@ -521,7 +659,7 @@ static void *gated_body(void *arg)
 	if (read(gate[0], &c, 1) != 1)
 		return NULL;
 	for (int i = 0; i < 100; i++)
-		INC(v8, "q");
+		INC(v8, q);
 	return NULL;
 }
 
@@ -656,6 +794,14 @@ int main(int argc, char **argv)
 		_exit(0);
 	if (argc > 1 && strcmp(argv[1], "--child-counter") == 0)
 		_exit(prog_counter(NULL));   /* no atexit: LeakSanitizer cannot run traced */
+#if defined(__aarch64__)
+	/* HWCAP_ATOMICS (bit 8, arch/arm64/include/uapi/asm/hwcap.h): LDADD. */
+	if (!(getauxval(AT_HWCAP) & (1ul << 8))) {
+		fprintf(stderr, "test_ptrace: this CPU lacks FEAT_LSE (LDADD), which the exact "
+			"counts need (QEMU: -cpu max)\n");
+		return 1;
+	}
+#endif
 	{
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_selftest),
@@ -664,6 +810,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_r_watch_filters_writes),
 		cmocka_unit_test(test_four_slots_lengths),
 		cmocka_unit_test(test_fifth_watch_enospc),
+		cmocka_unit_test(test_foreign_cpu),
+		cmocka_unit_test(test_native_cpu),
+		cmocka_unit_test(test_large_watch),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_fork),
 		cmocka_unit_test(test_attach),

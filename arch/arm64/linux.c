@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * arm64 Linux ptrace glue (generic/linux.h; built only for Linux on
+ * aarch64): hwbp's own DBGWCR/DBGBCR encoding of each slot written with
+ * PTRACE_SETREGSET NT_ARM_HW_WATCH / NT_ARM_HW_BREAK (man 2 ptrace;
+ * arch/arm64/kernel/ptrace.c hw_break_set()), slot counts from the same
+ * regsets' dbg_info, hits from the TRAP_HWBKPT siginfo.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+
+#include "arm64.h"
+#include "linux.h"
+
+#ifndef NT_ARM_HW_BREAK
+#define NT_ARM_HW_BREAK 0x402   /* include/uapi/linux/elf.h */
+#endif
+#ifndef NT_ARM_HW_WATCH
+#define NT_ARM_HW_WATCH 0x403
+#endif
+#ifndef TRAP_HWBKPT
+#define TRAP_HWBKPT 4           /* include/uapi/asm-generic/siginfo.h */
+#endif
+
+/*
+ * struct user_hwdebug_state of arch/arm64/include/uapi/asm/ptrace.h
+ * (the regset's layout, a stable ABI), spelled here so that <asm/ptrace.h>
+ * and glibc's <sys/user.h> need not be mixed.
+ */
+struct hwdebug {
+	uint32_t dbg_info;
+	uint32_t pad;
+	struct {
+		uint64_t addr;
+		uint32_t ctrl;
+		uint32_t pad;
+	} dbg_regs[16];
+};
+
+static int get_set(pid_t tid, int note, struct hwdebug *d)
+{
+	struct iovec iov = { d, sizeof(*d) };
+
+	memset(d, 0, sizeof(*d));
+	return ptrace(PTRACE_GETREGSET, tid, (void *)(uintptr_t)note, &iov) ? -errno : 0;
+}
+
+int hwbpi_linux_cpu(pid_t tid, struct hwbp_cpu *cpu)
+{
+	struct hwdebug b, w;
+	int ret = get_set(tid, NT_ARM_HW_BREAK, &b);
+
+	if (ret == 0)
+		ret = get_set(tid, NT_ARM_HW_WATCH, &w);
+	/* ENODEV: the kernel has no hardware breakpoint support. */
+	if (ret == -ENODEV || ret == -EINVAL)
+		return -EOPNOTSUPP;
+	return ret ? ret : hwbpi_arm64_linux_cpu(b.dbg_info, w.dbg_info, cpu);
+}
+
+/*
+ * One regset: n slots, each address then control.  The kernel walks the
+ * slots in order and, per slot, sets the address and then the control
+ * word (hw_break_set()); a control word that enables a slot is checked
+ * then against the address already set (hw_breakpoint_arch_parse():
+ * aligned down to 8 (4 for breakpoints), BAS shifted by the offset), so
+ * hwbp's DBGWVR (the doubleword) with BAS at the byte offset is what it
+ * takes.  The privilege field is rebuilt by the kernel (EL0 for a user
+ * address: arch_build_bp_info()); hwbp's user scope encodes the same.
+ */
+static int put_set(pid_t tid, int note, unsigned n, const uint64_t *vr, const uint64_t *cr)
+{
+	struct hwdebug d;
+	struct iovec iov;
+
+	memset(&d, 0, sizeof(d));
+	for (unsigned i = 0; i < n; i++) {
+		d.dbg_regs[i].addr = vr[i];
+		d.dbg_regs[i].ctrl = (uint32_t)cr[i];
+	}
+	iov.iov_base = &d;
+	iov.iov_len = offsetof(struct hwdebug, dbg_regs) + n * sizeof(d.dbg_regs[0]);
+	return ptrace(PTRACE_SETREGSET, tid, (void *)(uintptr_t)note, &iov) ? -errno : 0;
+}
+
+int hwbpi_linux_write(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_regs *regs)
+{
+	const uint64_t zero[HWBP_MAX_SLOTS] = { 0 };
+	unsigned nb = hwbpi_arm64_nbrp(cpu), nw = hwbpi_arm64_nwrp(cpu);
+	int ret;
+
+	if (!cpu || !regs || cpu->arch != HWBP_ARCH_ARM64 || regs->arch != HWBP_ARCH_ARM64)
+		return -EINVAL;
+	for (unsigned i = 0; i < nb; i++)
+		if (hwbpi_arm64_linux_ctrl_ok(true, regs->u.arm64.bcr[i]))
+			return -EINVAL;
+	for (unsigned i = 0; i < nw; i++)
+		if (hwbpi_arm64_linux_ctrl_ok(false, regs->u.arm64.wcr[i]))
+			return -EINVAL;
+	ret = put_set(tid, NT_ARM_HW_BREAK, nb, regs->u.arm64.bvr, regs->u.arm64.bcr);
+	if (ret == 0)
+		ret = put_set(tid, NT_ARM_HW_WATCH, nw, regs->u.arm64.wvr, regs->u.arm64.wcr);
+	if (ret && ret != -ESRCH) {
+		/* Leave nothing half-written enabled. */
+		put_set(tid, NT_ARM_HW_BREAK, nb, zero, zero);
+		put_set(tid, NT_ARM_HW_WATCH, nw, zero, zero);
+	}
+	return ret;
+}
+
+int hwbpi_linux_hit(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_regs *armed,
+		    const siginfo_t *si, struct hwbp_status *st)
+{
+	struct user_regs_struct ur;
+	struct iovec iov = { &ur, sizeof(ur) };
+	bool known;
+
+	/*
+	 * TRAP_HWBKPT with si_addr = the trigger: arm64_force_sig_fault()
+	 * from ptrace_hbptriggered() (arch/arm64/kernel/ptrace.c).  The slot
+	 * number comes in si_errno only for an AArch32 (compat) tracee
+	 * (2 * slot + 1 for a breakpoint, its negation for a watchpoint);
+	 * a native one gets 0, so the slot is found from the address.  A
+	 * single step reports TRAP_TRACE, a BRK instruction TRAP_BRKPT.
+	 * AArch64 tracees only: NT_PRSTATUS of a compat task has another
+	 * layout.
+	 */
+	if (!si || si->si_signo != SIGTRAP || si->si_code != TRAP_HWBKPT)
+		return -ENOENT;
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)(uintptr_t)NT_PRSTATUS, &iov))
+		return -errno;
+	return hwbpi_arm64_linux_status(cpu, armed, ur.pc, (uint64_t)(uintptr_t)si->si_addr, st,
+					&known);
+}
+
+int hwbpi_linux_hit_done(pid_t tid)
+{
+	/* Nothing sticky: the status is the siginfo of this one trap. */
+	(void)tid;
+	return 0;
+}
+
+/*
+ * do_watchpoint() / do_breakpoint() in arch/arm64/kernel/hw_breakpoint.c
+ * step over the instruction only for breakpoints with the default
+ * overflow handler (perf); ptrace's (ptrace_hbptriggered) is not, so the
+ * thread would take the same exception again: the tracer steps.
+ */
+const bool hwbpi_linux_step_over = true;
+
+int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwbp_piece *piece,
+			 char *why, size_t whylen)
+{
+	(void)cpu;
+	/* No MASK through ptrace: one doubleword per watchpoint at most. */
+	if (!inst && (piece->len > 8 || (piece->addr & 7) + piece->len > 8)) {
+		snprintf(why, whylen, "a %llu-byte block needs DBGWCR.MASK, which Linux ptrace "
+			 "cannot set (at most 8 bytes in one doubleword per watchpoint)",
+			 (unsigned long long)piece->len);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * powerpc Linux ptrace glue (generic/linux.h; built only for Linux on
+ * ppc64/ppc64le): the model from PPC_PTRACE_GETHWDBGINFO, each planned
+ * data slot as one PPC_PTRACE_SETHWDEBUG request (its piece read back
+ * from hwbp's own DAWR/DABR encoding), PPC_PTRACE_DELHWDEBUG to clear,
+ * hits from the TRAP_HWBKPT siginfo (man 2 ptrace;
+ * Documentation/arch/powerpc/ptrace.rst; arch/powerpc/kernel/ptrace/
+ * ptrace-noadv.c ppc_set_hwdebug() / ppc_del_hwdebug()).
+ *
+ * Built in the ppc64le cross build; no powerpc guest runs it yet.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/types.h>
+
+#include "linux.h"
+#include "powerpc.h"
+
+#ifndef TRAP_HWBKPT
+#define TRAP_HWBKPT 4   /* include/uapi/asm-generic/siginfo.h */
+#endif
+
+/*
+ * arch/powerpc/include/uapi/asm/ptrace.h, spelled here so that
+ * <asm/ptrace.h> and glibc's <sys/ptrace.h> need not be mixed (a stable
+ * ABI: "version 1").
+ */
+#define PPC_PTRACE_GETHWDBGINFO 0x89
+#define PPC_PTRACE_SETHWDEBUG 0x88
+#define PPC_PTRACE_DELHWDEBUG 0x87
+#define TRIGGER_READ 0x2u
+#define TRIGGER_WRITE 0x4u
+#define MODE_RANGE_INCLUSIVE 0x1u
+#define CONDITION_NONE 0x0u
+#define PT_NIP 32   /* pt_regs word of the next instruction address */
+
+struct dbginfo {
+	uint32_t version, num_instruction_bps, num_data_bps, num_condition_regs;
+	uint32_t data_bp_alignment, sizeof_condition;
+	uint64_t features;
+};
+
+struct hwbreak {
+	uint32_t version, trigger_type, addr_mode, condition_mode;
+	uint64_t addr, addr2, condition_value;
+};
+
+int hwbpi_linux_cpu(pid_t tid, struct hwbp_cpu *cpu)
+{
+	struct dbginfo d;
+
+	memset(&d, 0, sizeof(d));
+	if (ptrace((enum __ptrace_request)PPC_PTRACE_GETHWDBGINFO, tid, NULL, &d))
+		return errno == EIO || errno == EINVAL ? -EOPNOTSUPP : -errno;
+	return hwbpi_powerpc_linux_cpu(d.num_instruction_bps, d.num_data_bps, d.features, cpu);
+}
+
+/*
+ * Clear, then set each enabled data slot.  The one ptrace breakpoint is
+ * deleted first even when it is there already: after a hit the kernel
+ * has disabled it (ptrace breakpoints are one-shot on powerpc:
+ * ptrace_triggered()) but still holds it, and ppc_set_hwdebug() refuses
+ * a second one with -ENOSPC.  Handle 1 is the only one it hands out.
+ */
+int hwbpi_linux_write(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_regs *regs)
+{
+	struct hwbp_caps caps;
+	int ret, set = 0;
+
+	if (!cpu || !regs || cpu->arch != HWBP_ARCH_POWERPC || regs->arch != HWBP_ARCH_POWERPC)
+		return -EINVAL;
+	ret = hwbp_caps_get(cpu, &caps);
+	if (ret)
+		return ret;
+	if (ptrace((enum __ptrace_request)PPC_PTRACE_DELHWDEBUG, tid, NULL, (void *)1L) &&
+	    errno != ENOENT)
+		return -errno;
+	for (unsigned i = 0; i < caps.inst_slots; i++) {
+		struct hwbp_piece p;
+		enum hwbp_scope sc;
+
+		if (hwbp_decode_slot(cpu, regs, i, true, &p, &sc) != 0)
+			return -EOPNOTSUPP;   /* CIABR: not offered to ptrace */
+	}
+	for (unsigned i = 0; i < caps.data_slots; i++) {
+		struct hwbp_piece p;
+		enum hwbp_scope sc;
+		struct hwbreak b;
+		int r = hwbp_decode_slot(cpu, regs, i, false, &p, &sc);
+
+		if (r < 0)
+			return r;
+		if (r == 0)
+			continue;
+		if (set++) {
+			ptrace((enum __ptrace_request)PPC_PTRACE_DELHWDEBUG, tid, NULL, (void *)1L);
+			return -ENOSPC;
+		}
+		/* The range's length is addr2 - addr (ppc_set_hwdebug()). */
+		memset(&b, 0, sizeof(b));
+		b.version = 1;
+		b.trigger_type = ((p.type & HWBP_R) ? TRIGGER_READ : 0) |
+				 ((p.type & HWBP_W) ? TRIGGER_WRITE : 0);
+		b.addr_mode = MODE_RANGE_INCLUSIVE;
+		b.condition_mode = CONDITION_NONE;
+		b.addr = p.addr;
+		b.addr2 = p.addr + p.len;
+		if (ptrace((enum __ptrace_request)PPC_PTRACE_SETHWDEBUG, tid, NULL, &b) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+int hwbpi_linux_hit(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_regs *armed,
+		    const siginfo_t *si, struct hwbp_status *st)
+{
+	long nip;
+
+	(void)cpu;
+	(void)armed;
+	if (!si || si->si_signo != SIGTRAP || si->si_code != TRAP_HWBKPT)
+		return -ENOENT;
+	errno = 0;
+	nip = ptrace(PTRACE_PEEKUSER, tid, (void *)(PT_NIP * sizeof(long)), NULL);
+	if (errno)
+		return -errno;
+	return hwbpi_powerpc_linux_status((uint64_t)nip, (uint64_t)(uintptr_t)si->si_addr, st);
+}
+
+int hwbpi_linux_hit_done(pid_t tid)
+{
+	(void)tid;
+	return 0;
+}
+
+/* The DSI comes before the access and ptrace breakpoints are one-shot:
+ * the tracer steps with nothing armed and sets the breakpoint again. */
+const bool hwbpi_linux_step_over = true;
+
+int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwbp_piece *piece,
+			 char *why, size_t whylen)
+{
+	(void)cpu;
+	(void)piece;
+	if (inst) {
+		snprintf(why, whylen, "Linux offers ptrace no instruction breakpoint on this CPU");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}

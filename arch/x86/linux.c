@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * x86_64 Linux ptrace glue (generic/linux.h; built only for Linux on
+ * x86_64): DR0-DR3 and DR7 written with PTRACE_POKEUSER on struct user's
+ * u_debugreg[] (man 2 ptrace; arch/x86/kernel/ptrace.c
+ * ptrace_set_debugreg()) with hwbp's own DR7 encoding, hits from DR6
+ * (PTRACE_PEEKUSER).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "linux.h"
+
+#ifndef TRAP_HWBKPT
+#define TRAP_HWBKPT 4   /* include/uapi/asm-generic/siginfo.h */
+#endif
+
+/* struct user's u_debugreg[n] (sys/user.h), the offsets PEEKUSER and
+ * POKEUSER take for DR0-DR7 (arch/x86/kernel/ptrace.c: arch_ptrace()). */
+#define DR_OFF(n) (offsetof(struct user, u_debugreg) + (size_t)(n) * sizeof(long))
+
+int hwbpi_linux_cpu(pid_t tid, struct hwbp_cpu *cpu)
+{
+	/* Four debug registers per thread in long mode, whatever the
+	 * model: Linux gives ptrace no AMD address masks. */
+	(void)tid;
+	return hwbp_cpu_preset("x86_64", cpu);
+}
+
+static int poke_dr(pid_t tid, unsigned n, uint64_t v)
+{
+	return ptrace(PTRACE_POKEUSER, tid, (void *)DR_OFF(n), (void *)(uintptr_t)v) ? -errno : 0;
+}
+
+/*
+ * Addresses first, DR7 last, because ptrace_write_dr7() validates each
+ * slot it enables against the address already written
+ * (arch_build_bp_info() in arch/x86/kernel/hw_breakpoint.c: alignment to
+ * the length).  DR7 goes to 0 first so that no slot is ever enabled with
+ * a half-written configuration.
+ */
+int hwbpi_linux_write(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_regs *r)
+{
+	int ret;
+
+	if (!cpu || !r || cpu->arch != HWBP_ARCH_X86 || r->arch != HWBP_ARCH_X86)
+		return -EINVAL;
+	ret = poke_dr(tid, 7, 0);
+	for (unsigned i = 0; ret == 0 && i < 4; i++)
+		if (r->u.x86.dr[i] || (r->u.x86.dr7 & (3u << (2 * i))))
+			ret = poke_dr(tid, i, r->u.x86.dr[i]);
+	if (ret == 0)
+		ret = poke_dr(tid, 7, hwbpi_x86_linux_dr7(r->u.x86.dr7));
+	if (ret && ret != -ESRCH)
+		poke_dr(tid, 7, 0);
+	return ret;
+}
+
+int hwbpi_linux_hit(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_regs *armed,
+		    const siginfo_t *si, struct hwbp_status *st)
+{
+	struct user_regs_struct ur;
+	long dr6;
+
+	(void)cpu;
+	(void)armed;
+	/*
+	 * DR6 as the kernel keeps it for the debugger: B0-B3 of the ptrace
+	 * breakpoints that fired (ptrace_triggered() sets virtual_dr6).  The
+	 * siginfo says TRAP_HWBKPT too; either is taken (older kernels).
+	 */
+	errno = 0;
+	dr6 = ptrace(PTRACE_PEEKUSER, tid, (void *)DR_OFF(6), NULL);
+	if (errno)
+		return -errno;
+	if (!(dr6 & 0xf) && !(si && si->si_signo == SIGTRAP && si->si_code == TRAP_HWBKPT))
+		return -ENOENT;
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &ur))
+		return -errno;
+	memset(st, 0, sizeof(*st));
+	st->ip = ur.rip;
+	st->u.x86.dr6 = (uint64_t)dr6;
+	return 0;
+}
+
+int hwbpi_linux_hit_done(pid_t tid)
+{
+	/* The kernel clears its virtual DR6 at the next debug exception
+	 * (exc_debug_user()); cleared here too for older kernels, where the
+	 * bits were sticky as on the hardware. */
+	return poke_dr(tid, 6, 0);
+}
+
+/* Data breakpoints trap after the access; after an execute breakpoint
+ * Linux sets RF so that the instruction runs (hw_breakpoint_handler()). */
+const bool hwbpi_linux_step_over = false;
+
+int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwbp_piece *piece,
+			 char *why, size_t whylen)
+{
+	/* Every x86_64 piece (1/2/4/8 bytes, aligned) is one DR. */
+	(void)cpu;
+	(void)inst;
+	(void)piece;
+	(void)why;
+	(void)whylen;
+	return 0;
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Linux ptrace glue between the arch-neutral ptrace backend
+ * (tracer/ptrace.c: processes, threads, stops, the event loop) and the
+ * debug registers of one architecture (internal).
+ *
+ * Two files per architecture, with the same names in every arch/<a>/:
+ *   arch/<a>/linux.c         the hwbpi_linux_* functions below: ptrace(2)
+ *                            calls on the traced threads' debug registers.
+ *                            Built only for its own target (Linux on that
+ *                            CPU family): exactly one is linked.
+ *   arch/<a>/linux_decode.c  pure helpers (no system call): how the
+ *                            kernel's view (slot counts, siginfo) maps to
+ *                            hwbp's CPU models and status.  Built on every
+ *                            host so that tests/unit/test_linux_decode.c
+ *                            checks them everywhere.
+ */
+#ifndef HWBP_GENERIC_LINUX_H
+#define HWBP_GENERIC_LINUX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hwbp/hwbp.h>
+
+/* ---- arch/<a>/linux.c: the running kernel's target only ------------ */
+#if defined(__linux__)
+#include <signal.h>
+#include <sys/types.h>
+
+/*
+ * The debug registers as the kernel lets a tracer use them for the
+ * stopped thread @tid: x86 the x86_64 preset (4 shared slots);
+ * arm64 a model with the kernel's slot counts (NT_ARM_HW_BREAK /
+ * NT_ARM_HW_WATCH dbg_info); powerpc PPC_PTRACE_GETHWDBGINFO.
+ * Errors: -EOPNOTSUPP (no debug registers for ptrace on this kernel or
+ *         CPU), ptrace errors (-ESRCH: not a stopped tracee).
+ */
+int hwbpi_linux_cpu(pid_t tid, struct hwbp_cpu *cpu);
+
+/*
+ * Write every slot of stopped thread @tid from @regs (hwbp's encoding for
+ * @cpu; hwbp_regs_reset() registers clear them all).  All or nothing as
+ * far as the kernel allows: on an error the slots are left disabled.
+ * Errors: -EINVAL/-ENOSPC/-EIO (the kernel refused a slot), -ESRCH.
+ */
+int hwbpi_linux_write(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_regs *regs);
+
+/*
+ * After a SIGTRAP signal-delivery stop of @tid with siginfo @si: is it a
+ * hit of the debug registers @armed (the thread's)?  0 and *@st filled
+ * (ip: the thread's PC), or -ENOENT (another SIGTRAP: the program's own,
+ * a single step).  Errors: ptrace errors.
+ */
+int hwbpi_linux_hit(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_regs *armed,
+		    const siginfo_t *si, struct hwbp_status *st);
+
+/* After a hit was handled: clear the sticky status (x86 DR6); 0 or -errno. */
+int hwbpi_linux_hit_done(pid_t tid);
+
+/*
+ * Whether the kernel resumes a thread stopped by a ptrace breakpoint
+ * at the same instruction with the breakpoint still armed, so that the
+ * tracer must step over it (disable, PTRACE_SINGLESTEP, re-enable):
+ * arm64 and powerpc (exceptions before the access, no step by the kernel
+ * for ptrace's overflow handler); x86 false (data traps come after the
+ * access; Linux sets RF after an execute breakpoint).
+ */
+extern const bool hwbpi_linux_step_over;
+
+/*
+ * Whether the kernel can program @piece through ptrace; 0, or
+ * -EOPNOTSUPP with @why (one phrase) filled.  arm64: no MASK
+ * (len <= 8, inside one doubleword).
+ */
+int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwbp_piece *piece,
+			 char *why, size_t whylen);
+#endif /* __linux__ */
+
+/* ---- arch/arm64/linux_decode.c (every host) ------------------------ */
+
+/*
+ * An arm64 model from the dbg_info words of NT_ARM_HW_BREAK (@brk) and
+ * NT_ARM_HW_WATCH (@wtch) (struct user_hwdebug_state: slot count in bits
+ * [7:0], debug architecture in [15:8]; arch/arm64/kernel/ptrace.c
+ * ptrace_hbp_get_resource_info()).
+ * Errors: -EINVAL (@cpu NULL), -EOPNOTSUPP (no watchpoint or no
+ *         breakpoint slot, debug arch 0, or more than HWBP_MAX_SLOTS).
+ */
+int hwbpi_arm64_linux_cpu(uint32_t brk, uint32_t wtch, struct hwbp_cpu *cpu);
+
+/*
+ * The status of a TRAP_HWBKPT stop on arm64 from what Linux gives a
+ * tracer: the PC and si_addr (bkpt->trigger: the instruction for a
+ * breakpoint, the watchpoint's reported data address FAR for a
+ * watchpoint; ptrace_hbptriggered() in arch/arm64/kernel/ptrace.c; a
+ * native task gets no slot number, si_errno is 0).  ESR is synthesised:
+ * a breakpoint when an armed breakpoint holds @pc and @addr == @pc, else a
+ * watchpoint with WnR chosen so that an armed watchpoint of that kind
+ * matches: the kind whose watchpoints hold @addr itself, else a store,
+ * then a load (hwbp's nearest-above rule).  *@kind_known: one kind only
+ * fits.
+ * Errors: -EINVAL (NULL), -ENOENT (no armed slot matches).
+ */
+int hwbpi_arm64_linux_status(const struct hwbp_cpu *cpu, const struct hwbp_regs *armed,
+			     uint64_t pc, uint64_t addr, struct hwbp_status *st,
+			     bool *kind_known);
+
+/*
+ * Whether Linux's ptrace (arch_bp_generic_fields(), hw_breakpoint_arch_
+ * parse()) accepts the slot encoding @wcr/@bcr: 0, or -EOPNOTSUPP (MASK,
+ * linked, non-contiguous BAS, breakpoint BAS other than 0b1111).
+ */
+int hwbpi_arm64_linux_ctrl_ok(bool inst, uint64_t ctrl);
+
+/* ---- arch/x86/linux_decode.c (every host) --------------------------- */
+
+/*
+ * DR7 as a tracer may write it through PTRACE_POKEUSER: the enable and
+ * R/W-LEN fields only (bits 0-7 and 16-31); GE/LE/GD and the reserved
+ * bits are the kernel's (arch/x86/kernel/ptrace.c ptrace_write_dr7()).
+ */
+uint64_t hwbpi_x86_linux_dr7(uint64_t dr7);
+
+/* ---- arch/powerpc/linux_decode.c (every host) ----------------------- */
+
+/*
+ * A powerpc model from struct ppc_debug_info (PPC_PTRACE_GETHWDBGINFO):
+ * @num_data_bps data breakpoints (DAWRs or the DABR; ptrace programs
+ * one of them), @num_inst_bps instruction breakpoints, @features
+ * PPC_DEBUG_FEATURE_* (arch/powerpc/include/uapi/asm/ptrace.h).
+ * Errors: -EINVAL (@cpu NULL), -EOPNOTSUPP (no data breakpoint).
+ */
+int hwbpi_powerpc_linux_cpu(uint32_t num_inst_bps, uint32_t num_data_bps, uint64_t features,
+			    struct hwbp_cpu *cpu);
+
+/*
+ * The status of a TRAP_HWBKPT stop on powerpc: a DSI (0x300) with the
+ * DABR/DAWR match bit, DAR = @addr (si_addr), ip = @nip.
+ * Errors: -EINVAL (@st NULL).
+ */
+int hwbpi_powerpc_linux_status(uint64_t nip, uint64_t addr, struct hwbp_status *st);
+
+#endif /* HWBP_GENERIC_LINUX_H */

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Linux ptrace glue (generic/linux.h) for a CPU that hwbp has no
+ * arch/<a>/linux.c for (i386, riscv64, ...): the library, the CLI and the
+ * simulator backends build and work there; the ptrace backend reports
+ * that this CPU has no debug registers it can program, in one line, from
+ * its first call (hwbpi_linux_cpu), so nothing below it is ever reached.
+ * Picked at build time by tracer/meson.build, like the arch glue.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "linux.h"
+
+const bool hwbpi_linux_step_over = false;
+
+int hwbpi_linux_cpu(pid_t tid, struct hwbp_cpu *cpu)
+{
+	(void)tid;
+	(void)cpu;
+	return -EOPNOTSUPP;
+}
+
+int hwbpi_linux_write(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_regs *regs)
+{
+	(void)tid;
+	(void)cpu;
+	(void)regs;
+	return -EOPNOTSUPP;
+}
+
+int hwbpi_linux_hit(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_regs *armed,
+		    const siginfo_t *si, struct hwbp_status *st)
+{
+	(void)tid;
+	(void)cpu;
+	(void)armed;
+	(void)si;
+	(void)st;
+	return -EOPNOTSUPP;
+}
+
+int hwbpi_linux_hit_done(pid_t tid)
+{
+	(void)tid;
+	return -EOPNOTSUPP;
+}
+
+int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwbp_piece *piece,
+			 char *why, size_t whylen)
+{
+	(void)cpu;
+	(void)inst;
+	(void)piece;
+	if (why && whylen)
+		snprintf(why, whylen, "no ptrace debug-register glue for this CPU");
+	return -EOPNOTSUPP;
+}
