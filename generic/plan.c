@@ -220,40 +220,60 @@ int hwbp_plan(const struct hwbp_cpu *cpu, const struct hwbp_request *req,
 				uint64_t m = (UINT64_C(1) << k) - 1;
 				uint64_t hi, len, w;
 				unsigned cnt;
+				bool top;
 
-				/* hi = end rounded up to 2^k; end == 0 means the
-				 * request reaches the top of a 64-bit space. */
-				if (end == 0) {
-					if (k)
+				/*
+				 * hi = end rounded up to 2^k.  When that is 2^64
+				 * (end == 0: the request reaches the top of a
+				 * 64-bit space; or the rounding carries out of 64
+				 * bits) hi is the top, len = 2^64 - lo, and no
+				 * larger k gives anything new.  Missing the carry
+				 * case made requests just below the top of the
+				 * address space unplannable (fuzz_plan,
+				 * regress/fuzz_plan/enlarge-to-top-of-space).
+				 */
+				top = end == 0 || end > UINT64_MAX - m;
+				if (top) {
+					if (caps.addr_max != UINT64_MAX)
 						break;
 					len = 0 - lo;
 				} else {
-					if (end > UINT64_MAX - m)
-						break;
 					hi = (end + m) & ~m;
 					len = hi - lo;
 					if (len == 0 || hi - 1 > caps.addr_max)
 						break;
 				}
-				if (len == 0 || !may_fit(&caps, false, len, free_slots))
-					continue;
-				cnt = ops->split(cpu, false, lo, len, tmp, HWBP_MAX_PIECES);
-				if (cnt > free_slots)
-					continue;
-				w = watched(tmp, cnt);
-				if (!found || w < best_w || (w == best_w && cnt < best_n)) {
-					found = true;
-					best_w = w;
-					best_n = cnt;
-					best_lo = lo;
-					best_len = len;
+				if (len != 0 && may_fit(&caps, false, len, free_slots)) {
+					cnt = ops->split(cpu, false, lo, len, tmp, HWBP_MAX_PIECES);
+					/* tmp holds the pieces only when cnt <= free_slots */
+					w = cnt <= free_slots ? watched(tmp, cnt) : 0;
+					if (cnt <= free_slots &&
+					    (!found || w < best_w || (w == best_w && cnt < best_n))) {
+						found = true;
+						best_w = w;
+						best_n = cnt;
+						best_lo = lo;
+						best_len = len;
+					}
 				}
+				if (top)
+					break;
 			}
 			if (lo == 0)
 				break;
 		}
-		if (!found)
-			return free_slots < pool ? -ENOSPC : -ERANGE;
+		if (!found) {
+			/*
+			 * -ENOSPC promises that the request fits once slots are
+			 * free (hwbp.h); when even the whole pool cannot hold
+			 * it the answer is -ERANGE whatever is free now.
+			 */
+			struct hwbp_plan whole;
+
+			if (free_slots < pool && hwbp_plan(cpu, req, pool, &whole) == 0)
+				return -ENOSPC;
+			return -ERANGE;
+		}
 
 		plan_init(out, req, hwtype, widened, false, true);
 		out->n = ops->split(cpu, false, best_lo, best_len, out->piece, HWBP_MAX_PIECES);

@@ -13,37 +13,115 @@
 
 #include "tracer.h"
 
-/* "ADDR,SIZE" in hex, then end of line. */
+/*
+ * The format, as valgrind's lackey prints it ("I  %08lx,%lu",
+ * " %c %08lx,%lu"): an address of 1-16 hex digits, a comma, a decimal size,
+ * an optional "\r", the end of the line.  Parsed by hand rather than with
+ * strtoull(), which would also take leading blanks, a sign ("-1" becomes
+ * 0xffff...) and a "0x" prefix, none of which lackey prints: such a line is
+ * damage, and damage is counted as a bad line, not replayed as an access.
+ */
+#define LACKEY_MAX_SIZE 64  /* largest access lackey reports (AVX-512) */
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* "ADDR,SIZE" then end of line (the line has no "\n"). */
 static bool parse_pair(const char *p, uint64_t *addr, uint32_t *size)
 {
-	char *end;
-	unsigned long long a, n;
+	uint64_t a = 0, n = 0;
+	unsigned digits = 0;
 
-	a = strtoull(p, &end, 16);
-	if (end == p || *end != ',')
+	for (; hex_digit(*p) >= 0; p++) {
+		if (++digits > 16)
+			return false;
+		a = a << 4 | (uint64_t)hex_digit(*p);
+	}
+	if (digits == 0 || *p++ != ',')
 		return false;
-	p = end + 1;
-	n = strtoull(p, &end, 10);
-	if (end == p || (*end && *end != '\n' && *end != '\r') || n == 0 || n > 64)
+	digits = 0;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		digits++;
+		if (n <= LACKEY_MAX_SIZE) /* saturate: anything above is refused */
+			n = n * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '\r')
+		p++;
+	if (digits == 0 || *p != '\0' || n == 0 || n > LACKEY_MAX_SIZE)
 		return false;
 	*addr = a;
 	*size = (uint32_t)n;
 	return true;
 }
 
+#define LINE_MAX_LEN 255  /* lackey's lines are under 40 bytes */
+
+/*
+ * One line of @in into @line (NUL-terminated, without its "\n"), *nread
+ * set to the bytes consumed.  Returns 1 for a line, 0 for a line that
+ * cannot be lackey's (longer than LINE_MAX_LEN or holding a NUL byte: it
+ * is consumed whole, so that its tail is never read as a line of its own),
+ * -1 at the end of the input.
+ */
+static int read_line(FILE *in, char line[LINE_MAX_LEN + 1], uint64_t *nread)
+{
+	size_t n = 0;
+	bool ok = true;
+	int c;
+
+	*nread = 0;
+	while ((c = getc(in)) != EOF) {
+		(*nread)++;
+		if (c == '\n')
+			break;
+		if (c == '\0' || n == LINE_MAX_LEN)
+			ok = false;
+		else
+			line[n++] = (char)c;
+	}
+	line[n] = '\0';
+	if (c == EOF && *nread == 0)
+		return -1;
+	return ok ? 1 : 0;
+}
+
+/* An instruction line "I" + blanks + pair: its address. */
+static bool parse_instr(const char *line, uint64_t *addr)
+{
+	uint32_t size;
+
+	if (line[0] != 'I' || line[1] != ' ')
+		return false;
+	return parse_pair(line + 1 + strspn(line + 1, " "), addr, &size);
+}
+
 bool hwbpi_lackey_next(void *state, struct hwbpi_work_access *a)
 {
 	struct hwbpi_lackey *s = state;
-	char line[256];
+	char line[LINE_MAX_LEN + 1];
+	uint64_t nread;
+	int r;
 
-	while (fgets(line, sizeof(line), s->in)) {
+	while ((r = read_line(s->in, line, &nread)) >= 0) {
 		uint64_t addr;
 		uint32_t size;
 
 		s->lines++;
-		s->bytes += strlen(line);
-		if (line[0] == 'I' && line[1] == ' ') {
-			if (parse_pair(line + 2 + strspn(line + 2, " "), &addr, &size))
+		s->bytes += nread;
+		if (r == 0) {
+			s->bad++;
+			continue;
+		}
+		if (line[0] == 'I') {
+			if (parse_instr(line, &addr))
 				s->ip = addr;
 			else
 				s->bad++;
@@ -89,7 +167,8 @@ uint64_t hwbpi_lackey_guess_bias(const char *lackey_path, const char *elf_path)
 	const struct hwbp_sym *ref;
 	uint64_t *ip = NULL, *page = NULL, best = 0, refpage, seen = 0, rng = 0x9e3779b97f4a7c15ull;
 	size_t nip = 0, npage = 0, best_score = 0;
-	char line[256];
+	char line[LINE_MAX_LEN + 1];
+	uint64_t nread;
 	FILE *f = NULL;
 	int err;
 
@@ -116,11 +195,10 @@ uint64_t hwbpi_lackey_guess_bias(const char *lackey_path, const char *elf_path)
 	 * instruction addresses (deterministic), and the distinct pages
 	 * executed (the candidates), in order of first execution.
 	 */
-	while (fgets(line, sizeof(line), f)) {
+	while (read_line(f, line, &nread) >= 0) {
 		uint64_t a, pg;
-		uint32_t n;
 
-		if (line[0] != 'I' || !parse_pair(line + 2 + strspn(line + 2, " "), &a, &n))
+		if (!parse_instr(line, &a))
 			continue;
 		seen++;
 		if (nip < BIAS_SAMPLE) {
