@@ -604,6 +604,12 @@ static bool request_matches(const struct hwbp_plan *plan, const struct hwbp_hit 
 		if (h->addr > rlast)
 			return false;
 	}
+	/* The kind, when known, must be the request's: an instruction fetch
+	 * is not a data access of an RW watch on the same bytes, nor a load
+	 * the fetch of an execute breakpoint (x86 DR6 may name a data slot
+	 * and an execute slot together). */
+	if (kind && (kind == HWBP_X) != (r->type == HWBP_X))
+		return false;
 	if (kind && r->type != HWBP_X) {
 		if (kind == HWBP_R && !(r->type & HWBP_R))
 			return false;

@@ -775,6 +775,30 @@ static void test_decode_filter(void **state)
 	acc.priv = 1;
 	assert_int_equal(hwbp_decode(&F.ctx, 0, NULL, &st, &acc, &hit), 0);
 	assert_true(hit.requests == (1ull << id));
+
+	/* The kind must be the request's: x86 DR6 may name an execute slot
+	 * and a data slot at once (both B bits), and a fetch is no access
+	 * of the RW watch, nor a load the fetch of the execute breakpoint
+	 * (found by tests/fuzz/fuzz_decode.c). */
+	{
+		struct hwbp_request x = rq(0x3000, 1, HWBP_X);
+		int idx;
+
+		assert_int_equal(hwbp_install(&F.ctx, &x, 0, NULL, &idx), 0);
+		st.u.x86.dr6 = 0xffff0ff0 | 0x3;
+		acc.addr = 0x3000;
+		acc.size = 1;
+		acc.priv = 1;
+		acc.kind = HWBP_X;
+		assert_int_equal(hwbp_decode(&F.ctx, 0, NULL, &st, &acc, &hit), 0);
+		assert_true(hit.requests == (1ull << idx));
+		acc.kind = HWBP_R;
+		assert_int_equal(hwbp_decode(&F.ctx, 0, NULL, &st, &acc, &hit), 0);
+		assert_true(hit.requests == (1ull << id));
+		acc.kind = 0;   /* unknown: both stay */
+		assert_int_equal(hwbp_decode(&F.ctx, 0, NULL, &st, &acc, &hit), 0);
+		assert_true(hit.requests == ((1ull << id) | (1ull << idx)));
+	}
 	/* Not a debug event at all. */
 	st.u.x86.dr6 = 0xffff0ff0;
 	assert_int_equal(hwbp_decode(&F.ctx, 0, NULL, &st, &acc, &hit), -EINVAL);
