@@ -329,16 +329,14 @@ static void fuzz_ctx(struct fz *f, const struct hwbp_cpu *cpu, const struct hwbp
 			/* the access touched the request's own bytes ... */
 			if (acc.size)
 				CHECK(overlaps(acc.addr, acc.size, pl->req.addr, pl->req.len));
-			/*
-			 * ... with a kind it watches.  Only R/W accesses
-			 * against data requests are checked: generic/slots.c
-			 * request_matches() does not compare an execute
-			 * access with a data request or a data access with an
-			 * execute request (hwbp.h says "its type matches the
-			 * access kind when known"; reported to the lead).
-			 */
-			if ((acc.kind == HWBP_R || acc.kind == HWBP_W) && pl->req.type != HWBP_X)
-				CHECK((acc.kind & pl->req.type) != 0);
+			/* ... with a kind it watches: a fetch only an execute
+			 * request, a load or store only a data request of
+			 * that direction (hwbp.h, hwbp_decode). */
+			if (acc.kind) {
+				CHECK((acc.kind == HWBP_X) == (pl->req.type == HWBP_X));
+				if (acc.kind != HWBP_X)
+					CHECK((acc.kind & pl->req.type) != 0);
+			}
 			/* ... at a privilege level it watches */
 			if (acc.priv == 0)
 				CHECK(pl->req.scope != HWBP_SCOPE_USER);
