@@ -53,8 +53,11 @@
 #endif
 
 /* Events per CPU: fewer under a sanitizer, whose runtime makes each
- * event some ten times slower (the interleavings are what matter). */
-#ifdef SANITIZED
+ * event some ten times slower, and under qemu-user (cross builds:
+ * HWBP_UNDER_EMULATION, tests/unit/meson.build), where spinning threads
+ * of emulated CPUs share the host's cores (the interleavings are what
+ * matter, not the count). */
+#if defined(SANITIZED) || defined(HWBP_UNDER_EMULATION)
 #define NEV 50000u
 #else
 #define NEV 200000u
