@@ -264,7 +264,8 @@ static int plan_all(struct sess *s, const struct hwbp_cpu *cpu, char *err, size_
 		return -ENOMEM;
 	for (unsigned i = 0; i < t->nw; i++) {
 		const struct hwbpi_watch *w = &t->w[i];
-		struct hwbp_request q = { w->addr, w->len, w->type, HWBP_SCOPE_USER, HWBP_REQ_WIDEN };
+		struct hwbp_request q = { w->addr, hwbpi_watch_len(w, cpu), w->type, HWBP_SCOPE_USER,
+					  HWBP_REQ_WIDEN };
 		bool inst = (w->type & HWBP_X) && !caps.shared;
 		unsigned pool = inst ? caps.inst_slots : caps.data_slots;
 		unsigned used = caps.shared ? used_d + used_i : inst ? used_i : used_d;

@@ -954,8 +954,8 @@ static int setup(struct loop *L, const struct hwbp_cpu *cpu, char *err, size_t e
 		/* User addresses, local enable bits (x86 Ln: per task, as
 		 * Linux itself programs them), R widened to RW where the CPU
 		 * has no R (x86). */
-		struct hwbp_request q = { w->addr, w->len, w->type, HWBP_SCOPE_USER,
-					  HWBP_REQ_WIDEN | HWBP_REQ_LOCAL };
+		struct hwbp_request q = { w->addr, hwbpi_watch_len(w, cpu), w->type,
+					  HWBP_SCOPE_USER, HWBP_REQ_WIDEN | HWBP_REQ_LOCAL };
 
 		w->req = -1;
 		if ((w->type & HWBP_X) && (w->type & HWBP_RW)) {

@@ -67,8 +67,11 @@ int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 		}
 		w.addr = s->addr + e->off;
 		/* The default length is the symbol's own size (ksym_trace_filter
-		 * used a fixed 4), less the offset. */
-		w.len = e->len ? e->len : (s->size > e->off ? s->size - e->off : 0);
+		 * used a fixed 4), less the offset; for execution, the
+		 * instruction there (a breakpoint on entry: a whole function
+		 * would take one hardware slot per instruction on x86). */
+		w.entry = !e->len && e->type == HWBP_X;
+		w.len = e->len ? e->len : w.entry ? 0 : (s->size > e->off ? s->size - e->off : 0);
 		if (e->off)
 			snprintf(w.name, sizeof(w.name), "%s+%" PRIu64, e->sym, e->off);
 		else
@@ -89,7 +92,7 @@ int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 		t->nw = k;
 		return 0;
 	}
-	if (w.len == 0) {
+	if (w.len == 0 && !w.entry) {
 		hwbpi_say(err, errlen, "%s: the symbol table gives no size: add /LEN", w.name);
 		return -EINVAL;
 	}
@@ -105,6 +108,16 @@ int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 	}
 	t->w[t->nw++] = w;
 	return 0;
+}
+
+uint64_t hwbpi_watch_len(const struct hwbpi_watch *w, const struct hwbp_cpu *cpu)
+{
+	struct hwbp_caps caps;
+
+	if (!w->entry)
+		return w->len;
+	/* An unknown model plans one byte; the planner then says why. */
+	return hwbp_caps_get(cpu, &caps) == 0 && caps.inst_len ? caps.inst_len : 1;
 }
 
 int hwbpi_tracer_start(struct hwbpi_tracer *t, unsigned ncpus, bool trace, size_t ring_bytes,
@@ -274,7 +287,8 @@ int hwbpi_trace_sim(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu_model, un
 	}
 	for (unsigned i = 0; ret == 0 && i < t->nw; i++) {
 		struct hwbpi_watch *w = &t->w[i];
-		struct hwbp_request q = { w->addr, w->len, w->type, HWBP_SCOPE_BOTH, HWBP_REQ_WIDEN };
+		struct hwbp_request q = { w->addr, hwbpi_watch_len(w, cpu_model), w->type, HWBP_SCOPE_BOTH,
+					  HWBP_REQ_WIDEN };
 
 		/* X with R or W is two requests' worth; the tracer watches data
 		 * or execution, as the entry's letters say. */

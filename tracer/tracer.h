@@ -18,8 +18,15 @@ struct hwbpi_watch {
 	char name[HWBP_TRACE_SYM_LEN + 32];  /* "pid_max", "buf+8", "0x1000" */
 	uint64_t addr, len;
 	unsigned type;                       /* HWBP_R/W/X bits */
+	bool entry;                          /* SYM:--x without /LEN: len is the CPU's
+					      * instruction (hwbpi_watch_len) */
 	int req;                             /* request id once installed, else -1 */
 };
+
+/* The length to plan for watch @w on @cpu: its own, or for an execute
+ * watch of a symbol without /LEN one instruction at the symbol (1 byte on
+ * x86, 4 on arm64 and powerpc: caps.inst_len), a breakpoint on entry. */
+uint64_t hwbpi_watch_len(const struct hwbpi_watch *w, const struct hwbp_cpu *cpu);
 
 struct hwbpi_tracer {
 	const struct hwbp_symtab *syms;

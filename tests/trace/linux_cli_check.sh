@@ -13,12 +13,13 @@ hwbp=$1 prog=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-expect() {  # expect FILE KIND FUNCTION COUNT
-  if ! awk -v k="$2" -v f="$3" -v n="$4" \
-      '$1 == k && $2 == "counter" && $3 == f && $4 == n { ok = 1 } END { exit !ok }' "$1"; then
-    echo "FAIL: expected '$2 counter $3 $4' in:"; cat "$1"; fail=1
+expect_sym() {  # expect_sym FILE KIND SYMBOL FUNCTION COUNT: that histogram row
+  if ! awk -v k="$2" -v s="$3" -v f="$4" -v n="$5" \
+      '$1 == k && $2 == s && $3 == f && $4 == n { ok = 1 } END { exit !ok }' "$1"; then
+    echo "FAIL: expected '$2 $3 $4 $5' in:"; cat "$1"; fail=1
   fi
 }
+expect() { expect_sym "$1" "$2" counter "$3" "$4"; }  # expect FILE KIND FUNCTION COUNT
 "$hwbp" trace -e 'counter:rw-' -- "$prog" > "$tmp/rw.txt"
 expect "$tmp/rw.txt" W bump 1000
 expect "$tmp/rw.txt" '?' bump 1000
@@ -35,6 +36,13 @@ expect "$tmp/perf-rw.txt" '?' bump 2000
 expect "$tmp/perf-rw.txt" '?' peek 250
 "$hwbp" trace --backend perf -e 'counter:-w-' -- "$prog" > "$tmp/perf-w.txt"
 expect "$tmp/perf-w.txt" W bump 1000
+# Execution: SYM:--x is a breakpoint on the function's first instruction
+# (x86 1 byte, arm64 4): one hit per call, with either backend.
+"$hwbp" trace -e 'bump:--x' -e 'peek:--x' -- "$prog" > "$tmp/x.txt"
+expect_sym "$tmp/x.txt" X bump bump 1000
+expect_sym "$tmp/x.txt" X peek peek 250
+"$hwbp" trace --backend perf -e 'bump:--x' -- "$prog" > "$tmp/perf-x.txt"
+expect_sym "$tmp/perf-x.txt" X bump bump 1000
 # Errors a user meets: one line each.
 if "$hwbp" trace -e 'nosuch:rw-' -- "$prog" 2> "$tmp/err.txt"; then fail=1; fi
 grep -q "no symbol 'nosuch'" "$tmp/err.txt" || { echo "FAIL: unknown symbol message"; cat "$tmp/err.txt"; fail=1; }

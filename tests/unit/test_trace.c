@@ -64,6 +64,32 @@ static void test_apply(void **state)
 	assert_string_equal(T.w[0].name, "avenrun+8");
 	entry(&T, "*:---", 0);                 /* clear */
 	assert_int_equal(T.nw, 0);
+
+	/* Execution of a symbol without /LEN: a breakpoint on its first
+	 * instruction, whose length is the CPU's (caps.inst_len); with /LEN
+	 * or on data, the length given or the symbol's size. */
+	{
+		static const struct { const char *cpu; uint64_t len; } rows[] = {
+			{ "x86_64", 1 },       /* DR7 LEN=00: one byte (SDM 17.2.5) */
+			{ "cortex-a57", 4 },   /* A64 instructions: 4 bytes */
+			{ "power9", 4 },       /* CIABR: one word */
+		};
+		struct hwbp_cpu cpu;
+
+		entry(&T, "do_timer:--x", 0);
+		assert_true(T.w[0].entry && T.w[0].len == 0);
+		entry(&T, "do_timer+4/8:--x", 0);
+		assert_false(T.w[1].entry);
+		entry(&T, "jiffies:rw-", 0);
+		assert_false(T.w[2].entry);
+		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+			assert_int_equal(hwbp_cpu_preset(rows[i].cpu, &cpu), 0);
+			assert_true(hwbpi_watch_len(&T.w[0], &cpu) == rows[i].len);
+			assert_true(hwbpi_watch_len(&T.w[1], &cpu) == 8);
+			assert_true(hwbpi_watch_len(&T.w[2], &cpu) == 8);
+		}
+		entry(&T, "*:---", 0);
+	}
 	hwbp_symtab_free(syms);
 }
 
