@@ -23,27 +23,16 @@
  */
 #define LACKEY_MAX_SIZE 64  /* largest access lackey reports (AVX-512) */
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* "ADDR,SIZE" then end of line (the line has no "\n"). */
 static bool parse_pair(const char *p, uint64_t *addr, uint32_t *size)
 {
 	uint64_t a = 0, n = 0;
 	unsigned digits = 0;
 
-	for (; hex_digit(*p) >= 0; p++) {
+	for (; hwbpi_hexval(*p) >= 0; p++) {
 		if (++digits > 16)
 			return false;
-		a = a << 4 | (uint64_t)hex_digit(*p);
+		a = a << 4 | (uint64_t)hwbpi_hexval(*p);
 	}
 	if (digits == 0 || *p++ != ',')
 		return false;

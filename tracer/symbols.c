@@ -216,7 +216,8 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-static int hexval(char c)
+/* One hex digit's value, or -1 (shared with the lackey reader). */
+int hwbpi_hexval(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -255,7 +256,7 @@ static int parse_line(const char *p, const char *e, uint64_t *addr, char *type,
 		p++;
 	if (p == e)
 		return 0;
-	while (p < e && (v = hexval(*p)) >= 0) {
+	while (p < e && (v = hwbpi_hexval(*p)) >= 0) {
 		if (++digits > 16)
 			return -EINVAL;
 		a = a << 4 | (unsigned)v;

@@ -46,6 +46,10 @@ struct hwbpi_tracer {
 	struct hwbpi_hit_cache *cache;
 };
 
+/* The value of hex digit @c (0-9, a-f, A-F), or -1: symbol maps and lackey
+ * traces, parsed by hand so that no sign, prefix or blank slips through. */
+int hwbpi_hexval(char c);
+
 /* Print a one-line message for the user into @err (any of them may be
  * NULL/0: then nothing).  Shared by the tracer and its backends. */
 void hwbpi_say(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

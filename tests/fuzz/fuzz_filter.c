@@ -15,13 +15,7 @@
 
 #include <hwbp/trace.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c)                                                                          \
-	do {                                                                              \
-		if (!(c))                                                                 \
-			__builtin_trap();                                                 \
-	} while (0)
+#include "fuzz_common.h"
 
 /* The canonical text of an entry. */
 static void format(const struct hwbp_trace_entry *e, char *buf, size_t len)
