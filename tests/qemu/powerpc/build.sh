@@ -27,7 +27,8 @@ strict=(-Werror)
 
 own=(tests/qemu/powerpc/kernel.c arch/powerpc/glue.c)
 lib=(generic/arch.c generic/cpu.c generic/plan.c generic/slots.c
-     $(ls arch/x86/*.c arch/arm64/*.c | grep -v '/glue\.c$')
+     arch/x86/caps.c arch/x86/encode.c arch/x86/decode.c
+     arch/arm64/caps.c arch/arm64/encode.c arch/arm64/decode.c
      arch/powerpc/caps.c arch/powerpc/encode.c arch/powerpc/decode.c)
 common=(tests/qemu/common/runner.c tests/qemu/common/libc.c sim/format.c)
 
