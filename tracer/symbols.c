@@ -35,6 +35,8 @@
 
 #include <hwbp/trace.h>
 
+#include "tracer.h"
+
 #ifdef HWBP_HAVE_LIBELF
 #include <gelf.h>
 #include <libelf.h>
@@ -214,18 +216,6 @@ int hwbp_symtab_add(struct hwbp_symtab *t, const char *name, uint64_t addr,
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t';
-}
-
-/* One hex digit's value, or -1 (shared with the lackey reader). */
-int hwbpi_hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* A name or module byte: anything visible (UTF-8 included), never a

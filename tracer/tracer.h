@@ -47,8 +47,18 @@ struct hwbpi_tracer {
 };
 
 /* The value of hex digit @c (0-9, a-f, A-F), or -1: symbol maps and lackey
- * traces, parsed by hand so that no sign, prefix or blank slips through. */
-int hwbpi_hexval(char c);
+ * traces, parsed by hand so that no sign, prefix or blank slips through
+ * (inline: it runs per byte of a trace). */
+static inline int hwbpi_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
 
 /* Print a one-line message for the user into @err (any of them may be
  * NULL/0: then nothing).  Shared by the tracer and its backends. */
