@@ -44,13 +44,7 @@
 
 #include "tracer.h"
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
+#include "sanitized.h"
 
 /* Events per CPU: fewer under a sanitizer, whose runtime makes each
  * event some ten times slower, and under qemu-user (cross builds:

@@ -28,13 +28,7 @@ int hwbpi_ring_set_start(struct hwbp_ring *r, uint64_t pos);
  * The -ENOMEM test asks for an impossible size; sanitizer allocators abort
  * on that unless told to return NULL like the C library does.
  */
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
+#include "sanitized.h"
 #ifdef SANITIZED
 const char *__tsan_default_options(void);
 const char *__asan_default_options(void);
