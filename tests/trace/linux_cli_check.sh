@@ -38,11 +38,31 @@ expect "$tmp/perf-rw.txt" '?' peek 250
 expect "$tmp/perf-w.txt" W bump 1000
 # Execution: SYM:--x is a breakpoint on the function's first instruction
 # (x86 1 byte, arm64 4): one hit per call, with either backend.
-"$hwbp" trace -e 'bump:--x' -e 'peek:--x' -- "$prog" > "$tmp/x.txt"
-expect_sym "$tmp/x.txt" X bump bump 1000
-expect_sym "$tmp/x.txt" X peek peek 250
-"$hwbp" trace --backend perf -e 'bump:--x' -- "$prog" > "$tmp/perf-x.txt"
-expect_sym "$tmp/perf-x.txt" X bump bump 1000
+x_rows() {  # x_rows FILE SYM:COUNT...: FILE has the row "X SYM SYM COUNT" for each
+  f=$1; shift
+  for sc in "$@"; do
+    awk -v s="${sc%%:*}" -v n="${sc#*:}" \
+      '$1 == "X" && $2 == s && $3 == s && $4 == n { ok = 1 } END { exit !ok }' "$f" || return 1
+  done
+}
+x_check() {  # x_check NAME 'SYM:COUNT...' TRACE-OPTIONS...
+  name=$1 rows=$2; shift 2
+  "$hwbp" trace "$@" -- "$prog" > "$tmp/$name.txt"
+  # In the QEMU TCG guest (Debian's 6.1 kernel) an execute breakpoint now
+  # and then lets one call run without its hit, with ptrace and perf alike
+  # (tests/guest/hwbreak.c measured it: a few in 300,000 calls, none on
+  # real CPUs): there, and only there, a round that missed is run again
+  # once, and the first round is shown.
+  # shellcheck disable=SC2086
+  if ! x_rows "$tmp/$name.txt" $rows && [ -n "${HWBP_GUEST:-}" ]; then
+    echo "retried $name (QEMU TCG guest), the first round gave:"; cat "$tmp/$name.txt"
+    "$hwbp" trace "$@" -- "$prog" > "$tmp/$name.txt"
+  fi
+  # shellcheck disable=SC2086
+  x_rows "$tmp/$name.txt" $rows || { echo "FAIL: expected X rows $rows in:"; cat "$tmp/$name.txt"; fail=1; }
+}
+x_check x 'bump:1000 peek:250' -e 'bump:--x' -e 'peek:--x'
+x_check perf-x 'bump:1000' --backend perf -e 'bump:--x'
 # Errors a user meets: one line each.
 if "$hwbp" trace -e 'nosuch:rw-' -- "$prog" 2> "$tmp/err.txt"; then fail=1; fi
 grep -q "no symbol 'nosuch'" "$tmp/err.txt" || { echo "FAIL: unknown symbol message"; cat "$tmp/err.txt"; fail=1; }
