@@ -348,13 +348,42 @@ static void cpu_range(const struct hwbp_ctx *ctx, int cpu, unsigned *first, unsi
 	*last = cpu == ALL_CPUS ? ctx->ncpus - 1 : (unsigned)cpu;
 }
 
+/*
+ * Move request @id from @oldp to @newp where it lives (@task, or CPU @cpu /
+ * every CPU): a task's registers are written by the host at switch-in
+ * (hwbp_task_regs), so only the CPUs' change can fail, all-or-nothing.
+ */
+static int change_request(struct hwbp_ctx *ctx, int cpu, struct hwbp_task *task, int id,
+			  const struct hwbp_plan *oldp, const struct hwbp_plan *newp)
+{
+	unsigned first, last;
+
+	if (task) {
+		transform(ctx, &task->slots, id, oldp, newp);
+		return 0;
+	}
+	cpu_range(ctx, cpu, &first, &last);
+	return change_cpus(ctx, first, last, id, oldp, newp);
+}
+
+/* Check @req, then plan it into @freeslots slots of the pool it needs. */
+static int plan_into(const struct hwbp_ctx *ctx, const struct hwbp_request *req,
+		     unsigned freeslots, struct hwbp_plan *plan)
+{
+	int ret = hwbp_request_check(&ctx->cpu, req);
+
+	if (ret)
+		return ret;
+	if (freeslots == 0)
+		return pool_size(ctx, req->type == HWBP_X) ? -ENOSPC : -EOPNOTSUPP;
+	return hwbp_plan(&ctx->cpu, req, freeslots, plan);
+}
+
 int hwbp_install(struct hwbp_ctx *ctx, const struct hwbp_request *req,
 		 int cpu, struct hwbp_task *task, int *id)
 {
 	struct hwbp_reqrec *rec;
 	struct hwbp_plan plan;
-	unsigned freeslots, first, last;
-	bool inst;
 	int slot = -1, ret;
 
 	if (!ctx || !req || !id)
@@ -371,30 +400,14 @@ int hwbp_install(struct hwbp_ctx *ctx, const struct hwbp_request *req,
 			slot = i;
 
 	/* Plan against the pool the request needs. */
-	ret = hwbp_request_check(&ctx->cpu, req);
-	if (ret)
-		return ret;
-	inst = req->type == HWBP_X;
-	freeslots = free_in(ctx, cpu, task, inst);
-	if (freeslots == 0)
-		return pool_size(ctx, inst) ? -ENOSPC : -EOPNOTSUPP;
-	ret = hwbp_plan(&ctx->cpu, req, freeslots, &plan);
+	ret = plan_into(ctx, req, free_in(ctx, cpu, task, req->type == HWBP_X), &plan);
 	if (ret)
 		return ret;
 	if (slot < 0)
 		return -ENOSPC;
-
-	if (task) {
-		/* A task's registers are written at switch-in by the host
-		 * (hwbp_task_regs), so there is nothing to fail here. */
-		apply(ctx, &task->slots, slot, &plan);
-		reencode(ctx, &task->slots);
-	} else {
-		cpu_range(ctx, cpu, &first, &last);
-		ret = change_cpus(ctx, first, last, slot, NULL, &plan);
-		if (ret)
-			return ret;
-	}
+	ret = change_request(ctx, cpu, task, slot, NULL, &plan);
+	if (ret)
+		return ret;
 	rec = &ctx->req[slot];
 	rec->live = true;
 	rec->cpu = cpu;
@@ -412,17 +425,9 @@ int hwbp_remove(struct hwbp_ctx *ctx, int id)
 	if (!ctx || id < 0 || id >= HWBP_MAX_REQUESTS || !ctx->req[id].live)
 		return -EINVAL;
 	rec = &ctx->req[id];
-	if (rec->task) {
-		unapply(ctx, &rec->task->slots, id, &rec->plan);
-		reencode(ctx, &rec->task->slots);
-	} else {
-		unsigned first, last;
-
-		cpu_range(ctx, rec->cpu, &first, &last);
-		ret = change_cpus(ctx, first, last, id, &rec->plan, NULL);
-		if (ret)
-			return ret;
-	}
+	ret = change_request(ctx, rec->cpu, rec->task, id, &rec->plan, NULL);
+	if (ret)
+		return ret;
 	memset(rec, 0, sizeof(*rec));
 	return 0;
 }
@@ -465,35 +470,17 @@ int hwbp_modify(struct hwbp_ctx *ctx, int id, const struct hwbp_request *req)
 {
 	struct hwbp_reqrec *rec;
 	struct hwbp_plan plan;
-	unsigned freeslots;
-	bool inst;
 	int ret;
 
 	if (!ctx || !req || id < 0 || id >= HWBP_MAX_REQUESTS || !ctx->req[id].live)
 		return -EINVAL;
 	rec = &ctx->req[id];
-	ret = hwbp_request_check(&ctx->cpu, req);
+	ret = plan_into(ctx, req, free_for_modify(ctx, id, req->type == HWBP_X), &plan);
 	if (ret)
 		return ret;
-	inst = req->type == HWBP_X;
-	freeslots = free_for_modify(ctx, id, inst);
-	if (freeslots == 0)
-		return pool_size(ctx, inst) ? -ENOSPC : -EOPNOTSUPP;
-	ret = hwbp_plan(&ctx->cpu, req, freeslots, &plan);
+	ret = change_request(ctx, rec->cpu, rec->task, id, &rec->plan, &plan);
 	if (ret)
 		return ret;
-
-	if (rec->task) {
-		/* As for install: written by the host at switch-in. */
-		transform(ctx, &rec->task->slots, id, &rec->plan, &plan);
-	} else {
-		unsigned first, last;
-
-		cpu_range(ctx, rec->cpu, &first, &last);
-		ret = change_cpus(ctx, first, last, id, &rec->plan, &plan);
-		if (ret)
-			return ret;
-	}
 	rec->plan = plan;
 	return 0;
 }
