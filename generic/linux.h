@@ -70,9 +70,10 @@ int hwbpi_linux_hit_done(pid_t tid);
 extern const bool hwbpi_linux_step_over;
 
 /*
- * Whether the kernel can program @piece through ptrace; 0, or
- * -EOPNOTSUPP with @why (one phrase) filled.  arm64: no MASK
- * (len <= 8, inside one doubleword).
+ * Whether the kernel can program @piece as a task's breakpoint (ptrace
+ * or perf_event_open: both go through hw_breakpoint); 0, or -EOPNOTSUPP
+ * with @why (one phrase) filled.  arm64: no MASK (len <= 8, inside one
+ * doubleword); powerpc: no instruction breakpoint.
  */
 int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwbp_piece *piece,
 			 char *why, size_t whylen);

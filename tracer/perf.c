@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "linux.h"
 #include "perf.h"
 
 #define POLL_MS 50
@@ -288,17 +289,19 @@ static int plan_all(struct sess *s, const struct hwbp_cpu *cpu, char *err, size_
 			    ret == -EFAULT ? "not a user-space address" : "refused by the planner");
 			return ret;
 		}
-		/* arm64: perf takes 1 to 8 bytes in one doubleword
-		 * (arch_build_bp_info() in arch/arm64/kernel/hw_breakpoint.c):
-		 * no MASK block, which the planner may use for a large or
-		 * enlarged watch; refused here rather than by an EINVAL. */
-		for (unsigned k = 0; cpu->arch == HWBP_ARCH_ARM64 && !plan.inst && k < plan.n; k++)
-			if (plan.piece[k].len > 8) {
-				hwbpi_say(err, n, "%s: a %" PRIu64 "-byte block needs a MASK watchpoint, "
-				    "which Linux cannot program (at most 8 bytes per watchpoint)",
-				    w->name, plan.piece[k].len);
-				return -EOPNOTSUPP;
+		/* Pieces Linux cannot program for a task (arm64: no MASK block,
+		 * at most 8 bytes in one doubleword, arch_build_bp_info();
+		 * powerpc: no instruction breakpoint): the same hw_breakpoint
+		 * rules as for ptrace, refused here rather than by an EINVAL. */
+		for (unsigned k = 0; k < plan.n; k++) {
+			char why[160];
+
+			ret = hwbpi_linux_piece_ok(cpu, plan.inst, &plan.piece[k], why, sizeof(why));
+			if (ret) {
+				hwbpi_say(err, n, "%s: %s", w->name, why);
+				return ret;
 			}
+		}
 		for (unsigned k = 0; k < plan.n; k++) {
 			struct piece *p = &s->pc[s->npc++];
 

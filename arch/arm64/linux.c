@@ -161,10 +161,11 @@ int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwb
 			 char *why, size_t whylen)
 {
 	(void)cpu;
-	/* No MASK through ptrace: one doubleword per watchpoint at most. */
+	/* No MASK for a task's breakpoints (ptrace or perf): one doubleword
+	 * per watchpoint at most (arch_build_bp_info()). */
 	if (!inst && (piece->len > 8 || (piece->addr & 7) + piece->len > 8)) {
-		snprintf(why, whylen, "a %llu-byte block needs DBGWCR.MASK, which Linux ptrace "
-			 "cannot set (at most 8 bytes in one doubleword per watchpoint)",
+		snprintf(why, whylen, "a %llu-byte block needs DBGWCR.MASK, which Linux cannot set "
+			 "for a task (at most 8 bytes in one doubleword per watchpoint)",
 			 (unsigned long long)piece->len);
 		return -EOPNOTSUPP;
 	}

@@ -148,7 +148,7 @@ int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwb
 	(void)cpu;
 	(void)piece;
 	if (inst) {
-		snprintf(why, whylen, "Linux offers ptrace no instruction breakpoint on this CPU");
+		snprintf(why, whylen, "Linux offers a task no instruction breakpoint on this CPU");
 		return -EOPNOTSUPP;
 	}
 	return 0;
