@@ -982,9 +982,9 @@ static int setup(struct loop *L, const struct hwbp_cpu *cpu, char *err, size_t e
 		}
 		/* Pieces the kernel cannot program through ptrace (arm64 MASK
 		 * blocks): refused here rather than watched wrongly. */
-		for (unsigned k = 0; ret == 0 && k < hwbp_plan_of(&L->ctx, w->req)->n; k++) {
-			const struct hwbp_plan *pl = hwbp_plan_of(&L->ctx, w->req);
+		const struct hwbp_plan *pl = ret ? NULL : hwbp_plan_of(&L->ctx, w->req);
 
+		for (unsigned k = 0; pl && ret == 0 && k < pl->n; k++) {
 			ret = hwbpi_linux_piece_ok(cpu, pl->inst, &pl->piece[k], why, sizeof(why));
 			if (ret)
 				hwbpi_say(err, errlen, "%s: %s", w->name, why);
