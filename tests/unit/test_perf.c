@@ -812,8 +812,8 @@ static void test_errors(void **state)
 	watch("bytes/64", bytes, 64, HWBP_W);
 	assert_int_equal(hwbpi_perf_trace(&T, &CPU, getpid(), false, &o, &res, err, sizeof(err)),
 			 CPU.arch == HWBP_ARCH_ARM64 ? -EOPNOTSUPP : -ERANGE);
-	assert_non_null(strstr(err, CPU.arch == HWBP_ARCH_ARM64 ? "bytes/64: a 64-byte block needs a "
-			       "MASK watchpoint" : "larger than this CPU can watch"));
+	assert_non_null(strstr(err, CPU.arch == HWBP_ARCH_ARM64 ? "bytes/64: a 64-byte block needs "
+			       "DBGWCR.MASK" : "larger than this CPU can watch"));
 	watches_clear();
 }
 

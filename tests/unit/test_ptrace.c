@@ -335,7 +335,7 @@ static void test_fifth_watch_enospc(void **state)
 }
 
 /* 64 bytes: x86 would need 8 debug registers (-ERANGE); arm64 one MASK
- * block, which Linux's ptrace cannot set (-EOPNOTSUPP, not watched
+ * block, which Linux cannot set for a task's breakpoint (-EOPNOTSUPP, not watched
  * wrongly). */
 static void test_large_watch(void **state)
 {
