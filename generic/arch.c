@@ -21,6 +21,11 @@ const struct hwbpi_arch_ops *hwbpi_arch_ops(enum hwbp_arch arch)
 	return NULL;
 }
 
+const char *hwbp_version(void)
+{
+	return HWBP_VERSION_STRING;
+}
+
 static const struct hwbpi_arch_ops *ops_of(const struct hwbp_cpu *cpu)
 {
 	return cpu ? hwbpi_arch_ops(cpu->arch) : NULL;

@@ -21,6 +21,19 @@
 extern "C" {
 #endif
 
+/* The version of these headers; hwbp_version() is the library's. */
+#define HWBP_VERSION_MAJOR 0
+#define HWBP_VERSION_MINOR 2
+#define HWBP_VERSION_PATCH 0
+#define HWBP_VERSION_STRING "0.2.0"
+
+/*
+ * hwbp_version - the version of the library actually linked ("0.2.0"),
+ * which may differ from HWBP_VERSION_STRING of the headers a program was
+ * built with.  No errors; any context.
+ */
+const char *hwbp_version(void);
+
 /* ------------------------------------------------------------------ */
 /* Generic access types (flags).                                       */
 /* ------------------------------------------------------------------ */

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers every hwbp subcommand shares: the one number parser, errno
+ * names, --version, and checked output (a failed write is an error).
+ */
+#ifndef HWBP_CLI_UTIL_H
+#define HWBP_CLI_UTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/*
+ * cli_parse_u64 - the one number syntax of the command line: decimal
+ * digits, or 0x/0X and hex digits; the whole string, no sign, no blank,
+ * no octal (a leading 0 is still decimal).
+ * Errors: -EINVAL (empty, NULL or not a number), -ERANGE (over 2^64 - 1).
+ */
+int cli_parse_u64(const char *s, uint64_t *out);
+
+/* "ENOSPC", "EACCES", ... for any errno (sign ignored); "E<number>" for
+ * one the C library does not name. */
+const char *cli_errno_name(int err);
+
+/* Print "hwbp VERSION" on stdout (the --version of every subcommand);
+ * returns the exit status (0, or 1 when stdout cannot be written). */
+int cli_version(void);
+
+/*
+ * cli_close_output - flush @f and check its error flag: on a failed write
+ * print "hwbp: write error on WHAT: ENAME (text)" and return 1, else 0.
+ * Call it before exiting 0 for stdout and for every output file (which
+ * it closes unless it is stdout or stderr).
+ */
+int cli_close_output(FILE *f, const char *what);
+
+#endif /* HWBP_CLI_UTIL_H */
