@@ -358,8 +358,7 @@ static void reset(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu 
 	memset(c, 0, sizeof(*c));
 	/* DR0-DR3 = 0, DR6 = 0xFFFF0FF0, DR7 = 0x400 (SDM §17.2, Table 10-1
 	 * state after reset); CR4 = 0 (DE clear), RF = 0, CPL 0. */
-	c->regs.arch = HWBP_ARCH_X86;
-	hwbpi_x86_reset(cpu, &c->regs);
+	hwbp_regs_reset(cpu, &c->regs);
 	c->s.x86.cr4 = 0;
 	c->s.x86.rf = 0;
 	c->s.x86.cpl = 0;

@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
-# Every symbol the shared library exports starts with hwbp_, and the
-# public API is really there.
+# check_exports.sh LIB "SYM..." - every symbol the shared library exports
+# starts with hwbp_ and carries a version (the library's version script),
+# and the named public API is really there.
 set -euo pipefail
 lib=$1
-syms=$(nm -D --defined-only "$lib" | awk '{print $3}' | sed 's/@.*//' | sort -u)
+must=$2
+raw=$(nm -D --defined-only "$lib" | awk '$2 != "A" {print $3}')
+syms=$(printf '%s\n' "$raw" | sed 's/@.*//' | sort -u)
 bad=$(printf '%s\n' "$syms" | grep -v '^hwbp_' || true)
+unversioned=$(printf '%s\n' "$raw" | grep -v '@' || true)
 n=$(printf '%s\n' "$syms" | grep -c '^hwbp_' || true)
 if [ -n "$bad" ]; then
   echo "exported names without the hwbp_ prefix:"; printf '  %s\n' $bad; exit 1
 fi
-for must in hwbp_plan hwbp_install hwbp_decode hwbp_caps_get hwbp_cpu_preset; do
-  printf '%s\n' "$syms" | grep -qx "$must" || { echo "missing export: $must"; exit 1; }
+if [ -n "$unversioned" ]; then
+  echo "exported names without a symbol version:"; printf '  %s\n' $unversioned; exit 1
+fi
+for m in $must; do
+  printf '%s\n' "$syms" | grep -qx "$m" || { echo "missing export: $m"; exit 1; }
 done
-echo "$n exported symbols, all hwbp_*"
+ver=$(printf '%s\n' "$raw" | sed -n 's/.*@@*//p' | sort -u | tr '\n' ' ')
+echo "$(basename "$lib"): $n exported symbols, all hwbp_*, version $ver"
