@@ -117,7 +117,7 @@ def main():
     rc, out, _ = run(["plan", "--cpu", "cortex-a57", "--json", "0x1001", "13", "rw"])
     j = json.loads(out)
     if rc != 0 or j["exact"] is not True or j["extra_bytes"] != 0 or \
-            [(p["addr"], p["len"]) for p in j["pieces"]] != [(0x1001, 7), (0x1008, 6)]:
+            [(int(p["addr"], 16), p["len"]) for p in j["pieces"]] != [(0x1001, 7), (0x1008, 6)]:
         fails += 1
         print("FAIL plan --json cortex-a57:", out)
     rc, out, _ = run(["plan", "--cpu", "x86_64", "--json", "0x1000", "4", "r"])
