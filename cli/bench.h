@@ -62,6 +62,8 @@ int bench_write_elf(const char *path, const struct bench_text *ft);
 #define BENCH_WATCH_A UINT64_C(0x40000000)
 #define BENCH_WATCH_B UINT64_C(0x40000040)
 #define BENCH_LACKEY_ROUNDS 3
+/* The CPU model the replay simulates (a preset name: test data). */
+#define BENCH_LACKEY_CPU "x86_64"
 
 struct bench_lackey_result {
 	double mbps[3];              /* read, parse, replay */

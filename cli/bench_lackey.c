@@ -14,10 +14,8 @@
 #include <hwbp/trace.h>
 
 #include "bench.h"
+#include "util.h"
 #include "tracer.h"
-
-/* The CPU model the replay simulates (a preset name: test data). */
-#define LACKEY_CPU "x86_64"
 
 /*
  * A synthetic lackey trace of about @bytes: instructions walking through
@@ -92,7 +90,7 @@ int bench_lackey_replay(const char *path, uint64_t expected, const struct hwbp_s
 		if (ret)
 			goto out;
 	}
-	hwbp_cpu_preset(LACKEY_CPU, &cpu);
+	hwbp_cpu_preset(BENCH_LACKEY_CPU, &cpu);
 	for (unsigned round = 0; round < BENCH_LACKEY_ROUNDS; round++) {
 		for (unsigned k = 0; k < 3; k++) {
 			struct hwbpi_lackey s = { 0 };
@@ -137,7 +135,7 @@ int bench_lackey_replay(const char *path, uint64_t expected, const struct hwbp_s
 	}
 out:
 	if (ret)
-		fprintf(stderr, "hwbp: bench: lackey replay: %s %s\n", hwbp_errno_name(ret), err);
+		fprintf(stderr, "hwbp: bench: lackey replay: %s %s\n", cli_errno_name(ret), err);
 	free(t);
 	return ret;
 }

@@ -21,6 +21,7 @@
 #endif
 
 #include "bench.h"
+#include "util.h"
 #include "tracer.h"
 
 #define HIT_EVENTS 4096u        /* the replayed hit events (a power of two) */
@@ -300,8 +301,8 @@ int bench_trace(const struct bench_trace_opts *o)
 
 	snprintf(dir, sizeof(dir), "%s/hwbp-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
-		fprintf(stderr, "hwbp: bench: cannot make a temp dir in %s: %s\n",
-			tmp && *tmp ? tmp : "/tmp", strerror(errno));
+		fprintf(stderr, "hwbp: bench: cannot make a temp dir in %s: %s (%s)\n",
+			tmp && *tmp ? tmp : "/tmp", cli_errno_name(errno), strerror(errno));
 		return 1;
 	}
 	snprintf(elf_path, sizeof(elf_path), "%s/table.elf", dir);
@@ -338,12 +339,12 @@ int bench_trace(const struct bench_trace_opts *o)
 		ret = hwbp_symtab_finish(tab);
 	if (ret < 0) {
 		fprintf(stderr, "hwbp: bench: building the %" PRIu64 "-symbol table: %s\n", o->symbols,
-			hwbp_errno_name(ret));
+			cli_errno_name(ret));
 		goto out;
 	}
 	ret = bench_hits(o, tab, &ft, &hr);
 	if (ret) {
-		fprintf(stderr, "hwbp: bench: hit path setup: %s\n", hwbp_errno_name(ret));
+		fprintf(stderr, "hwbp: bench: hit path setup: %s\n", cli_errno_name(ret));
 		goto out;
 	}
 	bench_lookups(o, tab, &ft, have_elf ? elf_path : NULL, &lr);
@@ -392,7 +393,7 @@ int bench_trace(const struct bench_trace_opts *o)
 	}
 
 	printf("lackey replay: %.1f MB (10^6 bytes) of synthetic trace, 2 watches (8 bytes, rw),\n"
-	       "x86_64 simulator, histogram mode\n", (double)kr.bytes / 1e6);
+	       "%s simulator, histogram mode\n", (double)kr.bytes / 1e6, BENCH_LACKEY_CPU);
 	printf("%-28s %12s %10s\n", "row", "MB/s", "x read");
 	printf("%-28s %12.1f %10.2f\n", "read lines (fgets)", kr.mbps[0], 1.0);
 	printf("%-28s %12.1f %10.2f\n", "parse (hwbpi_lackey_next)", kr.mbps[1], kr.mbps[1] / kr.mbps[0]);

@@ -44,6 +44,7 @@ static char *slurp(const char *path, size_t *len)
 
 	if (!f)
 		return NULL;
+	errno = 0;
 	for (;;) {
 		size_t got;
 
@@ -66,9 +67,13 @@ static char *slurp(const char *path, size_t *len)
 			break;
 	}
 	if (ferror(f)) {
+		/* fread's errno (EISDIR for a directory), kept over fclose. */
+		int err = errno ? errno : EIO;
+
 		free(buf);
-		buf = NULL;
-		errno = EIO;
+		fclose(f);
+		errno = err;
+		return NULL;
 	}
 	fclose(f);
 	*len = n;

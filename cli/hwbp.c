@@ -93,7 +93,10 @@ int main(int argc, char **argv)
 		if (!(c = find(argv[2])))
 			return usage_error("unknown command '%s' (try --help)", argv[2]);
 		ret = c->run(2, av);
-	} else if ((c = find(argv[1]))) {
+	} else if ((c = find(argv[1])) && argc > 2 && strcmp(argv[2], "--version") == 0) {
+		/* "hwbp CMD --version", whatever CMD's own options are. */
+		return cli_version();
+	} else if (c) {
 		ret = c->run(argc - 1, argv + 1);
 	} else {
 		return usage_error("unknown command '%s' (try --help)", argv[1]);
