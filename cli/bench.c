@@ -22,25 +22,29 @@
 #include "common.h"
 #include "util.h"
 
-static const char usage[] =
+static const char sim_usage[] =
 	"usage: hwbp bench sim [--accesses N]\n"
-	"       hwbp bench trace [--hits N] [--lookups N] [--dwfl-lookups N] [--symbols N]\n"
+	"Replay a synthetic access stream through the simulator with 0, 1, 4 and 16\n"
+	"armed slots near the stream and 16 far from it, next to a bare loop over the\n"
+	"same stream; print ns per access and the ratio to the bare loop, as a table\n"
+	"and one 'bench NAME VALUE UNIT' line per figure.\n"
+	"  --accesses N      accesses per row (default 100000000)\n"
+	"  --help, --version\n";
+
+static const char trace_usage[] =
+	"usage: hwbp bench trace [--hits N] [--lookups N] [--dwfl-lookups N] [--symbols N]\n"
 	"                        [--lackey-mb N] [--buffer-kb N]\n"
-	"sim: replay a synthetic access stream through the simulator with 0, 1, 4 and\n"
-	"16 armed slots near the stream and 16 far from it, next to a bare loop over the\n"
-	"same stream; print ns per access and the ratio to the bare loop.\n"
-	"trace: the tracer's hit path in histogram and trace mode next to an empty\n"
+	"Time the tracer's hit path in histogram and trace mode next to an empty\n"
 	"callback, IP -> function lookups next to elfutils' dwfl_module_addrsym on the\n"
 	"same table (it scans the symbol table linearly, milliseconds each), and lackey\n"
-	"replay throughput on a synthetic trace.\n"
-	"Both print a table and one 'bench NAME VALUE UNIT' line per figure.\n"
-	"  --accesses N      sim: accesses per row (default 100000000)\n"
-	"  --hits N          trace: hits per hit-path row (default 20000000)\n"
-	"  --lookups N       trace: hwbp_symtab_func lookups (default 20000000)\n"
-	"  --dwfl-lookups N  trace: dwfl_module_addrsym lookups (default 1000)\n"
-	"  --symbols N       trace: symbols in the table (default 150000, at least 8)\n"
-	"  --lackey-mb N     trace: size of the lackey trace in MB (default 50)\n"
-	"  --buffer-kb N     trace: the trace-mode ring in KiB (default 1024)\n"
+	"replay throughput on a synthetic trace; print a table and one\n"
+	"'bench NAME VALUE UNIT' line per figure.\n"
+	"  --hits N          hits per hit-path row (default 20000000)\n"
+	"  --lookups N       hwbp_symtab_func lookups (default 20000000)\n"
+	"  --dwfl-lookups N  dwfl_module_addrsym lookups (default 1000)\n"
+	"  --symbols N       symbols in the table (default 150000, at least 8)\n"
+	"  --lackey-mb N     size of the lackey trace in MB (default 50)\n"
+	"  --buffer-kb N     the trace-mode ring in KiB (default 1024)\n"
 	"  --help, --version\n";
 
 enum { OPT_ACCESSES = CLI_OPT_BASE, OPT_HITS, OPT_LOOKUPS, OPT_DWFL, OPT_SYMBOLS, OPT_LACKEY,
@@ -67,7 +71,7 @@ static int sim_main(int argc, char **argv)
 	struct cli_args a;
 	int id;
 
-	cli_init(&a, "bench sim", usage, argc, argv, sim_opts);
+	cli_init(&a, "bench sim", sim_usage, argc, argv, sim_opts);
 	while ((id = cli_next(&a)) != CLI_END) {
 		if (id == CLI_EXIT)
 			return a.status;
@@ -85,7 +89,7 @@ static int trace_main(int argc, char **argv)
 	struct cli_args a;
 	int id;
 
-	cli_init(&a, "bench trace", usage, argc, argv, trace_opts);
+	cli_init(&a, "bench trace", trace_usage, argc, argv, trace_opts);
 	while ((id = cli_next(&a)) != CLI_END) {
 		uint64_t *dst = NULL, max = UINT64_C(1) << 40;
 		const char *name = "";
@@ -127,7 +131,9 @@ int hwbp_cli_bench(int argc, char **argv)
 	if (argc < 2)
 		return usage_error("%s", "bench: expected a benchmark name: sim, trace");
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		fputs(usage, stdout);
+		/* Both benchmarks' usage. */
+		fputs(sim_usage, stdout);
+		fputs(trace_usage, stdout);
 		return 0;
 	}
 	if (strcmp(argv[1], "--version") == 0)
