@@ -15,6 +15,9 @@
 
 #include "bench.h"
 #include "util.h"
+/* Internal to the tracer library: the hit path and lackey reader this
+ * benchmark times.  To become the public session API of
+ * include/hwbp/trace.h (issue 11), when the tracer helper's branch lands. */
 #include "tracer.h"
 
 /*

@@ -22,6 +22,9 @@
 
 #include "bench.h"
 #include "util.h"
+/* Internal to the tracer library: the hit path and lackey reader this
+ * benchmark times.  To become the public session API of
+ * include/hwbp/trace.h (issue 11), when the tracer helper's branch lands. */
 #include "tracer.h"
 
 #define HIT_EVENTS 4096u        /* the replayed hit events (a power of two) */
@@ -286,6 +289,110 @@ static void bench_lookups(const struct bench_trace_opts *o, const struct hwbp_sy
 
 /* ----------------------------------------------------- the command */
 
+/*
+ * The synthetic table as a symbol table: through an ELF file when built
+ * with libelf, so that dwfl can be given the very same table.
+ */
+static int build_table(const struct bench_trace_opts *o, const struct bench_text *ft,
+		       const char *elf_path, struct hwbp_symtab **out, bool *have_elf)
+{
+	struct hwbp_symtab *tab;
+	int ret, err;
+
+	*have_elf = false;
+	tab = hwbp_symtab_new(&err);
+	ret = tab ? 0 : err;
+#ifdef HWBP_HAVE_LIBELF
+	if (ret == 0)
+		ret = bench_write_elf(elf_path, ft);
+	if (ret == 0) {
+		ret = hwbp_symtab_load_elf(tab, elf_path, 0);
+		*have_elf = ret >= 0;
+		if (ret >= 0 && (uint64_t)ret != o->symbols) {
+			fprintf(stderr, "hwbp: bench: the ELF file gave %d symbols, not %" PRIu64 "\n",
+				ret, o->symbols);
+			ret = -EIO;
+		}
+	}
+#else
+	(void)elf_path;
+	for (size_t i = 0; ret == 0 && i < ft->n; i++) {
+		char name[32];
+
+		bench_text_name(name, sizeof(name), i);
+		ret = hwbp_symtab_add(tab, name, ft->addr[i], ft->size[i], 'T');
+	}
+#endif
+	if (ret >= 0)
+		ret = hwbp_symtab_finish(tab);
+	if (ret < 0)
+		fprintf(stderr, "hwbp: bench: building the %" PRIu64 "-symbol table: %s\n", o->symbols,
+			cli_errno_name(ret));
+	*out = tab;
+	return ret;
+}
+
+static void print_report(const struct bench_text *ft, bool have_elf, const struct hit_result *hr,
+			 const struct lookup_result *lr, const struct bench_lackey_result *kr)
+{
+	printf("hwbp bench trace: one core; every row in %d interleaved slices (lackey: %d),\n"
+	       "fastest slice kept\n\n", BENCH_ROUNDS, BENCH_LACKEY_ROUNDS);
+	printf("hit path: %" PRIu64 " hits per row, an indirect call per hit; IPs: 4 access\n"
+	       "sites in each of %u functions of the %zu-symbol table, in random order (the\n"
+	       "branch predictors' worst case), R and W, %u breakpoints, 16 entries each;\n"
+	       "the ring (%zu events) drained between chunks of its capacity\n",
+	       hr->hits, BENCH_HIT_FUNCS, ft->n, HIT_BPS, hr->chunk);
+	printf("%-24s %10s %10s %10s\n", "row", "ns/hit", "x empty", "target");
+	printf("%-24s %10.3f %10.2f %10s\n", "empty callback", hr->ns[HIT_EMPTY], 1.0, "-");
+	printf("%-24s %10.3f %10.2f %10s\n", "histogram", hr->ns[HIT_HIST],
+	       hr->ns[HIT_HIST] / hr->ns[HIT_EMPTY], "<= 10");
+	printf("%-24s %10.3f %10.2f %10s\n", "  its lookup alone", hr->ns[HIT_LOOKUP],
+	       hr->ns[HIT_LOOKUP] / hr->ns[HIT_EMPTY], "-");
+	printf("%-24s %10.3f %10.2f %10s\n", "trace (ring)", hr->ns[HIT_RING],
+	       hr->ns[HIT_RING] / hr->ns[HIT_EMPTY], "<= 20");
+	printf("histogram overrun %" PRIu64 "; ring produced %" PRIu64 ", consumed %" PRIu64
+	       ", lost %" PRIu64 "\n\n", hr->overrun, hr->produced, hr->popped, hr->lost);
+
+	printf("IP -> function on a %zu-symbol table (%s),\n"
+	       "random IPs in its range, warm\n", ft->n,
+	       have_elf ? "both from the same ELF file" : "built in memory");
+	printf("%-24s %10s %14s %12s %10s\n", "row", "lookups", "lookups/s", "ns/lookup", "target");
+	printf("%-24s %10" PRIu64 " %14.0f %12.1f %10s\n", "hwbp_symtab_func", lr->n, lr->hwbp_ps,
+	       1e9 / lr->hwbp_ps, ">= 30 M/s");
+	if (lr->have_dwfl) {
+		printf("%-24s %10" PRIu64 " %14.0f %12.1f %10s\n", "dwfl_module_addrsym", lr->dwfl_n,
+		       lr->dwfl_ps, 1e9 / lr->dwfl_ps, "-");
+		printf("hwbp / dwfl: %.0f x; the same function for %u of %u sampled IPs\n\n",
+		       lr->hwbp_ps / lr->dwfl_ps, lr->agree, lr->compared);
+	} else {
+		printf("%-24s %10s %14s %12s %10s\n", "dwfl_module_addrsym", "-", "skipped", "-", "-");
+		printf("dwfl skipped: %s\n\n", lr->dwfl_note);
+	}
+
+	printf("lackey replay: %.1f MB (10^6 bytes) of synthetic trace, 2 watches (8 bytes, rw),\n"
+	       "%s simulator, histogram mode\n", (double)kr->bytes / 1e6, BENCH_LACKEY_CPU);
+	printf("%-28s %12s %10s\n", "row", "MB/s", "x read");
+	printf("%-28s %12.1f %10.2f\n", "read lines (fgets)", kr->mbps[0], 1.0);
+	printf("%-28s %12.1f %10.2f\n", "parse (hwbpi_lackey_next)", kr->mbps[1], kr->mbps[1] / kr->mbps[0]);
+	printf("%-28s %12.1f %10.2f\n", "replay (hwbpi_trace_sim)", kr->mbps[2], kr->mbps[2] / kr->mbps[0]);
+	printf("hits %" PRIu64 " (expected %" PRIu64 "), bad lines %" PRIu64 "\n\n", kr->hits,
+	       kr->expected, kr->bad);
+
+	for (unsigned k = 0; k < HIT_ROWS; k++)
+		printf("bench %s %.3f ns/hit\n", hit_names[k], hr->ns[k]);
+	printf("bench trace_hit_hist_ratio %.3f x_empty\n", hr->ns[HIT_HIST] / hr->ns[HIT_EMPTY]);
+	printf("bench trace_hit_ring_ratio %.3f x_empty\n", hr->ns[HIT_RING] / hr->ns[HIT_EMPTY]);
+	printf("bench trace_lookup_hwbp %.0f lookups/s\n", lr->hwbp_ps);
+	if (lr->have_dwfl) {
+		printf("bench trace_lookup_dwfl %.0f lookups/s\n", lr->dwfl_ps);
+		printf("bench trace_lookup_ratio %.1f x_dwfl\n", lr->hwbp_ps / lr->dwfl_ps);
+	}
+	printf("bench trace_lackey_read %.1f MB/s\n", kr->mbps[0]);
+	printf("bench trace_lackey_parse %.1f MB/s\n", kr->mbps[1]);
+	printf("bench trace_lackey_replay %.1f MB/s\n", kr->mbps[2]);
+	printf("bench trace_lackey_replay_ratio %.3f x_read\n", kr->mbps[2] / kr->mbps[0]);
+}
+
 int bench_trace(const struct bench_trace_opts *o)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -297,7 +404,7 @@ int bench_trace(const struct bench_trace_opts *o)
 	struct bench_lackey_result kr;
 	bool have_elf = false;
 	uint64_t expected;
-	int ret, err;
+	int ret;
 
 	snprintf(dir, sizeof(dir), "%s/hwbp-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
@@ -312,36 +419,9 @@ int bench_trace(const struct bench_trace_opts *o)
 		rmdir(dir);
 		return 1;
 	}
-	tab = hwbp_symtab_new(&err);
-	ret = tab ? 0 : err;
-#ifdef HWBP_HAVE_LIBELF
-	/* Through an ELF file, so that dwfl can be given the same table. */
-	if (ret == 0)
-		ret = bench_write_elf(elf_path, &ft);
-	if (ret == 0) {
-		ret = hwbp_symtab_load_elf(tab, elf_path, 0);
-		have_elf = ret >= 0;
-		if (ret >= 0 && (uint64_t)ret != o->symbols) {
-			fprintf(stderr, "hwbp: bench: the ELF file gave %d symbols, not %" PRIu64 "\n",
-				ret, o->symbols);
-			ret = -EIO;
-		}
-	}
-#else
-	for (size_t i = 0; ret == 0 && i < ft.n; i++) {
-		char name[32];
-
-		bench_text_name(name, sizeof(name), i);
-		ret = hwbp_symtab_add(tab, name, ft.addr[i], ft.size[i], 'T');
-	}
-#endif
-	if (ret >= 0)
-		ret = hwbp_symtab_finish(tab);
-	if (ret < 0) {
-		fprintf(stderr, "hwbp: bench: building the %" PRIu64 "-symbol table: %s\n", o->symbols,
-			cli_errno_name(ret));
+	ret = build_table(o, &ft, elf_path, &tab, &have_elf);
+	if (ret < 0)
 		goto out;
-	}
 	ret = bench_hits(o, tab, &ft, &hr);
 	if (ret) {
 		fprintf(stderr, "hwbp: bench: hit path setup: %s\n", cli_errno_name(ret));
@@ -358,62 +438,7 @@ int bench_trace(const struct bench_trace_opts *o)
 	if (ret)
 		goto out;
 
-	printf("hwbp bench trace: one core; every row in %d interleaved slices (lackey: %d),\n"
-	       "fastest slice kept\n\n", BENCH_ROUNDS, BENCH_LACKEY_ROUNDS);
-	printf("hit path: %" PRIu64 " hits per row, an indirect call per hit; IPs: 4 access\n"
-	       "sites in each of %u functions of the %zu-symbol table, in random order (the\n"
-	       "branch predictors' worst case), R and W, %u breakpoints, 16 entries each;\n"
-	       "the ring (%zu events) drained between chunks of its capacity\n",
-	       hr.hits, BENCH_HIT_FUNCS, ft.n, HIT_BPS, hr.chunk);
-	printf("%-24s %10s %10s %10s\n", "row", "ns/hit", "x empty", "target");
-	printf("%-24s %10.3f %10.2f %10s\n", "empty callback", hr.ns[HIT_EMPTY], 1.0, "-");
-	printf("%-24s %10.3f %10.2f %10s\n", "histogram", hr.ns[HIT_HIST],
-	       hr.ns[HIT_HIST] / hr.ns[HIT_EMPTY], "<= 10");
-	printf("%-24s %10.3f %10.2f %10s\n", "  its lookup alone", hr.ns[HIT_LOOKUP],
-	       hr.ns[HIT_LOOKUP] / hr.ns[HIT_EMPTY], "-");
-	printf("%-24s %10.3f %10.2f %10s\n", "trace (ring)", hr.ns[HIT_RING],
-	       hr.ns[HIT_RING] / hr.ns[HIT_EMPTY], "<= 20");
-	printf("histogram overrun %" PRIu64 "; ring produced %" PRIu64 ", consumed %" PRIu64
-	       ", lost %" PRIu64 "\n\n", hr.overrun, hr.produced, hr.popped, hr.lost);
-
-	printf("IP -> function on a %zu-symbol table (%s),\n"
-	       "random IPs in its range, warm\n", ft.n,
-	       have_elf ? "both from the same ELF file" : "built in memory");
-	printf("%-24s %10s %14s %12s %10s\n", "row", "lookups", "lookups/s", "ns/lookup", "target");
-	printf("%-24s %10" PRIu64 " %14.0f %12.1f %10s\n", "hwbp_symtab_func", lr.n, lr.hwbp_ps,
-	       1e9 / lr.hwbp_ps, ">= 30 M/s");
-	if (lr.have_dwfl) {
-		printf("%-24s %10" PRIu64 " %14.0f %12.1f %10s\n", "dwfl_module_addrsym", lr.dwfl_n,
-		       lr.dwfl_ps, 1e9 / lr.dwfl_ps, "-");
-		printf("hwbp / dwfl: %.0f x; the same function for %u of %u sampled IPs\n\n",
-		       lr.hwbp_ps / lr.dwfl_ps, lr.agree, lr.compared);
-	} else {
-		printf("%-24s %10s %14s %12s %10s\n", "dwfl_module_addrsym", "-", "skipped", "-", "-");
-		printf("dwfl skipped: %s\n\n", lr.dwfl_note);
-	}
-
-	printf("lackey replay: %.1f MB (10^6 bytes) of synthetic trace, 2 watches (8 bytes, rw),\n"
-	       "%s simulator, histogram mode\n", (double)kr.bytes / 1e6, BENCH_LACKEY_CPU);
-	printf("%-28s %12s %10s\n", "row", "MB/s", "x read");
-	printf("%-28s %12.1f %10.2f\n", "read lines (fgets)", kr.mbps[0], 1.0);
-	printf("%-28s %12.1f %10.2f\n", "parse (hwbpi_lackey_next)", kr.mbps[1], kr.mbps[1] / kr.mbps[0]);
-	printf("%-28s %12.1f %10.2f\n", "replay (hwbpi_trace_sim)", kr.mbps[2], kr.mbps[2] / kr.mbps[0]);
-	printf("hits %" PRIu64 " (expected %" PRIu64 "), bad lines %" PRIu64 "\n\n", kr.hits,
-	       kr.expected, kr.bad);
-
-	for (unsigned k = 0; k < HIT_ROWS; k++)
-		printf("bench %s %.3f ns/hit\n", hit_names[k], hr.ns[k]);
-	printf("bench trace_hit_hist_ratio %.3f x_empty\n", hr.ns[HIT_HIST] / hr.ns[HIT_EMPTY]);
-	printf("bench trace_hit_ring_ratio %.3f x_empty\n", hr.ns[HIT_RING] / hr.ns[HIT_EMPTY]);
-	printf("bench trace_lookup_hwbp %.0f lookups/s\n", lr.hwbp_ps);
-	if (lr.have_dwfl) {
-		printf("bench trace_lookup_dwfl %.0f lookups/s\n", lr.dwfl_ps);
-		printf("bench trace_lookup_ratio %.1f x_dwfl\n", lr.hwbp_ps / lr.dwfl_ps);
-	}
-	printf("bench trace_lackey_read %.1f MB/s\n", kr.mbps[0]);
-	printf("bench trace_lackey_parse %.1f MB/s\n", kr.mbps[1]);
-	printf("bench trace_lackey_replay %.1f MB/s\n", kr.mbps[2]);
-	printf("bench trace_lackey_replay_ratio %.3f x_read\n", kr.mbps[2] / kr.mbps[0]);
+	print_report(&ft, have_elf, &hr, &lr, &kr);
 	/* Figures from a wrong run are worse than none. */
 	if (hr.lost || hr.produced != hr.popped || kr.hits != kr.expected ||
 	    (lr.have_dwfl && lr.agree != lr.compared)) {
