@@ -62,7 +62,7 @@ static double bare_loop(const struct hwbp_sim_access *a, uint64_t total)
 
 /*
  * What a kernel does before its first watchpoint fires, where the CPU
- * masks debug exceptions at reset (on arm64 the OS lock and PSTATE.D:
+ * masks debug exceptions at reset (an OS lock and PSTATE.D on some CPUs:
  * see docs/scenarios.md).  A register this CPU lacks (-ENOENT) is no
  * error: there is nothing to unmask.
  */
