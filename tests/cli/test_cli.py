@@ -1,12 +1,19 @@
 #!/usr/bin/env python3
 """Table-driven tests of the hwbp command line: exit codes, one-line errors
-naming the bad argument, --help everywhere, JSON shape."""
+naming the bad argument, --help and --version everywhere, --opt=value,
+options that do not apply, JSON shape (read back by python3 -m json.tool
+and jq), write errors, errno names."""
+import glob
 import json
+import os
 import re
 import subprocess
 import sys
 
 HWBP = sys.argv[1]
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCENARIO = sorted(glob.glob(os.path.join(HERE, "..", "scenarios", "x86", "*.hws")))[0]
+COMMANDS = ["caps", "plan", "encode", "decode", "sim", "trace", "bench"]
 
 # (argv, exit status, regex that stdout+stderr must match)
 CASES = [
@@ -75,6 +82,111 @@ CASES = [
     (["bench", "trace", "--bogus", "1"], 2, r"unexpected argument '--bogus'"),
 ]
 
+# --version: hwbp, every command and benchmark, and after other options.
+CASES += [(argv + ["--version"], 0, r"\Ahwbp 0\.2\.0\n\Z") for argv in
+          [[]] + [[c] for c in COMMANDS] + [["bench", "sim"], ["bench", "trace"],
+                                           ["plan", "--cpu", "x86_64"], ["sim", "--emit"]]]
+
+# hwbp alone names every command; --help gives each a summary line.
+CASES += [
+    ([], 2, r"missing COMMAND: " + ", ".join(COMMANDS[:-1]) + " or " + COMMANDS[-1]),
+    (["help"], 0, "".join(rf"\n  {c}\s+\w[^\n]+" for c in COMMANDS)),
+    (["help", "plan"], 0, r"usage: hwbp plan"),
+    (["help", "nosuch"], 2, r"unknown command 'nosuch'"),
+]
+
+# --opt=value as well as --opt value; options before, between or after words.
+CASES += [
+    (["caps", "--cpu=x86_64"], 0, r"4, shared by execute and data"),
+    (["caps", "--cpu=arm64:0x10305106", "--json"], 0, r'"data_slots": 4'),
+    (["plan", "--cpu=x86_64", "--scope=user", "--free=2", "0x1000", "8", "w"], 0, r"exact, 1 piece"),
+    (["plan", "0x1000", "8", "w", "--cpu", "x86_64"], 0, r"exact, 1 piece"),
+    (["plan", "0x1000", "--cpu=power9", "16", "--exact", "w"], 0, r"exact, 1 piece"),
+    (["plan", "--cpu=x86_64", "--scope=root", "0x1000", "4", "w"], 2, r"bad --scope 'root'"),
+    (["plan", "--cpu=z80", "0x1000", "4", "w"], 2, r"unknown --cpu 'z80'"),
+    (["plan", "--cpu", "x86_64", "--free=17", "0x1000", "4", "w"], 2, r"bad --free '17': expected 1\.\.16"),
+    (["plan", "--cpu", "x86_64", "0x1000", "-44", "w"], 2, r"bad LEN '-44'"),
+    (["plan", "--cpu", "x86_64", "--", "0x1000", "4", "w"], 0, r"exact, 1 piece"),
+    (["encode", "--cpu=cortex-a57", "--scope=kernel", "0xffff000000001000", "8", "w"], 0, r"-> wp0"),
+    (["decode", "--cpu=x86_64", "--watch=0x1000,4,w", "dr6=0xffff0ff1"], 0, r"dr0.*#0\(0x1000/4:W\)"),
+    (["decode", "--cpu", "power9", "--watch", "0x1000,8,w", "--access=0x1000,8,w",
+      "dsisr=0x02400000", "dar=0x1000"], 0, r"dawr0.*#0\(0x1000/8:W\)"),
+    (["sim", "--profile=qemu", SCENARIO], 0, r"\d+ passed, 0 failed"),
+    (["sim", "--profile=z80", SCENARIO], 2, r"bad --profile 'z80'"),
+    (["bench", "trace", "--hits=0"], 2, r"bad --hits '0'"),
+    (["bench", "sim", "--accesses=x"], 2, r"bad --accesses 'x'"),
+    (["bench", "sim", "--accesses=0x"], 2, r"bad --accesses '0x'"),
+    (["bench", "sim", "--accesses"], 2, r"--accesses needs a number"),
+    (["plan", "--cpu"], 2, r"plan: --cpu needs a PRESET"),
+]
+
+# An option that does not apply to a command is an error, never ignored.
+CASES += [
+    (["encode", "--cpu", "x86_64", "--free", "1", "0x1000", "8", "w"], 2,
+     r"encode: unexpected argument '--free' \(not an option of encode"),
+    (["encode", "--cpu", "x86_64", "--free=1", "0x1000", "8", "w"], 2, r"unexpected argument '--free=1'"),
+    (["caps", "--cpu", "x86_64", "--widen"], 2, r"caps: unexpected argument '--widen'"),
+    (["caps", "--list", "--json"], 2, r"--list takes no --cpu or --json"),
+    (["caps", "--cpu", "x86_64", "--json=yes"], 2, r"'--json=yes' \(that option takes no value\)"),
+    (["plan", "--cpu", "x86_64", "--local", "0x1000", "4", "w"], 2, r"unexpected argument '--local'"),
+    (["plan", "--cpu", "x86_64", "-x", "0x1000", "4", "w"], 2, r"unexpected argument '-x'"),
+    (["decode", "--cpu", "x86_64", "--scope", "user", "dr6=0xffff0ff1"], 2, r"unexpected argument '--scope'"),
+    (["decode", "--cpu", "x86_64", "--access", "0x1000,4,w", "dr7=0x1", "dr0=0x1000",
+      "dr6=0xffff0ff1"], 2, r"--access filters --watch requests"),
+    (["decode", "--cpu", "x86_64", "0x1000"], 2, r"unexpected argument '0x1000'"),
+    (["sim", "--json", SCENARIO], 2, r"sim: unexpected argument '--json'"),
+    (["sim", "--quirks", SCENARIO], 2, r"--quirks takes no FILE"),
+    (["sim", "--compile", "--emit", SCENARIO], 2, r"--compile takes no --profile or --emit"),
+    (["bench", "sim", "--hits", "5"], 2, r"bench sim: unexpected argument '--hits'"),
+    (["bench", "trace", "--accesses", "5"], 2, r"bench trace: unexpected argument '--accesses'"),
+    (["bench", "sim", "extra"], 2, r"bench sim: unexpected argument 'extra'"),
+]
+
+# Errno names beyond the library's own few (strerrorname_np).  sim still
+# prints its summary for the files it could read, so not one line.
+ERRNO_CASES = [
+    (["sim", "/"], 2, r"cannot read '/': EISDIR"),
+    (["sim", "/etc/passwd/x.hws"], 2, r"cannot read '/etc/passwd/x.hws': ENOTDIR"),
+]
+
+# --json: (argv, exit status, [(jq filter, its -r output)]).  64-bit
+# addresses come back exactly (strings, not numbers that jq rounds).
+KERNEL = "0xffffffff81001003"
+JSON_CASES = [
+    (["plan", "--cpu", "x86_64", "--json", KERNEL, "1", "w"], 0,
+     [(".addr", KERNEL), (".pieces[0].addr", KERNEL), (".pieces[0].cover_addr", KERNEL),
+      (".pieces | length", "1"), (".len | type", "number"), (".exact", "true")]),
+    (["plan", "--cpu", "x86_64", "--json", "0x1000", "4", "r"], 1,
+     [(".error", "EOPNOTSUPP"), (".message | test(\"--widen\")", "true")]),
+    (["caps", "--cpu", "x86_64", "--json"], 0,
+     [(".types | join(\",\")", "W,RW,X"), (".kernel_min", "0xffff800000000000"),
+      (".addr_max", "0xffffffffffffffff"), (".data_slots", "4"), (".shared", "true"),
+      (".status_fields | length > 0", "true")]),
+    (["caps", "--cpu", "power9", "--json"], 0, [(".types | join(\",\")", "R,W,RW,X"), (".boundary", "512")]),
+    (["encode", "--cpu", "x86_64", "--json", "0xffffffff81001000", "8", "w", "0x2000", "1", "rw"], 0,
+     [(".registers.dr0", "0xffffffff81001000"), (".registers.dr1", "0x2000"),
+      (".requests[0].slots | join(\",\")", "dr0"), (".requests[1].addr", "0x2000"),
+      (".requests | length", "2"), (".registers.dr7 | test(\"^0x[0-9a-f]+$\")", "true")]),
+    (["encode", "--cpu", "x86_64", "--json"] + [w for a in range(5) for w in (hex(0x1000 * (a + 1)), "8", "w")],
+     1, [(".error", "ENOSPC"), (".message", "not enough free slots")]),
+    (["decode", "--cpu", "power9", "--json", "--watch", "0xc000000001001000,8,w",
+      "dsisr=0x02400000", "dar=0xc000000001001003"], 0,
+     [(".address", "0xc000000001001003"), (".requests[0].addr", "0xc000000001001000"),
+      (".slots | join(\",\")", "dawr0"), (".kind", "W"), (".filtered", "false")]),
+    (["decode", "--cpu", "x86_64", "--json", "dr7=0x1", "dr0=0x1000", "dr6=0xffff0ff1"], 0,
+     [(".slots | join(\",\")", "dr0"), (".address", "0x1000"), (".requests", "null")]),
+    (["decode", "--cpu", "x86_64", "--json", "dr6=0xffff0ff0"], 1, [(".error", "EINVAL")]),
+]
+HEX_KEYS = {"addr", "cover_addr", "address", "user_max", "kernel_min", "addr_max"}
+
+# A failed write to stdout is an error naming its errno.
+FULL_CASES = [["--help"], ["--version"], ["caps", "--list"], ["caps", "--version"],
+              ["plan", "--cpu", "x86_64", "--json", "0x1000", "4", "w"],
+              ["encode", "--cpu", "x86_64", "0x1000", "4", "w"],
+              ["decode", "--cpu", "x86_64", "--watch", "0x1000,4,w", "dr6=0xffff0ff1"],
+              ["sim", "--quirks"], ["sim", SCENARIO], ["bench", "--help"],
+              ["trace", "--demo", "-e", "pid_max:rw-"]]
+
 # `hwbp bench trace` with tiny counts: every figure is a "bench NAME VALUE
 # UNIT" line with a number (the values are the machine's, not checked).
 BENCH_TRACE = ["bench", "trace", "--hits", "2000", "--lookups", "2000", "--dwfl-lookups", "10",
@@ -93,8 +205,71 @@ def run(args):
     return p.returncode, p.stdout + p.stderr, p
 
 
+def json_values(v, key=None):
+    """(key, value) of every scalar in a parsed JSON document."""
+    if isinstance(v, dict):
+        for k, x in v.items():
+            yield from json_values(x, k)
+    elif isinstance(v, list):
+        for x in v:
+            yield from json_values(x, key)
+    else:
+        yield key, v
+
+
+def check_json(args, code, checks):
+    rc, out, p = run(args)
+    fails = []
+    if rc != code:
+        fails.append(f"exit {rc}, want {code}")
+    try:
+        doc = json.loads(p.stdout)
+    except ValueError as e:
+        return [f"not JSON ({e}): {p.stdout!r}"]
+    tool = subprocess.run([sys.executable, "-m", "json.tool"], input=p.stdout,
+                          capture_output=True, text=True)
+    if tool.returncode != 0:
+        fails.append(f"python3 -m json.tool: {tool.stderr.strip()}")
+    for key, v in json_values(doc):
+        if isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 2 ** 53:
+            fails.append(f"{key}: {v} is a number jq would round")
+        if key in HEX_KEYS and v is not None and not re.fullmatch(r"0x[0-9a-f]+", str(v)):
+            fails.append(f"{key}: {v!r} is not a \"0x...\" string")
+    for key, v in json_values(doc.get("registers", {})):
+        if not re.fullmatch(r"0x[0-9a-f]+", str(v)):
+            fails.append(f"register {key}: {v!r} is not a \"0x...\" string")
+    for flt, want in checks:
+        jq = subprocess.run(["jq", "-r", flt], input=p.stdout, capture_output=True, text=True)
+        if jq.returncode != 0 or jq.stdout.strip() != want:
+            fails.append(f"jq -r '{flt}': {jq.stdout.strip()!r} {jq.stderr.strip()}, want {want!r}")
+    return fails
+
+
+def check_full(args):
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([HWBP] + args, stdout=full, stderr=subprocess.PIPE, text=True,
+                           timeout=60)
+    if p.returncode == 1 and re.search(r"write error on stdout: ENOSPC", p.stderr) \
+            and p.stderr.count("\n") == 1:
+        return []
+    return [f"exit {p.returncode}, stderr {p.stderr!r}"]
+
+
 def main():
     fails = 0
+    for args, code, pattern in ERRNO_CASES:
+        rc, out, p = run(args)
+        if rc != code or not re.search(pattern, p.stderr):
+            fails += 1
+            print(f"FAIL hwbp {' '.join(args)}: exit {rc} (want {code}), output:\n{out}")
+    for args, code, checks in JSON_CASES:
+        for f in check_json(args, code, checks):
+            fails += 1
+            print(f"FAIL hwbp {' '.join(args)}: {f}")
+    for args in FULL_CASES:
+        for f in check_full(args):
+            fails += 1
+            print(f"FAIL hwbp {' '.join(args)} > /dev/full: {f}")
     for args, code, pattern in CASES:
         rc, out, p = run(args)
         ok = rc == code and re.search(pattern, out, re.S)
@@ -117,7 +292,7 @@ def main():
     rc, out, _ = run(["plan", "--cpu", "cortex-a57", "--json", "0x1001", "13", "rw"])
     j = json.loads(out)
     if rc != 0 or j["exact"] is not True or j["extra_bytes"] != 0 or \
-            [(p["addr"], p["len"]) for p in j["pieces"]] != [(0x1001, 7), (0x1008, 6)]:
+            [(int(p["addr"], 16), p["len"]) for p in j["pieces"]] != [(0x1001, 7), (0x1008, 6)]:
         fails += 1
         print("FAIL plan --json cortex-a57:", out)
     rc, out, _ = run(["plan", "--cpu", "x86_64", "--json", "0x1000", "4", "r"])
@@ -145,7 +320,7 @@ def main():
     if rc != 0 or missing:
         fails += 1
         print(f"FAIL hwbp {' '.join(BENCH_TRACE)}: exit {rc}, missing {missing}, output:\n{out}")
-    total = len(CASES) + 5
+    total = len(CASES) + len(ERRNO_CASES) + len(JSON_CASES) + len(FULL_CASES) + 5
     print(f"{total - fails} passed, {fails} failed")
     return 1 if fails else 0
 

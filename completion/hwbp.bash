@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: MIT
+# Bash completion for hwbp(1): commands, each command's options, and the
+# values of --cpu (from `hwbp caps --list`), --scope, --profile, --backend
+# and --format.  Plain bash (no bash-completion helpers needed), installed
+# as share/bash-completion/completions/hwbp.
+
+_hwbp_presets()
+{
+	local hwbp=${COMP_WORDS[0]}
+
+	[[ $hwbp == */* ]] || hwbp=$(command -v "$hwbp" 2>/dev/null) || return
+	"$hwbp" caps --list 2>/dev/null | while read -r name _; do printf '%s\n' "$name"; done
+}
+
+# The options of each command, as its --help lists them.
+_hwbp_options()
+{
+	case $1 in
+	caps) echo "--list --cpu --json" ;;
+	plan) echo "--cpu --scope --widen --exact --free --json" ;;
+	encode) echo "--cpu --scope --widen --local --exact --json" ;;
+	decode) echo "--cpu --watch --access --json" ;;
+	sim) echo "--profile --emit --compile --quirks" ;;
+	trace) echo "-e --event --filter-file --cpu --backend --demo --lackey --elf" \
+		"--load-bias -p --pid --symbols --hist-entries --trace --format --buffer-kb" \
+		"--overwrite --" ;;
+	"bench sim") echo "--accesses" ;;
+	"bench trace") echo "--hits --lookups --dwfl-lookups --symbols --lackey-mb --buffer-kb" ;;
+	esac
+}
+
+_hwbp()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
+	local commands="caps plan encode decode sim trace bench help" cmd words
+
+	COMPREPLY=()
+	# "=" breaks words by default: "--cpu=x8" comes as --cpu, =, x8.
+	if [[ $cur == = ]]; then
+		cur=
+	elif [[ $prev == = && $COMP_CWORD -ge 3 ]]; then
+		prev=${COMP_WORDS[COMP_CWORD - 2]}
+	fi
+	if ((COMP_CWORD == 1)); then
+		mapfile -t COMPREPLY < <(compgen -W "$commands --help --version" -- "$cur")
+		return
+	fi
+	cmd=${COMP_WORDS[1]}
+	case $cmd in
+	help)
+		((COMP_CWORD == 2)) && mapfile -t COMPREPLY < <(compgen -W "${commands% help}" -- "$cur")
+		return
+		;;
+	bench)
+		if ((COMP_CWORD == 2)); then
+			mapfile -t COMPREPLY < <(compgen -W "sim trace --help --version" -- "$cur")
+			return
+		fi
+		cmd="bench ${COMP_WORDS[2]}"
+		;;
+	esac
+	case $prev in
+	--cpu) words=$(_hwbp_presets) ;;
+	--scope) words="user kernel both" ;;
+	--profile) words="sdm qemu" ;;
+	--backend) words="ptrace perf qemu-x86" ;;
+	--format) words="text ctf" ;;
+	--filter-file | --lackey | --elf | --symbols | --trace)
+		# --symbols of bench trace is a number, of trace a file.
+		if [[ $cmd == trace ]]; then
+			mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+			return
+		fi
+		;;
+	esac
+	if [[ -n $words ]]; then
+		mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
+		return
+	fi
+	if [[ $cur == -* ]]; then
+		mapfile -t COMPREPLY < <(compgen -W "$(_hwbp_options "$cmd") --help --version" -- "$cur")
+	elif [[ $cmd == sim ]]; then
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+	fi
+}
+
+complete -F _hwbp hwbp
