@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "model.h"
-#include "../arch/arm64/arm64.h"
+#include "compat_arch.h" /* TEMPORARY: <hwbp/arm64.h> at merge */
 
 /* ESR_ELx (Arm ARM ESR_EL1): EC [31:26], IL 25, ISS [24:0]. */
 #define ESR_EC_SHIFT 26
@@ -77,10 +77,10 @@ static bool debug_enabled(int profile, const struct hwbpi_sim_cpu *c)
 
 	if (c->s.arm64.oslock && !hwbpi_quirk_on(profile, HWBPI_Q_ARM64_OSLOCK_IGNORED))
 		return false;
-	if (!(mdscr & HWBPI_ARM64_MDSCR_MDE))
+	if (!(mdscr & HWBP_ARM64_MDSCR_MDE))
 		return false;
 	if (c->s.arm64.el == 1)
-		return (mdscr & HWBPI_ARM64_MDSCR_KDE) && !c->s.arm64.daif_d;
+		return (mdscr & HWBP_ARM64_MDSCR_KDE) && !c->s.arm64.daif_d;
 	return true;
 }
 
@@ -96,12 +96,12 @@ static bool debug_enabled(int profile, const struct hwbpi_sim_cpu *c)
  */
 static bool el_matches(uint64_t cr, int el)
 {
-	unsigned pxc = (unsigned)(cr >> HWBPI_ARM64_CR_PAC_SHIFT) & HWBPI_ARM64_CR_PAC_MASK;
-	unsigned ssc = (unsigned)(cr >> HWBPI_ARM64_CR_SSC_SHIFT) & HWBPI_ARM64_CR_SSC_MASK;
+	unsigned pxc = (unsigned)(cr >> HWBP_ARM64_CR_PAC_SHIFT) & HWBP_ARM64_CR_PAC_MASK;
+	unsigned ssc = (unsigned)(cr >> HWBP_ARM64_CR_SSC_SHIFT) & HWBP_ARM64_CR_SSC_MASK;
 
 	if (ssc == 2)
 		return false;
-	return el == 0 ? (pxc & HWBPI_ARM64_PAC_EL0) != 0 : (pxc & HWBPI_ARM64_PAC_EL1) != 0;
+	return el == 0 ? (pxc & HWBP_ARM64_PAC_EL0) != 0 : (pxc & HWBP_ARM64_PAC_EL1) != 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -137,17 +137,17 @@ static bool wp_shape(int profile, uint64_t wvr, uint64_t wcr, struct shape *s)
 {
 	unsigned mask, bas;
 
-	if (!(wcr & HWBPI_ARM64_CR_E))
+	if (!(wcr & HWBP_ARM64_CR_E))
 		return false;
 	/* LSC 0b00 is reserved; the match requires LSC<load/store> = 1. */
-	s->lsc = (unsigned)(wcr >> HWBPI_ARM64_WCR_LSC_SHIFT) & HWBPI_ARM64_WCR_LSC_MASK;
+	s->lsc = (unsigned)(wcr >> HWBP_ARM64_WCR_LSC_SHIFT) & HWBP_ARM64_WCR_LSC_MASK;
 	if (!s->lsc)
 		return false;
 	/* Linked to a context breakpoint (WT = 1): not modelled, no match. */
-	if (wcr & HWBPI_ARM64_WCR_WT)
+	if (wcr & HWBP_ARM64_WCR_WT)
 		return false;
 
-	mask = (unsigned)(wcr >> HWBPI_ARM64_WCR_MASK_SHIFT) & HWBPI_ARM64_WCR_MASK_MASK;
+	mask = (unsigned)(wcr >> HWBP_ARM64_WCR_MASK_SHIFT) & HWBP_ARM64_WCR_MASK_MASK;
 	if (mask == 1 || mask == 2) {
 		/*
 		 * Reserved MASK values: CONSTRAINED UNPREDICTABLE, behaves as
@@ -175,7 +175,7 @@ static bool wp_shape(int profile, uint64_t wvr, uint64_t wcr, struct shape *s)
 	s->lo = wvr & ~7ull;
 	s->len = 8;
 	s->bas = true;
-	bas = (unsigned)(wcr >> HWBPI_ARM64_WCR_BAS_SHIFT) & HWBPI_ARM64_WCR_BAS_MASK;
+	bas = (unsigned)(wcr >> HWBP_ARM64_WCR_BAS_SHIFT) & HWBP_ARM64_WCR_BAS_MASK;
 	if (wvr & 4) {
 		/*
 		 * Deprecated word-aligned DBGWVR (bit 2 = 1): only BAS[3:0]
@@ -384,7 +384,7 @@ static void take(struct hwbpi_sim_cpu *c, const struct hwbp_sim_access *a,
 static void do_exec(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
 		    const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 {
-	unsigned nb = hwbpi_arm64_nbrp(cpu);
+	unsigned nb = hwbp_arm64_nbrp(cpu);
 	uint32_t slots = 0;
 	uint64_t esr;
 
@@ -401,10 +401,10 @@ static void do_exec(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cp
 	for (unsigned i = 0; i < nb; i++) {
 		uint64_t bvr = c->regs.u.arm64.bvr[i], bcr = c->regs.u.arm64.bcr[i];
 
-		if (!(bcr & HWBPI_ARM64_CR_E))
+		if (!(bcr & HWBP_ARM64_CR_E))
 			continue;
 		/* Only BT = 0b0000, unlinked instruction address match. */
-		if ((bcr >> HWBPI_ARM64_BCR_BT_SHIFT) & HWBPI_ARM64_BCR_BT_MASK)
+		if ((bcr >> HWBP_ARM64_BCR_BT_SHIFT) & HWBP_ARM64_BCR_BT_MASK)
 			continue;
 		/*
 		 * An A64 instruction sits at byte 0 of its word: the match needs
@@ -413,7 +413,7 @@ static void do_exec(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cp
 		 * QEMU normalises BAS[1] := BAS[0], BAS[3] := BAS[2] and then
 		 * matches at DBGBVR when BAS[0] is set: the same outcome.
 		 */
-		if (!((bcr >> HWBPI_ARM64_BCR_BAS_SHIFT) & 1u))
+		if (!((bcr >> HWBP_ARM64_BCR_BAS_SHIFT) & 1u))
 			continue;
 		if (!el_matches(bcr, c->s.arm64.el))
 			continue;
@@ -452,7 +452,7 @@ static void do_exec(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cp
 static void do_data(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
 		    const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 {
-	unsigned nw = hwbpi_arm64_nwrp(cpu);
+	unsigned nw = hwbp_arm64_nwrp(cpu);
 	bool store = a->op != HWBP_SIM_READ;
 	unsigned need = store ? 2u : 1u; /* LSC bit: 01 load, 10 store */
 	uint64_t lo, hi, far = UINT64_MAX, first_low = 0;
@@ -597,7 +597,7 @@ static void resume(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu
  */
 static void refilter(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c)
 {
-	unsigned nw = hwbpi_arm64_nwrp(cpu);
+	unsigned nw = hwbp_arm64_nwrp(cpu);
 	uint64_t lo = UINT64_MAX, hi = 0;
 	bool any = false;
 

@@ -6,9 +6,8 @@
 #ifndef HWBP_SIM_MODEL_H
 #define HWBP_SIM_MODEL_H
 
+#include <hwbp/hwbp.h>
 #include <hwbp/sim.h>
-
-#include "internal.h"
 
 #define HWBPI_SIM_MAXWIN 32
 #define HWBPI_SIM_GRAN_SHIFT 6

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "model.h"
-#include "../arch/x86/x86.h"
+#include "compat_arch.h" /* TEMPORARY: <hwbp/x86.h> at merge */
 
 /* DR6 (SDM §17.2.3, Figure 17-1). */
 #define DR6_BD (1ull << 13)
@@ -27,7 +27,7 @@
  * active-low bits 16 and 11 would otherwise be writable), bit 12 reads as 0
  * (Linux KVM: DR6_VOLATILE 0x0001e80f without those two features).
  */
-#define DR6_WRITABLE (HWBPI_X86_DR6_B_MASK | DR6_BD | DR6_BS | DR6_BT)
+#define DR6_WRITABLE (HWBP_X86_DR6_B_MASK | DR6_BD | DR6_BS | DR6_BT)
 
 /* DR7.GD, general detect (SDM §17.2.4). */
 #define DR7_GD (1ull << 13)
@@ -43,23 +43,23 @@
 static bool enabled(uint64_t dr7, unsigned i)
 {
 	/* Ln or Gn (SDM §17.2.4). */
-	return (dr7 >> hwbpi_x86_en_shift(i)) & 3u;
+	return (dr7 >> hwbp_x86_en_shift(i)) & 3u;
 }
 
 static unsigned rw_of(uint64_t dr7, unsigned i)
 {
-	return (unsigned)(dr7 >> hwbpi_x86_rw_shift(i)) & 3u;
+	return (unsigned)(dr7 >> hwbp_x86_rw_shift(i)) & 3u;
 }
 
 static unsigned len_of(uint64_t dr7, unsigned i)
 {
-	return (unsigned)(dr7 >> hwbpi_x86_len_shift(i)) & 3u;
+	return (unsigned)(dr7 >> hwbp_x86_len_shift(i)) & 3u;
 }
 
 static uint64_t dr_addr(const struct hwbp_cpu *cpu, const struct hwbpi_sim_cpu *c, unsigned i)
 {
 	/* Outside 64-bit mode DRn holds a 32-bit linear address (SDM §17.2.6). */
-	return c->regs.u.x86.dr[i] & hwbpi_x86_addr_max(cpu);
+	return c->regs.u.x86.dr[i] & hwbp_x86_addr_max(cpu);
 }
 
 /*
@@ -85,10 +85,10 @@ static bool slot_watch(const struct hwbp_cpu *cpu, int profile, const struct hwb
 	 * few listed processors); the i386 model is a processor for which it
 	 * is undefined, so the slot never matches (hwbp never encodes it).
 	 */
-	if (len_of(dr7, i) == HWBPI_X86_LEN_8 && !cpu->u.x86.mode64 &&
+	if (len_of(dr7, i) == HWBP_X86_LEN_8 && !cpu->u.x86.mode64 &&
 	    !hwbpi_quirk_on(profile, HWBPI_Q_X86_LEN8_LEGACY))
 		return false;
-	len = hwbpi_x86_len_bytes(len_of(dr7, i));
+	len = hwbp_x86_len_bytes(len_of(dr7, i));
 
 	if (hwbpi_quirk_on(profile, HWBPI_Q_X86_NO_ALIGN_MASK)) {
 		/*
@@ -116,11 +116,11 @@ static bool slot_watch(const struct hwbp_cpu *cpu, int profile, const struct hwb
 	/*
 	 * AMD DataBkptExt (APM Vol. 2 §13.1.1): each set bit of
 	 * DRn_ADDR_MASK drops that address bit from the compare.  Only bits
-	 * 11:0 exist (x86.h: HWBPI_X86_AMD_MASK_MAX).  The extension is for
+	 * 11:0 exist (x86.h: HWBP_X86_AMD_MASK_MAX).  The extension is for
 	 * data breakpoints; I/O breakpoints compare ports unmasked.
 	 */
 	if (!io && cpu->u.x86.amd_addr_mask && !hwbpi_quirk_on(profile, HWBPI_Q_X86_NO_ADDR_MASK))
-		w->ign |= c->regs.u.x86.addr_mask[i] & HWBPI_X86_AMD_MASK_MAX;
+		w->ign |= c->regs.u.x86.addr_mask[i] & HWBP_X86_AMD_MASK_MAX;
 	w->base = drn & ~w->ign;
 	w->holes = (w->ign & (w->ign + 1)) != 0;
 	w->lo = w->base;
@@ -191,7 +191,7 @@ static uint32_t enabled_mask(uint64_t dr7)
 {
 	uint32_t m = 0;
 
-	for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++)
+	for (unsigned i = 0; i < HWBP_X86_SLOTS; i++)
 		if (enabled(dr7, i))
 			m |= 1u << i;
 	return m;
@@ -215,14 +215,14 @@ static bool in_list(uint64_t dr7, unsigned i)
 {
 	unsigned rw = rw_of(dr7, i);
 
-	return enabled(dr7, i) && (rw == HWBPI_X86_RW_W || rw == HWBPI_X86_RW_RW);
+	return enabled(dr7, i) && (rw == HWBP_X86_RW_W || rw == HWBP_X86_RW_RW);
 }
 
 /* helper_set_dr(): DRn of an enabled, non-I/O slot is removed and
  * inserted again, at the tail. */
 static void qemu_drn_written(struct hwbpi_sim_cpu *c, unsigned n, uint64_t dr7)
 {
-	if (enabled(dr7, n) && rw_of(dr7, n) != HWBPI_X86_RW_IO) {
+	if (enabled(dr7, n) && rw_of(dr7, n) != HWBP_X86_RW_IO) {
 		c->wseq[n] = ++c->wclock;
 		c->mflags &= ~(1u << n);
 	}
@@ -231,7 +231,7 @@ static void qemu_drn_written(struct hwbpi_sim_cpu *c, unsigned n, uint64_t dr7)
 /* cpu_x86_update_dr7(): only-enable changes touch the changed slots. */
 static void qemu_dr7_written(struct hwbpi_sim_cpu *c, uint64_t old, uint64_t new)
 {
-	for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
+	for (unsigned i = 0; i < HWBP_X86_SLOTS; i++) {
 		if (((old ^ new) & ~0xffull) == 0 && enabled(old, i) == enabled(new, i))
 			continue;
 		c->mflags &= ~(1u << i);
@@ -249,16 +249,16 @@ static uint32_t qemu_list_hits(const struct hwbp_cpu *cpu, int profile, struct h
 	 * checked page by page) */
 	uint64_t plo = lo & ~0xfffull, phi = hi | 0xfff;
 	bool visit = false;
-	unsigned order[HWBPI_X86_SLOTS], n = 0;
+	unsigned order[HWBP_X86_SLOTS], n = 0;
 	uint32_t listed = 0;
 
-	for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
+	for (unsigned i = 0; i < HWBP_X86_SLOTS; i++) {
 		struct watch w;
 
 		if (!in_list(dr7, i) || !slot_watch(cpu, profile, c, i, false, &w))
 			continue;
 		listed |= 1u << i;
-		if ((a->op == HWBP_SIM_WRITE || rw_of(dr7, i) == HWBPI_X86_RW_RW) &&
+		if ((a->op == HWBP_SIM_WRITE || rw_of(dr7, i) == HWBP_X86_RW_RW) &&
 		    w.lo <= phi && w.hi >= plo)
 			visit = true;
 		/* insertion sort by list position */
@@ -278,7 +278,7 @@ static uint32_t qemu_list_hits(const struct hwbp_cpu *cpu, int profile, struct h
 		struct watch w;
 
 		slot_watch(cpu, profile, c, i, false, &w);
-		if ((a->op == HWBP_SIM_WRITE || rw_of(dr7, i) == HWBPI_X86_RW_RW) &&
+		if ((a->op == HWBP_SIM_WRITE || rw_of(dr7, i) == HWBP_X86_RW_RW) &&
 		    watch_hits(&w, lo, hi)) {
 			c->mflags |= 1u << i;
 			return c->mflags;
@@ -295,7 +295,7 @@ static void glue_wrote(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim
 	if (!hwbpi_quirk_on(profile, HWBPI_Q_X86_DATA_FIRST_SLOT))
 		return;
 	/* A kernel's glue writes DR0-DR3, then DR7 (arch/x86/glue.c). */
-	for (unsigned n = 0; n < HWBPI_X86_SLOTS; n++)
+	for (unsigned n = 0; n < HWBP_X86_SLOTS; n++)
 		qemu_drn_written(c, n, old->u.x86.dr7);
 	qemu_dr7_written(c, old->u.x86.dr7, c->regs.u.x86.dr7);
 }
@@ -317,12 +317,12 @@ static void refilter(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_c
 		c->fhi = ALL_ONES;
 		return;
 	}
-	for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
+	for (unsigned i = 0; i < HWBP_X86_SLOTS; i++) {
 		unsigned rw = rw_of(dr7, i);
 		struct watch w;
 
 		/* A data trap needs an enabled slot; disabled ones only add B bits. */
-		if (!enabled(dr7, i) || (rw != HWBPI_X86_RW_W && rw != HWBPI_X86_RW_RW))
+		if (!enabled(dr7, i) || (rw != HWBP_X86_RW_W && rw != HWBP_X86_RW_RW))
 			continue;
 		if (!slot_watch(cpu, profile, c, i, false, &w))
 			continue;
@@ -358,8 +358,7 @@ static void reset(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu 
 	memset(c, 0, sizeof(*c));
 	/* DR0-DR3 = 0, DR6 = 0xFFFF0FF0, DR7 = 0x400 (SDM §17.2, Table 10-1
 	 * state after reset); CR4 = 0 (DE clear), RF = 0, CPL 0. */
-	c->regs.arch = HWBP_ARCH_X86;
-	hwbpi_x86_reset(cpu, &c->regs);
+	hwbp_regs_reset(cpu, &c->regs);
 	c->s.x86.cr4 = 0;
 	c->s.x86.rf = 0;
 	c->s.x86.cpl = 0;
@@ -413,7 +412,7 @@ static int set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu
 		if (hwbpi_quirk_on(profile, HWBPI_Q_X86_NO_ADDR_MASK))
 			return 0;
 		/* Bits 63:12 are write-ignored with DataBkptExt (x86.h). */
-		c->regs.u.x86.addr_mask[name[2] - '0'] = value & HWBPI_X86_AMD_MASK_MAX;
+		c->regs.u.x86.addr_mask[name[2] - '0'] = value & HWBP_X86_AMD_MASK_MAX;
 		return 0;
 	}
 	if (n < 0)
@@ -445,7 +444,7 @@ static int set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu
 		uint64_t dr6 = c->regs.u.x86.dr6;
 
 		if (!hwbpi_quirk_on(profile, HWBPI_Q_X86_GD_KEEPS_B))
-			dr6 &= ~HWBPI_X86_DR6_B_MASK;
+			dr6 &= ~HWBP_X86_DR6_B_MASK;
 		c->regs.u.x86.dr6 = dr6 | DR6_BD;
 		c->regs.u.x86.dr7 &= ~DR7_GD;
 		/* Nothing to resume: a kernel re-executes the MOV itself. */
@@ -471,14 +470,14 @@ static int set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu
 			qemu_drn_written(c, (unsigned)n, c->regs.u.x86.dr7);
 	} else if (n == 6) {
 		if (hwbpi_quirk_on(profile, HWBPI_Q_X86_DR6_BIT12))
-			c->regs.u.x86.dr6 = value | HWBPI_X86_DR6_RESET;
+			c->regs.u.x86.dr6 = value | HWBP_X86_DR6_RESET;
 		else
-			c->regs.u.x86.dr6 = (value & DR6_WRITABLE) | HWBPI_X86_DR6_RESET;
+			c->regs.u.x86.dr6 = (value & DR6_WRITABLE) | HWBP_X86_DR6_RESET;
 	} else {
 		uint64_t old = c->regs.u.x86.dr7;
 
 		/* Bit 10 reads as 1 (SDM §17.2.4); other reserved bits stored. */
-		c->regs.u.x86.dr7 = value | HWBPI_X86_DR7_RESET;
+		c->regs.u.x86.dr7 = value | HWBP_X86_DR7_RESET;
 		if (hwbpi_quirk_on(profile, HWBPI_Q_X86_DATA_FIRST_SLOT))
 			qemu_dr7_written(c, old, c->regs.u.x86.dr7);
 	}
@@ -553,7 +552,7 @@ static void match_data(const struct hwbp_cpu *cpu, int profile, const struct hwb
 	uint64_t lo = a->addr, hi = last_byte(a->addr, a->size);
 
 	*en = *dis = 0;
-	for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
+	for (unsigned i = 0; i < HWBP_X86_SLOTS; i++) {
 		unsigned rw = rw_of(dr7, i);
 		struct watch w;
 
@@ -563,17 +562,17 @@ static void match_data(const struct hwbp_cpu *cpu, int profile, const struct hwb
 			 * (SDM §17.2.4).  Choice: with DE = 0 the encoding is
 			 * undefined and the model never matches it.
 			 */
-			if (rw != HWBPI_X86_RW_IO)
+			if (rw != HWBP_X86_RW_IO)
 				continue;
 			if (!(c->s.x86.cr4 & CR4_DE) &&
 			    !hwbpi_quirk_on(profile, HWBPI_Q_X86_IO_WITHOUT_DE))
 				continue;
 		} else {
 			/* 01 writes only, 11 reads or writes; never fetches. */
-			if (rw == HWBPI_X86_RW_W) {
+			if (rw == HWBP_X86_RW_W) {
 				if (a->op != HWBP_SIM_WRITE)
 					continue;
-			} else if (rw != HWBPI_X86_RW_RW) {
+			} else if (rw != HWBP_X86_RW_RW) {
 				continue;
 			}
 		}
@@ -615,7 +614,7 @@ static void data_trap(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_
 	 * kvm-unit-tests x86/debug.c "hw watchpoint (test that dr6.BS is
 	 * not cleared)").
 	 */
-	c->regs.u.x86.dr6 = (c->regs.u.x86.dr6 & ~HWBPI_X86_DR6_B_MASK) | b;
+	c->regs.u.x86.dr6 = (c->regs.u.x86.dr6 & ~HWBP_X86_DR6_B_MASK) | b;
 	db_entry(profile, c);
 	db_result(c, HWBP_TIMING_AFTER, b & enabled_mask(c->regs.u.x86.dr7), 0, res);
 	c->last = *a;
@@ -638,8 +637,8 @@ static void exec_fault(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim
 		complete(cpu, profile, c);
 		return;
 	}
-	for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
-		if (rw_of(dr7, i) != HWBPI_X86_RW_X)
+	for (unsigned i = 0; i < HWBP_X86_SLOTS; i++) {
+		if (rw_of(dr7, i) != HWBP_X86_RW_X)
 			continue;
 		/*
 		 * The address of the instruction's first byte equals DRn
@@ -648,7 +647,7 @@ static void exec_fault(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim
 		 * DRn exactly whatever LEN holds, as QEMU does.  The AMD mask
 		 * is for data breakpoints and is not applied.
 		 */
-		if (dr_addr(cpu, c, i) != (a->addr & hwbpi_x86_addr_max(cpu)))
+		if (dr_addr(cpu, c, i) != (a->addr & hwbp_x86_addr_max(cpu)))
 			continue;
 		if (enabled(dr7, i))
 			en |= 1u << i;
@@ -665,7 +664,7 @@ static void exec_fault(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim
 	 * (check_hw_breakpoints() compares every R/W = 00 DRn with EIP).
 	 */
 	b = en | dis;
-	c->regs.u.x86.dr6 = (c->regs.u.x86.dr6 & ~HWBPI_X86_DR6_B_MASK) | b;
+	c->regs.u.x86.dr6 = (c->regs.u.x86.dr6 & ~HWBP_X86_DR6_B_MASK) | b;
 	db_entry(profile, c);
 	db_result(c, HWBP_TIMING_BEFORE, en, a->addr, res);
 	/* The instruction did not run: RF stays as it was (0). */
