@@ -644,6 +644,8 @@ static int priv(const struct hwbpi_sim_cpu *c)
 
 const struct hwbpi_sim_model hwbpi_sim_arm64 = {
 	.arch = HWBP_ARCH_ARM64,
+	.io_ports = false,
+	.zero_block = ZVA_BLOCK,
 	.reset = reset,
 	.set_reg = set_reg,
 	.get_reg = get_reg,

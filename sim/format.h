@@ -13,6 +13,8 @@
 #include <hwbp/hwbp.h>
 #include <hwbp/sim.h>
 
+#include "compat_core.h" /* TEMPORARY: hwbp_slot_name() is in hwbp.h at merge */
+
 /* Where a runner put its arenas (addresses inside print as B+/C+). */
 struct hwbpi_arenas {
 	uint64_t b, c, size;
@@ -21,8 +23,6 @@ struct hwbpi_arenas {
 void hwbpi_fmt_addr(const struct hwbpi_arenas *ar, char *buf, size_t n, uint64_t v);
 void hwbpi_fmt_reg(const struct hwbpi_arenas *ar, char *buf, size_t n, const char *name,
 		   uint64_t v);
-/* "dr2", "wp1", "bp0", "dawr1", "dabr", "ciabr". */
-void hwbpi_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned i, char *buf, size_t n);
 /*
  * "none" or "class=.. timing=.. slots=.. REG=.. addr=..".  With @live, the
  * slots are what hwbp_decode_status() reads from res->st and @live;

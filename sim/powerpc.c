@@ -425,6 +425,8 @@ static int priv(const struct hwbpi_sim_cpu *c)
 
 const struct hwbpi_sim_model hwbpi_sim_powerpc = {
 	.arch = HWBP_ARCH_POWERPC,
+	.io_ports = false,
+	.zero_block = PPC_DCBZ_BLOCK,
 	.reset = reset,
 	.set_reg = set_reg,
 	.get_reg = get_reg,

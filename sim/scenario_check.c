@@ -31,19 +31,21 @@ static bool exception(const run *r)
 	return r->have_res && r->res.cls != HWBP_SIM_NONE;
 }
 
-/* Slot @name as a bit of *data or *inst; false if @cpu has no such slot. */
+/*
+ * Slot @name as a bit of *data or *inst; false if @cpu has no such slot.
+ * A shared pool names each slot the same for both kinds, so its names
+ * are data slots here (and the check below merges the pool's bits).
+ */
 static bool slot_bit(const struct hwbp_cpu *cpu, const char *name, uint32_t *data, uint32_t *inst)
 {
-	for (unsigned k = 0; k < 16; k++) {
+	for (unsigned k = 0; k < HWBP_MAX_SLOTS; k++) {
 		char nm[16];
 
-		hwbpi_slot_name(cpu, false, k, nm, sizeof(nm));
-		if (strcmp(nm, name) == 0) {
+		if (hwbp_slot_name(cpu, false, k, nm, sizeof(nm)) == 0 && strcmp(nm, name) == 0) {
 			*data |= 1u << k;
 			return true;
 		}
-		hwbpi_slot_name(cpu, true, k, nm, sizeof(nm));
-		if (cpu->arch != HWBP_ARCH_X86 && strcmp(nm, name) == 0) {
+		if (hwbp_slot_name(cpu, true, k, nm, sizeof(nm)) == 0 && strcmp(nm, name) == 0) {
 			*inst |= 1u << k;
 			return true;
 		}
@@ -62,7 +64,7 @@ static bool check_hit_slots(run *r, const cmd *e, const char *got)
 			hwbpi_scn_fail(r, e, "expected hit %s, which is no slot of %s", e->tok[i], cpu->name);
 			return false;
 		}
-	if (cpu->arch == HWBP_ARCH_X86) {
+	if (r->ctx.caps.shared) {
 		gd |= gi;
 		gi = 0;
 	}

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model.h"
 #include "scenario.h"
 
 typedef struct hwbpi_scn_lexer lexer;
@@ -37,6 +38,14 @@ static cmd *push(lexer *lx, prog *p, const char *at)
 	memset(&p->cmds[p->n], 0, sizeof(p->cmds[0]));
 	p->cmds[p->n].line = lx->line;
 	return &p->cmds[p->n++];
+}
+
+/* The simulator's model of the file's CPU: what lines it gives a meaning
+ * to.  There is one for every preset (hwbp_sim_new() of the `cpu` line
+ * succeeded before any other line is parsed). */
+static const struct hwbpi_sim_model *model_of(const prog *p)
+{
+	return hwbpi_sim_model(p->cpu.arch);
 }
 
 /* docs/scenarios.md spells types in lower case only: r, w, rw, x. */
@@ -198,7 +207,7 @@ static int parse_sized(lexer *lx, const prog *p, const tokens *t, cmd *c, struct
 	c->kind = hwbpi_scn_tok_is(t, 0, "read") ? C_READ : hwbpi_scn_tok_is(t, 0, "write") ? C_WRITE : C_IO;
 	if (t->n != 3)
 		return hwbpi_scn_error(lx, t->p[0], "'%.*s' takes ADDR SIZE", (int)t->len[0], t->p[0]);
-	if (c->kind == C_IO && p->cpu.arch != HWBP_ARCH_X86)
+	if (c->kind == C_IO && !model_of(p)->io_ports)
 		return hwbpi_scn_error(lx, t->p[0], "'io' is x86 port I/O; %s has none", p->cpu.name);
 	ret = hwbpi_scn_addr(lx, t->p[1], t->len[1], &c->a, c->kind == C_IO ? "port" : "address");
 	if (ret)
@@ -221,8 +230,9 @@ static int parse_at(lexer *lx, const prog *p, const tokens *t, cmd *c, struct hw
 	c->kind = hwbpi_scn_tok_is(t, 0, "exec") ? C_EXEC : C_ZERO;
 	if (t->n != 2)
 		return hwbpi_scn_error(lx, t->p[0], "'%.*s' takes ADDR", (int)t->len[0], t->p[0]);
-	if (c->kind == C_ZERO && p->cpu.arch == HWBP_ARCH_X86)
-		return hwbpi_scn_error(lx, t->p[0], "'zero' is arm64 DC ZVA / powerpc dcbz; x86 has none");
+	if (c->kind == C_ZERO && !model_of(p)->zero_block)
+		return hwbpi_scn_error(lx, t->p[0], "'zero' is arm64 DC ZVA / powerpc dcbz; %s has none",
+				       hwbp_arch_name(p->cpu.arch));
 	ret = hwbpi_scn_addr(lx, t->p[1], t->len[1], &c->a, "address");
 	c->abase = lx->base;
 	return ret;

@@ -39,12 +39,6 @@ int hwbpi_scn_find_name(const run *r, const char *name)
 	return -1;
 }
 
-static unsigned zero_block(const struct hwbp_cpu *cpu)
-{
-	/* arm64: the sim's DCZID_EL0 block (64 B); powerpc: dcbz's 128 B line. */
-	return cpu->arch == HWBP_ARCH_POWERPC ? 128 : 64;
-}
-
 /* What a kernel's handler knows of the access, for hwbp_decode(). */
 static void describe_access(run *r, const struct hwbp_sim_access *a)
 {
@@ -244,7 +238,9 @@ static int run_prog(run *r)
 		hwbp_sim_free(r->sim);
 		return ret;
 	}
-	r->zero_block = zero_block(&r->prog->cpu);
+	/* The model's block (arm64 DC ZVA, powerpc dcbz), for the access and
+	 * what a handler knows of it. */
+	r->zero_block = hwbpi_sim_model(r->prog->cpu.arch)->zero_block;
 	for (size_t i = 0; i < r->prog->n; i++) {
 		if (r->prog->cmds[i].kind == C_EXPECT)
 			hwbpi_scn_check(r, &r->prog->cmds[i]);

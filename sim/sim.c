@@ -41,19 +41,6 @@ static inline bool gran_set(const uint8_t *gran, uint64_t addr)
 	return gran[gran_index(addr >> HWBPI_SIM_GRAN_SHIFT)];
 }
 
-static const struct hwbpi_sim_model *model_of(enum hwbp_arch arch)
-{
-	switch (arch) {
-	case HWBP_ARCH_X86:
-		return &hwbpi_sim_x86;
-	case HWBP_ARCH_ARM64:
-		return &hwbpi_sim_arm64;
-	case HWBP_ARCH_POWERPC:
-		return &hwbpi_sim_powerpc;
-	}
-	return NULL;
-}
-
 /*
  * After any change of registers or mode: the model recomputes its filter,
  * then the engine turns the model's windows (if it lists them) into the
@@ -94,26 +81,12 @@ static int glue_write(void *arg, unsigned cpu, const struct hwbp_regs *r)
 	old = c->regs;
 	/*
 	 * A kernel installing breakpoints writes address and control
-	 * registers, never the status ones: x86 DR6 keeps what the CPU put
-	 * there, and MDSCR only gains the enables (MDE/KDE) it needs.
+	 * registers, never the status ones (x86 DR6 keeps what the CPU put
+	 * there, arm64 MDSCR only gains the enables it needs): the core
+	 * knows which are which.
 	 */
-	switch (r->arch) {
-	case HWBP_ARCH_X86:
-		memcpy(c->regs.u.x86.dr, r->u.x86.dr, sizeof(r->u.x86.dr));
-		memcpy(c->regs.u.x86.addr_mask, r->u.x86.addr_mask, sizeof(r->u.x86.addr_mask));
-		c->regs.u.x86.dr7 = r->u.x86.dr7;
-		break;
-	case HWBP_ARCH_ARM64: {
-		uint64_t mdscr = c->regs.u.arm64.mdscr | r->u.arm64.mdscr;
-
-		c->regs.u.arm64 = r->u.arm64;
-		c->regs.u.arm64.mdscr = mdscr;
-		break;
-	}
-	case HWBP_ARCH_POWERPC:
-		c->regs.u.ppc = r->u.ppc;
-		break;
-	}
+	if (hwbp_regs_apply(&sim->cpu, &c->regs, r))
+		return -EINVAL;
 	/* The glue writes every slot, in slot order. */
 	for (unsigned i = 0; i < HWBP_MAX_SLOTS; i++)
 		c->wseq[i] = ++c->wclock;
@@ -137,7 +110,7 @@ struct hwbp_sim *hwbp_sim_new(const struct hwbp_cpu *cpu, enum hwbp_sim_profile 
 			      unsigned ncpus, int *err)
 {
 	struct hwbp_sim *sim;
-	const struct hwbpi_sim_model *m = cpu ? model_of(cpu->arch) : NULL;
+	const struct hwbpi_sim_model *m = cpu ? hwbpi_sim_model(cpu->arch) : NULL;
 	int e = 0;
 
 	if (!m || ncpus == 0 || ncpus > HWBP_SIM_MAX_CPUS ||

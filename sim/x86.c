@@ -723,6 +723,7 @@ static int priv(const struct hwbpi_sim_cpu *c)
 
 const struct hwbpi_sim_model hwbpi_sim_x86 = {
 	.arch = HWBP_ARCH_X86,
+	.io_ports = true,
 	.reset = reset,
 	.set_reg = set_reg,
 	.get_reg = get_reg,
