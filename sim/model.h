@@ -95,7 +95,7 @@ struct hwbpi_sim_model {
 	void (*reset)(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c);
 
 	/*
-	 * Write a register by its SCENARIOS.md name.  If the write raises an
+	 * Write a register by its docs/scenarios.md name.  If the write raises an
 	 * exception instead (x86 GD), fill *res (cls != NONE) and do not
 	 * write.  Otherwise res->cls = NONE.  Returns 0 or -ENOENT (unknown
 	 * name).  The engine calls refilter() afterwards.

@@ -157,7 +157,7 @@ static void reset(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu 
 	(void)profile;
 	memset(c, 0, sizeof(*c));
 	hwbp_regs_reset(cpu, &c->regs);
-	/* SCENARIOS.md: a bare-metal kernel, MSR[PR] = 0, MSR[HV] = 1. */
+	/* docs/scenarios.md: a bare-metal kernel, MSR[PR] = 0, MSR[HV] = 1. */
 	c->s.ppc.pr = 0;
 	c->s.ppc.hv = 1;
 }

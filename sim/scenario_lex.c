@@ -160,7 +160,7 @@ int hwbpi_scn_addr(struct hwbpi_scn_lexer *lx, const char *s, unsigned len, uint
 }
 
 /*
- * The language reserves every slot name of every CPU (docs/scenarios.md),
+ * The language reserves every slot name of every CPU,
  * whatever the file's CPU: `expect hit` tells slots from requests by the
  * name alone, and a file reads the same on every CPU.
  */

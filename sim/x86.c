@@ -395,7 +395,7 @@ static int set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu
 
 	clear_res(res);
 	if (strcmp(name, "cr4") == 0) {
-		/* Only DE is meaningful (SCENARIOS.md); MOV CR4 has no GD check. */
+		/* Only DE is meaningful (docs/scenarios.md); MOV CR4 has no GD check. */
 		c->s.x86.cr4 = value & CR4_DE;
 		return 0;
 	}
