@@ -380,90 +380,51 @@ static bool is_mask_name(const char *name)
 	       strcmp(name + 3, "_mask") == 0;
 }
 
-/*
- * A `set` of dr0-dr7 is a MOV to DRn.  Choice: it is executed as by the
- * kernel (CPL 0) whatever the current mode, so the #GP a MOV DRn raises at
- * CPL > 0 is not modelled; the rest of MOV DRn is (SDM Vol. 2B "MOV--Move
- * to/from Debug Registers", checked in QEMU helper_set_dr()'s order):
- * DR4/DR5 with CR4.DE = 1 #UD, then DR7.GD #DB, then the reserved upper
- * half of DR6/DR7 in 64-bit mode #GP.  A faulting MOV writes nothing.
- */
-static int set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
-		   const char *name, uint64_t value, struct hwbp_sim_result *res)
+/* WRMSR to DRn_ADDR_MASK: not a debug register, no GD. */
+static int set_mask(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+		    const char *name, uint64_t value)
 {
-	int n = dr_index(name);
-
-	clear_res(res);
-	if (strcmp(name, "cr4") == 0) {
-		/* Only DE is meaningful (docs/scenarios.md); MOV CR4 has no GD check. */
-		c->s.x86.cr4 = value & CR4_DE;
-		return 0;
-	}
-	if (strcmp(name, "rf") == 0) {
-		c->s.x86.rf = value != 0;
-		return 0;
-	}
-	if (is_mask_name(name)) {
-		if (!cpu->u.x86.amd_addr_mask)
-			return -ENOENT;
-		/* WRMSR to DRn_ADDR_MASK: not a debug register, no GD.  QEMU has
-		 * no such MSR, and TCG ignores a WRMSR to an unknown MSR: no
-		 * #GP, nothing written. */
-		if (hwbpi_quirk_on(profile, HWBPI_Q_X86_NO_ADDR_MASK))
-			return 0;
-		/* Bits 63:12 are write-ignored with DataBkptExt (x86.h). */
-		c->regs.u.x86.addr_mask[name[2] - '0'] = value & HWBP_X86_AMD_MASK_MAX;
-		return 0;
-	}
-	if (n < 0)
+	if (!cpu->u.x86.amd_addr_mask)
 		return -ENOENT;
-
-	if (n == 4 || n == 5) {
-		/*
-		 * DR4/DR5 are reserved with CR4.DE = 1 (#UD) and alias DR6/DR7
-		 * with DE = 0 (SDM §17.2.2).
-		 */
-		if (c->s.x86.cr4 & CR4_DE) {
-			res->cls = HWBP_SIM_UD;
-			res->timing = HWBP_TIMING_BEFORE;
-			res->st.u.x86.dr6 = c->regs.u.x86.dr6;
-			return 0;
-		}
-		n += 2;
-	}
-
-	if (c->regs.u.x86.dr7 & DR7_GD) {
-		/*
-		 * General detect (SDM §17.2.4, §17.3.1.3): a fault before the
-		 * MOV with DR6.BD set; the processor clears GD on entry to the
-		 * handler so that the handler can use the registers.  Choice
-		 * ("certain debug exceptions may clear bits 0-3", §17.2.3): the
-		 * sdm profile clears B0-B3, as KVM does when it delivers a
-		 * general-detect #DB; BS/BT stay.
-		 */
-		uint64_t dr6 = c->regs.u.x86.dr6;
-
-		if (!hwbpi_quirk_on(profile, HWBPI_Q_X86_GD_KEEPS_B))
-			dr6 &= ~HWBP_X86_DR6_B_MASK;
-		c->regs.u.x86.dr6 = dr6 | DR6_BD;
-		c->regs.u.x86.dr7 &= ~DR7_GD;
-		/* Nothing to resume: a kernel re-executes the MOV itself. */
-		db_result(c, HWBP_TIMING_BEFORE, 0, 0, res);
+	/* QEMU has no such MSR, and TCG ignores a WRMSR to an unknown MSR: no
+	 * #GP, nothing written. */
+	if (hwbpi_quirk_on(profile, HWBPI_Q_X86_NO_ADDR_MASK))
 		return 0;
-	}
+	/* Bits 63:12 are write-ignored with DataBkptExt (x86.h). */
+	c->regs.u.x86.addr_mask[name[2] - '0'] = value & HWBP_X86_AMD_MASK_MAX;
+	return 0;
+}
 
-	if (cpu->u.x86.mode64) {
-		if (n >= 6 && (value & DR_HIGH_RESERVED)) {
-			res->cls = HWBP_SIM_GP;
-			res->timing = HWBP_TIMING_BEFORE;
-			res->st.u.x86.dr6 = c->regs.u.x86.dr6;
-			return 0;
-		}
-	} else {
-		/* 32-bit debug registers: the upper half of the value is lost. */
-		value &= 0xffffffffull;
-	}
+/* A fault of MOV DRn before it writes (#UD, #GP): the status as it is. */
+static void mov_fault(struct hwbpi_sim_cpu *c, enum hwbp_sim_class cls, struct hwbp_sim_result *res)
+{
+	res->cls = cls;
+	res->timing = HWBP_TIMING_BEFORE;
+	res->st.u.x86.dr6 = c->regs.u.x86.dr6;
+}
 
+/*
+ * General detect (SDM §17.2.4, §17.3.1.3): a fault before the MOV with
+ * DR6.BD set; the processor clears GD on entry to the handler so that the
+ * handler can use the registers.  Choice ("certain debug exceptions may
+ * clear bits 0-3", §17.2.3): the sdm profile clears B0-B3, as KVM does
+ * when it delivers a general-detect #DB; BS/BT stay.
+ */
+static void general_detect(int profile, struct hwbpi_sim_cpu *c, struct hwbp_sim_result *res)
+{
+	uint64_t dr6 = c->regs.u.x86.dr6;
+
+	if (!hwbpi_quirk_on(profile, HWBPI_Q_X86_GD_KEEPS_B))
+		dr6 &= ~HWBP_X86_DR6_B_MASK;
+	c->regs.u.x86.dr6 = dr6 | DR6_BD;
+	c->regs.u.x86.dr7 &= ~DR7_GD;
+	/* Nothing to resume: a kernel re-executes the MOV itself. */
+	db_result(c, HWBP_TIMING_BEFORE, 0, 0, res);
+}
+
+/* The write of a MOV to DRn (n = 0-3, 6 or 7) that did not fault. */
+static void write_dr(int profile, struct hwbpi_sim_cpu *c, int n, uint64_t value)
+{
 	if (n < 4) {
 		c->regs.u.x86.dr[n] = value;
 		if (hwbpi_quirk_on(profile, HWBPI_Q_X86_DATA_FIRST_SLOT))
@@ -481,6 +442,59 @@ static int set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu
 		if (hwbpi_quirk_on(profile, HWBPI_Q_X86_DATA_FIRST_SLOT))
 			qemu_dr7_written(c, old, c->regs.u.x86.dr7);
 	}
+}
+
+/*
+ * A `set` of dr0-dr7 is a MOV to DRn.  Choice: it is executed as by the
+ * kernel (CPL 0) whatever the current mode, so the #GP a MOV DRn raises at
+ * CPL > 0 is not modelled; the rest of MOV DRn is (SDM Vol. 2B "MOV--Move
+ * to/from Debug Registers", checked in QEMU helper_set_dr()'s order):
+ * DR4/DR5 with CR4.DE = 1 #UD, then DR7.GD #DB, then the reserved upper
+ * half of DR6/DR7 in 64-bit mode #GP.  A faulting MOV writes nothing.
+ */
+static void mov_dr(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c, int n,
+		   uint64_t value, struct hwbp_sim_result *res)
+{
+	if (n == 4 || n == 5) {
+		/* DR4/DR5 are reserved with CR4.DE = 1 (#UD) and alias DR6/DR7
+		 * with DE = 0 (SDM §17.2.2). */
+		if (c->s.x86.cr4 & CR4_DE) {
+			mov_fault(c, HWBP_SIM_UD, res);
+			return;
+		}
+		n += 2;
+	}
+	if (c->regs.u.x86.dr7 & DR7_GD)
+		general_detect(profile, c, res);
+	else if (cpu->u.x86.mode64 && n >= 6 && (value & DR_HIGH_RESERVED))
+		mov_fault(c, HWBP_SIM_GP, res);
+	else if (cpu->u.x86.mode64)
+		write_dr(profile, c, n, value);
+	else
+		/* 32-bit debug registers: the upper half of the value is lost. */
+		write_dr(profile, c, n, value & 0xffffffffull);
+}
+
+static int set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+		   const char *name, uint64_t value, struct hwbp_sim_result *res)
+{
+	int n = dr_index(name);
+
+	clear_res(res);
+	if (strcmp(name, "cr4") == 0) {
+		/* Only DE is meaningful (docs/scenarios.md); MOV CR4 has no GD check. */
+		c->s.x86.cr4 = value & CR4_DE;
+		return 0;
+	}
+	if (strcmp(name, "rf") == 0) {
+		c->s.x86.rf = value != 0;
+		return 0;
+	}
+	if (is_mask_name(name))
+		return set_mask(cpu, profile, c, name, value);
+	if (n < 0)
+		return -ENOENT;
+	mov_dr(cpu, profile, c, n, value, res);
 	return 0;
 }
 
