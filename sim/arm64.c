@@ -129,13 +129,71 @@ static unsigned ctz8(unsigned m)
 }
 
 /*
+ * A MASK watchpoint: 2^MASK bytes, naturally aligned: address bits below
+ * MASK are not compared.  Two CONSTRAINED UNPREDICTABLE cases, both
+ * chosen as QEMU does: BAS other than 0xFF is ignored (every byte of the
+ * block matches), and non-zero DBGWVR bits below the mask are ignored (the
+ * watchpoint still fires).
+ */
+static void mask_shape(uint64_t wvr, unsigned mask, struct shape *s)
+{
+	s->len = 1ull << mask;
+	s->lo = wvr & ~(s->len - 1);
+	s->bas = false;
+	s->m = 0;
+}
+
+/* QEMU hw_watchpoint_update() keeps only the first run of ones of a
+ * non-contiguous BAS. */
+static unsigned bas_first_run(unsigned m)
+{
+	unsigned first = ctz8(m), run = m >> first, len = 0;
+
+	while (run & 1u) {
+		len++;
+		run >>= 1;
+	}
+	return ((1u << len) - 1) << first;
+}
+
+/*
+ * A BAS watchpoint: byte-select bits over the doubleword at DBGWVR.
+ * Returns false when it selects no byte.
+ */
+static bool bas_shape(int profile, uint64_t wvr, uint64_t wcr, struct shape *s)
+{
+	unsigned bas = (unsigned)(wcr >> HWBP_ARM64_WCR_BAS_SHIFT) & HWBP_ARM64_WCR_BAS_MASK;
+
+	/* DBGWVR[1:0] are RES0: never compared. */
+	s->lo = wvr & ~7ull;
+	s->len = 8;
+	s->bas = true;
+	/*
+	 * Deprecated word-aligned DBGWVR (bit 2 = 1): only BAS[3:0] count,
+	 * selecting bytes of the word at DBGWVR, i.e. bytes 4..7 of the
+	 * doubleword (AArch64.WatchpointByteMatch: bottom = 2).
+	 */
+	s->m = wvr & 4 ? (bas & 0xfu) << 4 : bas;
+	if (!s->m)
+		return false;
+	if (hwbpi_quirk_on(profile, HWBPI_Q_ARM64_BAS_FIRST_RUN))
+		s->m = bas_first_run(s->m);
+	/*
+	 * sdm: a non-contiguous BAS is CONSTRAINED UNPREDICTABLE per byte of
+	 * the doubleword.  Choice: each byte matches exactly when its BAS
+	 * bit is 1 (the plain byte-select rule of WatchpointByteMatch).
+	 */
+	return true;
+}
+
+/*
  * Decode DBGWVR/DBGWCR into the bytes they watch (Arm ARM DBGWCR<n>_EL1,
  * DBGWVR<n>_EL1; pseudocode AArch64.WatchpointByteMatch()).  Returns false
  * for a watchpoint that can never match.
  */
 static bool wp_shape(int profile, uint64_t wvr, uint64_t wcr, struct shape *s)
 {
-	unsigned mask, bas;
+	unsigned mask;
 
 	if (!(wcr & HWBP_ARM64_CR_E))
 		return false;
@@ -146,67 +204,19 @@ static bool wp_shape(int profile, uint64_t wvr, uint64_t wcr, struct shape *s)
 	/* Linked to a context breakpoint (WT = 1): not modelled, no match. */
 	if (wcr & HWBP_ARM64_WCR_WT)
 		return false;
-
 	mask = (unsigned)(wcr >> HWBP_ARM64_WCR_MASK_SHIFT) & HWBP_ARM64_WCR_MASK_MASK;
-	if (mask == 1 || mask == 2) {
-		/*
-		 * Reserved MASK values: CONSTRAINED UNPREDICTABLE, behaves as
-		 * disabled, as no mask, or as some valid mask.  Choice:
-		 * disabled (the same as QEMU hw_watchpoint_update()).
-		 */
+	/*
+	 * Reserved MASK values (1, 2): CONSTRAINED UNPREDICTABLE, behaves as
+	 * disabled, as no mask, or as some valid mask.  Choice: disabled (the
+	 * same as QEMU hw_watchpoint_update()).
+	 */
+	if (mask == 1 || mask == 2)
 		return false;
-	}
 	if (mask) {
-		/*
-		 * 2^MASK bytes, naturally aligned: address bits below MASK
-		 * are not compared.  Two CONSTRAINED UNPREDICTABLE cases, both
-		 * chosen as QEMU does: BAS other than 0xFF is ignored (every
-		 * byte of the block matches), and non-zero DBGWVR bits below
-		 * the mask are ignored (the watchpoint still fires).
-		 */
-		s->len = 1ull << mask;
-		s->lo = wvr & ~(s->len - 1);
-		s->bas = false;
-		s->m = 0;
+		mask_shape(wvr, mask, s);
 		return true;
 	}
-
-	/* DBGWVR[1:0] are RES0: never compared. */
-	s->lo = wvr & ~7ull;
-	s->len = 8;
-	s->bas = true;
-	bas = (unsigned)(wcr >> HWBP_ARM64_WCR_BAS_SHIFT) & HWBP_ARM64_WCR_BAS_MASK;
-	if (wvr & 4) {
-		/*
-		 * Deprecated word-aligned DBGWVR (bit 2 = 1): only BAS[3:0]
-		 * count, selecting bytes of the word at DBGWVR, i.e. bytes 4..7
-		 * of the doubleword (AArch64.WatchpointByteMatch: bottom = 2).
-		 */
-		s->m = (bas & 0xfu) << 4;
-	} else {
-		s->m = bas;
-	}
-	if (!s->m)
-		return false;
-	if (hwbpi_quirk_on(profile, HWBPI_Q_ARM64_BAS_FIRST_RUN)) {
-		/*
-		 * QEMU hw_watchpoint_update() keeps only the first run of
-		 * ones of a non-contiguous BAS.
-		 */
-		unsigned first = ctz8(s->m), run = s->m >> first, len = 0;
-
-		while (run & 1u) {
-			len++;
-			run >>= 1;
-		}
-		s->m = ((1u << len) - 1) << first;
-	}
-	/*
-	 * sdm: a non-contiguous BAS is CONSTRAINED UNPREDICTABLE per byte of
-	 * the doubleword.  Choice: each byte matches exactly when its BAS
-	 * bit is 1 (the plain byte-select rule of WatchpointByteMatch).
-	 */
-	return true;
+	return bas_shape(profile, wvr, wcr, s);
 }
 
 /*
@@ -434,6 +444,81 @@ static void do_exec(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cp
 	take(c, a, res, esr, 0, a->addr);
 }
 
+/* The bytes [lo, hi] an access touches (DC ZVA: its whole block); false
+ * for an empty access. */
+static bool data_range(const struct hwbp_sim_access *a, uint64_t *lo, uint64_t *hi)
+{
+	if (a->op == HWBP_SIM_ZERO) {
+		*lo = a->addr & ~(ZVA_BLOCK - 1);
+		*hi = *lo + (ZVA_BLOCK - 1);
+		return true;
+	}
+	if (a->size == 0)
+		return false;
+	*lo = a->addr;
+	*hi = a->addr + (a->size - 1);
+	if (*hi < *lo)
+		*hi = UINT64_MAX; /* no wrap past the top of the address space */
+	return true;
+}
+
+/* What the enabled watchpoints make of an access to [lo, hi]. */
+struct wp_match {
+	uint32_t slots;           /* every watchpoint that matches */
+	uint64_t far;             /* the lowest matching byte of any */
+	uint64_t first_low;       /* ... of the one QEMU's list holds first */
+};
+
+static void match_wps(const struct hwbp_cpu *cpu, int profile, const struct hwbpi_sim_cpu *c,
+		      bool store, uint64_t lo, uint64_t hi, struct wp_match *m)
+{
+	unsigned need = store ? 2u : 1u; /* LSC bit: 01 load, 10 store */
+	int first = -1;
+
+	m->slots = 0;
+	m->far = UINT64_MAX;
+	m->first_low = 0;
+	for (unsigned i = 0; i < hwbp_arm64_nwrp(cpu); i++) {
+		uint64_t wcr = c->regs.u.arm64.wcr[i], low;
+		struct shape s;
+
+		if (!wp_shape(profile, c->regs.u.arm64.wvr[i], wcr, &s))
+			continue;
+		if (!(s.lsc & need) || !el_matches(wcr, c->s.arm64.el))
+			continue;
+		if (!shape_hit(&s, lo, hi, &low))
+			continue;
+		m->slots |= 1u << i;
+		if (low < m->far)
+			m->far = low;
+		/* QEMU's list order: the watchpoint written longest ago. */
+		if (first < 0 || c->wseq[i] < c->wseq[first]) {
+			first = (int)i;
+			m->first_low = low;
+		}
+	}
+}
+
+/*
+ * QEMU helper_dc_zva() first probes one byte at the operand address, then
+ * the whole block: a watchpoint of @slots covering the operand byte fires
+ * on the first probe with FAR = operand.
+ */
+static bool zva_operand_hit(const struct hwbp_cpu *cpu, int profile,
+			    const struct hwbpi_sim_cpu *c, uint32_t slots, uint64_t addr)
+{
+	for (unsigned i = 0; i < hwbp_arm64_nwrp(cpu); i++) {
+		uint64_t low;
+		struct shape s;
+
+		if ((slots & (1u << i)) &&
+		    wp_shape(profile, c->regs.u.arm64.wvr[i], c->regs.u.arm64.wcr[i], &s) &&
+		    shape_hit(&s, addr, addr, &low))
+			return true;
+	}
+	return false;
+}
+
 /*
  * Watchpoint (Arm ARM D2 "Watchpoint exceptions"): a load/store (or
  * DC ZVA, which behaves as a store of every byte of its block: DC ZVA
@@ -452,87 +537,36 @@ static void do_exec(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cp
 static void do_data(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
 		    const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 {
-	unsigned nw = hwbp_arm64_nwrp(cpu);
 	bool store = a->op != HWBP_SIM_READ;
-	unsigned need = store ? 2u : 1u; /* LSC bit: 01 load, 10 store */
-	uint64_t lo, hi, far = UINT64_MAX, first_low = 0;
-	uint32_t slots = 0;
-	int first = -1;
-	uint64_t esr;
+	struct wp_match m;
+	uint64_t lo, hi, esr;
 
-	if (a->op == HWBP_SIM_ZERO) {
-		lo = a->addr & ~(ZVA_BLOCK - 1);
-		hi = lo + (ZVA_BLOCK - 1);
-	} else {
-		if (a->size == 0)
-			return;
-		lo = a->addr;
-		hi = a->addr + (a->size - 1);
-		if (hi < lo)
-			hi = UINT64_MAX; /* no wrap past the top of the address space */
-	}
-	if (!debug_enabled(profile, c))
+	if (!data_range(a, &lo, &hi) || !debug_enabled(profile, c))
 		return;
-
-	for (unsigned i = 0; i < nw; i++) {
-		uint64_t wcr = c->regs.u.arm64.wcr[i], low;
-		struct shape s;
-
-		if (!wp_shape(profile, c->regs.u.arm64.wvr[i], wcr, &s))
-			continue;
-		if (!(s.lsc & need) || !el_matches(wcr, c->s.arm64.el))
-			continue;
-		if (!shape_hit(&s, lo, hi, &low))
-			continue;
-		slots |= 1u << i;
-		if (low < far)
-			far = low;
-		/* QEMU's list order: the watchpoint written longest ago. */
-		if (first < 0 || c->wseq[i] < c->wseq[first]) {
-			first = (int)i;
-			first_low = low;
-		}
-	}
-	if (!slots)
+	match_wps(cpu, profile, c, store, lo, hi, &m);
+	if (!m.slots)
 		return;
-
-	if (hwbpi_quirk_on(profile, HWBPI_Q_ARM64_FAR_FIRST_WP)) {
-		/*
-		 * QEMU cpu_check_watchpoint() stops at the first watchpoint of
-		 * its list that matches and records MAX(access address,
-		 * watchpoint start): the lowest accessed byte of that one
-		 * watchpoint.  The list is in DBGWCR/DBGWVR write order (each
-		 * write re-inserts the watchpoint at the end), kept in wseq[].
-		 */
-		far = first_low;
-	}
-	if (a->op == HWBP_SIM_ZERO && hwbpi_quirk_on(profile, HWBPI_Q_ARM64_ZVA_FAR_OPERAND)) {
-		/*
-		 * QEMU helper_dc_zva() first probes one byte at the operand
-		 * address, then the whole block: a watchpoint covering the
-		 * operand byte fires on the first probe with FAR = operand.
-		 */
-		for (unsigned i = 0; i < nw; i++) {
-			uint64_t low;
-			struct shape s;
-
-			if ((slots & (1u << i)) &&
-			    wp_shape(profile, c->regs.u.arm64.wvr[i], c->regs.u.arm64.wcr[i], &s) &&
-			    shape_hit(&s, a->addr, a->addr, &low)) {
-				far = a->addr;
-				break;
-			}
-		}
-	}
+	/*
+	 * QEMU cpu_check_watchpoint() stops at the first watchpoint of its
+	 * list that matches and records MAX(access address, watchpoint
+	 * start): the lowest accessed byte of that one watchpoint.  The list
+	 * is in DBGWCR/DBGWVR write order (each write re-inserts the
+	 * watchpoint at the end), kept in wseq[].
+	 */
+	if (hwbpi_quirk_on(profile, HWBPI_Q_ARM64_FAR_FIRST_WP))
+		m.far = m.first_low;
+	if (a->op == HWBP_SIM_ZERO && hwbpi_quirk_on(profile, HWBPI_Q_ARM64_ZVA_FAR_OPERAND) &&
+	    zva_operand_hit(cpu, profile, c, m.slots, a->addr))
+		m.far = a->addr;
 
 	esr = (uint64_t)(c->s.arm64.el == 1 ? EC_WATCHPOINT_SAME : EC_WATCHPOINT_LOWER) << ESR_EC_SHIFT |
 	      ESR_IL | (store ? ESR_WNR : 0) | FSC_DEBUG;
 	res->cls = HWBP_SIM_WATCHPOINT;
-	res->data_slots = slots;
-	res->addr = far;
+	res->data_slots = m.slots;
+	res->addr = m.far;
 	res->addr_known = true;
 	/* The load/store's own address is not modelled: ELR 0. */
-	take(c, a, res, esr, far, 0);
+	take(c, a, res, esr, m.far, 0);
 }
 
 static void access_(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
