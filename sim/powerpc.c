@@ -90,51 +90,46 @@ static uint64_t dawr_len(int profile, uint64_t dawrx)
 	return (((dawrx >> shift) & HWBP_PPC_DAWRX_MRD_MASK) + 1) * HWBP_PPC_DW;
 }
 
-static bool data_slot(const struct hwbp_cpu *cpu, int profile, const struct hwbpi_sim_cpu *c,
-		      unsigned i, struct wslot *s)
+/* DAWRn/DAWRXn (@idx) as the doublewords they watch. */
+static bool dawr_slot(const struct hwbp_cpu *cpu, int profile, const struct hwbpi_sim_cpu *c,
+		      int idx, struct wslot *s)
+{
+	uint64_t x = c->regs.u.ppc.dawrx[idx], bnd;
+
+	s->r = (x & HWBP_PPC_DAWRX_DR) != 0;
+	s->w = (x & HWBP_PPC_DAWRX_DW) != 0;
+	if (!s->r && !s->w)
+		return false;
+	/* Translation: MSR[DR] = 1 in the sim (see the top comment). */
+	if (!(x & (HWBP_PPC_DAWRX_WTI | HWBP_PPC_DAWRX_WT)))
+		return false;
+	if (!priv_ok(profile, c, x & HWBP_PPC_DAWRX_PRIV))
+		return false;
+	/* DAWR[0:60] is the doubleword address; MRD = doublewords - 1. */
+	s->lo = c->regs.u.ppc.dawr[idx] & ~(HWBP_PPC_DW - 1);
+	s->last = s->lo + (dawr_len(profile, x) - 1);
+	if (s->last < s->lo)
+		s->last = UINT64_MAX;  /* wraps: the top of memory ends it */
+	/*
+	 * Before v3.1 the match criteria include DAWR's 512-byte block
+	 * (Linux: "ISA still includes 512B boundary in match criteria",
+	 * which v3.1 lifted).  Hardware behaviour for a range programmed
+	 * across the boundary is undefined in practice (Linux refuses such
+	 * ranges); we take the criteria literally: only doublewords of DAWR's
+	 * own block match, the rest of the range is cut off.  QEMU watches
+	 * the whole range (quirk DAWR_512).
+	 */
+	bnd = hwbp_powerpc_boundary(cpu);
+	if (bnd && !hwbpi_quirk_on(profile, HWBPI_Q_PPC_DAWR_512) && (s->lo | (bnd - 1)) < s->last)
+		s->last = s->lo | (bnd - 1);
+	return true;
+}
+
+/* DABR/DABRX as the one doubleword they watch. */
+static bool dabr_slot(int profile, const struct hwbpi_sim_cpu *c, struct wslot *s)
 {
 	const struct hwbp_regs *g = &c->regs;
 
-	if (hwbp_powerpc_has_dawr(cpu)) {
-		int idx = hwbp_powerpc_dawr_index(cpu, i);
-		uint64_t x, len, bnd;
-
-		if (idx < 0)
-			return false;
-		x = g->u.ppc.dawrx[idx];
-		s->r = (x & HWBP_PPC_DAWRX_DR) != 0;
-		s->w = (x & HWBP_PPC_DAWRX_DW) != 0;
-		if (!s->r && !s->w)
-			return false;
-		/* Translation: MSR[DR] = 1 in the sim (see the top comment). */
-		if (!(x & (HWBP_PPC_DAWRX_WTI | HWBP_PPC_DAWRX_WT)))
-			return false;
-		if (!priv_ok(profile, c, x & HWBP_PPC_DAWRX_PRIV))
-			return false;
-		/* DAWR[0:60] is the doubleword address; MRD = doublewords - 1. */
-		s->lo = g->u.ppc.dawr[idx] & ~(HWBP_PPC_DW - 1);
-		len = dawr_len(profile, x);
-		s->last = s->lo + (len - 1);
-		if (s->last < s->lo)
-			s->last = UINT64_MAX;  /* wraps: the top of memory ends it */
-		/*
-		 * Before v3.1 the match criteria include DAWR's 512-byte block
-		 * (Linux: "ISA still includes 512B boundary in match criteria",
-		 * which v3.1 lifted).  Hardware behaviour for a range programmed
-		 * across the boundary is undefined in practice (Linux refuses
-		 * such ranges); we take the criteria literally: only doublewords
-		 * of DAWR's own block match, the rest of the range is cut off.
-		 * QEMU watches the whole range (quirk DAWR_512).
-		 */
-		bnd = hwbp_powerpc_boundary(cpu);
-		if (bnd && !hwbpi_quirk_on(profile, HWBPI_Q_PPC_DAWR_512) &&
-		    (s->lo | (bnd - 1)) < s->last)
-			s->last = s->lo | (bnd - 1);
-		return true;
-	}
-
-	if (!hwbp_powerpc_dabr_mode(cpu) || i != 0)
-		return false;
 	/* QEMU keeps DABR/DABRX as plain SPRs: nothing ever matches. */
 	if (hwbpi_quirk_on(profile, HWBPI_Q_PPC_DABR_INERT))
 		return false;
@@ -150,6 +145,19 @@ static bool data_slot(const struct hwbp_cpu *cpu, int profile, const struct hwbp
 	s->lo = g->u.ppc.dabr & ~(HWBP_PPC_DW - 1);   /* DABR[0:60]: one doubleword */
 	s->last = s->lo + (HWBP_PPC_DW - 1);
 	return true;
+}
+
+/* Data slot @i as what it watches in the current state (false: it cannot
+ * match now).  Slots are the DAWRs present, else the one DABR. */
+static bool data_slot(const struct hwbp_cpu *cpu, int profile, const struct hwbpi_sim_cpu *c,
+		      unsigned i, struct wslot *s)
+{
+	if (hwbp_powerpc_has_dawr(cpu)) {
+		int idx = hwbp_powerpc_dawr_index(cpu, i);
+
+		return idx >= 0 && dawr_slot(cpu, profile, c, idx, s);
+	}
+	return hwbp_powerpc_dabr_mode(cpu) && i == 0 && dabr_slot(profile, c, s);
 }
 
 static void reset(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c)
@@ -235,58 +243,69 @@ static void fill_dsi(struct hwbpi_sim_cpu *c, const struct hwbp_sim_access *a,
 	c->last = *a;
 }
 
+/* The bytes [lo, last] an access touches (dcbz: its whole cache block). */
+static void access_range(const struct hwbp_sim_access *a, uint64_t *lo, uint64_t *last)
+{
+	if (a->op == HWBP_SIM_ZERO) {
+		*lo = a->addr & ~(PPC_DCBZ_BLOCK - 1);
+		*last = *lo + (PPC_DCBZ_BLOCK - 1);
+		return;
+	}
+	*lo = a->addr;
+	*last = a->addr + (a->size - 1);
+	if (*last < *lo)
+		*last = UINT64_MAX;
+}
+
+/*
+ * Does slot @s match the access [alo, alast]?  Doubleword granular: any
+ * access byte in a watched doubleword.  *dar: the first byte of overlap
+ * between the access and the watched range (ISA v3.1; POWER8/9 for
+ * non-quadword accesses); the access's first byte for a pre-v3.1 @quad.
+ */
+static bool slot_hit(const struct wslot *s, uint64_t alo, uint64_t alast, bool quad,
+		     uint64_t *dar)
+{
+	uint64_t lo = s->lo, last = s->last;
+
+	if (quad) {
+		lo &= ~(PPC_QUADWORD - 1);
+		last |= PPC_QUADWORD - 1;
+	}
+	if (alo > last || lo > alast)
+		return false;
+	*dar = quad ? alo : (alo > s->lo ? alo : s->lo);
+	return true;
+}
+
 static void data_access(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
 			const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 {
 	bool store = a->op != HWBP_SIM_READ;  /* write, or dcbz (a store) */
-	bool pre31 = cpu->u.ppc.isa < 310;
 	uint64_t alo, alast, dar = UINT64_MAX, dsisr;
 	unsigned n = hwbp_powerpc_ndata(cpu);
 	uint32_t hit = 0;
 	bool quad;
 
-	if (a->op == HWBP_SIM_ZERO) {
-		/* dcbz: the whole aligned cache block is stored. */
-		alo = a->addr & ~(PPC_DCBZ_BLOCK - 1);
-		alast = alo + (PPC_DCBZ_BLOCK - 1);
-	} else {
-		alo = a->addr;
-		alast = a->addr + (a->size - 1);
-		if (alast < alo)
-			alast = UINT64_MAX;
-	}
+	access_range(a, &alo, &alast);
 	/*
 	 * Pre-v3.1 hardware compares a quadword access at quadword length and
 	 * reports DAR = the access's first byte (Linux 4759c11ed204,
 	 * f6780ce619f8); QEMU does neither (quirk QUADWORD).
 	 */
-	quad = pre31 && a->op != HWBP_SIM_ZERO && a->size == PPC_QUADWORD &&
+	quad = cpu->u.ppc.isa < 310 && a->op != HWBP_SIM_ZERO && a->size == PPC_QUADWORD &&
 	       !hwbpi_quirk_on(profile, HWBPI_Q_PPC_QUADWORD);
-
 	for (unsigned i = 0; i < n && i < 32; i++) {
 		struct wslot s;
-		uint64_t lo, last, d;
+		uint64_t d;
 
 		if (!data_slot(cpu, profile, c, i, &s))
 			continue;
 		if (store ? !s.w : !s.r)
 			continue;  /* DW matches stores, DR loads */
-		lo = s.lo;
-		last = s.last;
-		if (quad) {
-			lo &= ~(PPC_QUADWORD - 1);
-			last |= PPC_QUADWORD - 1;
-		}
-		/* Doubleword granular: any access byte in a watched doubleword. */
-		if (alo > last || lo > alast)
+		if (!slot_hit(&s, alo, alast, quad, &d))
 			continue;
 		hit |= 1u << i;
-		/*
-		 * DAR: first byte of overlap between the access and the watched
-		 * range (ISA v3.1; POWER8/9 for non-quadword accesses); the
-		 * access's first byte for a pre-v3.1 quadword.
-		 */
-		d = quad ? alo : (alo > s.lo ? alo : s.lo);
 		if (d < dar)
 			dar = d;
 		/* QEMU stops at the first matching watchpoint (quirk FIRST_DAWR). */
