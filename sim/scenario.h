@@ -88,8 +88,8 @@ struct hwbpi_scn_prog {
  * arguments, or the text does not parse: @errbuf then holds
  * "FILE:LINE:COL: message"), -ENOMEM; *prog holds nothing then.
  */
-int hwbpi_scn_load(const char *file, const char *text, size_t len,
-		   struct hwbpi_scn_prog *prog, char *errbuf, size_t errlen);
+int hwbpi_scn_load(const char *file, const char *text, size_t len, struct hwbpi_scn_prog *prog,
+		   char *errbuf, size_t errlen);
 void hwbpi_scn_free(struct hwbpi_scn_prog *prog);
 
 /* ------------------------------------------------------------ the lexer */
@@ -119,8 +119,8 @@ int hwbpi_scn_tokenize(struct hwbpi_scn_lexer *lx, const char *s, size_t len,
 /* Is word @i exactly @w? */
 bool hwbpi_scn_tok_is(const struct hwbpi_scn_tokens *t, unsigned i, const char *w);
 /* Word @i as a string of at most n - 1 characters (else an error). */
-int hwbpi_scn_tok_copy(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens *t,
-		       unsigned i, char *out, size_t n);
+int hwbpi_scn_tok_copy(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens *t, unsigned i,
+		       char *out, size_t n);
 /* A number (decimal or 0x hex): 0, -EINVAL, -ERANGE; reports nothing. */
 int hwbpi_scn_num(const char *s, unsigned len, uint64_t *out);
 /* NUMBER, B+OFF or C+OFF (also bare B or C), @what naming it in errors;

@@ -11,11 +11,9 @@
 
 #include "scenario.h"
 
-typedef struct hwbpi_scn_run run;
-typedef struct hwbpi_scn_cmd cmd;
 
 /* What the last command gave, for messages. */
-static void got_text(const run *r, char *buf, size_t n)
+static void got_text(const struct hwbpi_scn_run *r, char *buf, size_t n)
 {
 	if (!r->have_res) {
 		snprintf(buf, n, "no access result");
@@ -26,7 +24,7 @@ static void got_text(const run *r, char *buf, size_t n)
 		strcat(buf, " (filtered)");
 }
 
-static bool exception(const run *r)
+static bool exception(const struct hwbpi_scn_run *r)
 {
 	return r->have_res && r->res.cls != HWBP_SIM_NONE;
 }
@@ -54,7 +52,7 @@ static bool slot_bit(const struct hwbp_cpu *cpu, const char *name, uint32_t *dat
 }
 
 /* expect hit SLOT...: exactly those slots, as the model reports them. */
-static bool check_hit_slots(run *r, const cmd *e, const char *got)
+static bool check_hit_slots(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *e, const char *got)
 {
 	const struct hwbp_cpu *cpu = &r->prog->cpu;
 	uint32_t want_d = 0, want_i = 0, gd = r->res.data_slots, gi = r->res.inst_slots;
@@ -76,7 +74,8 @@ static bool check_hit_slots(run *r, const cmd *e, const char *got)
 }
 
 /* expect hit REQUEST...: exactly those requests, as hwbp_decode() says. */
-static bool check_hit_requests(run *r, const cmd *e, const char *got)
+static bool check_hit_requests(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *e,
+			       const char *got)
 {
 	uint64_t want = 0;
 	char names[256] = "";
@@ -108,7 +107,7 @@ static bool check_hit_requests(run *r, const cmd *e, const char *got)
 	return true;
 }
 
-static bool check_hit(run *r, const cmd *e, const char *got)
+static bool check_hit(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *e, const char *got)
 {
 	if (!exception(r)) {
 		hwbpi_scn_fail(r, e, "expected hit got %s", got);
@@ -120,7 +119,7 @@ static bool check_hit(run *r, const cmd *e, const char *got)
 }
 
 /* REG=VALUE: a status register of the result first, else the CPU's. */
-static bool check_reg(run *r, const cmd *e)
+static bool check_reg(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *e)
 {
 	uint64_t v = 0;
 	bool have = false;
@@ -147,7 +146,7 @@ static bool check_reg(run *r, const cmd *e)
 }
 
 /* addr LO..HI: the reported data address lies in the window. */
-static bool check_addr(run *r, const cmd *e, const char *got)
+static bool check_addr(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *e, const char *got)
 {
 	char lo[40], hi[40], g[40];
 
@@ -166,7 +165,7 @@ static bool check_addr(run *r, const cmd *e, const char *got)
 }
 
 /* Does @e hold?  Fails it (with its message) when not. */
-static bool holds(run *r, const cmd *e, const char *got)
+static bool holds(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *e, const char *got)
 {
 	const struct hwbp_sim_result *res = &r->res;
 
@@ -213,7 +212,7 @@ static bool holds(run *r, const cmd *e, const char *got)
 	return false;
 }
 
-void hwbpi_scn_check(run *r, const cmd *e)
+void hwbpi_scn_check(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *e)
 {
 	char got[512];
 

@@ -3,7 +3,7 @@
  * The scenario compiler: a parsed program's commands (not its
  * expectations) as rows of the C table the bare-metal harnesses replay
  * (their `struct hop`, one row per command and one per mode pair), so that
- * they run the very file the simulator runs.
+ * they struct hwbpi_scn_run the very file the simulator runs.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,7 +11,6 @@
 
 #include "scenario.h"
 
-typedef struct hwbpi_scn_cmd cmd;
 
 /* A value as the file wrote it: B+OFF and C+OFF stay arena-relative,
  * so the harness can place its arenas where it likes; numbers stay
@@ -78,7 +77,7 @@ static void hop(FILE *out, const struct row *h)
 }
 
 /* The rows of command @c of @file. */
-static void compile_cmd(FILE *out, const char *file, const cmd *c)
+static void compile_cmd(FILE *out, const char *file, const struct hwbpi_scn_cmd *c)
 {
 	struct row h = { hop_names[c->kind], c->abase, c->a, c->b, c->line, NULL, NULL, 0, 0, false };
 
@@ -112,8 +111,8 @@ static void compile_cmd(FILE *out, const char *file, const cmd *c)
 	hop(out, &h);
 }
 
-int hwbp_scenario_compile(const char *file, const char *text, size_t len, FILE *out,
-			  char *errbuf, size_t errlen)
+int hwbp_scenario_compile(const char *file, const char *text, size_t len, FILE *out, char *errbuf,
+			  size_t errlen)
 {
 	struct hwbpi_scn_prog prog;
 	int ret;

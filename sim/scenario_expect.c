@@ -9,9 +9,6 @@
 
 #include "scenario.h"
 
-typedef struct hwbpi_scn_lexer lexer;
-typedef struct hwbpi_scn_tokens tokens;
-typedef struct hwbpi_scn_cmd cmd;
 
 static const char *const class_names[] = {
 	"none", "db", "ud", "gp", "watchpoint", "breakpoint", "dsi", "trace",
@@ -31,7 +28,8 @@ static int errno_of(const char *s)
 }
 
 /* expect, expect[sdm] or expect[qemu]. */
-static int parse_profile(lexer *lx, const tokens *t, cmd *c)
+static int parse_profile(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens *t,
+			 struct hwbpi_scn_cmd *c)
 {
 	c->profile = -1;
 	if (t->len[0] <= 6)
@@ -47,7 +45,8 @@ static int parse_profile(lexer *lx, const tokens *t, cmd *c)
 }
 
 /* none, filtered, ok: nothing follows. */
-static int parse_flag(lexer *lx, const tokens *t, cmd *c, const char *word)
+static int parse_flag(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens *t,
+		      struct hwbpi_scn_cmd *c, const char *word)
 {
 	c->ek = word[0] == 'n' ? E_NONE : word[0] == 'f' ? E_FILTERED : E_OK;
 	if (t->n != 2)
@@ -56,7 +55,8 @@ static int parse_flag(lexer *lx, const tokens *t, cmd *c, const char *word)
 }
 
 /* hit NAME...: slot names or request names, not both. */
-static int parse_hit(lexer *lx, const tokens *t, cmd *c)
+static int parse_hit(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens *t,
+		     struct hwbpi_scn_cmd *c)
 {
 	unsigned slots = 0;
 	int ret;
@@ -79,7 +79,8 @@ static int parse_hit(lexer *lx, const tokens *t, cmd *c)
 	return 0;
 }
 
-static int parse_class(lexer *lx, const tokens *t, cmd *c)
+static int parse_class(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens *t,
+		       struct hwbpi_scn_cmd *c)
 {
 	int ret;
 
@@ -99,7 +100,8 @@ static int parse_class(lexer *lx, const tokens *t, cmd *c)
 	return 0;
 }
 
-static int parse_timing(lexer *lx, const tokens *t, cmd *c)
+static int parse_timing(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens *t,
+			struct hwbpi_scn_cmd *c)
 {
 	c->ek = E_TIMING;
 	if (hwbpi_scn_tok_is(t, 2, "before"))
@@ -114,7 +116,8 @@ static int parse_timing(lexer *lx, const tokens *t, cmd *c)
 }
 
 /* addr LO or addr LO..HI (an inclusive window). */
-static int parse_addr_window(lexer *lx, const tokens *t, cmd *c)
+static int parse_addr_window(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens *t,
+			     struct hwbpi_scn_cmd *c)
 {
 	const char *s, *dots;
 	unsigned l;
@@ -144,7 +147,8 @@ static int parse_addr_window(lexer *lx, const tokens *t, cmd *c)
 	return 0;
 }
 
-static int parse_error(lexer *lx, const tokens *t, cmd *c)
+static int parse_error(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens *t,
+		       struct hwbpi_scn_cmd *c)
 {
 	int ret;
 
@@ -162,7 +166,8 @@ static int parse_error(lexer *lx, const tokens *t, cmd *c)
 }
 
 /* REG=VALUE: a status register of the result, or any register. */
-static int parse_reg(lexer *lx, const tokens *t, cmd *c, const char *word)
+static int parse_reg(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens *t,
+		     struct hwbpi_scn_cmd *c, const char *word)
 {
 	const char *eq = memchr(t->p[1], '=', t->len[1]);
 	size_t nl;
@@ -184,7 +189,8 @@ static int parse_reg(lexer *lx, const tokens *t, cmd *c, const char *word)
 	return 0;
 }
 
-static int parse_check(lexer *lx, const tokens *t, cmd *c, const char *word)
+static int parse_check(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens *t,
+		       struct hwbpi_scn_cmd *c, const char *word)
 {
 	if (strcmp(word, "none") == 0 || strcmp(word, "filtered") == 0 || strcmp(word, "ok") == 0)
 		return parse_flag(lx, t, c, word);
@@ -204,10 +210,11 @@ static int parse_check(lexer *lx, const tokens *t, cmd *c, const char *word)
 /* The command an expectation checks: the nearest non-expect line above
  * it, which must have a result (not `cpu`), and for error/ok be one that
  * can fail (watch, unwatch, set). */
-static int check_target(lexer *lx, const struct hwbpi_scn_prog *prog, const tokens *t,
-			const cmd *c, const char *word)
+static int check_target(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *prog,
+			const struct hwbpi_scn_tokens *t, const struct hwbpi_scn_cmd *c,
+			const char *word)
 {
-	const cmd *prev = NULL;
+	const struct hwbpi_scn_cmd *prev = NULL;
 
 	for (size_t i = prog->n - 1; i-- > 0;)
 		if (prog->cmds[i].kind != C_EXPECT) {
@@ -222,7 +229,8 @@ static int check_target(lexer *lx, const struct hwbpi_scn_prog *prog, const toke
 	return 0;
 }
 
-int hwbpi_scn_parse_expect(lexer *lx, const struct hwbpi_scn_prog *prog, const tokens *t, cmd *c)
+int hwbpi_scn_parse_expect(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *prog,
+			   const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c)
 {
 	char word[HWBPI_SCN_NAME_LEN];
 	int ret;

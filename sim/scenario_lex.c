@@ -75,8 +75,8 @@ bool hwbpi_scn_tok_is(const struct hwbpi_scn_tokens *t, unsigned i, const char *
 	return i < t->n && strlen(w) == t->len[i] && memcmp(t->p[i], w, t->len[i]) == 0;
 }
 
-int hwbpi_scn_tok_copy(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens *t,
-		       unsigned i, char *out, size_t n)
+int hwbpi_scn_tok_copy(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens *t, unsigned i,
+		       char *out, size_t n)
 {
 	if (t->len[i] >= n)
 		return hwbpi_scn_error(lx, t->p[i], "word too long (at most %zu characters)", n - 1);

@@ -16,17 +16,14 @@
 #include "model.h"
 #include "scenario.h"
 
-typedef struct hwbpi_scn_lexer lexer;
-typedef struct hwbpi_scn_tokens tokens;
-typedef struct hwbpi_scn_cmd cmd;
-typedef struct hwbpi_scn_prog prog;
 
 /* A fresh command at the end of the program (NULL: out of memory). */
-static cmd *push(lexer *lx, prog *p, const char *at)
+static struct hwbpi_scn_cmd *push(struct hwbpi_scn_lexer *lx, struct hwbpi_scn_prog *p,
+				  const char *at)
 {
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 64;
-		cmd *c = realloc(p->cmds, cap * sizeof(*c));
+		struct hwbpi_scn_cmd *c = realloc(p->cmds, cap * sizeof(*c));
 
 		if (!c) {
 			hwbpi_scn_error(lx, at, "out of memory");
@@ -43,7 +40,7 @@ static cmd *push(lexer *lx, prog *p, const char *at)
 /* The simulator's model of the file's CPU: what lines it gives a meaning
  * to.  There is one for every preset (hwbp_sim_new() of the `cpu` line
  * succeeded before any other line is parsed). */
-static const struct hwbpi_sim_model *model_of(const prog *p)
+static const struct hwbpi_sim_model *model_of(const struct hwbpi_scn_prog *p)
 {
 	return hwbpi_sim_model(p->cpu.arch);
 }
@@ -64,9 +61,12 @@ static int parse_watch_type(const char *s, unsigned len, unsigned *type)
 }
 
 /* The operands of one command line; @probe is the scratch simulator. */
-typedef int parse_fn(lexer *lx, const prog *p, const tokens *t, cmd *c, struct hwbp_sim *probe);
+typedef int parse_fn(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+		     const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+		     struct hwbp_sim *probe);
 
-static int parse_cpu_again(lexer *lx, const prog *p, const tokens *t, cmd *c,
+static int parse_cpu_again(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+			   const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
 			   struct hwbp_sim *probe)
 {
 	(void)p, (void)c, (void)probe;
@@ -74,7 +74,9 @@ static int parse_cpu_again(lexer *lx, const prog *p, const tokens *t, cmd *c,
 }
 
 /* set REG VALUE */
-static int parse_set(lexer *lx, const prog *p, const tokens *t, cmd *c, struct hwbp_sim *probe)
+static int parse_set(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+		     const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+		     struct hwbp_sim *probe)
 {
 	uint64_t v;
 	int ret;
@@ -93,7 +95,8 @@ static int parse_set(lexer *lx, const prog *p, const tokens *t, cmd *c, struct h
 }
 
 /* scope=user|kernel|both and widen, after the four operands of watch. */
-static int parse_watch_options(lexer *lx, const tokens *t, cmd *c)
+static int parse_watch_options(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens *t,
+			       struct hwbpi_scn_cmd *c)
 {
 	for (unsigned i = 5; i < t->n; i++) {
 		if (hwbpi_scn_tok_is(t, i, "widen"))
@@ -113,7 +116,9 @@ static int parse_watch_options(lexer *lx, const tokens *t, cmd *c)
 
 /* watch NAME ADDR LEN TYPE [options].  A name may be reused after
  * unwatch: whether it is live is checked at run time. */
-static int parse_watch(lexer *lx, const prog *p, const tokens *t, cmd *c, struct hwbp_sim *probe)
+static int parse_watch(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+		       const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+		       struct hwbp_sim *probe)
 {
 	int ret;
 
@@ -140,7 +145,9 @@ static int parse_watch(lexer *lx, const prog *p, const tokens *t, cmd *c, struct
 }
 
 /* unwatch NAME */
-static int parse_unwatch(lexer *lx, const prog *p, const tokens *t, cmd *c, struct hwbp_sim *probe)
+static int parse_unwatch(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+			 const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+			 struct hwbp_sim *probe)
 {
 	(void)p, (void)probe;
 	c->kind = C_UNWATCH;
@@ -150,7 +157,8 @@ static int parse_unwatch(lexer *lx, const prog *p, const tokens *t, cmd *c, stru
 }
 
 /* One KEY=VALUE of mode: cpu=N (the runner's) or a key of this CPU. */
-static int parse_mode_pair(lexer *lx, const prog *p, const tokens *t, unsigned i, cmd *c,
+static int parse_mode_pair(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+			   const struct hwbpi_scn_tokens *t, unsigned i, struct hwbpi_scn_cmd *c,
 			   struct hwbp_sim *probe)
 {
 	const char *eq = memchr(t->p[i], '=', t->len[i]);
@@ -183,7 +191,9 @@ static int parse_mode_pair(lexer *lx, const prog *p, const tokens *t, unsigned i
 }
 
 /* mode KEY=VALUE... (1 to 4 pairs) */
-static int parse_mode(lexer *lx, const prog *p, const tokens *t, cmd *c, struct hwbp_sim *probe)
+static int parse_mode(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+		      const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+		      struct hwbp_sim *probe)
 {
 	c->kind = C_MODE;
 	if (t->n < 2 || t->n > 1 + HWBPI_SCN_MAX_MODE)
@@ -199,7 +209,9 @@ static int parse_mode(lexer *lx, const prog *p, const tokens *t, cmd *c, struct 
 }
 
 /* read ADDR SIZE, write ADDR SIZE, io PORT SIZE */
-static int parse_sized(lexer *lx, const prog *p, const tokens *t, cmd *c, struct hwbp_sim *probe)
+static int parse_sized(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+		       const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+		       struct hwbp_sim *probe)
 {
 	int ret;
 
@@ -222,7 +234,9 @@ static int parse_sized(lexer *lx, const prog *p, const tokens *t, cmd *c, struct
 }
 
 /* exec ADDR, zero ADDR */
-static int parse_at(lexer *lx, const prog *p, const tokens *t, cmd *c, struct hwbp_sim *probe)
+static int parse_at(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+		    const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+		    struct hwbp_sim *probe)
 {
 	int ret;
 
@@ -238,7 +252,9 @@ static int parse_at(lexer *lx, const prog *p, const tokens *t, cmd *c, struct hw
 	return ret;
 }
 
-static int parse_resume(lexer *lx, const prog *p, const tokens *t, cmd *c, struct hwbp_sim *probe)
+static int parse_resume(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+			const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+			struct hwbp_sim *probe)
 {
 	(void)p, (void)probe;
 	c->kind = C_RESUME;
@@ -258,9 +274,10 @@ static const struct {
 };
 
 /* The first line: cpu PRESET. */
-static int parse_first(lexer *lx, prog *p, const tokens *t)
+static int parse_first(struct hwbpi_scn_lexer *lx, struct hwbpi_scn_prog *p,
+		       const struct hwbpi_scn_tokens *t)
 {
-	cmd *c;
+	struct hwbpi_scn_cmd *c;
 	int ret;
 
 	if (!hwbpi_scn_tok_is(t, 0, "cpu"))
@@ -280,9 +297,10 @@ static int parse_first(lexer *lx, prog *p, const tokens *t)
 	return 0;
 }
 
-static int parse_line(lexer *lx, prog *p, const tokens *t, struct hwbp_sim *probe)
+static int parse_line(struct hwbpi_scn_lexer *lx, struct hwbpi_scn_prog *p,
+		      const struct hwbpi_scn_tokens *t, struct hwbp_sim *probe)
 {
-	cmd *c;
+	struct hwbpi_scn_cmd *c;
 
 	if (!p->have_cpu)
 		return parse_first(lx, p, t);
@@ -298,7 +316,8 @@ static int parse_line(lexer *lx, prog *p, const tokens *t, struct hwbp_sim *prob
 }
 
 /* Every line in turn, until the first error. */
-static int parse_lines(lexer *lx, prog *p, const char *text, size_t len)
+static int parse_lines(struct hwbpi_scn_lexer *lx, struct hwbpi_scn_prog *p, const char *text,
+		       size_t len)
 {
 	struct hwbp_sim *probe = NULL;
 	size_t pos = 0;
@@ -308,7 +327,7 @@ static int parse_lines(lexer *lx, prog *p, const char *text, size_t len)
 		const char *s = text + pos;
 		const char *nl = memchr(s, '\n', len - pos);
 		size_t l = nl ? (size_t)(nl - s) : len - pos;
-		tokens t;
+		struct hwbpi_scn_tokens t;
 
 		lx->line++;
 		lx->start = s;
@@ -331,10 +350,10 @@ static int parse_lines(lexer *lx, prog *p, const char *text, size_t len)
 	return ret;
 }
 
-static int parse(const char *file, const char *text, size_t len, prog *p, char *errbuf,
-		 size_t errlen)
+static int parse(const char *file, const char *text, size_t len, struct hwbpi_scn_prog *p,
+		 char *errbuf, size_t errlen)
 {
-	lexer lx = { file, 0, NULL, errbuf, errlen, 0 };
+	struct hwbpi_scn_lexer lx = { file, 0, NULL, errbuf, errlen, 0 };
 	int ret;
 
 	memset(p, 0, sizeof(*p));
@@ -350,8 +369,8 @@ static int parse(const char *file, const char *text, size_t len, prog *p, char *
 	return ret;
 }
 
-int hwbpi_scn_load(const char *file, const char *text, size_t len, prog *p, char *errbuf,
-		   size_t errlen)
+int hwbpi_scn_load(const char *file, const char *text, size_t len, struct hwbpi_scn_prog *p,
+		   char *errbuf, size_t errlen)
 {
 	char dummy[8];
 
@@ -365,7 +384,7 @@ int hwbpi_scn_load(const char *file, const char *text, size_t len, prog *p, char
 	return parse(file, text ? text : "", len, p, errbuf, errlen);
 }
 
-void hwbpi_scn_free(prog *p)
+void hwbpi_scn_free(struct hwbpi_scn_prog *p)
 {
 	free(p->cmds);
 	p->cmds = NULL;

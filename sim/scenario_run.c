@@ -17,21 +17,19 @@
 #include "model.h"
 #include "scenario.h"
 
-typedef struct hwbpi_scn_run run;
-typedef struct hwbpi_scn_cmd cmd;
 
 const struct hwbpi_arenas hwbpi_scn_arenas = {
 	HWBPI_SCN_ARENA_B, HWBPI_SCN_ARENA_C, HWBPI_SCN_ARENA_SIZE,
 };
 
-void hwbpi_scn_result_text(const run *r, const struct hwbp_sim_result *res, bool decoded,
-			   char *buf, size_t n)
+void hwbpi_scn_result_text(const struct hwbpi_scn_run *r, const struct hwbp_sim_result *res,
+			   bool decoded, char *buf, size_t n)
 {
 	hwbpi_sim_result_text(&r->prog->cpu, decoded ? hwbpi_sim_regs(r->sim, r->cur) : NULL, res,
 			      &hwbpi_scn_arenas, buf, n);
 }
 
-int hwbpi_scn_find_name(const run *r, const char *name)
+int hwbpi_scn_find_name(const struct hwbpi_scn_run *r, const char *name)
 {
 	for (int i = 0; i < HWBP_MAX_REQUESTS; i++)
 		if (r->names[i][0] && strcmp(r->names[i], name) == 0)
@@ -40,7 +38,7 @@ int hwbpi_scn_find_name(const run *r, const char *name)
 }
 
 /* What a kernel's handler knows of the access, for hwbp_decode(). */
-static void describe_access(run *r, const struct hwbp_sim_access *a)
+static void describe_access(struct hwbpi_scn_run *r, const struct hwbp_sim_access *a)
 {
 	static const unsigned kinds[] = {
 		[HWBP_SIM_READ] = HWBP_R, [HWBP_SIM_WRITE] = HWBP_W, [HWBP_SIM_EXEC] = HWBP_X,
@@ -60,7 +58,7 @@ static void describe_access(run *r, const struct hwbp_sim_access *a)
 }
 
 /* Decode the exception through the generic API, as a kernel would. */
-static void decode(run *r, const struct hwbp_sim_access *a)
+static void decode(struct hwbpi_scn_run *r, const struct hwbp_sim_access *a)
 {
 	r->decoded = false;
 	if (r->res.cls == HWBP_SIM_NONE || r->res.cls == HWBP_SIM_UD || r->res.cls == HWBP_SIM_GP ||
@@ -71,7 +69,7 @@ static void decode(run *r, const struct hwbp_sim_access *a)
 		r->decoded = true;
 }
 
-void hwbpi_scn_fail(run *r, const cmd *e, const char *fmt, ...)
+void hwbpi_scn_fail(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *e, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -86,10 +84,10 @@ void hwbpi_scn_fail(run *r, const cmd *e, const char *fmt, ...)
 }
 
 /* Does an `expect error` for this profile follow command i? */
-static bool error_expected(const run *r, size_t i)
+static bool error_expected(const struct hwbpi_scn_run *r, size_t i)
 {
 	for (size_t k = i + 1; k < r->prog->n && r->prog->cmds[k].kind == C_EXPECT; k++) {
-		const cmd *e = &r->prog->cmds[k];
+		const struct hwbpi_scn_cmd *e = &r->prog->cmds[k];
 
 		if (e->ek == E_ERROR && (e->profile < 0 || e->profile == (int)r->o->profile))
 			return true;
@@ -98,7 +96,7 @@ static bool error_expected(const run *r, size_t i)
 }
 
 /* With emit: "LINE: " and the result as the bare-metal harnesses print it. */
-static void emit(run *r, const cmd *c)
+static void emit(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c)
 {
 	char buf[512];
 
@@ -108,7 +106,7 @@ static void emit(run *r, const cmd *c)
 	fprintf(r->o->out, "%u: %s\n", c->line, buf);
 }
 
-static void run_set(run *r, const cmd *c)
+static void run_set(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c)
 {
 	r->cmd_err = hwbp_sim_set_reg(r->sim, r->cur, c->name, c->a, &r->res);
 	r->have_res = true;
@@ -117,7 +115,7 @@ static void run_set(run *r, const cmd *c)
 }
 
 /* watch: install on every CPU (hwbp_install), remember the name. */
-static void run_watch(run *r, const cmd *c, size_t i)
+static void run_watch(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c, size_t i)
 {
 	struct hwbp_request q = { c->a, c->b, c->type, c->scope, c->widen ? HWBP_REQ_WIDEN : 0 };
 	int id = -1;
@@ -135,7 +133,7 @@ static void run_watch(run *r, const cmd *c, size_t i)
 	}
 }
 
-static void run_unwatch(run *r, const cmd *c, size_t i)
+static void run_unwatch(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c, size_t i)
 {
 	int id = hwbpi_scn_find_name(r, c->name);
 
@@ -149,7 +147,7 @@ static void run_unwatch(run *r, const cmd *c, size_t i)
 }
 
 /* mode: cpu=N picks the CPU of the lines below; other keys go to it. */
-static void run_mode(run *r, const cmd *c)
+static void run_mode(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c)
 {
 	for (unsigned k = 0; k < c->nmode; k++) {
 		int ret;
@@ -162,7 +160,7 @@ static void run_mode(run *r, const cmd *c)
 	}
 }
 
-static void run_access(run *r, const cmd *c)
+static void run_access(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c)
 {
 	static const uint32_t ops[] = {
 		[C_READ] = HWBP_SIM_READ, [C_WRITE] = HWBP_SIM_WRITE, [C_EXEC] = HWBP_SIM_EXEC,
@@ -181,7 +179,7 @@ static void run_access(run *r, const cmd *c)
 	emit(r, c);
 }
 
-static void run_resume(run *r, const cmd *c)
+static void run_resume(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c)
 {
 	hwbp_sim_resume(r->sim, r->cur, &r->res);
 	r->have_res = true;
@@ -189,9 +187,9 @@ static void run_resume(run *r, const cmd *c)
 }
 
 /* Command i: its result replaces the one expect lines check. */
-static void run_cmd(run *r, size_t i)
+static void run_cmd(struct hwbpi_scn_run *r, size_t i)
 {
-	const cmd *c = &r->prog->cmds[i];
+	const struct hwbpi_scn_cmd *c = &r->prog->cmds[i];
 
 	r->have_res = false;
 	r->decoded = false;
@@ -225,7 +223,7 @@ static void run_cmd(run *r, size_t i)
 	}
 }
 
-static int run_prog(run *r)
+static int run_prog(struct hwbpi_scn_run *r)
 {
 	int ret;
 
@@ -253,11 +251,11 @@ static int run_prog(run *r)
 }
 
 int hwbp_scenario_run(const char *file, const char *text, size_t len,
-		      const struct hwbp_scenario_opts *opts,
-		      struct hwbp_scenario_stats *stats, char *errbuf, size_t errlen)
+		      const struct hwbp_scenario_opts *opts, struct hwbp_scenario_stats *stats,
+		      char *errbuf, size_t errlen)
 {
 	struct hwbpi_scn_prog prog;
-	run *r;
+	struct hwbpi_scn_run *r;
 	int ret;
 
 	if (!opts || !stats)
@@ -265,7 +263,7 @@ int hwbp_scenario_run(const char *file, const char *text, size_t len,
 	ret = hwbpi_scn_load(file, text, len, &prog, errbuf, errlen);
 	if (ret)
 		return ret;
-	/* The run state holds a context and per-CPU slot sets: heap, not
+	/* The struct hwbpi_scn_run state holds a context and per-CPU slot sets: heap, not
 	 * stack (a few hundred KiB). */
 	r = calloc(1, sizeof(*r));
 	if (!r) {
