@@ -2,7 +2,8 @@
 /*
  * The canonical result lines of `hwbp sim --emit`, shared with the
  * bare-metal harnesses (tests/qemu/), so that both print with one piece of
- * code.  Freestanding: needs only snprintf, strcmp and strncmp.
+ * code.  Freestanding: needs only snprintf, strcmp and strncmp, and of the
+ * core hwbp_decode_status() and hwbp_slot_name().
  */
 #ifndef HWBP_SIM_FORMAT_H
 #define HWBP_SIM_FORMAT_H
