@@ -4,7 +4,9 @@
  * these functions through its arch ops): stand-ins for the public core
  * functions of issue 11 that libhwbp-sim needs, so that the simulator
  * already calls them.  They name architectures because the core's per-arch
- * table is where this knowledge will live.
+ * table is where this knowledge will live.  They are weak, so that another
+ * branch's stand-ins (cli/compat_core.c) or the core's real functions win
+ * when both are linked.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,6 +33,7 @@ static bool ppc_dabr_slots(const struct hwbp_cpu *cpu)
 	       (cpu->u.ppc.units & HWBP_PPC_DABR);
 }
 
+__attribute__((weak))
 int hwbp_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned slot, char *buf, size_t n)
 {
 	unsigned count;
@@ -59,6 +62,7 @@ int hwbp_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned slot, char *b
 	return 0;
 }
 
+__attribute__((weak))
 int hwbp_regs_apply(const struct hwbp_cpu *cpu, struct hwbp_regs *live,
 		    const struct hwbp_regs *written)
 {
