@@ -249,6 +249,82 @@ int hwbp_sim_resume(struct hwbp_sim *sim, unsigned cpu, struct hwbp_sim_result *
 	return 0;
 }
 
+/*
+ * Hot path: far_from_slots(), by hand, as tight loops that run until an
+ * access needs a closer look; each returns the index of that access, or n.
+ * The filter is read once per loop: only the model (access/resume) changes
+ * it.  READ = 1, WRITE = 2, so `op - 1u >= 2u` is "not a data access".
+ */
+
+/* A stream below every slot: one compare against flo a step. */
+static inline size_t skip_below(const struct hwbp_sim_access *a, size_t i, size_t n,
+				uint64_t flo, uint64_t fhi, const uint8_t *gran)
+{
+	for (; i < n; i++)
+		if (a[i].op - 1u >= 2u || a[i].addr + (a[i].size - 1) >= flo)
+			if (a[i].op - 1u >= 2u || (a[i].addr < fhi && gran_set(gran, a[i].addr)))
+				break;
+	return i;
+}
+
+/* Above every slot: likewise, against fhi. */
+static inline size_t skip_above(const struct hwbp_sim_access *a, size_t i, size_t n,
+				uint64_t flo, uint64_t fhi, const uint8_t *gran)
+{
+	for (; i < n; i++)
+		if (a[i].op - 1u >= 2u || a[i].addr < fhi)
+			if (a[i].op - 1u >= 2u ||
+			    (a[i].addr + (a[i].size - 1) >= flo && gran_set(gran, a[i].addr)))
+				break;
+	return i;
+}
+
+/* Mingled with the slots: the map alone. */
+static inline size_t skip_mingled(const struct hwbp_sim_access *a, size_t i, size_t n,
+				  const uint8_t *gran)
+{
+	for (; i < n; i++)
+		if (a[i].op - 1u >= 2u || gran_set(gran, a[i].addr))
+			break;
+	return i;
+}
+
+/*
+ * With the granule map, a short sample picks the order of the tests: a
+ * stream that stays below (or above) [flo, fhi) is best served by one
+ * compare against flo (or fhi), one that mingles with the slots by the map,
+ * whose answer ("skip") predicts well where a range test would be a coin
+ * flip.  The order changes the speed, never the answer.
+ */
+static inline size_t skip_by_map(const struct hwbpi_sim_cpu *c, const struct hwbp_sim_access *a,
+				 size_t i, size_t n)
+{
+	const uint64_t flo = c->flo, fhi = c->fhi;
+	size_t sample = n - i < 32 ? n - i : 32, below = 0, above = 0;
+
+	for (size_t k = i; k < i + sample; k++) {
+		below += a[k].addr + (a[k].size - 1) < flo;
+		above += a[k].addr >= fhi;
+	}
+	if (below == sample)
+		return skip_below(a, i, n, flo, fhi, c->gran);
+	if (above == sample)
+		return skip_above(a, i, n, flo, fhi, c->gran);
+	return skip_mingled(a, i, n, c->gran);
+}
+
+/* Without the map: [flo, fhi) decides. */
+static inline size_t skip_by_range(const struct hwbpi_sim_cpu *c, const struct hwbp_sim_access *a,
+				   size_t i, size_t n)
+{
+	const uint64_t flo = c->flo, fhi = c->fhi;
+
+	for (; i < n; i++)
+		if (a[i].op - 1u >= 2u || (a[i].addr < fhi && a[i].addr + (a[i].size - 1) >= flo))
+			break;
+	return i;
+}
+
 size_t hwbp_sim_run(struct hwbp_sim *sim, unsigned cpu,
 		    const struct hwbp_sim_access *a, size_t n)
 {
@@ -260,55 +336,10 @@ size_t hwbp_sim_run(struct hwbp_sim *sim, unsigned cpu,
 		return 0;
 	c = &sim->c[cpu];
 	while (i < n) {
-		/*
-		 * Hot path: far_from_slots(), by hand, as tight loops that run
-		 * until an access needs a closer look.  The filter is read once
-		 * per loop: only the model (access/resume below) changes it.
-		 * READ = 1, WRITE = 2.  With the granule map, a short sample
-		 * picks the order of the tests: a stream that stays below (or
-		 * above) [flo, fhi) is best served by one compare against flo
-		 * (or fhi), one that mingles with the slots by the map, whose
-		 * answer ("skip") predicts well where a range test would be a
-		 * coin flip.  The order changes the speed, never the answer.
-		 */
-		const uint64_t flo = c->flo, fhi = c->fhi;
-
-		if (c->gran_on) {
-			const uint8_t *gran = c->gran;
-			size_t sample = n - i < 32 ? n - i : 32, below = 0, above = 0;
-
-			for (size_t k = i; k < i + sample; k++) {
-				below += a[k].addr + (a[k].size - 1) < flo;
-				above += a[k].addr >= fhi;
-			}
-			if (below == sample) {
-				/* A stream below every slot: one compare a step. */
-				for (; i < n; i++)
-					if (a[i].op - 1u >= 2u || a[i].addr + (a[i].size - 1) >= flo)
-						if (a[i].op - 1u >= 2u ||
-						    (a[i].addr < fhi && gran_set(gran, a[i].addr)))
-							break;
-			} else if (above == sample) {
-				/* Above every slot: likewise. */
-				for (; i < n; i++)
-					if (a[i].op - 1u >= 2u || a[i].addr < fhi)
-						if (a[i].op - 1u >= 2u ||
-						    (a[i].addr + (a[i].size - 1) >= flo &&
-						     gran_set(gran, a[i].addr)))
-							break;
-			} else {
-				for (; i < n; i++)
-					if (a[i].op - 1u >= 2u || gran_set(gran, a[i].addr))
-						break;
-			}
-		} else {
-			for (; i < n; i++)
-				if (a[i].op - 1u >= 2u ||
-				    (a[i].addr < fhi && a[i].addr + (a[i].size - 1) >= flo))
-					break;
-		}
+		i = c->gran_on ? skip_by_map(c, a, i, n) : skip_by_range(c, a, i, n);
 		if (i == n)
 			break;
+		/* The map's granule may be an alias: the windows settle it. */
 		if (c->gran_on && a[i].op - 1u < 2u &&
 		    !window_hit(c, a[i].addr, a[i].addr + (a[i].size - 1))) {
 			i++;
