@@ -182,18 +182,15 @@ int hwbp_sim_mode(struct hwbp_sim *sim, unsigned cpu, const char *key, uint64_t 
 }
 
 /*
- * The filter test: a data access entirely below flo or at/above fhi cannot
- * match any enabled slot (the model keeps [flo, fhi) conservative), so it
- * changes nothing.  One subtraction-free pair of compares; fhi == 0 makes
- * every access "above".
- */
-/*
- * Can a data access be skipped?  With the model's windows, one lookup in
- * the granule map decides (see refilter()): for a random stream its answer
- * is almost always "skip", near slots or far from them, so it predicts
- * well, where a range test that splits the stream would not.  Without
- * windows, [flo, fhi) decides.  The range test compares the LAST byte, so an access ending at 2^64 does
- * not wrap around.  hwbp_sim_run() inlines the same test by hand.
+ * Can a data access be skipped?  A data access entirely below flo or
+ * at/above fhi cannot match any enabled slot (the model keeps [flo, fhi)
+ * conservative), so it changes nothing; fhi == 0 makes every access
+ * "above".  With the model's windows, one lookup in the granule map
+ * decides (see refilter()): for a random stream its answer is almost
+ * always "skip", near slots or far from them, so it predicts well, where a
+ * range test that splits the stream would not.  The range test compares
+ * the LAST byte, so an access ending at 2^64 does not wrap around.
+ * hwbp_sim_run() inlines the same test by hand.
  */
 static inline bool far_from_slots(const struct hwbpi_sim_cpu *c, const struct hwbp_sim_access *a)
 {
