@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "model.h"
-#include "../arch/arm64/arm64.h"
+#include "compat_arch.h" /* TEMPORARY: <hwbp/arm64.h> at merge */
 
 /* ESR_ELx (Arm ARM ESR_EL1): EC [31:26], IL 25, ISS [24:0]. */
 #define ESR_EC_SHIFT 26
@@ -77,10 +77,10 @@ static bool debug_enabled(int profile, const struct hwbpi_sim_cpu *c)
 
 	if (c->s.arm64.oslock && !hwbpi_quirk_on(profile, HWBPI_Q_ARM64_OSLOCK_IGNORED))
 		return false;
-	if (!(mdscr & HWBPI_ARM64_MDSCR_MDE))
+	if (!(mdscr & HWBP_ARM64_MDSCR_MDE))
 		return false;
 	if (c->s.arm64.el == 1)
-		return (mdscr & HWBPI_ARM64_MDSCR_KDE) && !c->s.arm64.daif_d;
+		return (mdscr & HWBP_ARM64_MDSCR_KDE) && !c->s.arm64.daif_d;
 	return true;
 }
 
@@ -96,12 +96,12 @@ static bool debug_enabled(int profile, const struct hwbpi_sim_cpu *c)
  */
 static bool el_matches(uint64_t cr, int el)
 {
-	unsigned pxc = (unsigned)(cr >> HWBPI_ARM64_CR_PAC_SHIFT) & HWBPI_ARM64_CR_PAC_MASK;
-	unsigned ssc = (unsigned)(cr >> HWBPI_ARM64_CR_SSC_SHIFT) & HWBPI_ARM64_CR_SSC_MASK;
+	unsigned pxc = (unsigned)(cr >> HWBP_ARM64_CR_PAC_SHIFT) & HWBP_ARM64_CR_PAC_MASK;
+	unsigned ssc = (unsigned)(cr >> HWBP_ARM64_CR_SSC_SHIFT) & HWBP_ARM64_CR_SSC_MASK;
 
 	if (ssc == 2)
 		return false;
-	return el == 0 ? (pxc & HWBPI_ARM64_PAC_EL0) != 0 : (pxc & HWBPI_ARM64_PAC_EL1) != 0;
+	return el == 0 ? (pxc & HWBP_ARM64_PAC_EL0) != 0 : (pxc & HWBP_ARM64_PAC_EL1) != 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -129,84 +129,94 @@ static unsigned ctz8(unsigned m)
 }
 
 /*
- * Decode DBGWVR/DBGWCR into the bytes they watch (Arm ARM DBGWCR<n>_EL1,
- * DBGWVR<n>_EL1; pseudocode AArch64.WatchpointByteMatch()).  Returns false
- * for a watchpoint that can never match.
+ * A MASK watchpoint: 2^MASK bytes, naturally aligned: address bits below
+ * MASK are not compared.  Two CONSTRAINED UNPREDICTABLE cases, both
+ * chosen as QEMU does: BAS other than 0xFF is ignored (every byte of the
+ * block matches), and non-zero DBGWVR bits below the mask are ignored (the
+ * watchpoint still fires).
  */
-static bool wp_shape(int profile, uint64_t wvr, uint64_t wcr, struct shape *s)
+static void mask_shape(uint64_t wvr, unsigned mask, struct shape *s)
 {
-	unsigned mask, bas;
+	s->len = 1ull << mask;
+	s->lo = wvr & ~(s->len - 1);
+	s->bas = false;
+	s->m = 0;
+}
 
-	if (!(wcr & HWBPI_ARM64_CR_E))
-		return false;
-	/* LSC 0b00 is reserved; the match requires LSC<load/store> = 1. */
-	s->lsc = (unsigned)(wcr >> HWBPI_ARM64_WCR_LSC_SHIFT) & HWBPI_ARM64_WCR_LSC_MASK;
-	if (!s->lsc)
-		return false;
-	/* Linked to a context breakpoint (WT = 1): not modelled, no match. */
-	if (wcr & HWBPI_ARM64_WCR_WT)
-		return false;
+/* QEMU hw_watchpoint_update() keeps only the first run of ones of a
+ * non-contiguous BAS. */
+static unsigned bas_first_run(unsigned m)
+{
+	unsigned first = ctz8(m), run = m >> first, len = 0;
 
-	mask = (unsigned)(wcr >> HWBPI_ARM64_WCR_MASK_SHIFT) & HWBPI_ARM64_WCR_MASK_MASK;
-	if (mask == 1 || mask == 2) {
-		/*
-		 * Reserved MASK values: CONSTRAINED UNPREDICTABLE, behaves as
-		 * disabled, as no mask, or as some valid mask.  Choice:
-		 * disabled (the same as QEMU hw_watchpoint_update()).
-		 */
-		return false;
+	while (run & 1u) {
+		len++;
+		run >>= 1;
 	}
-	if (mask) {
-		/*
-		 * 2^MASK bytes, naturally aligned: address bits below MASK
-		 * are not compared.  Two CONSTRAINED UNPREDICTABLE cases, both
-		 * chosen as QEMU does: BAS other than 0xFF is ignored (every
-		 * byte of the block matches), and non-zero DBGWVR bits below
-		 * the mask are ignored (the watchpoint still fires).
-		 */
-		s->len = 1ull << mask;
-		s->lo = wvr & ~(s->len - 1);
-		s->bas = false;
-		s->m = 0;
-		return true;
-	}
+	return ((1u << len) - 1) << first;
+}
+
+/*
+ * A BAS watchpoint: byte-select bits over the doubleword at DBGWVR.
+ * Returns false when it selects no byte.
+ */
+static bool bas_shape(int profile, uint64_t wvr, uint64_t wcr, struct shape *s)
+{
+	unsigned bas = (unsigned)(wcr >> HWBP_ARM64_WCR_BAS_SHIFT) & HWBP_ARM64_WCR_BAS_MASK;
 
 	/* DBGWVR[1:0] are RES0: never compared. */
 	s->lo = wvr & ~7ull;
 	s->len = 8;
 	s->bas = true;
-	bas = (unsigned)(wcr >> HWBPI_ARM64_WCR_BAS_SHIFT) & HWBPI_ARM64_WCR_BAS_MASK;
-	if (wvr & 4) {
-		/*
-		 * Deprecated word-aligned DBGWVR (bit 2 = 1): only BAS[3:0]
-		 * count, selecting bytes of the word at DBGWVR, i.e. bytes 4..7
-		 * of the doubleword (AArch64.WatchpointByteMatch: bottom = 2).
-		 */
-		s->m = (bas & 0xfu) << 4;
-	} else {
-		s->m = bas;
-	}
+	/*
+	 * Deprecated word-aligned DBGWVR (bit 2 = 1): only BAS[3:0] count,
+	 * selecting bytes of the word at DBGWVR, i.e. bytes 4..7 of the
+	 * doubleword (AArch64.WatchpointByteMatch: bottom = 2).
+	 */
+	s->m = wvr & 4 ? (bas & 0xfu) << 4 : bas;
 	if (!s->m)
 		return false;
-	if (hwbpi_quirk_on(profile, HWBPI_Q_ARM64_BAS_FIRST_RUN)) {
-		/*
-		 * QEMU hw_watchpoint_update() keeps only the first run of
-		 * ones of a non-contiguous BAS.
-		 */
-		unsigned first = ctz8(s->m), run = s->m >> first, len = 0;
-
-		while (run & 1u) {
-			len++;
-			run >>= 1;
-		}
-		s->m = ((1u << len) - 1) << first;
-	}
+	if (hwbpi_quirk_on(profile, HWBPI_Q_ARM64_BAS_FIRST_RUN))
+		s->m = bas_first_run(s->m);
 	/*
 	 * sdm: a non-contiguous BAS is CONSTRAINED UNPREDICTABLE per byte of
 	 * the doubleword.  Choice: each byte matches exactly when its BAS
 	 * bit is 1 (the plain byte-select rule of WatchpointByteMatch).
 	 */
 	return true;
+}
+
+/*
+ * Decode DBGWVR/DBGWCR into the bytes they watch (Arm ARM DBGWCR<n>_EL1,
+ * DBGWVR<n>_EL1; pseudocode AArch64.WatchpointByteMatch()).  Returns false
+ * for a watchpoint that can never match.
+ */
+static bool wp_shape(int profile, uint64_t wvr, uint64_t wcr, struct shape *s)
+{
+	unsigned mask;
+
+	if (!(wcr & HWBP_ARM64_CR_E))
+		return false;
+	/* LSC 0b00 is reserved; the match requires LSC<load/store> = 1. */
+	s->lsc = (unsigned)(wcr >> HWBP_ARM64_WCR_LSC_SHIFT) & HWBP_ARM64_WCR_LSC_MASK;
+	if (!s->lsc)
+		return false;
+	/* Linked to a context breakpoint (WT = 1): not modelled, no match. */
+	if (wcr & HWBP_ARM64_WCR_WT)
+		return false;
+	mask = (unsigned)(wcr >> HWBP_ARM64_WCR_MASK_SHIFT) & HWBP_ARM64_WCR_MASK_MASK;
+	/*
+	 * Reserved MASK values (1, 2): CONSTRAINED UNPREDICTABLE, behaves as
+	 * disabled, as no mask, or as some valid mask.  Choice: disabled (the
+	 * same as QEMU hw_watchpoint_update()).
+	 */
+	if (mask == 1 || mask == 2)
+		return false;
+	if (mask) {
+		mask_shape(wvr, mask, s);
+		return true;
+	}
+	return bas_shape(profile, wvr, wcr, s);
 }
 
 /*
@@ -384,7 +394,7 @@ static void take(struct hwbpi_sim_cpu *c, const struct hwbp_sim_access *a,
 static void do_exec(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
 		    const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 {
-	unsigned nb = hwbpi_arm64_nbrp(cpu);
+	unsigned nb = hwbp_arm64_nbrp(cpu);
 	uint32_t slots = 0;
 	uint64_t esr;
 
@@ -401,10 +411,10 @@ static void do_exec(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cp
 	for (unsigned i = 0; i < nb; i++) {
 		uint64_t bvr = c->regs.u.arm64.bvr[i], bcr = c->regs.u.arm64.bcr[i];
 
-		if (!(bcr & HWBPI_ARM64_CR_E))
+		if (!(bcr & HWBP_ARM64_CR_E))
 			continue;
 		/* Only BT = 0b0000, unlinked instruction address match. */
-		if ((bcr >> HWBPI_ARM64_BCR_BT_SHIFT) & HWBPI_ARM64_BCR_BT_MASK)
+		if ((bcr >> HWBP_ARM64_BCR_BT_SHIFT) & HWBP_ARM64_BCR_BT_MASK)
 			continue;
 		/*
 		 * An A64 instruction sits at byte 0 of its word: the match needs
@@ -413,7 +423,7 @@ static void do_exec(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cp
 		 * QEMU normalises BAS[1] := BAS[0], BAS[3] := BAS[2] and then
 		 * matches at DBGBVR when BAS[0] is set: the same outcome.
 		 */
-		if (!((bcr >> HWBPI_ARM64_BCR_BAS_SHIFT) & 1u))
+		if (!((bcr >> HWBP_ARM64_BCR_BAS_SHIFT) & 1u))
 			continue;
 		if (!el_matches(bcr, c->s.arm64.el))
 			continue;
@@ -434,6 +444,81 @@ static void do_exec(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cp
 	take(c, a, res, esr, 0, a->addr);
 }
 
+/* The bytes [lo, hi] an access touches (DC ZVA: its whole block); false
+ * for an empty access. */
+static bool data_range(const struct hwbp_sim_access *a, uint64_t *lo, uint64_t *hi)
+{
+	if (a->op == HWBP_SIM_ZERO) {
+		*lo = a->addr & ~(ZVA_BLOCK - 1);
+		*hi = *lo + (ZVA_BLOCK - 1);
+		return true;
+	}
+	if (a->size == 0)
+		return false;
+	*lo = a->addr;
+	*hi = a->addr + (a->size - 1);
+	if (*hi < *lo)
+		*hi = UINT64_MAX; /* no wrap past the top of the address space */
+	return true;
+}
+
+/* What the enabled watchpoints make of an access to [lo, hi]. */
+struct wp_match {
+	uint32_t slots;           /* every watchpoint that matches */
+	uint64_t far;             /* the lowest matching byte of any */
+	uint64_t first_low;       /* ... of the one QEMU's list holds first */
+};
+
+static void match_wps(const struct hwbp_cpu *cpu, int profile, const struct hwbpi_sim_cpu *c,
+		      bool store, uint64_t lo, uint64_t hi, struct wp_match *m)
+{
+	unsigned need = store ? 2u : 1u; /* LSC bit: 01 load, 10 store */
+	int first = -1;
+
+	m->slots = 0;
+	m->far = UINT64_MAX;
+	m->first_low = 0;
+	for (unsigned i = 0; i < hwbp_arm64_nwrp(cpu); i++) {
+		uint64_t wcr = c->regs.u.arm64.wcr[i], low;
+		struct shape s;
+
+		if (!wp_shape(profile, c->regs.u.arm64.wvr[i], wcr, &s))
+			continue;
+		if (!(s.lsc & need) || !el_matches(wcr, c->s.arm64.el))
+			continue;
+		if (!shape_hit(&s, lo, hi, &low))
+			continue;
+		m->slots |= 1u << i;
+		if (low < m->far)
+			m->far = low;
+		/* QEMU's list order: the watchpoint written longest ago. */
+		if (first < 0 || c->wseq[i] < c->wseq[first]) {
+			first = (int)i;
+			m->first_low = low;
+		}
+	}
+}
+
+/*
+ * QEMU helper_dc_zva() first probes one byte at the operand address, then
+ * the whole block: a watchpoint of @slots covering the operand byte fires
+ * on the first probe with FAR = operand.
+ */
+static bool zva_operand_hit(const struct hwbp_cpu *cpu, int profile,
+			    const struct hwbpi_sim_cpu *c, uint32_t slots, uint64_t addr)
+{
+	for (unsigned i = 0; i < hwbp_arm64_nwrp(cpu); i++) {
+		uint64_t low;
+		struct shape s;
+
+		if ((slots & (1u << i)) &&
+		    wp_shape(profile, c->regs.u.arm64.wvr[i], c->regs.u.arm64.wcr[i], &s) &&
+		    shape_hit(&s, addr, addr, &low))
+			return true;
+	}
+	return false;
+}
+
 /*
  * Watchpoint (Arm ARM D2 "Watchpoint exceptions"): a load/store (or
  * DC ZVA, which behaves as a store of every byte of its block: DC ZVA
@@ -452,87 +537,36 @@ static void do_exec(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cp
 static void do_data(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
 		    const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 {
-	unsigned nw = hwbpi_arm64_nwrp(cpu);
 	bool store = a->op != HWBP_SIM_READ;
-	unsigned need = store ? 2u : 1u; /* LSC bit: 01 load, 10 store */
-	uint64_t lo, hi, far = UINT64_MAX, first_low = 0;
-	uint32_t slots = 0;
-	int first = -1;
-	uint64_t esr;
+	struct wp_match m;
+	uint64_t lo, hi, esr;
 
-	if (a->op == HWBP_SIM_ZERO) {
-		lo = a->addr & ~(ZVA_BLOCK - 1);
-		hi = lo + (ZVA_BLOCK - 1);
-	} else {
-		if (a->size == 0)
-			return;
-		lo = a->addr;
-		hi = a->addr + (a->size - 1);
-		if (hi < lo)
-			hi = UINT64_MAX; /* no wrap past the top of the address space */
-	}
-	if (!debug_enabled(profile, c))
+	if (!data_range(a, &lo, &hi) || !debug_enabled(profile, c))
 		return;
-
-	for (unsigned i = 0; i < nw; i++) {
-		uint64_t wcr = c->regs.u.arm64.wcr[i], low;
-		struct shape s;
-
-		if (!wp_shape(profile, c->regs.u.arm64.wvr[i], wcr, &s))
-			continue;
-		if (!(s.lsc & need) || !el_matches(wcr, c->s.arm64.el))
-			continue;
-		if (!shape_hit(&s, lo, hi, &low))
-			continue;
-		slots |= 1u << i;
-		if (low < far)
-			far = low;
-		/* QEMU's list order: the watchpoint written longest ago. */
-		if (first < 0 || c->wseq[i] < c->wseq[first]) {
-			first = (int)i;
-			first_low = low;
-		}
-	}
-	if (!slots)
+	match_wps(cpu, profile, c, store, lo, hi, &m);
+	if (!m.slots)
 		return;
-
-	if (hwbpi_quirk_on(profile, HWBPI_Q_ARM64_FAR_FIRST_WP)) {
-		/*
-		 * QEMU cpu_check_watchpoint() stops at the first watchpoint of
-		 * its list that matches and records MAX(access address,
-		 * watchpoint start): the lowest accessed byte of that one
-		 * watchpoint.  The list is in DBGWCR/DBGWVR write order (each
-		 * write re-inserts the watchpoint at the end), kept in wseq[].
-		 */
-		far = first_low;
-	}
-	if (a->op == HWBP_SIM_ZERO && hwbpi_quirk_on(profile, HWBPI_Q_ARM64_ZVA_FAR_OPERAND)) {
-		/*
-		 * QEMU helper_dc_zva() first probes one byte at the operand
-		 * address, then the whole block: a watchpoint covering the
-		 * operand byte fires on the first probe with FAR = operand.
-		 */
-		for (unsigned i = 0; i < nw; i++) {
-			uint64_t low;
-			struct shape s;
-
-			if ((slots & (1u << i)) &&
-			    wp_shape(profile, c->regs.u.arm64.wvr[i], c->regs.u.arm64.wcr[i], &s) &&
-			    shape_hit(&s, a->addr, a->addr, &low)) {
-				far = a->addr;
-				break;
-			}
-		}
-	}
+	/*
+	 * QEMU cpu_check_watchpoint() stops at the first watchpoint of its
+	 * list that matches and records MAX(access address, watchpoint
+	 * start): the lowest accessed byte of that one watchpoint.  The list
+	 * is in DBGWCR/DBGWVR write order (each write re-inserts the
+	 * watchpoint at the end), kept in wseq[].
+	 */
+	if (hwbpi_quirk_on(profile, HWBPI_Q_ARM64_FAR_FIRST_WP))
+		m.far = m.first_low;
+	if (a->op == HWBP_SIM_ZERO && hwbpi_quirk_on(profile, HWBPI_Q_ARM64_ZVA_FAR_OPERAND) &&
+	    zva_operand_hit(cpu, profile, c, m.slots, a->addr))
+		m.far = a->addr;
 
 	esr = (uint64_t)(c->s.arm64.el == 1 ? EC_WATCHPOINT_SAME : EC_WATCHPOINT_LOWER) << ESR_EC_SHIFT |
 	      ESR_IL | (store ? ESR_WNR : 0) | FSC_DEBUG;
 	res->cls = HWBP_SIM_WATCHPOINT;
-	res->data_slots = slots;
-	res->addr = far;
+	res->data_slots = m.slots;
+	res->addr = m.far;
 	res->addr_known = true;
 	/* The load/store's own address is not modelled: ELR 0. */
-	take(c, a, res, esr, far, 0);
+	take(c, a, res, esr, m.far, 0);
 }
 
 static void access_(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
@@ -597,7 +631,7 @@ static void resume(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu
  */
 static void refilter(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c)
 {
-	unsigned nw = hwbpi_arm64_nwrp(cpu);
+	unsigned nw = hwbp_arm64_nwrp(cpu);
 	uint64_t lo = UINT64_MAX, hi = 0;
 	bool any = false;
 
@@ -644,6 +678,8 @@ static int priv(const struct hwbpi_sim_cpu *c)
 
 const struct hwbpi_sim_model hwbpi_sim_arm64 = {
 	.arch = HWBP_ARCH_ARM64,
+	.io_ports = false,
+	.zero_block = ZVA_BLOCK,
 	.reset = reset,
 	.set_reg = set_reg,
 	.get_reg = get_reg,

@@ -38,27 +38,6 @@ void hwbpi_fmt_reg(const struct hwbpi_arenas *ar, char *buf, size_t n, const cha
 		snprintf(buf, n, "0x%" PRIx64, v);
 }
 
-void hwbpi_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned i, char *buf, size_t n)
-{
-	switch (cpu->arch) {
-	case HWBP_ARCH_X86:
-		snprintf(buf, n, "dr%u", i);
-		return;
-	case HWBP_ARCH_ARM64:
-		snprintf(buf, n, "%s%u", inst ? "bp" : "wp", i);
-		return;
-	case HWBP_ARCH_POWERPC:
-		if (inst)
-			snprintf(buf, n, "ciabr");
-		else if (cpu->u.ppc.units & HWBP_PPC_DABR)
-			snprintf(buf, n, "dabr");
-		else
-			snprintf(buf, n, "dawr%u", i);
-		return;
-	}
-	snprintf(buf, n, "?");
-}
-
 /* "dr0,dr2" (data slots then instruction slots, by index), or "-". */
 static void slots_text(const struct hwbp_cpu *cpu, uint32_t data, uint32_t inst,
 		       char *buf, size_t n)
@@ -73,8 +52,9 @@ static void slots_text(const struct hwbp_cpu *cpu, uint32_t data, uint32_t inst,
 		for (unsigned i = 0; i < 32; i++) {
 			if (!(m & (1u << i)))
 				continue;
-			/* x86's one pool is named dr0..dr3 for both kinds. */
-			hwbpi_slot_name(cpu, pass && cpu->arch != HWBP_ARCH_X86, i, nm, sizeof(nm));
+			/* A shared pool (x86) names a slot the same for both kinds. */
+			if (hwbp_slot_name(cpu, pass, i, nm, sizeof(nm)))
+				snprintf(nm, sizeof(nm), "?");
 			used += (size_t)snprintf(buf + used, used < n ? n - used : 0, "%s%s",
 						 used ? "," : "", nm);
 		}

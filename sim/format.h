@@ -2,7 +2,8 @@
 /*
  * The canonical result lines of `hwbp sim --emit`, shared with the
  * bare-metal harnesses (tests/qemu/), so that both print with one piece of
- * code.  Freestanding: needs only snprintf, strcmp and strncmp.
+ * code.  Freestanding: needs only snprintf, strcmp and strncmp, and of the
+ * core hwbp_decode_status() and hwbp_slot_name().
  */
 #ifndef HWBP_SIM_FORMAT_H
 #define HWBP_SIM_FORMAT_H
@@ -13,6 +14,8 @@
 #include <hwbp/hwbp.h>
 #include <hwbp/sim.h>
 
+#include "compat_core.h" /* TEMPORARY: hwbp_slot_name() is in hwbp.h at merge */
+
 /* Where a runner put its arenas (addresses inside print as B+/C+). */
 struct hwbpi_arenas {
 	uint64_t b, c, size;
@@ -21,8 +24,6 @@ struct hwbpi_arenas {
 void hwbpi_fmt_addr(const struct hwbpi_arenas *ar, char *buf, size_t n, uint64_t v);
 void hwbpi_fmt_reg(const struct hwbpi_arenas *ar, char *buf, size_t n, const char *name,
 		   uint64_t v);
-/* "dr2", "wp1", "bp0", "dawr1", "dabr", "ciabr". */
-void hwbpi_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned i, char *buf, size_t n);
 /*
  * "none" or "class=.. timing=.. slots=.. REG=.. addr=..".  With @live, the
  * slots are what hwbp_decode_status() reads from res->st and @live;

@@ -6,9 +6,10 @@
 #ifndef HWBP_SIM_MODEL_H
 #define HWBP_SIM_MODEL_H
 
+#include <hwbp/hwbp.h>
 #include <hwbp/sim.h>
 
-#include "internal.h"
+#include "compat_core.h" /* TEMPORARY: hwbp_regs_apply() is in hwbp.h at merge */
 
 #define HWBPI_SIM_MAXWIN 32
 #define HWBPI_SIM_GRAN_SHIFT 6
@@ -83,11 +84,18 @@ struct hwbpi_sim_cpu {
 struct hwbpi_sim_model {
 	enum hwbp_arch arch;
 
+	/* Which scenario lines the model gives a meaning to: `io` (port
+	 * I/O, HWBP_SIM_IO) and `zero` (a cache-block store, HWBP_SIM_ZERO:
+	 * zero_block bytes, the aligned block holding the address; 0 when the
+	 * arch has no such instruction). */
+	bool io_ports;
+	unsigned zero_block;
+
 	/* State at reset (registers, mode, OS lock...).  Then refilter. */
 	void (*reset)(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c);
 
 	/*
-	 * Write a register by its SCENARIOS.md name.  If the write raises an
+	 * Write a register by its docs/scenarios.md name.  If the write raises an
 	 * exception instead (x86 GD), fill *res (cls != NONE) and do not
 	 * write.  Otherwise res->cls = NONE.  Returns 0 or -ENOENT (unknown
 	 * name).  The engine calls refilter() afterwards.
@@ -133,6 +141,9 @@ struct hwbpi_sim_model {
 extern const struct hwbpi_sim_model hwbpi_sim_x86;
 extern const struct hwbpi_sim_model hwbpi_sim_arm64;
 extern const struct hwbpi_sim_model hwbpi_sim_powerpc;
+
+/* The model of @arch, or NULL (sim/models.c: the one table of models). */
+const struct hwbpi_sim_model *hwbpi_sim_model(enum hwbp_arch arch);
 
 /* The profile table (sim/quirks.c), built from one X-macro file per arch:
  * QUIRK(ID, "arch", "manual says", "QEMU does", "evidence"). */

@@ -25,11 +25,11 @@
 #include <string.h>
 
 #include "model.h"
-#include "../arch/powerpc/powerpc.h"
+#include "compat_arch.h" /* TEMPORARY: <hwbp/powerpc.h> at merge */
 
 /* Power ISA bits 33 and 43 of SRR1 on a Trace interrupt (IBM numbering). */
 #define PPC_SRR1_TRACE 0x40000000ull           /* bit 33: every Trace interrupt */
-#define PPC_TRACE_SRR1 (PPC_SRR1_TRACE | HWBPI_PPC_SRR1_CIABR)
+#define PPC_TRACE_SRR1 (PPC_SRR1_TRACE | HWBP_PPC_SRR1_CIABR)
 
 /*
  * dcbz zeroes one cache block: 128 bytes on POWER7..POWER10 (Linux treats
@@ -65,9 +65,9 @@ static bool priv_ok(int profile, const struct hwbpi_sim_cpu *c, uint64_t x)
 		 * 62 (PNH), so PNH is needed in every state and HYP on top of it
 		 * whenever MSR[HV] = 1, also in problem state.
 		 */
-		if (!(x & HWBPI_PPC_DAWRX_PNH))
+		if (!(x & HWBP_PPC_DAWRX_PNH))
 			return false;
-		return !(c->s.ppc.hv && !(x & HWBPI_PPC_DAWRX_HYP));
+		return !(c->s.ppc.hv && !(x & HWBP_PPC_DAWRX_HYP));
 	}
 	return (x >> ppc_state(c)) & 1;
 }
@@ -85,71 +85,79 @@ static bool priv_ok(int profile, const struct hwbpi_sim_cpu *c, uint64_t x)
  */
 static uint64_t dawr_len(int profile, uint64_t dawrx)
 {
-	unsigned shift = hwbpi_quirk_on(profile, HWBPI_Q_PPC_MRD_BITS) ? 15 : HWBPI_PPC_DAWRX_MRD_SHIFT;
+	unsigned shift = hwbpi_quirk_on(profile, HWBPI_Q_PPC_MRD_BITS) ? 15 : HWBP_PPC_DAWRX_MRD_SHIFT;
 
-	return (((dawrx >> shift) & HWBPI_PPC_DAWRX_MRD_MASK) + 1) * HWBPI_PPC_DW;
+	return (((dawrx >> shift) & HWBP_PPC_DAWRX_MRD_MASK) + 1) * HWBP_PPC_DW;
 }
 
-static bool data_slot(const struct hwbp_cpu *cpu, int profile, const struct hwbpi_sim_cpu *c,
-		      unsigned i, struct wslot *s)
+/* DAWRn/DAWRXn (@idx) as the doublewords they watch. */
+static bool dawr_slot(const struct hwbp_cpu *cpu, int profile, const struct hwbpi_sim_cpu *c,
+		      int idx, struct wslot *s)
+{
+	uint64_t x = c->regs.u.ppc.dawrx[idx], bnd;
+
+	s->r = (x & HWBP_PPC_DAWRX_DR) != 0;
+	s->w = (x & HWBP_PPC_DAWRX_DW) != 0;
+	if (!s->r && !s->w)
+		return false;
+	/* Translation: MSR[DR] = 1 in the sim (see the top comment). */
+	if (!(x & (HWBP_PPC_DAWRX_WTI | HWBP_PPC_DAWRX_WT)))
+		return false;
+	if (!priv_ok(profile, c, x & HWBP_PPC_DAWRX_PRIV))
+		return false;
+	/* DAWR[0:60] is the doubleword address; MRD = doublewords - 1. */
+	s->lo = c->regs.u.ppc.dawr[idx] & ~(HWBP_PPC_DW - 1);
+	s->last = s->lo + (dawr_len(profile, x) - 1);
+	if (s->last < s->lo)
+		s->last = UINT64_MAX;  /* wraps: the top of memory ends it */
+	/*
+	 * Before v3.1 the match criteria include DAWR's 512-byte block
+	 * (Linux: "ISA still includes 512B boundary in match criteria",
+	 * which v3.1 lifted).  Hardware behaviour for a range programmed
+	 * across the boundary is undefined in practice (Linux refuses such
+	 * ranges); we take the criteria literally: only doublewords of DAWR's
+	 * own block match, the rest of the range is cut off.  QEMU watches
+	 * the whole range (quirk DAWR_512).
+	 */
+	bnd = hwbp_powerpc_boundary(cpu);
+	if (bnd && !hwbpi_quirk_on(profile, HWBPI_Q_PPC_DAWR_512) && (s->lo | (bnd - 1)) < s->last)
+		s->last = s->lo | (bnd - 1);
+	return true;
+}
+
+/* DABR/DABRX as the one doubleword they watch. */
+static bool dabr_slot(int profile, const struct hwbpi_sim_cpu *c, struct wslot *s)
 {
 	const struct hwbp_regs *g = &c->regs;
 
-	if (hwbpi_powerpc_has_dawr(cpu)) {
-		int idx = hwbpi_powerpc_dawr_index(cpu, i);
-		uint64_t x, len, bnd;
-
-		if (idx < 0)
-			return false;
-		x = g->u.ppc.dawrx[idx];
-		s->r = (x & HWBPI_PPC_DAWRX_DR) != 0;
-		s->w = (x & HWBPI_PPC_DAWRX_DW) != 0;
-		if (!s->r && !s->w)
-			return false;
-		/* Translation: MSR[DR] = 1 in the sim (see the top comment). */
-		if (!(x & (HWBPI_PPC_DAWRX_WTI | HWBPI_PPC_DAWRX_WT)))
-			return false;
-		if (!priv_ok(profile, c, x & HWBPI_PPC_DAWRX_PRIV))
-			return false;
-		/* DAWR[0:60] is the doubleword address; MRD = doublewords - 1. */
-		s->lo = g->u.ppc.dawr[idx] & ~(HWBPI_PPC_DW - 1);
-		len = dawr_len(profile, x);
-		s->last = s->lo + (len - 1);
-		if (s->last < s->lo)
-			s->last = UINT64_MAX;  /* wraps: the top of memory ends it */
-		/*
-		 * Before v3.1 the match criteria include DAWR's 512-byte block
-		 * (Linux: "ISA still includes 512B boundary in match criteria",
-		 * which v3.1 lifted).  Hardware behaviour for a range programmed
-		 * across the boundary is undefined in practice (Linux refuses
-		 * such ranges); we take the criteria literally: only doublewords
-		 * of DAWR's own block match, the rest of the range is cut off.
-		 * QEMU watches the whole range (quirk DAWR_512).
-		 */
-		bnd = hwbpi_powerpc_boundary(cpu);
-		if (bnd && !hwbpi_quirk_on(profile, HWBPI_Q_PPC_DAWR_512) &&
-		    (s->lo | (bnd - 1)) < s->last)
-			s->last = s->lo | (bnd - 1);
-		return true;
-	}
-
-	if (!hwbpi_powerpc_dabr_mode(cpu) || i != 0)
-		return false;
 	/* QEMU keeps DABR/DABRX as plain SPRs: nothing ever matches. */
 	if (hwbpi_quirk_on(profile, HWBPI_Q_PPC_DABR_INERT))
 		return false;
-	s->r = (g->u.ppc.dabr & HWBPI_PPC_DABR_DR) != 0;
-	s->w = (g->u.ppc.dabr & HWBPI_PPC_DABR_DW) != 0;
+	s->r = (g->u.ppc.dabr & HWBP_PPC_DABR_DR) != 0;
+	s->w = (g->u.ppc.dabr & HWBP_PPC_DABR_DW) != 0;
 	if (!s->r && !s->w)
 		return false;
-	if (!(g->u.ppc.dabrx & HWBPI_PPC_DABRX_BTI) && !(g->u.ppc.dabr & HWBPI_PPC_DABR_BT))
+	if (!(g->u.ppc.dabrx & HWBP_PPC_DABRX_BTI) && !(g->u.ppc.dabr & HWBP_PPC_DABR_BT))
 		return false;
 	/* DABRX privilege bits sit where DAWRX's do; QEMU never gets here. */
-	if (!((g->u.ppc.dabrx & HWBPI_PPC_DABRX_PRIV) >> ppc_state(c) & 1))
+	if (!((g->u.ppc.dabrx & HWBP_PPC_DABRX_PRIV) >> ppc_state(c) & 1))
 		return false;
-	s->lo = g->u.ppc.dabr & ~(HWBPI_PPC_DW - 1);   /* DABR[0:60]: one doubleword */
-	s->last = s->lo + (HWBPI_PPC_DW - 1);
+	s->lo = g->u.ppc.dabr & ~(HWBP_PPC_DW - 1);   /* DABR[0:60]: one doubleword */
+	s->last = s->lo + (HWBP_PPC_DW - 1);
 	return true;
+}
+
+/* Data slot @i as what it watches in the current state (false: it cannot
+ * match now).  Slots are the DAWRs present, else the one DABR. */
+static bool data_slot(const struct hwbp_cpu *cpu, int profile, const struct hwbpi_sim_cpu *c,
+		      unsigned i, struct wslot *s)
+{
+	if (hwbp_powerpc_has_dawr(cpu)) {
+		int idx = hwbp_powerpc_dawr_index(cpu, i);
+
+		return idx >= 0 && dawr_slot(cpu, profile, c, idx, s);
+	}
+	return hwbp_powerpc_dabr_mode(cpu) && i == 0 && dabr_slot(profile, c, s);
 }
 
 static void reset(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c)
@@ -157,7 +165,7 @@ static void reset(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu 
 	(void)profile;
 	memset(c, 0, sizeof(*c));
 	hwbp_regs_reset(cpu, &c->regs);
-	/* SCENARIOS.md: a bare-metal kernel, MSR[PR] = 0, MSR[HV] = 1. */
+	/* docs/scenarios.md: a bare-metal kernel, MSR[PR] = 0, MSR[HV] = 1. */
 	c->s.ppc.pr = 0;
 	c->s.ppc.hv = 1;
 }
@@ -226,7 +234,7 @@ static void fill_dsi(struct hwbpi_sim_cpu *c, const struct hwbp_sim_access *a,
 	res->addr = dar;
 	res->addr_known = true;
 	res->st.ip = 0;  /* the sim models no instruction address for data */
-	res->st.u.ppc.vector = HWBPI_PPC_VEC_DSI;
+	res->st.u.ppc.vector = HWBP_PPC_VEC_DSI;
 	res->st.u.ppc.dsisr = dsisr;
 	res->st.u.ppc.dar = dar;
 	c->s.ppc.dsisr = dsisr;
@@ -235,58 +243,69 @@ static void fill_dsi(struct hwbpi_sim_cpu *c, const struct hwbp_sim_access *a,
 	c->last = *a;
 }
 
+/* The bytes [lo, last] an access touches (dcbz: its whole cache block). */
+static void access_range(const struct hwbp_sim_access *a, uint64_t *lo, uint64_t *last)
+{
+	if (a->op == HWBP_SIM_ZERO) {
+		*lo = a->addr & ~(PPC_DCBZ_BLOCK - 1);
+		*last = *lo + (PPC_DCBZ_BLOCK - 1);
+		return;
+	}
+	*lo = a->addr;
+	*last = a->addr + (a->size - 1);
+	if (*last < *lo)
+		*last = UINT64_MAX;
+}
+
+/*
+ * Does slot @s match the access [alo, alast]?  Doubleword granular: any
+ * access byte in a watched doubleword.  *dar: the first byte of overlap
+ * between the access and the watched range (ISA v3.1; POWER8/9 for
+ * non-quadword accesses); the access's first byte for a pre-v3.1 @quad.
+ */
+static bool slot_hit(const struct wslot *s, uint64_t alo, uint64_t alast, bool quad,
+		     uint64_t *dar)
+{
+	uint64_t lo = s->lo, last = s->last;
+
+	if (quad) {
+		lo &= ~(PPC_QUADWORD - 1);
+		last |= PPC_QUADWORD - 1;
+	}
+	if (alo > last || lo > alast)
+		return false;
+	*dar = quad ? alo : (alo > s->lo ? alo : s->lo);
+	return true;
+}
+
 static void data_access(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
 			const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 {
 	bool store = a->op != HWBP_SIM_READ;  /* write, or dcbz (a store) */
-	bool pre31 = cpu->u.ppc.isa < 310;
 	uint64_t alo, alast, dar = UINT64_MAX, dsisr;
-	unsigned n = hwbpi_powerpc_ndata(cpu);
+	unsigned n = hwbp_powerpc_ndata(cpu);
 	uint32_t hit = 0;
 	bool quad;
 
-	if (a->op == HWBP_SIM_ZERO) {
-		/* dcbz: the whole aligned cache block is stored. */
-		alo = a->addr & ~(PPC_DCBZ_BLOCK - 1);
-		alast = alo + (PPC_DCBZ_BLOCK - 1);
-	} else {
-		alo = a->addr;
-		alast = a->addr + (a->size - 1);
-		if (alast < alo)
-			alast = UINT64_MAX;
-	}
+	access_range(a, &alo, &alast);
 	/*
 	 * Pre-v3.1 hardware compares a quadword access at quadword length and
 	 * reports DAR = the access's first byte (Linux 4759c11ed204,
 	 * f6780ce619f8); QEMU does neither (quirk QUADWORD).
 	 */
-	quad = pre31 && a->op != HWBP_SIM_ZERO && a->size == PPC_QUADWORD &&
+	quad = cpu->u.ppc.isa < 310 && a->op != HWBP_SIM_ZERO && a->size == PPC_QUADWORD &&
 	       !hwbpi_quirk_on(profile, HWBPI_Q_PPC_QUADWORD);
-
 	for (unsigned i = 0; i < n && i < 32; i++) {
 		struct wslot s;
-		uint64_t lo, last, d;
+		uint64_t d;
 
 		if (!data_slot(cpu, profile, c, i, &s))
 			continue;
 		if (store ? !s.w : !s.r)
 			continue;  /* DW matches stores, DR loads */
-		lo = s.lo;
-		last = s.last;
-		if (quad) {
-			lo &= ~(PPC_QUADWORD - 1);
-			last |= PPC_QUADWORD - 1;
-		}
-		/* Doubleword granular: any access byte in a watched doubleword. */
-		if (alo > last || lo > alast)
+		if (!slot_hit(&s, alo, alast, quad, &d))
 			continue;
 		hit |= 1u << i;
-		/*
-		 * DAR: first byte of overlap between the access and the watched
-		 * range (ISA v3.1; POWER8/9 for non-quadword accesses); the
-		 * access's first byte for a pre-v3.1 quadword.
-		 */
-		d = quad ? alo : (alo > s.lo ? alo : s.lo);
 		if (d < dar)
 			dar = d;
 		/* QEMU stops at the first matching watchpoint (quirk FIRST_DAWR). */
@@ -295,9 +314,9 @@ static void data_access(const struct hwbp_cpu *cpu, int profile, struct hwbpi_si
 	}
 	if (!hit)
 		return;
-	dsisr = HWBPI_PPC_DSISR_DABRMATCH;
+	dsisr = HWBP_PPC_DSISR_DABRMATCH;
 	if (store && !hwbpi_quirk_on(profile, HWBPI_Q_PPC_DSISR_STORE))
-		dsisr |= HWBPI_PPC_DSISR_STORE;
+		dsisr |= HWBP_PPC_DSISR_STORE;
 	fill_dsi(c, a, hit, dsisr, dar, res);
 }
 
@@ -308,21 +327,21 @@ static void data_access(const struct hwbp_cpu *cpu, int profile, struct hwbpi_si
 static void exec_access(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
 			const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 {
-	uint64_t ciabr = c->regs.u.ppc.ciabr, priv = ciabr & HWBPI_PPC_CIABR_PRIV;
+	uint64_t ciabr = c->regs.u.ppc.ciabr, priv = ciabr & HWBP_PPC_CIABR_PRIV;
 	uint64_t ip = a->addr & ~3ull;
 	static const uint64_t want[3] = {
-		HWBPI_PPC_CIABR_PRIV_USER, HWBPI_PPC_CIABR_PRIV_SUPER, HWBPI_PPC_CIABR_PRIV_HYPER,
+		HWBP_PPC_CIABR_PRIV_USER, HWBP_PPC_CIABR_PRIV_SUPER, HWBP_PPC_CIABR_PRIV_HYPER,
 	};
 
-	if (!hwbpi_powerpc_has_ciabr(cpu) || !priv)
+	if (!hwbp_powerpc_has_ciabr(cpu) || !priv)
 		return;
-	if ((ciabr & ~HWBPI_PPC_CIABR_PRIV) != ip || priv != want[ppc_state(c)])
+	if ((ciabr & ~HWBP_PPC_CIABR_PRIV) != ip || priv != want[ppc_state(c)])
 		return;
 	res->cls = HWBP_SIM_TRACE;
 	res->inst_slots = 1;
 	hwbpi_sim_status(res, "srr1", PPC_TRACE_SRR1);
 	res->st.ip = ip;  /* the matched instruction: SIAR (hw) / SRR0 (QEMU) */
-	res->st.u.ppc.vector = HWBPI_PPC_VEC_TRACE;
+	res->st.u.ppc.vector = HWBP_PPC_VEC_TRACE;
 	res->st.u.ppc.srr1 = PPC_TRACE_SRR1;
 	c->s.ppc.srr1 = PPC_TRACE_SRR1;
 	if (hwbpi_quirk_on(profile, HWBPI_Q_PPC_CIABR_BEFORE)) {
@@ -384,7 +403,7 @@ static void resume(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu
  */
 static void refilter(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c)
 {
-	unsigned n = hwbpi_powerpc_ndata(cpu);
+	unsigned n = hwbp_powerpc_ndata(cpu);
 	uint64_t lo = UINT64_MAX, last = 0;
 	bool any = false;
 
@@ -394,7 +413,7 @@ static void refilter(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_c
 
 		if (!data_slot(cpu, profile, c, i, &s))
 			continue;
-		idx = hwbpi_powerpc_dawr_index(cpu, i);
+		idx = hwbp_powerpc_dawr_index(cpu, i);
 		if (idx >= 0) {
 			/* the uncut range, in case the 512-byte cut applied */
 			uint64_t x = c->regs.u.ppc.dawrx[idx];
@@ -425,6 +444,8 @@ static int priv(const struct hwbpi_sim_cpu *c)
 
 const struct hwbpi_sim_model hwbpi_sim_powerpc = {
 	.arch = HWBP_ARCH_POWERPC,
+	.io_ports = false,
+	.zero_block = PPC_DCBZ_BLOCK,
 	.reset = reset,
 	.set_reg = set_reg,
 	.get_reg = get_reg,

@@ -41,19 +41,6 @@ static inline bool gran_set(const uint8_t *gran, uint64_t addr)
 	return gran[gran_index(addr >> HWBPI_SIM_GRAN_SHIFT)];
 }
 
-static const struct hwbpi_sim_model *model_of(enum hwbp_arch arch)
-{
-	switch (arch) {
-	case HWBP_ARCH_X86:
-		return &hwbpi_sim_x86;
-	case HWBP_ARCH_ARM64:
-		return &hwbpi_sim_arm64;
-	case HWBP_ARCH_POWERPC:
-		return &hwbpi_sim_powerpc;
-	}
-	return NULL;
-}
-
 /*
  * After any change of registers or mode: the model recomputes its filter,
  * then the engine turns the model's windows (if it lists them) into the
@@ -94,26 +81,12 @@ static int glue_write(void *arg, unsigned cpu, const struct hwbp_regs *r)
 	old = c->regs;
 	/*
 	 * A kernel installing breakpoints writes address and control
-	 * registers, never the status ones: x86 DR6 keeps what the CPU put
-	 * there, and MDSCR only gains the enables (MDE/KDE) it needs.
+	 * registers, never the status ones (x86 DR6 keeps what the CPU put
+	 * there, arm64 MDSCR only gains the enables it needs): the core
+	 * knows which are which.
 	 */
-	switch (r->arch) {
-	case HWBP_ARCH_X86:
-		memcpy(c->regs.u.x86.dr, r->u.x86.dr, sizeof(r->u.x86.dr));
-		memcpy(c->regs.u.x86.addr_mask, r->u.x86.addr_mask, sizeof(r->u.x86.addr_mask));
-		c->regs.u.x86.dr7 = r->u.x86.dr7;
-		break;
-	case HWBP_ARCH_ARM64: {
-		uint64_t mdscr = c->regs.u.arm64.mdscr | r->u.arm64.mdscr;
-
-		c->regs.u.arm64 = r->u.arm64;
-		c->regs.u.arm64.mdscr = mdscr;
-		break;
-	}
-	case HWBP_ARCH_POWERPC:
-		c->regs.u.ppc = r->u.ppc;
-		break;
-	}
+	if (hwbp_regs_apply(&sim->cpu, &c->regs, r))
+		return -EINVAL;
 	/* The glue writes every slot, in slot order. */
 	for (unsigned i = 0; i < HWBP_MAX_SLOTS; i++)
 		c->wseq[i] = ++c->wclock;
@@ -137,7 +110,7 @@ struct hwbp_sim *hwbp_sim_new(const struct hwbp_cpu *cpu, enum hwbp_sim_profile 
 			      unsigned ncpus, int *err)
 {
 	struct hwbp_sim *sim;
-	const struct hwbpi_sim_model *m = cpu ? model_of(cpu->arch) : NULL;
+	const struct hwbpi_sim_model *m = cpu ? hwbpi_sim_model(cpu->arch) : NULL;
 	int e = 0;
 
 	if (!m || ncpus == 0 || ncpus > HWBP_SIM_MAX_CPUS ||
@@ -209,18 +182,15 @@ int hwbp_sim_mode(struct hwbp_sim *sim, unsigned cpu, const char *key, uint64_t 
 }
 
 /*
- * The filter test: a data access entirely below flo or at/above fhi cannot
- * match any enabled slot (the model keeps [flo, fhi) conservative), so it
- * changes nothing.  One subtraction-free pair of compares; fhi == 0 makes
- * every access "above".
- */
-/*
- * Can a data access be skipped?  With the model's windows, one lookup in
- * the granule map decides (see refilter()): for a random stream its answer
- * is almost always "skip", near slots or far from them, so it predicts
- * well, where a range test that splits the stream would not.  Without
- * windows, [flo, fhi) decides.  The range test compares the LAST byte, so an access ending at 2^64 does
- * not wrap around.  hwbp_sim_run() inlines the same test by hand.
+ * Can a data access be skipped?  A data access entirely below flo or
+ * at/above fhi cannot match any enabled slot (the model keeps [flo, fhi)
+ * conservative), so it changes nothing; fhi == 0 makes every access
+ * "above".  With the model's windows, one lookup in the granule map
+ * decides (see refilter()): for a random stream its answer is almost
+ * always "skip", near slots or far from them, so it predicts well, where a
+ * range test that splits the stream would not.  The range test compares
+ * the LAST byte, so an access ending at 2^64 does not wrap around.
+ * hwbp_sim_run() inlines the same test by hand.
  */
 static inline bool far_from_slots(const struct hwbpi_sim_cpu *c, const struct hwbp_sim_access *a)
 {
@@ -276,6 +246,82 @@ int hwbp_sim_resume(struct hwbp_sim *sim, unsigned cpu, struct hwbp_sim_result *
 	return 0;
 }
 
+/*
+ * Hot path: far_from_slots(), by hand, as tight loops that run until an
+ * access needs a closer look; each returns the index of that access, or n.
+ * The filter is read once per loop: only the model (access/resume) changes
+ * it.  READ = 1, WRITE = 2, so `op - 1u >= 2u` is "not a data access".
+ */
+
+/* A stream below every slot: one compare against flo a step. */
+static inline size_t skip_below(const struct hwbp_sim_access *a, size_t i, size_t n,
+				uint64_t flo, uint64_t fhi, const uint8_t *gran)
+{
+	for (; i < n; i++)
+		if (a[i].op - 1u >= 2u || a[i].addr + (a[i].size - 1) >= flo)
+			if (a[i].op - 1u >= 2u || (a[i].addr < fhi && gran_set(gran, a[i].addr)))
+				break;
+	return i;
+}
+
+/* Above every slot: likewise, against fhi. */
+static inline size_t skip_above(const struct hwbp_sim_access *a, size_t i, size_t n,
+				uint64_t flo, uint64_t fhi, const uint8_t *gran)
+{
+	for (; i < n; i++)
+		if (a[i].op - 1u >= 2u || a[i].addr < fhi)
+			if (a[i].op - 1u >= 2u ||
+			    (a[i].addr + (a[i].size - 1) >= flo && gran_set(gran, a[i].addr)))
+				break;
+	return i;
+}
+
+/* Mingled with the slots: the map alone. */
+static inline size_t skip_mingled(const struct hwbp_sim_access *a, size_t i, size_t n,
+				  const uint8_t *gran)
+{
+	for (; i < n; i++)
+		if (a[i].op - 1u >= 2u || gran_set(gran, a[i].addr))
+			break;
+	return i;
+}
+
+/*
+ * With the granule map, a short sample picks the order of the tests: a
+ * stream that stays below (or above) [flo, fhi) is best served by one
+ * compare against flo (or fhi), one that mingles with the slots by the map,
+ * whose answer ("skip") predicts well where a range test would be a coin
+ * flip.  The order changes the speed, never the answer.
+ */
+static inline size_t skip_by_map(const struct hwbpi_sim_cpu *c, const struct hwbp_sim_access *a,
+				 size_t i, size_t n)
+{
+	const uint64_t flo = c->flo, fhi = c->fhi;
+	size_t sample = n - i < 32 ? n - i : 32, below = 0, above = 0;
+
+	for (size_t k = i; k < i + sample; k++) {
+		below += a[k].addr + (a[k].size - 1) < flo;
+		above += a[k].addr >= fhi;
+	}
+	if (below == sample)
+		return skip_below(a, i, n, flo, fhi, c->gran);
+	if (above == sample)
+		return skip_above(a, i, n, flo, fhi, c->gran);
+	return skip_mingled(a, i, n, c->gran);
+}
+
+/* Without the map: [flo, fhi) decides. */
+static inline size_t skip_by_range(const struct hwbpi_sim_cpu *c, const struct hwbp_sim_access *a,
+				   size_t i, size_t n)
+{
+	const uint64_t flo = c->flo, fhi = c->fhi;
+
+	for (; i < n; i++)
+		if (a[i].op - 1u >= 2u || (a[i].addr < fhi && a[i].addr + (a[i].size - 1) >= flo))
+			break;
+	return i;
+}
+
 size_t hwbp_sim_run(struct hwbp_sim *sim, unsigned cpu,
 		    const struct hwbp_sim_access *a, size_t n)
 {
@@ -287,55 +333,10 @@ size_t hwbp_sim_run(struct hwbp_sim *sim, unsigned cpu,
 		return 0;
 	c = &sim->c[cpu];
 	while (i < n) {
-		/*
-		 * Hot path: far_from_slots(), by hand, as tight loops that run
-		 * until an access needs a closer look.  The filter is read once
-		 * per loop: only the model (access/resume below) changes it.
-		 * READ = 1, WRITE = 2.  With the granule map, a short sample
-		 * picks the order of the tests: a stream that stays below (or
-		 * above) [flo, fhi) is best served by one compare against flo
-		 * (or fhi), one that mingles with the slots by the map, whose
-		 * answer ("skip") predicts well where a range test would be a
-		 * coin flip.  The order changes the speed, never the answer.
-		 */
-		const uint64_t flo = c->flo, fhi = c->fhi;
-
-		if (c->gran_on) {
-			const uint8_t *gran = c->gran;
-			size_t sample = n - i < 32 ? n - i : 32, below = 0, above = 0;
-
-			for (size_t k = i; k < i + sample; k++) {
-				below += a[k].addr + (a[k].size - 1) < flo;
-				above += a[k].addr >= fhi;
-			}
-			if (below == sample) {
-				/* A stream below every slot: one compare a step. */
-				for (; i < n; i++)
-					if (a[i].op - 1u >= 2u || a[i].addr + (a[i].size - 1) >= flo)
-						if (a[i].op - 1u >= 2u ||
-						    (a[i].addr < fhi && gran_set(gran, a[i].addr)))
-							break;
-			} else if (above == sample) {
-				/* Above every slot: likewise. */
-				for (; i < n; i++)
-					if (a[i].op - 1u >= 2u || a[i].addr < fhi)
-						if (a[i].op - 1u >= 2u ||
-						    (a[i].addr + (a[i].size - 1) >= flo &&
-						     gran_set(gran, a[i].addr)))
-							break;
-			} else {
-				for (; i < n; i++)
-					if (a[i].op - 1u >= 2u || gran_set(gran, a[i].addr))
-						break;
-			}
-		} else {
-			for (; i < n; i++)
-				if (a[i].op - 1u >= 2u ||
-				    (a[i].addr < fhi && a[i].addr + (a[i].size - 1) >= flo))
-					break;
-		}
+		i = c->gran_on ? skip_by_map(c, a, i, n) : skip_by_range(c, a, i, n);
 		if (i == n)
 			break;
+		/* The map's granule may be an alias: the windows settle it. */
 		if (c->gran_on && a[i].op - 1u < 2u &&
 		    !window_hit(c, a[i].addr, a[i].addr + (a[i].size - 1))) {
 			i++;

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "model.h"
-#include "../arch/x86/x86.h"
+#include "compat_arch.h" /* TEMPORARY: <hwbp/x86.h> at merge */
 
 /* DR6 (SDM §17.2.3, Figure 17-1). */
 #define DR6_BD (1ull << 13)
@@ -27,7 +27,7 @@
  * active-low bits 16 and 11 would otherwise be writable), bit 12 reads as 0
  * (Linux KVM: DR6_VOLATILE 0x0001e80f without those two features).
  */
-#define DR6_WRITABLE (HWBPI_X86_DR6_B_MASK | DR6_BD | DR6_BS | DR6_BT)
+#define DR6_WRITABLE (HWBP_X86_DR6_B_MASK | DR6_BD | DR6_BS | DR6_BT)
 
 /* DR7.GD, general detect (SDM §17.2.4). */
 #define DR7_GD (1ull << 13)
@@ -43,23 +43,23 @@
 static bool enabled(uint64_t dr7, unsigned i)
 {
 	/* Ln or Gn (SDM §17.2.4). */
-	return (dr7 >> hwbpi_x86_en_shift(i)) & 3u;
+	return (dr7 >> hwbp_x86_en_shift(i)) & 3u;
 }
 
 static unsigned rw_of(uint64_t dr7, unsigned i)
 {
-	return (unsigned)(dr7 >> hwbpi_x86_rw_shift(i)) & 3u;
+	return (unsigned)(dr7 >> hwbp_x86_rw_shift(i)) & 3u;
 }
 
 static unsigned len_of(uint64_t dr7, unsigned i)
 {
-	return (unsigned)(dr7 >> hwbpi_x86_len_shift(i)) & 3u;
+	return (unsigned)(dr7 >> hwbp_x86_len_shift(i)) & 3u;
 }
 
 static uint64_t dr_addr(const struct hwbp_cpu *cpu, const struct hwbpi_sim_cpu *c, unsigned i)
 {
 	/* Outside 64-bit mode DRn holds a 32-bit linear address (SDM §17.2.6). */
-	return c->regs.u.x86.dr[i] & hwbpi_x86_addr_max(cpu);
+	return c->regs.u.x86.dr[i] & hwbp_x86_addr_max(cpu);
 }
 
 /*
@@ -85,10 +85,10 @@ static bool slot_watch(const struct hwbp_cpu *cpu, int profile, const struct hwb
 	 * few listed processors); the i386 model is a processor for which it
 	 * is undefined, so the slot never matches (hwbp never encodes it).
 	 */
-	if (len_of(dr7, i) == HWBPI_X86_LEN_8 && !cpu->u.x86.mode64 &&
+	if (len_of(dr7, i) == HWBP_X86_LEN_8 && !cpu->u.x86.mode64 &&
 	    !hwbpi_quirk_on(profile, HWBPI_Q_X86_LEN8_LEGACY))
 		return false;
-	len = hwbpi_x86_len_bytes(len_of(dr7, i));
+	len = hwbp_x86_len_bytes(len_of(dr7, i));
 
 	if (hwbpi_quirk_on(profile, HWBPI_Q_X86_NO_ALIGN_MASK)) {
 		/*
@@ -116,11 +116,11 @@ static bool slot_watch(const struct hwbp_cpu *cpu, int profile, const struct hwb
 	/*
 	 * AMD DataBkptExt (APM Vol. 2 §13.1.1): each set bit of
 	 * DRn_ADDR_MASK drops that address bit from the compare.  Only bits
-	 * 11:0 exist (x86.h: HWBPI_X86_AMD_MASK_MAX).  The extension is for
+	 * 11:0 exist (x86.h: HWBP_X86_AMD_MASK_MAX).  The extension is for
 	 * data breakpoints; I/O breakpoints compare ports unmasked.
 	 */
 	if (!io && cpu->u.x86.amd_addr_mask && !hwbpi_quirk_on(profile, HWBPI_Q_X86_NO_ADDR_MASK))
-		w->ign |= c->regs.u.x86.addr_mask[i] & HWBPI_X86_AMD_MASK_MAX;
+		w->ign |= c->regs.u.x86.addr_mask[i] & HWBP_X86_AMD_MASK_MAX;
 	w->base = drn & ~w->ign;
 	w->holes = (w->ign & (w->ign + 1)) != 0;
 	w->lo = w->base;
@@ -191,7 +191,7 @@ static uint32_t enabled_mask(uint64_t dr7)
 {
 	uint32_t m = 0;
 
-	for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++)
+	for (unsigned i = 0; i < HWBP_X86_SLOTS; i++)
 		if (enabled(dr7, i))
 			m |= 1u << i;
 	return m;
@@ -215,14 +215,14 @@ static bool in_list(uint64_t dr7, unsigned i)
 {
 	unsigned rw = rw_of(dr7, i);
 
-	return enabled(dr7, i) && (rw == HWBPI_X86_RW_W || rw == HWBPI_X86_RW_RW);
+	return enabled(dr7, i) && (rw == HWBP_X86_RW_W || rw == HWBP_X86_RW_RW);
 }
 
 /* helper_set_dr(): DRn of an enabled, non-I/O slot is removed and
  * inserted again, at the tail. */
 static void qemu_drn_written(struct hwbpi_sim_cpu *c, unsigned n, uint64_t dr7)
 {
-	if (enabled(dr7, n) && rw_of(dr7, n) != HWBPI_X86_RW_IO) {
+	if (enabled(dr7, n) && rw_of(dr7, n) != HWBP_X86_RW_IO) {
 		c->wseq[n] = ++c->wclock;
 		c->mflags &= ~(1u << n);
 	}
@@ -231,7 +231,7 @@ static void qemu_drn_written(struct hwbpi_sim_cpu *c, unsigned n, uint64_t dr7)
 /* cpu_x86_update_dr7(): only-enable changes touch the changed slots. */
 static void qemu_dr7_written(struct hwbpi_sim_cpu *c, uint64_t old, uint64_t new)
 {
-	for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
+	for (unsigned i = 0; i < HWBP_X86_SLOTS; i++) {
 		if (((old ^ new) & ~0xffull) == 0 && enabled(old, i) == enabled(new, i))
 			continue;
 		c->mflags &= ~(1u << i);
@@ -249,16 +249,16 @@ static uint32_t qemu_list_hits(const struct hwbp_cpu *cpu, int profile, struct h
 	 * checked page by page) */
 	uint64_t plo = lo & ~0xfffull, phi = hi | 0xfff;
 	bool visit = false;
-	unsigned order[HWBPI_X86_SLOTS], n = 0;
+	unsigned order[HWBP_X86_SLOTS], n = 0;
 	uint32_t listed = 0;
 
-	for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
+	for (unsigned i = 0; i < HWBP_X86_SLOTS; i++) {
 		struct watch w;
 
 		if (!in_list(dr7, i) || !slot_watch(cpu, profile, c, i, false, &w))
 			continue;
 		listed |= 1u << i;
-		if ((a->op == HWBP_SIM_WRITE || rw_of(dr7, i) == HWBPI_X86_RW_RW) &&
+		if ((a->op == HWBP_SIM_WRITE || rw_of(dr7, i) == HWBP_X86_RW_RW) &&
 		    w.lo <= phi && w.hi >= plo)
 			visit = true;
 		/* insertion sort by list position */
@@ -278,7 +278,7 @@ static uint32_t qemu_list_hits(const struct hwbp_cpu *cpu, int profile, struct h
 		struct watch w;
 
 		slot_watch(cpu, profile, c, i, false, &w);
-		if ((a->op == HWBP_SIM_WRITE || rw_of(dr7, i) == HWBPI_X86_RW_RW) &&
+		if ((a->op == HWBP_SIM_WRITE || rw_of(dr7, i) == HWBP_X86_RW_RW) &&
 		    watch_hits(&w, lo, hi)) {
 			c->mflags |= 1u << i;
 			return c->mflags;
@@ -295,7 +295,7 @@ static void glue_wrote(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim
 	if (!hwbpi_quirk_on(profile, HWBPI_Q_X86_DATA_FIRST_SLOT))
 		return;
 	/* A kernel's glue writes DR0-DR3, then DR7 (arch/x86/glue.c). */
-	for (unsigned n = 0; n < HWBPI_X86_SLOTS; n++)
+	for (unsigned n = 0; n < HWBP_X86_SLOTS; n++)
 		qemu_drn_written(c, n, old->u.x86.dr7);
 	qemu_dr7_written(c, old->u.x86.dr7, c->regs.u.x86.dr7);
 }
@@ -317,12 +317,12 @@ static void refilter(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_c
 		c->fhi = ALL_ONES;
 		return;
 	}
-	for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
+	for (unsigned i = 0; i < HWBP_X86_SLOTS; i++) {
 		unsigned rw = rw_of(dr7, i);
 		struct watch w;
 
 		/* A data trap needs an enabled slot; disabled ones only add B bits. */
-		if (!enabled(dr7, i) || (rw != HWBPI_X86_RW_W && rw != HWBPI_X86_RW_RW))
+		if (!enabled(dr7, i) || (rw != HWBP_X86_RW_W && rw != HWBP_X86_RW_RW))
 			continue;
 		if (!slot_watch(cpu, profile, c, i, false, &w))
 			continue;
@@ -380,6 +380,70 @@ static bool is_mask_name(const char *name)
 	       strcmp(name + 3, "_mask") == 0;
 }
 
+/* WRMSR to DRn_ADDR_MASK: not a debug register, no GD. */
+static int set_mask(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+		    const char *name, uint64_t value)
+{
+	if (!cpu->u.x86.amd_addr_mask)
+		return -ENOENT;
+	/* QEMU has no such MSR, and TCG ignores a WRMSR to an unknown MSR: no
+	 * #GP, nothing written. */
+	if (hwbpi_quirk_on(profile, HWBPI_Q_X86_NO_ADDR_MASK))
+		return 0;
+	/* Bits 63:12 are write-ignored with DataBkptExt (x86.h). */
+	c->regs.u.x86.addr_mask[name[2] - '0'] = value & HWBP_X86_AMD_MASK_MAX;
+	return 0;
+}
+
+/* A fault of MOV DRn before it writes (#UD, #GP): the status as it is. */
+static void mov_fault(struct hwbpi_sim_cpu *c, enum hwbp_sim_class cls, struct hwbp_sim_result *res)
+{
+	res->cls = cls;
+	res->timing = HWBP_TIMING_BEFORE;
+	res->st.u.x86.dr6 = c->regs.u.x86.dr6;
+}
+
+/*
+ * General detect (SDM §17.2.4, §17.3.1.3): a fault before the MOV with
+ * DR6.BD set; the processor clears GD on entry to the handler so that the
+ * handler can use the registers.  Choice ("certain debug exceptions may
+ * clear bits 0-3", §17.2.3): the sdm profile clears B0-B3, as KVM does
+ * when it delivers a general-detect #DB; BS/BT stay.
+ */
+static void general_detect(int profile, struct hwbpi_sim_cpu *c, struct hwbp_sim_result *res)
+{
+	uint64_t dr6 = c->regs.u.x86.dr6;
+
+	if (!hwbpi_quirk_on(profile, HWBPI_Q_X86_GD_KEEPS_B))
+		dr6 &= ~HWBP_X86_DR6_B_MASK;
+	c->regs.u.x86.dr6 = dr6 | DR6_BD;
+	c->regs.u.x86.dr7 &= ~DR7_GD;
+	/* Nothing to resume: a kernel re-executes the MOV itself. */
+	db_result(c, HWBP_TIMING_BEFORE, 0, 0, res);
+}
+
+/* The write of a MOV to DRn (n = 0-3, 6 or 7) that did not fault. */
+static void write_dr(int profile, struct hwbpi_sim_cpu *c, int n, uint64_t value)
+{
+	if (n < 4) {
+		c->regs.u.x86.dr[n] = value;
+		if (hwbpi_quirk_on(profile, HWBPI_Q_X86_DATA_FIRST_SLOT))
+			qemu_drn_written(c, (unsigned)n, c->regs.u.x86.dr7);
+	} else if (n == 6) {
+		if (hwbpi_quirk_on(profile, HWBPI_Q_X86_DR6_BIT12))
+			c->regs.u.x86.dr6 = value | HWBP_X86_DR6_RESET;
+		else
+			c->regs.u.x86.dr6 = (value & DR6_WRITABLE) | HWBP_X86_DR6_RESET;
+	} else {
+		uint64_t old = c->regs.u.x86.dr7;
+
+		/* Bit 10 reads as 1 (SDM §17.2.4); other reserved bits stored. */
+		c->regs.u.x86.dr7 = value | HWBP_X86_DR7_RESET;
+		if (hwbpi_quirk_on(profile, HWBPI_Q_X86_DATA_FIRST_SLOT))
+			qemu_dr7_written(c, old, c->regs.u.x86.dr7);
+	}
+}
+
 /*
  * A `set` of dr0-dr7 is a MOV to DRn.  Choice: it is executed as by the
  * kernel (CPL 0) whatever the current mode, so the #GP a MOV DRn raises at
@@ -388,6 +452,29 @@ static bool is_mask_name(const char *name)
  * DR4/DR5 with CR4.DE = 1 #UD, then DR7.GD #DB, then the reserved upper
  * half of DR6/DR7 in 64-bit mode #GP.  A faulting MOV writes nothing.
  */
+static void mov_dr(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c, int n,
+		   uint64_t value, struct hwbp_sim_result *res)
+{
+	if (n == 4 || n == 5) {
+		/* DR4/DR5 are reserved with CR4.DE = 1 (#UD) and alias DR6/DR7
+		 * with DE = 0 (SDM §17.2.2). */
+		if (c->s.x86.cr4 & CR4_DE) {
+			mov_fault(c, HWBP_SIM_UD, res);
+			return;
+		}
+		n += 2;
+	}
+	if (c->regs.u.x86.dr7 & DR7_GD)
+		general_detect(profile, c, res);
+	else if (cpu->u.x86.mode64 && n >= 6 && (value & DR_HIGH_RESERVED))
+		mov_fault(c, HWBP_SIM_GP, res);
+	else if (cpu->u.x86.mode64)
+		write_dr(profile, c, n, value);
+	else
+		/* 32-bit debug registers: the upper half of the value is lost. */
+		write_dr(profile, c, n, value & 0xffffffffull);
+}
+
 static int set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
 		   const char *name, uint64_t value, struct hwbp_sim_result *res)
 {
@@ -395,7 +482,7 @@ static int set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu
 
 	clear_res(res);
 	if (strcmp(name, "cr4") == 0) {
-		/* Only DE is meaningful (SCENARIOS.md); MOV CR4 has no GD check. */
+		/* Only DE is meaningful (docs/scenarios.md); MOV CR4 has no GD check. */
 		c->s.x86.cr4 = value & CR4_DE;
 		return 0;
 	}
@@ -403,84 +490,11 @@ static int set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu
 		c->s.x86.rf = value != 0;
 		return 0;
 	}
-	if (is_mask_name(name)) {
-		if (!cpu->u.x86.amd_addr_mask)
-			return -ENOENT;
-		/* WRMSR to DRn_ADDR_MASK: not a debug register, no GD.  QEMU has
-		 * no such MSR, and TCG ignores a WRMSR to an unknown MSR: no
-		 * #GP, nothing written. */
-		if (hwbpi_quirk_on(profile, HWBPI_Q_X86_NO_ADDR_MASK))
-			return 0;
-		/* Bits 63:12 are write-ignored with DataBkptExt (x86.h). */
-		c->regs.u.x86.addr_mask[name[2] - '0'] = value & HWBPI_X86_AMD_MASK_MAX;
-		return 0;
-	}
+	if (is_mask_name(name))
+		return set_mask(cpu, profile, c, name, value);
 	if (n < 0)
 		return -ENOENT;
-
-	if (n == 4 || n == 5) {
-		/*
-		 * DR4/DR5 are reserved with CR4.DE = 1 (#UD) and alias DR6/DR7
-		 * with DE = 0 (SDM §17.2.2).
-		 */
-		if (c->s.x86.cr4 & CR4_DE) {
-			res->cls = HWBP_SIM_UD;
-			res->timing = HWBP_TIMING_BEFORE;
-			res->st.u.x86.dr6 = c->regs.u.x86.dr6;
-			return 0;
-		}
-		n += 2;
-	}
-
-	if (c->regs.u.x86.dr7 & DR7_GD) {
-		/*
-		 * General detect (SDM §17.2.4, §17.3.1.3): a fault before the
-		 * MOV with DR6.BD set; the processor clears GD on entry to the
-		 * handler so that the handler can use the registers.  Choice
-		 * ("certain debug exceptions may clear bits 0-3", §17.2.3): the
-		 * sdm profile clears B0-B3, as KVM does when it delivers a
-		 * general-detect #DB; BS/BT stay.
-		 */
-		uint64_t dr6 = c->regs.u.x86.dr6;
-
-		if (!hwbpi_quirk_on(profile, HWBPI_Q_X86_GD_KEEPS_B))
-			dr6 &= ~HWBPI_X86_DR6_B_MASK;
-		c->regs.u.x86.dr6 = dr6 | DR6_BD;
-		c->regs.u.x86.dr7 &= ~DR7_GD;
-		/* Nothing to resume: a kernel re-executes the MOV itself. */
-		db_result(c, HWBP_TIMING_BEFORE, 0, 0, res);
-		return 0;
-	}
-
-	if (cpu->u.x86.mode64) {
-		if (n >= 6 && (value & DR_HIGH_RESERVED)) {
-			res->cls = HWBP_SIM_GP;
-			res->timing = HWBP_TIMING_BEFORE;
-			res->st.u.x86.dr6 = c->regs.u.x86.dr6;
-			return 0;
-		}
-	} else {
-		/* 32-bit debug registers: the upper half of the value is lost. */
-		value &= 0xffffffffull;
-	}
-
-	if (n < 4) {
-		c->regs.u.x86.dr[n] = value;
-		if (hwbpi_quirk_on(profile, HWBPI_Q_X86_DATA_FIRST_SLOT))
-			qemu_drn_written(c, (unsigned)n, c->regs.u.x86.dr7);
-	} else if (n == 6) {
-		if (hwbpi_quirk_on(profile, HWBPI_Q_X86_DR6_BIT12))
-			c->regs.u.x86.dr6 = value | HWBPI_X86_DR6_RESET;
-		else
-			c->regs.u.x86.dr6 = (value & DR6_WRITABLE) | HWBPI_X86_DR6_RESET;
-	} else {
-		uint64_t old = c->regs.u.x86.dr7;
-
-		/* Bit 10 reads as 1 (SDM §17.2.4); other reserved bits stored. */
-		c->regs.u.x86.dr7 = value | HWBPI_X86_DR7_RESET;
-		if (hwbpi_quirk_on(profile, HWBPI_Q_X86_DATA_FIRST_SLOT))
-			qemu_dr7_written(c, old, c->regs.u.x86.dr7);
-	}
+	mov_dr(cpu, profile, c, n, value, res);
 	return 0;
 }
 
@@ -552,7 +566,7 @@ static void match_data(const struct hwbp_cpu *cpu, int profile, const struct hwb
 	uint64_t lo = a->addr, hi = last_byte(a->addr, a->size);
 
 	*en = *dis = 0;
-	for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
+	for (unsigned i = 0; i < HWBP_X86_SLOTS; i++) {
 		unsigned rw = rw_of(dr7, i);
 		struct watch w;
 
@@ -562,17 +576,17 @@ static void match_data(const struct hwbp_cpu *cpu, int profile, const struct hwb
 			 * (SDM §17.2.4).  Choice: with DE = 0 the encoding is
 			 * undefined and the model never matches it.
 			 */
-			if (rw != HWBPI_X86_RW_IO)
+			if (rw != HWBP_X86_RW_IO)
 				continue;
 			if (!(c->s.x86.cr4 & CR4_DE) &&
 			    !hwbpi_quirk_on(profile, HWBPI_Q_X86_IO_WITHOUT_DE))
 				continue;
 		} else {
 			/* 01 writes only, 11 reads or writes; never fetches. */
-			if (rw == HWBPI_X86_RW_W) {
+			if (rw == HWBP_X86_RW_W) {
 				if (a->op != HWBP_SIM_WRITE)
 					continue;
-			} else if (rw != HWBPI_X86_RW_RW) {
+			} else if (rw != HWBP_X86_RW_RW) {
 				continue;
 			}
 		}
@@ -614,7 +628,7 @@ static void data_trap(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_
 	 * kvm-unit-tests x86/debug.c "hw watchpoint (test that dr6.BS is
 	 * not cleared)").
 	 */
-	c->regs.u.x86.dr6 = (c->regs.u.x86.dr6 & ~HWBPI_X86_DR6_B_MASK) | b;
+	c->regs.u.x86.dr6 = (c->regs.u.x86.dr6 & ~HWBP_X86_DR6_B_MASK) | b;
 	db_entry(profile, c);
 	db_result(c, HWBP_TIMING_AFTER, b & enabled_mask(c->regs.u.x86.dr7), 0, res);
 	c->last = *a;
@@ -637,8 +651,8 @@ static void exec_fault(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim
 		complete(cpu, profile, c);
 		return;
 	}
-	for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
-		if (rw_of(dr7, i) != HWBPI_X86_RW_X)
+	for (unsigned i = 0; i < HWBP_X86_SLOTS; i++) {
+		if (rw_of(dr7, i) != HWBP_X86_RW_X)
 			continue;
 		/*
 		 * The address of the instruction's first byte equals DRn
@@ -647,7 +661,7 @@ static void exec_fault(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim
 		 * DRn exactly whatever LEN holds, as QEMU does.  The AMD mask
 		 * is for data breakpoints and is not applied.
 		 */
-		if (dr_addr(cpu, c, i) != (a->addr & hwbpi_x86_addr_max(cpu)))
+		if (dr_addr(cpu, c, i) != (a->addr & hwbp_x86_addr_max(cpu)))
 			continue;
 		if (enabled(dr7, i))
 			en |= 1u << i;
@@ -664,7 +678,7 @@ static void exec_fault(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim
 	 * (check_hw_breakpoints() compares every R/W = 00 DRn with EIP).
 	 */
 	b = en | dis;
-	c->regs.u.x86.dr6 = (c->regs.u.x86.dr6 & ~HWBPI_X86_DR6_B_MASK) | b;
+	c->regs.u.x86.dr6 = (c->regs.u.x86.dr6 & ~HWBP_X86_DR6_B_MASK) | b;
 	db_entry(profile, c);
 	db_result(c, HWBP_TIMING_BEFORE, en, a->addr, res);
 	/* The instruction did not run: RF stays as it was (0). */
@@ -723,6 +737,7 @@ static int priv(const struct hwbpi_sim_cpu *c)
 
 const struct hwbpi_sim_model hwbpi_sim_x86 = {
 	.arch = HWBP_ARCH_X86,
+	.io_ports = true,
 	.reset = reset,
 	.set_reg = set_reg,
 	.get_reg = get_reg,

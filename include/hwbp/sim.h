@@ -8,6 +8,14 @@
  * an exception or none, its class and timing, the status registers, the
  * reported address, and register side effects.  Two profiles: the
  * architecture manuals (sdm) and what QEMU does (qemu).
+ *
+ * Context: a simulator is ordinary user-space code.  hwbp_sim_new(),
+ * hwbp_scenario_run() and hwbp_scenario_compile() allocate and
+ * hwbp_sim_free() frees; the other calls allocate nothing and make no
+ * system call (the scenario calls write to the FILE they are given).  No
+ * call locks: the caller serialises every call on one simulator (including
+ * those that reach it through hwbp_sim_glue()); distinct simulators are
+ * independent.  Errors are negative errno values.
  */
 #ifndef HWBP_SIM_H
 #define HWBP_SIM_H
@@ -79,12 +87,13 @@ struct hwbp_sim;
  */
 struct hwbp_sim *hwbp_sim_new(const struct hwbp_cpu *cpu, enum hwbp_sim_profile profile,
 			      unsigned ncpus, int *err);
+/* hwbp_sim_free - free @sim (NULL: nothing).  No errors. */
 void hwbp_sim_free(struct hwbp_sim *sim);
 
 /*
- * hwbp_sim_set_reg - write a register by name (see SCENARIOS.md).  The write
- * itself may raise an exception (x86 DR7.GD): then *res says so and the
- * register is not written.
+ * hwbp_sim_set_reg - write a register by name (the names `set` lines use,
+ * docs/scenarios.md).  The write itself may raise an exception (x86
+ * DR7.GD): then *res says so and the register is not written.
  * Errors: -EINVAL (bad cpu, NULL), -ENOENT (no such register on this CPU).
  */
 int hwbp_sim_set_reg(struct hwbp_sim *sim, unsigned cpu, const char *name,
@@ -118,17 +127,22 @@ int hwbp_sim_resume(struct hwbp_sim *sim, unsigned cpu, struct hwbp_sim_result *
 
 /*
  * hwbp_sim_run - replay @n accesses on @cpu, resuming after each exception;
- * returns how many raised one.  The benchmark's hot path.
+ * returns how many raised one.  The benchmark's hot path.  No errors: 0
+ * for a NULL argument or a bad cpu.
  */
 size_t hwbp_sim_run(struct hwbp_sim *sim, unsigned cpu,
 		    const struct hwbp_sim_access *a, size_t n);
 
-/* The glue through which a struct hwbp_ctx writes the simulated CPUs. */
+/* The glue through which a struct hwbp_ctx writes the simulated CPUs (its
+ * calls run on the caller's thread, as direct calls); NULL for NULL. */
 const struct hwbp_glue *hwbp_sim_glue(struct hwbp_sim *sim);
 
-/* Privilege of @cpu now: 0 kernel, 1 user (for struct hwbp_access). */
+/* Privilege of @cpu now: 0 kernel, 1 user (for struct hwbp_access).
+ * Errors: -EINVAL (NULL, bad cpu). */
 int hwbp_sim_priv(const struct hwbp_sim *sim, unsigned cpu);
 
+/* "none", "db", ... "trace" (the names `expect class` takes); "unknown"
+ * for a value outside enum hwbp_sim_class. */
 const char *hwbp_sim_class_name(enum hwbp_sim_class cls);
 
 /*
@@ -145,7 +159,7 @@ struct hwbp_sim_quirk {
 const struct hwbp_sim_quirk *hwbp_sim_quirk(unsigned i);
 
 /* ------------------------------------------------------------------ */
-/* Scenario files (../shared/SCENARIOS.md).                             */
+/* Scenario files (.hws, the language of docs/scenarios.md).            */
 /* ------------------------------------------------------------------ */
 struct hwbp_scenario_opts {
 	enum hwbp_sim_profile profile;
@@ -175,8 +189,9 @@ int hwbp_scenario_run(const char *file, const char *text, size_t len,
 
 /*
  * hwbp_scenario_compile - parse @text and print its commands (not its
- * expectations) as rows of a C `struct hop` table (tests/qemu/common/hops.h)
- * for the bare-metal harnesses.  Arena addresses become B/C offsets.
+ * expectations) as rows of a C `struct hop` table for the bare-metal
+ * harnesses of the source tree (one row per command, one per mode pair).
+ * Arena addresses become B/C offsets.
  * Errors: -EINVAL (does not parse: @errbuf as for hwbp_scenario_run()),
  *         -ENOMEM.
  */

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The scenario language's lexer: the words of one line, numbers, addresses
+ * (NUMBER, B+OFF, C+OFF) and the one error format, "FILE:LINE:COL: ...",
+ * whose column points at the offending character.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario.h"
+
+int hwbpi_scn_error(struct hwbpi_scn_lexer *lx, const char *at, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(lx->errbuf, lx->errlen, "%s:%u:%u: ", lx->file, lx->line,
+		     (unsigned)(at - lx->start) + 1);
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < lx->errlen)
+		vsnprintf(lx->errbuf + n, lx->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static bool is_blank(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r';
+}
+
+/* Printable ASCII only: a stray byte is an error at its column, not a
+ * word that later fails to match. */
+static bool is_bad(char ch)
+{
+	return (unsigned char)ch < 0x20 || (unsigned char)ch >= 0x7f;
+}
+
+int hwbpi_scn_tokenize(struct hwbpi_scn_lexer *lx, const char *s, size_t len,
+		       struct hwbpi_scn_tokens *t)
+{
+	size_t i = 0;
+
+	t->n = 0;
+	while (i < len) {
+		if (s[i] == '#')
+			break;
+		if (is_blank(s[i])) {
+			i++;
+			continue;
+		}
+		if (is_bad(s[i]))
+			return hwbpi_scn_error(lx, s + i, "unexpected character 0x%02x", (unsigned char)s[i]);
+		if (t->n == HWBPI_SCN_MAX_TOK)
+			return hwbpi_scn_error(lx, s + i, "too many words on one line (at most %d)",
+					       HWBPI_SCN_MAX_TOK);
+		t->p[t->n] = s + i;
+		while (i < len && !is_blank(s[i]) && s[i] != '#') {
+			if (is_bad(s[i]))
+				return hwbpi_scn_error(lx, s + i, "unexpected character 0x%02x",
+						       (unsigned char)s[i]);
+			i++;
+		}
+		t->len[t->n] = (unsigned)(s + i - t->p[t->n]);
+		t->n++;
+	}
+	return 0;
+}
+
+bool hwbpi_scn_tok_is(const struct hwbpi_scn_tokens *t, unsigned i, const char *w)
+{
+	return i < t->n && strlen(w) == t->len[i] && memcmp(t->p[i], w, t->len[i]) == 0;
+}
+
+int hwbpi_scn_tok_copy(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens *t, unsigned i,
+		       char *out, size_t n)
+{
+	if (t->len[i] >= n)
+		return hwbpi_scn_error(lx, t->p[i], "word too long (at most %zu characters)", n - 1);
+	memcpy(out, t->p[i], t->len[i]);
+	out[t->len[i]] = '\0';
+	return 0;
+}
+
+/* The value of hex or decimal digit @ch, or -1. */
+static int digit(char ch, unsigned base)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (base == 16 && ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (base == 16 && ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+/* A number: decimal or 0x hex, whole token, no overflow. */
+int hwbpi_scn_num(const char *s, unsigned len, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned i = 0, base = 10;
+
+	if (len == 0)
+		return -EINVAL;
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		i = 2;
+	}
+	for (; i < len; i++) {
+		int d = digit(s[i], base);
+
+		if (d < 0)
+			return -EINVAL;
+		if (v > (UINT64_MAX - (unsigned)d) / base)
+			return -ERANGE;
+		v = v * base + (unsigned)d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* B+OFF or C+OFF (or bare B / C): an address inside an arena. */
+static int arena_addr(struct hwbpi_scn_lexer *lx, const char *s, unsigned len, uint64_t *out,
+		      const char *what)
+{
+	uint64_t base = s[0] == 'B' ? HWBPI_SCN_ARENA_B : HWBPI_SCN_ARENA_C, off = 0;
+
+	lx->base = s[0];
+	if (len == 1) {
+		*out = base;
+		return 0;
+	}
+	if (hwbpi_scn_num(s + 2, len - 2, &off))
+		return hwbpi_scn_error(lx, s + 2, "bad offset in %s: expected a number after '%c+'",
+				       what, s[0]);
+	if (off >= HWBPI_SCN_ARENA_SIZE)
+		return hwbpi_scn_error(lx, s + 2, "offset 0x%" PRIx64 " is outside the 64 KiB arena", off);
+	*out = base + off;
+	return 0;
+}
+
+int hwbpi_scn_addr(struct hwbpi_scn_lexer *lx, const char *s, unsigned len, uint64_t *out,
+		   const char *what)
+{
+	int ret;
+
+	lx->base = 0;
+	if (len >= 1 && (s[0] == 'B' || s[0] == 'C') && (len == 1 || s[1] == '+'))
+		return arena_addr(lx, s, len, out, what);
+	ret = hwbpi_scn_num(s, len, out);
+	if (ret == -ERANGE)
+		return hwbpi_scn_error(lx, s, "%s does not fit in 64 bits", what);
+	if (ret)
+		return hwbpi_scn_error(lx, s, "bad %s '%.*s': expected a number, B+OFF or C+OFF",
+				       what, (int)len, s);
+	return 0;
+}
+
+/*
+ * The language reserves every slot name of every CPU,
+ * whatever the file's CPU: `expect hit` tells slots from requests by the
+ * name alone, and a file reads the same on every CPU.
+ */
+bool hwbpi_scn_is_slot_name(const char *s)
+{
+	static const char *const fixed[] = { "dawr0", "dawr1", "dabr", "ciabr" };
+	size_t n = strlen(s);
+
+	for (unsigned i = 0; i < 4; i++)
+		if (strcmp(s, fixed[i]) == 0)
+			return true;
+	if (n == 3 && s[0] == 'd' && s[1] == 'r' && s[2] >= '0' && s[2] <= '3')
+		return true;
+	if ((n == 3 || n == 4) && ((s[0] == 'w' && s[1] == 'p') || (s[0] == 'b' && s[1] == 'p'))) {
+		for (size_t i = 2; i < n; i++)
+			if (s[i] < '0' || s[i] > '9')
+				return false;
+		return atoi(s + 2) < 16;
+	}
+	return false;
+}

@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The scenario language's parser: a whole file -> a program of commands
+ * (struct hwbpi_scn_prog), or one "FILE:LINE:COL: message".
+ *
+ * The first line names the CPU; from then on a scratch simulator of that
+ * CPU answers "is this a register / a mode of this CPU?", so that a typo
+ * in a register name is a parse error at its column, not a failure at run
+ * time.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "scenario.h"
+
+
+/* A fresh command at the end of the program (NULL: out of memory). */
+static struct hwbpi_scn_cmd *push(struct hwbpi_scn_lexer *lx, struct hwbpi_scn_prog *p,
+				  const char *at)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		struct hwbpi_scn_cmd *c = realloc(p->cmds, cap * sizeof(*c));
+
+		if (!c) {
+			hwbpi_scn_error(lx, at, "out of memory");
+			return NULL;
+		}
+		p->cmds = c;
+		p->cap = cap;
+	}
+	memset(&p->cmds[p->n], 0, sizeof(p->cmds[0]));
+	p->cmds[p->n].line = lx->line;
+	return &p->cmds[p->n++];
+}
+
+/* The simulator's model of the file's CPU: what lines it gives a meaning
+ * to.  There is one for every preset (hwbp_sim_new() of the `cpu` line
+ * succeeded before any other line is parsed). */
+static const struct hwbpi_sim_model *model_of(const struct hwbpi_scn_prog *p)
+{
+	return hwbpi_sim_model(p->cpu.arch);
+}
+
+/* docs/scenarios.md spells types in lower case only: r, w, rw, x. */
+static int parse_watch_type(const char *s, unsigned len, unsigned *type)
+{
+	static const struct { const char *s; unsigned t; } tab[] = {
+		{ "r", HWBP_R }, { "w", HWBP_W }, { "rw", HWBP_RW }, { "x", HWBP_X },
+	};
+
+	for (unsigned i = 0; i < 4; i++)
+		if (strlen(tab[i].s) == len && memcmp(tab[i].s, s, len) == 0) {
+			*type = tab[i].t;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* The operands of one command line; @probe is the scratch simulator. */
+typedef int parse_fn(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+		     const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+		     struct hwbp_sim *probe);
+
+static int parse_cpu_again(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+			   const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+			   struct hwbp_sim *probe)
+{
+	(void)p, (void)c, (void)probe;
+	return hwbpi_scn_error(lx, t->p[0], "'cpu' may appear only once, first");
+}
+
+/* set REG VALUE */
+static int parse_set(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+		     const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+		     struct hwbp_sim *probe)
+{
+	uint64_t v;
+	int ret;
+
+	c->kind = C_SET;
+	if (t->n != 3)
+		return hwbpi_scn_error(lx, t->p[0], "'set' takes REG VALUE");
+	ret = hwbpi_scn_tok_copy(lx, t, 1, c->name, HWBPI_SCN_NAME_LEN);
+	if (ret)
+		return ret;
+	if (hwbp_sim_get_reg(probe, 0, c->name, &v) == -ENOENT)
+		return hwbpi_scn_error(lx, t->p[1], "no register '%s' on %s", c->name, p->cpu.name);
+	ret = hwbpi_scn_addr(lx, t->p[2], t->len[2], &c->a, "value");
+	c->abase = lx->base;
+	return ret;
+}
+
+/* scope=user|kernel|both and widen, after the four operands of watch. */
+static int parse_watch_options(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens *t,
+			       struct hwbpi_scn_cmd *c)
+{
+	for (unsigned i = 5; i < t->n; i++) {
+		if (hwbpi_scn_tok_is(t, i, "widen"))
+			c->widen = true;
+		else if (hwbpi_scn_tok_is(t, i, "scope=user"))
+			c->scope = HWBP_SCOPE_USER;
+		else if (hwbpi_scn_tok_is(t, i, "scope=kernel"))
+			c->scope = HWBP_SCOPE_KERNEL;
+		else if (hwbpi_scn_tok_is(t, i, "scope=both"))
+			c->scope = HWBP_SCOPE_BOTH;
+		else
+			return hwbpi_scn_error(lx, t->p[i], "unknown watch option '%.*s' (scope=user|kernel|both, widen)",
+					       (int)t->len[i], t->p[i]);
+	}
+	return 0;
+}
+
+/* watch NAME ADDR LEN TYPE [options].  A name may be reused after
+ * unwatch: whether it is live is checked at run time. */
+static int parse_watch(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+		       const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+		       struct hwbp_sim *probe)
+{
+	int ret;
+
+	(void)p, (void)probe;
+	c->kind = C_WATCH;
+	if (t->n < 5)
+		return hwbpi_scn_error(lx, t->p[0], "'watch' takes NAME ADDR LEN TYPE [scope=user|kernel|both] [widen]");
+	ret = hwbpi_scn_tok_copy(lx, t, 1, c->name, HWBPI_SCN_NAME_LEN);
+	if (ret)
+		return ret;
+	if (hwbpi_scn_is_slot_name(c->name))
+		return hwbpi_scn_error(lx, t->p[1], "'%s' is a slot name; choose another request name", c->name);
+	ret = hwbpi_scn_addr(lx, t->p[2], t->len[2], &c->a, "address");
+	if (ret)
+		return ret;
+	c->abase = lx->base;
+	if (hwbpi_scn_num(t->p[3], t->len[3], &c->b))
+		return hwbpi_scn_error(lx, t->p[3], "bad length '%.*s': expected a number of bytes",
+				       (int)t->len[3], t->p[3]);
+	if (parse_watch_type(t->p[4], t->len[4], &c->type))
+		return hwbpi_scn_error(lx, t->p[4], "bad type '%.*s': expected r, w, rw or x",
+				       (int)t->len[4], t->p[4]);
+	return parse_watch_options(lx, t, c);
+}
+
+/* unwatch NAME */
+static int parse_unwatch(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+			 const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+			 struct hwbp_sim *probe)
+{
+	(void)p, (void)probe;
+	c->kind = C_UNWATCH;
+	if (t->n != 2)
+		return hwbpi_scn_error(lx, t->p[0], "'unwatch' takes NAME");
+	return hwbpi_scn_tok_copy(lx, t, 1, c->name, HWBPI_SCN_NAME_LEN);
+}
+
+/* One KEY=VALUE of mode: cpu=N (the runner's) or a key of this CPU. */
+static int parse_mode_pair(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+			   const struct hwbpi_scn_tokens *t, unsigned i, struct hwbpi_scn_cmd *c,
+			   struct hwbp_sim *probe)
+{
+	const char *eq = memchr(t->p[i], '=', t->len[i]);
+	char *key = c->mkey[c->nmode];
+	uint64_t *val = &c->mval[c->nmode];
+	unsigned kl;
+	int r;
+
+	if (!eq || eq == t->p[i])
+		return hwbpi_scn_error(lx, t->p[i], "expected KEY=VALUE");
+	kl = (unsigned)(eq - t->p[i]);
+	if (kl >= sizeof(c->mkey[0]))
+		return hwbpi_scn_error(lx, t->p[i], "unknown mode key");
+	memcpy(key, t->p[i], kl);
+	key[kl] = '\0';
+	if (hwbpi_scn_num(eq + 1, t->len[i] - kl - 1, val))
+		return hwbpi_scn_error(lx, eq + 1, "bad mode value: expected a number");
+	if (strcmp(key, "cpu") == 0) {
+		if (*val >= HWBP_SIM_MAX_CPUS)
+			return hwbpi_scn_error(lx, eq + 1, "cpu=%" PRIu64 ": at most %d CPUs", *val,
+					       HWBP_SIM_MAX_CPUS);
+		return 0;
+	}
+	r = hwbp_sim_mode(probe, 0, key, *val);
+	if (r == -ENOENT)
+		return hwbpi_scn_error(lx, t->p[i], "unknown mode key '%s' for %s", key, p->cpu.name);
+	if (r)
+		return hwbpi_scn_error(lx, eq + 1, "bad value for mode %s", key);
+	return 0;
+}
+
+/* mode KEY=VALUE... (1 to 4 pairs) */
+static int parse_mode(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+		      const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+		      struct hwbp_sim *probe)
+{
+	c->kind = C_MODE;
+	if (t->n < 2 || t->n > 1 + HWBPI_SCN_MAX_MODE)
+		return hwbpi_scn_error(lx, t->p[0], "'mode' takes 1 to 4 KEY=VALUE pairs");
+	for (unsigned i = 1; i < t->n; i++) {
+		int ret = parse_mode_pair(lx, p, t, i, c, probe);
+
+		if (ret)
+			return ret;
+		c->nmode++;
+	}
+	return 0;
+}
+
+/* read ADDR SIZE, write ADDR SIZE, io PORT SIZE */
+static int parse_sized(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+		       const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+		       struct hwbp_sim *probe)
+{
+	int ret;
+
+	(void)probe;
+	c->kind = hwbpi_scn_tok_is(t, 0, "read") ? C_READ : hwbpi_scn_tok_is(t, 0, "write") ? C_WRITE : C_IO;
+	if (t->n != 3)
+		return hwbpi_scn_error(lx, t->p[0], "'%.*s' takes ADDR SIZE", (int)t->len[0], t->p[0]);
+	if (c->kind == C_IO && !model_of(p)->io_ports)
+		return hwbpi_scn_error(lx, t->p[0], "'io' is x86 port I/O; %s has none", p->cpu.name);
+	ret = hwbpi_scn_addr(lx, t->p[1], t->len[1], &c->a, c->kind == C_IO ? "port" : "address");
+	if (ret)
+		return ret;
+	c->abase = lx->base;
+	if (hwbpi_scn_num(t->p[2], t->len[2], &c->b) || c->b < 1 || c->b > 64)
+		return hwbpi_scn_error(lx, t->p[2], "bad size '%.*s': expected 1..64 bytes",
+				       (int)t->len[2], t->p[2]);
+	if (c->kind == C_IO && (c->a > 0xffff || (c->b != 1 && c->b != 2 && c->b != 4)))
+		return hwbpi_scn_error(lx, t->p[1], "io takes a port 0..0xffff and size 1, 2 or 4");
+	return 0;
+}
+
+/* exec ADDR, zero ADDR */
+static int parse_at(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+		    const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+		    struct hwbp_sim *probe)
+{
+	int ret;
+
+	(void)probe;
+	c->kind = hwbpi_scn_tok_is(t, 0, "exec") ? C_EXEC : C_ZERO;
+	if (t->n != 2)
+		return hwbpi_scn_error(lx, t->p[0], "'%.*s' takes ADDR", (int)t->len[0], t->p[0]);
+	if (c->kind == C_ZERO && !model_of(p)->zero_block)
+		return hwbpi_scn_error(lx, t->p[0], "'zero' is arm64 DC ZVA / powerpc dcbz; %s has none",
+				       hwbp_arch_name(p->cpu.arch));
+	ret = hwbpi_scn_addr(lx, t->p[1], t->len[1], &c->a, "address");
+	c->abase = lx->base;
+	return ret;
+}
+
+static int parse_resume(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+			const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+			struct hwbp_sim *probe)
+{
+	(void)p, (void)probe;
+	c->kind = C_RESUME;
+	if (t->n != 1)
+		return hwbpi_scn_error(lx, t->p[1], "'resume' takes nothing");
+	return 0;
+}
+
+static const struct {
+	const char *word;
+	parse_fn *parse;
+} commands[] = {
+	{ "cpu", parse_cpu_again }, { "set", parse_set }, { "watch", parse_watch },
+	{ "unwatch", parse_unwatch }, { "mode", parse_mode }, { "read", parse_sized },
+	{ "write", parse_sized }, { "io", parse_sized }, { "exec", parse_at },
+	{ "zero", parse_at }, { "resume", parse_resume },
+};
+
+/* The first line: cpu PRESET. */
+static int parse_first(struct hwbpi_scn_lexer *lx, struct hwbpi_scn_prog *p,
+		       const struct hwbpi_scn_tokens *t)
+{
+	struct hwbpi_scn_cmd *c;
+	int ret;
+
+	if (!hwbpi_scn_tok_is(t, 0, "cpu"))
+		return hwbpi_scn_error(lx, t->p[0], "the first line must be 'cpu PRESET'");
+	if (t->n != 2)
+		return hwbpi_scn_error(lx, t->p[0], "'cpu' takes one preset name");
+	c = push(lx, p, t->p[0]);
+	if (!c)
+		return -ENOMEM;
+	c->kind = C_CPU;
+	ret = hwbpi_scn_tok_copy(lx, t, 1, c->name, HWBPI_SCN_NAME_LEN);
+	if (ret)
+		return ret;
+	if (hwbp_cpu_preset(c->name, &p->cpu))
+		return hwbpi_scn_error(lx, t->p[1], "unknown cpu '%s' (see 'hwbp caps --list')", c->name);
+	p->have_cpu = true;
+	return 0;
+}
+
+static int parse_line(struct hwbpi_scn_lexer *lx, struct hwbpi_scn_prog *p,
+		      const struct hwbpi_scn_tokens *t, struct hwbp_sim *probe)
+{
+	struct hwbpi_scn_cmd *c;
+
+	if (!p->have_cpu)
+		return parse_first(lx, p, t);
+	c = push(lx, p, t->p[0]);
+	if (!c)
+		return -ENOMEM;
+	if (t->len[0] >= 6 && memcmp(t->p[0], "expect", 6) == 0)
+		return hwbpi_scn_parse_expect(lx, p, t, c);
+	for (unsigned i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (hwbpi_scn_tok_is(t, 0, commands[i].word))
+			return commands[i].parse(lx, p, t, c, probe);
+	return hwbpi_scn_error(lx, t->p[0], "unknown command '%.*s'", (int)t->len[0], t->p[0]);
+}
+
+/* Every line in turn, until the first error. */
+static int parse_lines(struct hwbpi_scn_lexer *lx, struct hwbpi_scn_prog *p, const char *text,
+		       size_t len)
+{
+	struct hwbp_sim *probe = NULL;
+	size_t pos = 0;
+	int ret = 0;
+
+	while (pos < len && ret == 0) {
+		const char *s = text + pos;
+		const char *nl = memchr(s, '\n', len - pos);
+		size_t l = nl ? (size_t)(nl - s) : len - pos;
+		struct hwbpi_scn_tokens t;
+
+		lx->line++;
+		lx->start = s;
+		pos += l + (nl ? 1 : 0);
+		if (memchr(s, '\0', l)) {
+			ret = hwbpi_scn_error(lx, (const char *)memchr(s, '\0', l), "NUL byte in a scenario file");
+			break;
+		}
+		ret = hwbpi_scn_tokenize(lx, s, l, &t);
+		if (ret || t.n == 0)
+			continue;
+		ret = parse_line(lx, p, &t, probe);
+		if (ret == 0 && !probe && p->have_cpu) {
+			probe = hwbp_sim_new(&p->cpu, HWBP_SIM_SDM, 1, &ret);
+			if (!probe)
+				ret = hwbpi_scn_error(lx, s, "cannot create a simulator: %s", hwbp_errno_name(ret));
+		}
+	}
+	hwbp_sim_free(probe);
+	return ret;
+}
+
+static int parse(const char *file, const char *text, size_t len, struct hwbpi_scn_prog *p,
+		 char *errbuf, size_t errlen)
+{
+	struct hwbpi_scn_lexer lx = { file, 0, NULL, errbuf, errlen, 0 };
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->file = file;
+	ret = parse_lines(&lx, p, text, len);
+	if (ret == 0 && !p->have_cpu) {
+		lx.line = lx.line ? lx.line : 1;
+		lx.start = text;
+		ret = hwbpi_scn_error(&lx, text, "empty scenario: the first line must be 'cpu PRESET'");
+	}
+	if (ret)
+		hwbpi_scn_free(p);
+	return ret;
+}
+
+int hwbpi_scn_load(const char *file, const char *text, size_t len, struct hwbpi_scn_prog *p,
+		   char *errbuf, size_t errlen)
+{
+	char dummy[8];
+
+	if (!file || (!text && len))
+		return -EINVAL;
+	if (!errbuf || errlen == 0) {
+		errbuf = dummy;
+		errlen = sizeof(dummy);
+	}
+	errbuf[0] = '\0';
+	return parse(file, text ? text : "", len, p, errbuf, errlen);
+}
+
+void hwbpi_scn_free(struct hwbpi_scn_prog *p)
+{
+	free(p->cmds);
+	p->cmds = NULL;
+	p->n = p->cap = 0;
+}
