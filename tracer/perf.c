@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "compat_linux.h"
 #include "linux.h"
 #include "perf.h"
 
@@ -319,7 +320,7 @@ static int plan_all(struct sess *s, const struct hwbp_cpu *cpu, char *err, size_
 	return 0;
 }
 
-static void fill_attr(struct perf_event_attr *a, const struct hwbp_cpu *cpu, const struct piece *p,
+static void fill_attr(struct perf_event_attr *a, const struct piece *p,
 		      bool enable_on_exec, const struct hwbpi_perf_opts *o)
 {
 	memset(a, 0, sizeof(*a));
@@ -340,10 +341,11 @@ static void fill_attr(struct perf_event_attr *a, const struct hwbp_cpu *cpu, con
 		a->bp_type = HW_BREAKPOINT_RW;
 		break;
 	}
-	/* HW_BREAKPOINT_LEN_n == n.  Execute breakpoints: x86 demands
-	 * sizeof(long) (hw_breakpoint_arch_parse), arm64 an A64 instruction (4). */
+	/* HW_BREAKPOINT_LEN_n == n.  Execute breakpoints: the length this
+	 * kernel's arch demands (x86 sizeof(long), hw_breakpoint_arch_parse;
+	 * arm64 an A64 instruction, 4): the Linux glue knows it. */
 	if (p->type == HWBP_X)
-		a->bp_len = cpu->arch == HWBP_ARCH_X86 ? sizeof(long) : HW_BREAKPOINT_LEN_4;
+		a->bp_len = hwbpi_linux_exec_len();
 	else
 		a->bp_len = p->len;
 	/* User space only: perf_event_paranoid 2 allows nothing else to an
@@ -467,7 +469,7 @@ static int list_tids(pid_t pid, bool all, pid_t **out, unsigned *nout)
 	return 0;
 }
 
-static int open_all(struct sess *s, const struct hwbp_cpu *cpu, pid_t pid, bool all_threads,
+static int open_all(struct sess *s, pid_t pid, bool all_threads,
 		    bool enable_on_exec, const struct hwbpi_perf_opts *o, char *err, size_t n)
 {
 	unsigned pages = o->ring_pages ? o->ring_pages : DEFAULT_RING_PAGES;
@@ -496,7 +498,7 @@ static int open_all(struct sess *s, const struct hwbp_cpu *cpu, pid_t pid, bool 
 		const struct piece *p = &s->pc[k];
 		struct perf_event_attr a;
 
-		fill_attr(&a, cpu, p, enable_on_exec, o);
+		fill_attr(&a, p, enable_on_exec, o);
 		for (unsigned i = 0; i < ntid && ret == 0; i++) {
 			/* Counting: one per-task event (cpu -1).  Sampling: one per
 			 * (task, CPU), since perf_mmap() refuses inherited per-task
@@ -721,7 +723,7 @@ static int trace_impl(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, pid_t 
 	if (ret == 0)
 		ret = plan_all(&s, cpu, err, errlen);
 	if (ret == 0)
-		ret = open_all(&s, cpu, pid, how == ATTACHED, how == HELD_CHILD, o, err, errlen);
+		ret = open_all(&s, pid, how == ATTACHED, how == HELD_CHILD, o, err, errlen);
 	if (ret) {
 		sess_close(&s);
 		if (ours)

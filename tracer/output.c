@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The consumer side of a session: trace-mode events drained from the
+ * per-CPU rings into text lines or a CTF trace, merged by timestamp; the
+ * histogram and the summary at the end.  Not on the hit path.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctf.h"
+#include "session.h"
+
+int hwbpi_output_open(struct hwbp_trace_session *s);
+int hwbpi_output_finish(struct hwbp_trace_session *s, bool ok);
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct hwbp_trace_event *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->cpu - y->cpu;
+}
+
+static const char **watch_names(const struct hwbp_trace_session *s, const char **names)
+{
+	for (unsigned i = 0; i < s->t.nw; i++)
+		names[i] = s->t.w[i].name;
+	return names;
+}
+
+int hwbpi_output_open(struct hwbp_trace_session *s)
+{
+	const char *names[HWBP_MAX_REQUESTS];
+	int ret = 0;
+
+	if (!s->mode.trace || !s->out.ctf_dir)
+		return 0;
+	s->ctf = hwbpi_ctf_open(s->out.ctf_dir, s->ncpus, watch_names(s, names), s->t.nw, &ret);
+	if (!s->ctf)
+		return hwbpi_fail(s, ret, true, "cannot write CTF --trace '%s': %s", s->out.ctf_dir,
+				  hwbp_errno_name(ret));
+	return 0;
+}
+
+void hwbpi_session_drain(struct hwbp_trace_session *s)
+{
+	/* One batch at a time: the sim backend drains every 1024 accesses,
+	 * far fewer events than this holds. */
+	static struct hwbp_trace_event buf[1 << 16];
+	struct hwbpi_tracer *t = &s->t;
+	size_t n = 0;
+
+	if (!t->trace)
+		return;
+	for (unsigned c = 0; c < t->ncpus; c++)
+		n += hwbp_ring_pop(t->ring[c], buf + n, sizeof(buf) / sizeof(buf[0]) - n);
+	/* Text is one merged stream; CTF streams are per CPU (the reader
+	 * merges them: sorting only keeps the code shared). */
+	qsort(buf, n, sizeof(buf[0]), cmp_ev);
+	for (size_t i = 0; i < n; i++) {
+		const struct hwbp_trace_event *e = &buf[i];
+		const struct hwbp_sym *f = t->syms ? hwbp_symtab_func(t->syms, e->ip) : NULL;
+
+		if (s->ctf) {
+			int r = hwbpi_ctf_write(s->ctf, e, f ? f->name : NULL);
+
+			if (r == 0)
+				s->recorded++;
+			else if (s->out_err == 0)
+				s->out_err = r;
+		} else if (s->out.text) {
+			const struct hwbpi_watch *w = &t->w[e->bp];
+
+			fprintf(s->out.text, "%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s\n", e->cpu,
+				e->ts, w->name, e->addr - w->addr,
+				e->kind ? hwbp_type_name(e->kind) : "?", f ? f->name : "?");
+			s->recorded++;
+		}
+	}
+	/* Each CPU's loss so far, so that a CTF packet ends where its ring
+	 * lost events. */
+	for (unsigned c = 0; s->ctf && c < t->ncpus; c++) {
+		uint64_t p, l;
+
+		hwbp_ring_stats(t->ring[c], &p, &l);
+		hwbpi_ctf_lost(s->ctf, c, l);
+	}
+}
+
+int hwbpi_output_finish(struct hwbp_trace_session *s, bool ok)
+{
+	struct hwbpi_tracer *t = &s->t;
+	uint64_t produced = 0, lost = 0, lost_cpu[HWBPI_TRACE_MAX_CPUS] = { 0 };
+	const char *names[HWBP_MAX_REQUESTS];
+	int ret;
+
+	if (!ok) {
+		/* A failed run: keep what was traced. */
+		if (s->ctf)
+			hwbpi_ctf_close(s->ctf, NULL);
+		s->ctf = NULL;
+		return 0;
+	}
+	if (!t->trace) {
+		if (s->out.hist)
+			hwbp_hist_print(&t->hist, watch_names(s, names), t->syms, s->out.hist);
+		return 0;
+	}
+	hwbpi_session_drain(s);
+	for (unsigned c = 0; c < t->ncpus; c++) {
+		uint64_t p, l;
+
+		hwbp_ring_stats(t->ring[c], &p, &l);
+		produced += p;
+		lost += l;
+		lost_cpu[c] = l;
+		if (l)
+			hwbpi_note(s, "cpu %u lost %" PRIu64 " of %" PRIu64 " events", c, l, p);
+	}
+	hwbpi_note(s, "%" PRIu64 " events produced, %" PRIu64 " recorded, %" PRIu64 " lost",
+		   produced, s->recorded, lost);
+	if (!s->ctf)
+		return 0;
+	ret = hwbpi_ctf_close(s->ctf, lost_cpu);
+	s->ctf = NULL;
+	if (s->out_err || ret)
+		return hwbpi_fail(s, s->out_err ? s->out_err : ret, false,
+				  "writing CTF --trace '%s' failed: %s", s->out.ctf_dir,
+				  hwbp_errno_name(s->out_err ? s->out_err : ret));
+	return 0;
+}
