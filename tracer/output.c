@@ -37,7 +37,13 @@ int hwbpi_output_open(struct hwbp_trace_session *s)
 	const char *names[HWBP_MAX_REQUESTS];
 	int ret = 0;
 
-	if (!s->mode.trace || !s->out.ctf_dir)
+	if (!s->mode.trace)
+		return 0;
+	/* The consumer's sorting buffer: one per session, made at setup. */
+	s->drain = malloc(HWBPI_DRAIN_EVENTS * sizeof(*s->drain));
+	if (!s->drain)
+		return hwbpi_fail(s, -ENOMEM, false, "cannot start: %s", hwbp_errno_name(-ENOMEM));
+	if (!s->out.ctf_dir)
 		return 0;
 	s->ctf = hwbpi_ctf_open(s->out.ctf_dir, s->ncpus, watch_names(s, names), s->t.nw, &ret);
 	if (!s->ctf)
@@ -46,18 +52,21 @@ int hwbpi_output_open(struct hwbp_trace_session *s)
 	return 0;
 }
 
-void hwbpi_session_drain(struct hwbp_trace_session *s)
+/* One batch: up to an equal share of the buffer from each CPU's ring,
+ * merged by time.  Returns true when a ring may hold more. */
+static bool drain_batch(struct hwbp_trace_session *s)
 {
-	/* One batch at a time: the sim backend drains every 1024 accesses,
-	 * far fewer events than this holds. */
-	static struct hwbp_trace_event buf[1 << 16];
+	struct hwbp_trace_event *buf = s->drain;
 	struct hwbpi_tracer *t = &s->t;
-	size_t n = 0;
+	size_t n = 0, share = HWBPI_DRAIN_EVENTS / t->ncpus;
+	bool more = false;
 
-	if (!t->trace)
-		return;
-	for (unsigned c = 0; c < t->ncpus; c++)
-		n += hwbp_ring_pop(t->ring[c], buf + n, sizeof(buf) / sizeof(buf[0]) - n);
+	for (unsigned c = 0; c < t->ncpus; c++) {
+		size_t got = hwbp_ring_pop(t->ring[c], buf + n, share);
+
+		n += got;
+		more |= got == share;
+	}
 	/* Text is one merged stream; CTF streams are per CPU (the reader
 	 * merges them: sorting only keeps the code shared). */
 	qsort(buf, n, sizeof(buf[0]), cmp_ev);
@@ -89,6 +98,17 @@ void hwbpi_session_drain(struct hwbp_trace_session *s)
 		hwbp_ring_stats(t->ring[c], &p, &l);
 		hwbpi_ctf_lost(s->ctf, c, l);
 	}
+	return more;
+}
+
+void hwbpi_session_drain(struct hwbp_trace_session *s)
+{
+	/* The sim backend drains every 1024 accesses, far fewer events than
+	 * a batch holds; a real process's rings are drained at the end, and
+	 * may hold many batches. */
+	if (s->t.trace && s->drain)
+		while (drain_batch(s))
+			;
 }
 
 int hwbpi_output_finish(struct hwbp_trace_session *s, bool ok)

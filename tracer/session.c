@@ -93,6 +93,7 @@ void hwbp_trace_session_free(struct hwbp_trace_session *s)
 	if (s->tracer_started)
 		hwbpi_tracer_fini(&s->t);
 	hwbp_symtab_free(s->syms);
+	free(s->drain);
 	free(s);
 }
 

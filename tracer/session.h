@@ -13,6 +13,7 @@
 #define HWBPI_SESSION_MAX_OPTS 16
 #define HWBPI_SESSION_MAX_SYMFILES 8
 #define HWBPI_SESSION_MAX_ENTRIES (2 * HWBP_MAX_REQUESTS)
+#define HWBPI_DRAIN_EVENTS (1u << 16)
 
 struct hwbpi_ctf;
 
@@ -47,6 +48,7 @@ struct hwbp_trace_session {
 	struct hwbpi_tracer t;
 	bool tracer_started;
 	struct hwbpi_ctf *ctf;
+	struct hwbp_trace_event *drain;        /* trace mode: HWBPI_DRAIN_EVENTS, for sorting */
 	int out_err;                           /* the first failed CTF write */
 	uint64_t recorded, polls;
 	volatile sig_atomic_t stop;
