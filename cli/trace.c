@@ -14,7 +14,6 @@
 #include <sys/wait.h>
 
 #include <hwbp/hwbp.h>
-#include <hwbp/sim.h>
 #include <hwbp/trace.h>
 
 #include "cli.h"

@@ -33,8 +33,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "compat_linux.h"
-#include "linux.h"
 #include "perf_int.h"
 
 #define POLL_MS 50

@@ -275,6 +275,9 @@ struct hwbp_trace_backend {
 	 *        the backend polls the session's stop flag);
 	 *  close release what open made (may be called after a failed open).
 	 * Each returns 0 or a negative errno with the session's message set.
+	 * The registered backends are the library's own: their operations
+	 * use the session's insides; an outside backend would need accessors
+	 * (hwbp_trace_session_hit() is the first) that later issues add.
 	 */
 	int (*open)(struct hwbp_trace_session *s);
 	int (*run)(struct hwbp_trace_session *s);
@@ -321,7 +324,9 @@ struct hwbp_trace_output {
  */
 struct hwbp_trace_session *hwbp_trace_session_new(const struct hwbp_trace_backend *b, int *err);
 
-/* Close the backend (if opened) and free everything.  NULL is a no-op. */
+/* Close the backend (if opened: a started command is ended, an attached
+ * process let go) and free everything.  NULL is a no-op.  Not while
+ * hwbp_trace_session_run() runs, not in a signal handler. */
 void hwbp_trace_session_free(struct hwbp_trace_session *s);
 
 /*
@@ -404,9 +409,10 @@ void hwbp_trace_session_stop(struct hwbp_trace_session *s);
 const char *hwbp_trace_session_message(const struct hwbp_trace_session *s, bool *input);
 
 /*
- * hwbp_trace_session_wait_status - the wait status (waitpid) of a command
- * the backend started, once it ended: 0 and returns true; false when the
- * session started no command or it has not ended.
+ * hwbp_trace_session_wait_status - true, with *@status (may be NULL) the
+ * wait status (waitpid(2)) of the command the backend started, once that
+ * command ended; false when the session started no command or it has not
+ * ended.  No error.
  */
 bool hwbp_trace_session_wait_status(const struct hwbp_trace_session *s, int *status);
 
