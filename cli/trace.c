@@ -148,7 +148,7 @@ static int num_arg(const char *opt, const char *v, uint64_t *out, uint64_t max)
 static int parse_args(int argc, char **argv, struct topts *o, int *done)
 {
 	struct option longs[16 + MAX_BOPTS];
-	char shorts[8 + MAX_BOPTS] = "+he:";
+	char shorts[8 + 2 * MAX_BOPTS] = "+:he:";
 	unsigned nl = 0;
 	int c, ret = 0;
 
@@ -241,19 +241,17 @@ static int parse_args(int argc, char **argv, struct topts *o, int *done)
 		case OPT_OVERWRITE:
 			o->overwrite = true;
 			break;
-		case '?':
+		case ':':
+			/* a missing value: name the option as it was given */
 			if (optopt == 'e')
 				return usage_error("trace: %s needs an entry such as pid_max:rw-", "-e");
-			if (optopt)
-				for (unsigned k = 0; k < nbopt; k++)
-					if (bopt[k]->short_name == optopt)
-						return bopt[k]->flags & HWBP_TRACE_OPT_WORKLOAD &&
-							       strcmp(bopt[k]->name, "pid") == 0
-							       ? usage_error("trace: -%s needs a process id", "p")
-							       : usage_error("trace: an option needs a value: '%s'",
-									     argv[optind - 1]);
-			return usage_error("trace: unexpected or incomplete option '%s' (try --help)",
-					   argv[optind - 1]);
+			for (unsigned k = 0; k < nbopt; k++)
+				if (bopt[k]->short_name && bopt[k]->short_name == optopt &&
+				    strcmp(bopt[k]->name, "pid") == 0)
+					return usage_error("trace: %s needs a process id", "-p");
+			return usage_error("trace: %s needs a value", argv[optind - 1]);
+		case '?':
+			return usage_error("trace: unexpected option '%s' (try --help)", argv[optind - 1]);
 		default: {
 			unsigned k = (unsigned)(c - OPT_BACKEND_BASE);
 

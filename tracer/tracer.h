@@ -2,7 +2,8 @@
 /*
  * The tracer session (internal): watched entries resolved against a symbol
  * table, the event-management layer (histogram or per-CPU rings) and the
- * backends that feed it hits.  Used by `hwbp trace` and the tests.
+ * backends that feed it hits.  Used by the sessions of include/hwbp/trace.h
+ * (tracer/session.h: a session holds one), the backends and the tests.
  */
 #ifndef HWBP_TRACER_H
 #define HWBP_TRACER_H

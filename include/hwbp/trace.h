@@ -297,7 +297,8 @@ struct hwbp_trace_backend {
 const struct hwbp_trace_backend *hwbp_trace_backend_find(const char *name);
 const struct hwbp_trace_backend *hwbp_trace_backend_at(unsigned i);
 
-/* The option @name of @b, or NULL when @b does not take it.  No error. */
+/* The option @name of @b, or NULL when @b does not take it.  No error;
+ * any context. */
 const struct hwbp_trace_backend_option *
 hwbp_trace_backend_option(const struct hwbp_trace_backend *b, const char *name);
 
