@@ -111,7 +111,7 @@ int hwbp_trace_session_option(struct hwbp_trace_session *s, const char *name, co
 
 	if (!s || !name)
 		return -EINVAL;
-	if (s->ran || s->nopt == HWBPI_SESSION_MAX_OPTS || hwbpi_session_opt(s, name))
+	if (s->opened || s->nopt == HWBPI_SESSION_MAX_OPTS || hwbpi_session_opt(s, name))
 		return hwbpi_fail(s, -EBUSY, true, "--%s given twice", name);
 	o = hwbp_trace_backend_option(s->backend, name);
 	if (!o || (o->flags & HWBP_TRACE_OPT_ARGV))
@@ -137,7 +137,7 @@ int hwbp_trace_session_command(struct hwbp_trace_session *s, char *const argv[])
 	if (!takes)
 		return hwbpi_fail(s, -ENOENT, true, "-- CMD does not apply to --backend %s",
 				  s->backend->name);
-	if (s->ran || s->argv)
+	if (s->opened || s->argv)
 		return hwbpi_fail(s, -EBUSY, true, "-- CMD given twice");
 	s->argv = argv;
 	return 0;
@@ -150,7 +150,7 @@ int hwbp_trace_session_cpu(struct hwbp_trace_session *s, const char *preset)
 	if (!(s->backend->flags & HWBP_TRACE_BACKEND_CPU))
 		return hwbpi_fail(s, -ENOENT, true, "--cpu does not apply to --backend %s",
 				  s->backend->name);
-	if (s->ran || s->have_cpu)
+	if (s->opened || s->have_cpu)
 		return hwbpi_fail(s, -EBUSY, true, "--cpu given twice");
 	if (hwbp_cpu_preset(preset, &s->cpu))
 		return hwbpi_fail(s, -EINVAL, true, "unknown --cpu '%s'", preset);
@@ -162,7 +162,7 @@ int hwbp_trace_session_symbols(struct hwbp_trace_session *s, const char *path)
 {
 	if (!s || !path)
 		return -EINVAL;
-	if (s->ran)
+	if (s->opened)
 		return -EBUSY;
 	if (s->nsymfile == HWBPI_SESSION_MAX_SYMFILES)
 		return hwbpi_fail(s, -ENOSPC, true, "more than %d --symbols", HWBPI_SESSION_MAX_SYMFILES);
@@ -174,7 +174,7 @@ static int add_entry(struct hwbp_trace_session *s, const char *text, const char 
 {
 	if (!s || !text)
 		return -EINVAL;
-	if (s->ran)
+	if (s->opened)
 		return -EBUSY;
 	if (s->nentry == HWBPI_SESSION_MAX_ENTRIES)
 		return hwbpi_fail(s, -ENOSPC, true, "too many -e at '%s'", text);
@@ -198,7 +198,7 @@ int hwbp_trace_session_mode(struct hwbp_trace_session *s, const struct hwbp_trac
 {
 	if (!s || !m)
 		return -EINVAL;
-	if (s->ran)
+	if (s->opened)
 		return -EBUSY;
 	s->mode = *m;
 	return 0;
@@ -208,7 +208,7 @@ int hwbp_trace_session_output(struct hwbp_trace_session *s, const struct hwbp_tr
 {
 	if (!s || !o || (o->ctf_dir && (!o->ctf_dir[0] || o->text)))
 		return -EINVAL;
-	if (s->ran)
+	if (s->opened)
 		return -EBUSY;
 	s->out = *o;
 	return 0;
@@ -329,17 +329,16 @@ static int load_symbols(struct hwbp_trace_session *s)
 int hwbpi_output_open(struct hwbp_trace_session *s);
 int hwbpi_output_finish(struct hwbp_trace_session *s, bool ok);
 
-int hwbp_trace_session_run(struct hwbp_trace_session *s)
+int hwbp_trace_session_prepare(struct hwbp_trace_session *s)
 {
 	const struct hwbp_trace_backend *b;
 	int ret;
 
 	if (!s)
 		return -EINVAL;
-	if (s->ran)
-		return hwbpi_fail(s, -EBUSY, false, "the session ran already");
+	if (s->opened)
+		return hwbpi_fail(s, -EBUSY, false, "the session was prepared already");
 	b = s->backend;
-	s->ran = true;
 	s->msg[0] = '\0';
 	if (s->mode.trace && !s->out.text && !s->out.ctf_dir)
 		return hwbpi_fail(s, -EINVAL, true, "trace mode needs an output");
@@ -358,9 +357,26 @@ int hwbp_trace_session_run(struct hwbp_trace_session *s)
 		return hwbpi_fail(s, ret, false, "cannot start: %s", hwbp_errno_name(ret));
 	s->tracer_started = true;
 	ret = hwbpi_output_open(s);
+	if (ret == 0)
+		s->prepared = true;
+	return ret;
+}
+
+int hwbp_trace_session_run(struct hwbp_trace_session *s)
+{
+	int ret;
+
+	if (!s)
+		return -EINVAL;
+	if (s->ran)
+		return hwbpi_fail(s, -EBUSY, false, "the session ran already");
+	if (s->opened && !s->prepared)
+		return hwbpi_fail(s, -EBUSY, false, "the session's preparation failed");
+	ret = s->prepared ? 0 : hwbp_trace_session_prepare(s);
+	s->ran = true;
 	if (ret)
 		return ret;
-	ret = b->run(s);
+	ret = s->backend->run(s);
 	if (ret) {
 		if (!s->msg[0])
 			hwbpi_fail(s, ret, false, "%s", hwbp_errno_name(ret));

@@ -20,7 +20,7 @@ struct hwbpi_ctf;
 struct hwbp_trace_session {
 	const struct hwbp_trace_backend *backend;
 	void *bstate;                          /* the backend's, from open to close */
-	bool opened, ran;
+	bool opened, prepared, ran;
 	/* the backend's options (borrowed strings) */
 	struct {
 		const char *name, *value;

@@ -380,7 +380,18 @@ int hwbp_trace_session_mode(struct hwbp_trace_session *s, const struct hwbp_trac
 int hwbp_trace_session_output(struct hwbp_trace_session *s, const struct hwbp_trace_output *o);
 
 /*
- * hwbp_trace_session_run - open the backend, resolve the watches, run the
+ * hwbp_trace_session_prepare - the first half of hwbp_trace_session_run():
+ * open the backend (start or attach the workload, load its symbols),
+ * resolve the watches, allocate the histogram or rings and open the
+ * outputs, without running.  Then hwbp_trace_session_hit() may be called
+ * (a benchmark of the hit path), and hwbp_trace_session_run() runs.
+ * Errors: as hwbp_trace_session_run() before its run; -EBUSY (prepared
+ * already).  After an error only hwbp_trace_session_free() is useful.
+ */
+int hwbp_trace_session_prepare(struct hwbp_trace_session *s);
+
+/*
+ * hwbp_trace_session_run - (prepare if not done, then) open the backend, resolve the watches, run the
  * workload to its end (or hwbp_trace_session_stop), and write the results:
  * the histogram, or the remaining events and the summary ("N events
  * produced, N recorded, N lost").  Once per session.
@@ -421,7 +432,8 @@ bool hwbp_trace_session_wait_status(const struct hwbp_trace_session *s, int *sta
  * hwbp_trace_session_hit - the hit path for a backend: one event into the
  * session's histogram or its CPU's ring.  Allocation-free, no lock, no
  * system call; histogram mode one caller at a time, trace mode one caller
- * per CPU.  Only while the backend's run() runs.
+ * per CPU (ev->cpu).  Only between a successful prepare and
+ * hwbp_trace_session_free(), and not concurrently with run()'s own hits.
  */
 void hwbp_trace_session_hit(struct hwbp_trace_session *s, const struct hwbp_trace_event *ev);
 

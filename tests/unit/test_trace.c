@@ -466,6 +466,49 @@ static void test_session_errors(void **state)
 	}
 }
 
+/* prepare, then hits from outside (a benchmark's path), then the run: the
+ * histogram counts both. */
+static void test_session_prepare(void **state)
+{
+	struct hwbp_trace_session *s = hwbp_trace_session_new(hwbp_trace_backend_find("sim"), NULL);
+	char *out = NULL, kind[8], sym[32], fn[64];
+	size_t nout = 0;
+	FILE *f = open_memstream(&out, &nout);
+	struct hwbp_trace_output o = { f, NULL, NULL, NULL, NULL };
+	int err;
+	struct hwbp_symtab *syms = hwbpi_demo_symtab(&err);
+	const struct hwbp_sym *alloc_pid = hwbp_symtab_find(syms, "alloc_pid");
+	struct hwbp_trace_event ev = { 0 };
+	unsigned long long n = 0;
+	bool found = false;
+
+	(void)state;
+	assert_non_null(alloc_pid);
+	assert_int_equal(hwbp_trace_session_option(s, "demo", NULL), 0);
+	assert_int_equal(hwbp_trace_session_entry(s, "pid_max:rw-", "-e"), 0);
+	assert_int_equal(hwbp_trace_session_output(s, &o), 0);
+	assert_int_equal(hwbp_trace_session_prepare(s), 0);
+	assert_int_equal(hwbp_trace_session_prepare(s), -EBUSY);
+	assert_int_equal(hwbp_trace_session_entry(s, "jiffies:rw-", "-e"), -EBUSY);  /* too late */
+	ev.ip = alloc_pid->addr + 4;
+	ev.kind = HWBP_R;
+	ev.kind_how = HWBP_KIND_SIM;
+	for (unsigned i = 0; i < 10; i++)
+		hwbp_trace_session_hit(s, &ev);
+	assert_int_equal(hwbp_trace_session_run(s), 0);
+	fclose(f);
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n"))
+		if (sscanf(line, "%7s %31s %63s %llu", kind, sym, fn, &n) == 4 &&
+		    strcmp(fn, "alloc_pid") == 0 && strcmp(kind, "R") == 0) {
+			found = true;
+			assert_int_equal(n, 200 + 10);   /* the demo's 200 reads, and ours */
+		}
+	assert_true(found);
+	free(out);
+	hwbp_trace_session_free(s);
+	hwbp_symtab_free(syms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -477,6 +520,7 @@ int main(void)
 		cmocka_unit_test(test_session_options),
 		cmocka_unit_test(test_session_run),
 		cmocka_unit_test(test_session_errors),
+		cmocka_unit_test(test_session_prepare),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
