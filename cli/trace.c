@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hwbp trace: the ksym tracer's command line.
- *
- *   hwbp trace [-e ENTRY]... [--filter-file FILE] [--cpu PRESET]
- *              (--demo | --lackey FILE --elf PROG [--load-bias B])
- *              [--symbols System.map] [--hist-entries N]
- *              [--trace FILE [--format text|ctf] [--buffer-kb N] [--overwrite]]
+ * hwbp trace: the ksym tracer's command line.  Parse the options, make a
+ * session (include/hwbp/trace.h), hand it to the backend found by name in
+ * the library's registry, and check the outputs.  No backend is named
+ * here: the options a backend takes, and which of them choose it when no
+ * --backend is given, come from the registry.
  */
 #include <errno.h>
-#include <inttypes.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,569 +17,470 @@
 #include <hwbp/trace.h>
 
 #include "cli.h"
-#include "ctf.h"
-#include "perf.h"
-#include "ptrace.h"
-#include "tracer.h"
+#include "util.h"
+
+/* Backend options of every backend, each name once (for getopt_long). */
+#define MAX_BOPTS 32
+
+enum {
+	OPT_FILTER = 256, OPT_CPU, OPT_BACKEND, OPT_SYMBOLS, OPT_HIST, OPT_TRACE, OPT_FORMAT,
+	OPT_BUFFER, OPT_OVERWRITE, OPT_VERSION, OPT_HELP,
+	OPT_BACKEND_BASE = 512,     /* + index into bopt[] */
+};
+
+struct topts {
+	const char *entries[2 * HWBP_MAX_REQUESTS];
+	unsigned nentries;
+	const char *filter_file, *cpu, *backend, *symbols, *trace_file, *format;
+	bool overwrite, have_format, have_hist, have_buffer;
+	uint64_t hist_entries, buffer_kb;
+	char *const *cmd;
+	/* backend options given, in order */
+	const struct hwbp_trace_backend_option *given[MAX_BOPTS];
+	const char *value[MAX_BOPTS];
+	unsigned ngiven;
+};
+
+static const struct hwbp_trace_backend_option *bopt[MAX_BOPTS];
+static unsigned nbopt;
+
+/* Every distinct backend option of the registry (the -- CMD one aside). */
+static void collect_backend_options(void)
+{
+	nbopt = 0;
+	for (unsigned i = 0; hwbp_trace_backend_at(i); i++)
+		for (const struct hwbp_trace_backend_option *o = hwbp_trace_backend_at(i)->options;
+		     o && o->name; o++) {
+			unsigned k = 0;
+
+			while (k < nbopt && strcmp(bopt[k]->name, o->name) != 0)
+				k++;
+			if (k == nbopt && nbopt < MAX_BOPTS)
+				bopt[nbopt++] = o;
+		}
+}
+
+static const struct hwbp_trace_backend_option *cmd_option(void)
+{
+	for (unsigned k = 0; k < nbopt; k++)
+		if (bopt[k]->flags & HWBP_TRACE_OPT_ARGV)
+			return bopt[k];
+	return NULL;
+}
+
+/* "--demo, --lackey FILE --elf PROG, -- CMD or -p PID": each backend's
+ * workload once, in registry order. */
+static void workloads(char *buf, size_t n)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; hwbp_trace_backend_at(i); i++) {
+		const char *w = hwbp_trace_backend_at(i)->workload;
+		bool seen = false;
+
+		for (unsigned j = 0; j < i; j++)
+			seen |= strcmp(hwbp_trace_backend_at(j)->workload, w) == 0;
+		if (!seen && k < n)
+			k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? ", " : "", w);
+	}
+}
 
 static int trace_help(void)
 {
-	puts("usage: hwbp trace [-e ENTRY]... [--filter-file FILE] [--cpu PRESET]\n"
-	     "                  [--backend ptrace|perf] (-- CMD [ARGS] | -p PID)\n"
-	     "                  (--demo | --lackey FILE --elf PROG [--load-bias B])\n"
-	     "                  [--symbols System.map|kallsyms] [--hist-entries N]\n"
-	     "                  [--trace FILE [--format text|ctf] [--buffer-kb N] [--overwrite]]\n"
-	     "Watch symbols by name and print a usage histogram by function (default) or\n"
-	     "every hit (--trace). ENTRY is SYM[+OFF][/LEN]:rwx with - for an absent letter\n"
-	     "(pid_max:rw-, buf+8/16:-w-, 0xADDR/8:rw-); SYM:--- removes one, *:--- all.\n"
-	     "The default length is the symbol's size. Backend: the simulator (--demo: a\n"
-	     "built-in 4-CPU kernel; --lackey: a valgrind --tool=lackey --trace-mem=yes\n"
-	     "trace of PROG, position-independent ones too). --format ctf writes FILE as a\n"
-	     "directory holding a CTF 1.8 trace (babeltrace2 FILE), one stream per CPU.\n"
-	     "--backend qemu-x86 (with --demo): the same demo as real code in the x86_64\n"
-	     "bare-metal kernel (tests/qemu/x86/), on QEMU's emulated debug registers.\n"
-	     "-- CMD / -p PID: a real process on Linux (x86_64, aarch64) through ptrace (a\n"
-	     "stop per hit) or perf (sampling); --cpu defaults to the kernel's own model\n"
-	     "there (the simulator's default is x86_64).");
-	return 0;
+	char wl[256];
+
+	workloads(wl, sizeof(wl));
+	printf("usage: hwbp trace [-e ENTRY]... [--filter-file FILE] [--cpu PRESET]\n"
+	       "                  [--backend NAME|list] WORKLOAD\n"
+	       "                  [--symbols System.map|kallsyms] [--hist-entries N]\n"
+	       "                  [--trace FILE [--format text|ctf] [--buffer-kb N] [--overwrite]]\n"
+	       "       hwbp trace --version | --help\n"
+	       "Watch symbols by name and print a usage histogram by function (default) or\n"
+	       "every hit (--trace). ENTRY is SYM[+OFF][/LEN]:rwx with - for an absent letter\n"
+	       "(pid_max:rw-, buf+8/16:-w-, 0xADDR/8:rw-); SYM:--- removes one, *:--- all.\n"
+	       "The default length is the symbol's size. WORKLOAD is one of: %s.\n"
+	       "--format ctf writes FILE as a directory holding a CTF 1.8 trace (babeltrace2\n"
+	       "FILE), one stream per CPU. --cpu defaults to the backend's model.\n"
+	       "Backends (the first that takes the workload given is the default):\n", wl);
+	for (unsigned i = 0; hwbp_trace_backend_at(i); i++) {
+		const struct hwbp_trace_backend *b = hwbp_trace_backend_at(i);
+
+		printf("  %-9s %s%s\n", b->name, b->description,
+		       b->flags & HWBP_TRACE_BACKEND_MISSING ? " (not in this build)" : "");
+		for (const struct hwbp_trace_backend_option *o = b->options; o && o->name; o++) {
+			char spell[64];
+
+			if (o->flags & HWBP_TRACE_OPT_ARGV)
+				snprintf(spell, sizeof(spell), "-- %s [ARGS]", o->arg);
+			else if (o->short_name)
+				snprintf(spell, sizeof(spell), "-%c, --%s %s", o->short_name, o->name,
+					 o->arg ? o->arg : "");
+			else
+				snprintf(spell, sizeof(spell), "--%s %s", o->name, o->arg ? o->arg : "");
+			printf("      %-22s %s\n", spell, o->help);
+		}
+	}
+	return cli_close_output(stdout, "stdout");
 }
 
-struct topts {
-	const char *entries[HWBP_MAX_REQUESTS * 2];
-	unsigned nentries;
-	const char *filter_file, *cpu, *lackey, *elf, *symbols, *trace_file, *format;
-	bool demo, overwrite, have_bias, qemu;
-	uint64_t bias, hist_entries, buffer_kb;
-	/* real Linux: a command to start (after --) or a process to attach */
-	char *const *cmd;
-	long pid;
-	int linux_backend;     /* 0 none, 1 ptrace, 2 perf */
-};
+static int backend_list(void)
+{
+	for (unsigned i = 0; hwbp_trace_backend_at(i); i++) {
+		const struct hwbp_trace_backend *b = hwbp_trace_backend_at(i);
+
+		printf("%-9s %s%s\n", b->name, b->description,
+		       b->flags & HWBP_TRACE_BACKEND_MISSING ? " (not in this build)" : "");
+	}
+	return cli_close_output(stdout, "stdout");
+}
 
 static int num_arg(const char *opt, const char *v, uint64_t *out, uint64_t max)
 {
-	char *end;
-
-	errno = 0;
-	if (!v || !*v || *v == '-')
-		return usage_error("trace: %s needs a number", opt);
-	*out = strtoull(v, &end, 0);
-	if (errno || *end || *out == 0 || *out > max) {
+	if (cli_parse_u64(v, out) || *out == 0 || *out > max) {
 		fprintf(stderr, "hwbp: trace: bad %s '%s'\n", opt, v);
 		return EXIT_USAGE;
 	}
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct topts *o)
+/* Returns 0, an exit status, or -1: done (help, version, list printed). */
+static int parse_args(int argc, char **argv, struct topts *o, int *done)
 {
+	struct option longs[16 + MAX_BOPTS];
+	char shorts[8 + 2 * MAX_BOPTS] = "+:he:";
+	unsigned nl = 0;
+	int c, ret = 0;
+
+	static const struct option generic[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "filter-file", required_argument, NULL, OPT_FILTER },
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
+		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
+		{ "hist-entries", required_argument, NULL, OPT_HIST },
+		{ "trace", required_argument, NULL, OPT_TRACE },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "buffer-kb", required_argument, NULL, OPT_BUFFER },
+		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "help", no_argument, NULL, OPT_HELP },
+	};
+
 	memset(o, 0, sizeof(*o));
+	*done = 0;
 	o->hist_entries = 16;
 	o->buffer_kb = 1024;
 	o->format = "text";
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int ret = 0;
+	for (size_t i = 0; i < sizeof(generic) / sizeof(generic[0]); i++)
+		longs[nl++] = generic[i];
+	for (unsigned k = 0; k < nbopt; k++) {
+		if (bopt[k]->flags & HWBP_TRACE_OPT_ARGV)
+			continue;
+		longs[nl].name = bopt[k]->name;
+		longs[nl].has_arg = bopt[k]->arg ? required_argument : no_argument;
+		longs[nl].flag = NULL;
+		longs[nl].val = OPT_BACKEND_BASE + (int)k;
+		nl++;
+		if (bopt[k]->short_name) {
+			size_t l = strlen(shorts);
 
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			trace_help();
-			return -1;
-		} else if (strcmp(a, "-e") == 0 || strcmp(a, "--event") == 0) {
-			if (!v)
-				return usage_error("trace: %s needs an entry such as pid_max:rw-", a);
+			shorts[l] = bopt[k]->short_name;
+			shorts[l + 1] = bopt[k]->arg ? ':' : '\0';
+			shorts[l + 2] = '\0';
+		}
+	}
+	memset(&longs[nl], 0, sizeof(longs[nl]));
+	opterr = 0;
+	optind = 0;   /* glibc: a full restart of the scan */
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		const char *v = optarg;
+
+		switch (c) {
+		case 'h':
+		case OPT_HELP:
+			*done = 1;
+			return trace_help();
+		case OPT_VERSION:
+			*done = 1;
+			return cli_version();
+		case 'e':
 			if (o->nentries == sizeof(o->entries) / sizeof(o->entries[0]))
 				return usage_error("trace: too many -e at '%s'", v);
 			o->entries[o->nentries++] = v;
-			i++;
-		} else if (strcmp(a, "--filter-file") == 0 && v) {
+			break;
+		case OPT_FILTER:
 			o->filter_file = v;
-			i++;
-		} else if (strcmp(a, "--cpu") == 0 && v) {
+			break;
+		case OPT_CPU:
 			o->cpu = v;
-			i++;
-		} else if (strcmp(a, "--demo") == 0) {
-			o->demo = true;
-		} else if (strcmp(a, "--lackey") == 0 && v) {
-			o->lackey = v;
-			i++;
-		} else if (strcmp(a, "--elf") == 0 && v) {
-			o->elf = v;
-			i++;
-		} else if (strcmp(a, "--symbols") == 0 && v) {
+			break;
+		case OPT_BACKEND:
+			o->backend = v;
+			break;
+		case OPT_SYMBOLS:
 			o->symbols = v;
-			i++;
-		} else if (strcmp(a, "--load-bias") == 0) {
-			char *end;
-
-			if (!v || !*v || *v == '-')
-				return usage_error("trace: %s needs a number", a);
-			errno = 0;
-			o->bias = strtoull(v, &end, 0);
-			if (errno || *end)
-				return usage_error("trace: bad --load-bias '%s'", v);
-			o->have_bias = true;
-			i++;
-		} else if (strcmp(a, "--hist-entries") == 0) {
-			ret = num_arg(a, v, &o->hist_entries, 1u << 16);
-			i++;
-		} else if (strcmp(a, "--buffer-kb") == 0) {
-			ret = num_arg(a, v, &o->buffer_kb, 1u << 20);
-			i++;
-		} else if (strcmp(a, "--trace") == 0 && v) {
+			break;
+		case OPT_HIST:
+			o->have_hist = true;
+			ret = num_arg("--hist-entries", v, &o->hist_entries, 1u << 16);
+			break;
+		case OPT_BUFFER:
+			o->have_buffer = true;
+			ret = num_arg("--buffer-kb", v, &o->buffer_kb, 1u << 20);
+			break;
+		case OPT_TRACE:
 			o->trace_file = v;
-			i++;
-		} else if (strcmp(a, "--format") == 0 && v) {
+			break;
+		case OPT_FORMAT:
 			if (strcmp(v, "text") != 0 && strcmp(v, "ctf") != 0)
 				return usage_error("trace: bad --format '%s' (text, ctf)", v);
 			o->format = v;
-			i++;
-		} else if (strcmp(a, "--overwrite") == 0) {
-			o->overwrite = true;
-		} else if (strcmp(a, "--") == 0) {
-			if (i + 1 >= argc)
-				return usage_error("trace: %s", "-- needs a command to run");
-			o->cmd = &argv[i + 1];
+			o->have_format = true;
 			break;
-		} else if (strcmp(a, "-p") == 0 || strcmp(a, "--pid") == 0) {
-			char *end;
+		case OPT_OVERWRITE:
+			o->overwrite = true;
+			break;
+		case ':':
+			/* a missing value: name the option as it was given */
+			if (optopt == 'e')
+				return usage_error("trace: %s needs an entry such as pid_max:rw-", "-e");
+			for (unsigned k = 0; k < nbopt; k++)
+				if (bopt[k]->short_name && bopt[k]->short_name == optopt &&
+				    strcmp(bopt[k]->name, "pid") == 0)
+					return usage_error("trace: %s needs a process id", "-p");
+			return usage_error("trace: %s needs a value", argv[optind - 1]);
+		case '?':
+			return usage_error("trace: unexpected option '%s' (try --help)", argv[optind - 1]);
+		default: {
+			unsigned k = (unsigned)(c - OPT_BACKEND_BASE);
 
-			if (!v || !*v)
-				return usage_error("trace: %s needs a process id", a);
-			errno = 0;
-			o->pid = strtol(v, &end, 10);
-			if (errno || *end || o->pid <= 0)
-				return usage_error("trace: bad process id '%s'", v);
-			i++;
-		} else if (strcmp(a, "--backend") == 0 && v) {
-			if (strcmp(v, "sim") != 0 && strcmp(v, "qemu-x86") != 0 &&
-			    strcmp(v, "ptrace") != 0 && strcmp(v, "perf") != 0)
-				return usage_error("trace: backend '%s' is not available (sim, qemu-x86, ptrace, perf)", v);
-			o->qemu = strcmp(v, "qemu-x86") == 0;
-			o->linux_backend = strcmp(v, "ptrace") == 0 ? 1 : strcmp(v, "perf") == 0 ? 2 : 0;
-			i++;
-		} else {
-			return usage_error("trace: unexpected argument '%s' (try --help)", a);
+			/* a backend option's short name (-p) */
+			for (unsigned j = 0; c < OPT_FILTER && j < nbopt; j++)
+				if (bopt[j]->short_name == c)
+					k = j, c = OPT_BACKEND_BASE + (int)j;
+
+			if (c < OPT_BACKEND_BASE || k >= nbopt)
+				return usage_error("trace: unexpected option '%s'", argv[optind - 1]);
+			if (o->ngiven == MAX_BOPTS)
+				return usage_error("trace: too many options at '%s'", argv[optind - 1]);
+			o->given[o->ngiven] = bopt[k];
+			o->value[o->ngiven++] = v;
+		}
 		}
 		if (ret)
 			return ret;
 	}
-	if (o->demo + (o->lackey != NULL) + (o->cmd != NULL || o->pid != 0) != 1 || (o->cmd && o->pid))
-		return usage_error("trace: %s", "give one workload: --demo, --lackey FILE --elf PROG, -- CMD or -p PID");
-	/* A real process goes to ptrace unless told perf; the simulator's
-	 * workloads never go to a Linux backend. */
-	if ((o->cmd || o->pid) && !o->linux_backend)
-		o->linux_backend = 1;
-	if (o->linux_backend && !(o->cmd || o->pid))
-		return usage_error("trace: %s", "--backend ptrace/perf traces -- CMD or -p PID");
-	if (o->lackey && !o->elf)
-		return usage_error("trace: %s", "--lackey needs --elf PROG (for its symbols)");
-	if (o->qemu && !o->demo)
-		return usage_error("trace: %s", "--backend qemu-x86 runs the --demo workload only");
-	if (o->qemu && o->cpu && strcmp(o->cpu, "x86_64") != 0)
-		return usage_error("trace: %s", "--backend qemu-x86 is an x86_64 CPU (no --cpu)");
-	if (strcmp(o->format, "ctf") == 0 && (!o->trace_file || strcmp(o->trace_file, "-") == 0))
+	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
+		if (optind >= argc)
+			return usage_error("trace: %s", "-- needs a command to run");
+		o->cmd = &argv[optind];
+	} else if (optind < argc) {
+		return usage_error("trace: unexpected argument '%s' (try --help)", argv[optind]);
+	}
+	return 0;
+}
+
+static bool given(const struct topts *o, const char *name)
+{
+	if (o->cmd && cmd_option() && strcmp(cmd_option()->name, name) == 0)
+		return true;
+	for (unsigned i = 0; i < o->ngiven; i++)
+		if (strcmp(o->given[i]->name, name) == 0)
+			return true;
+	return false;
+}
+
+/* The backend: named, or the first whose selecting option was given. */
+static int choose_backend(const struct topts *o, const struct hwbp_trace_backend **out)
+{
+	const struct hwbp_trace_backend *b = NULL;
+	char names[256] = "";
+	size_t k = 0;
+
+	if (o->backend) {
+		b = hwbp_trace_backend_find(o->backend);
+		for (unsigned i = 0; !b && hwbp_trace_backend_at(i) && k < sizeof(names); i++)
+			k += (size_t)snprintf(names + k, sizeof(names) - k, "%s%s", i ? ", " : "",
+					      hwbp_trace_backend_at(i)->name);
+		if (!b) {
+			fprintf(stderr, "hwbp: trace: backend '%s' is not available (%s)\n", o->backend,
+				names);
+			return EXIT_USAGE;
+		}
+	}
+	for (unsigned i = 0; !b && hwbp_trace_backend_at(i); i++)
+		for (const struct hwbp_trace_backend_option *p = hwbp_trace_backend_at(i)->options;
+		     !b && p && p->name; p++)
+			if ((p->flags & HWBP_TRACE_OPT_SELECTS) && given(o, p->name))
+				b = hwbp_trace_backend_at(i);
+	if (!b)
+		return usage_error("trace: %s", "no backend takes this workload (try --help)");
+	*out = b;
+	return 0;
+}
+
+/* Exactly one workload; it and every other backend option fit @b. */
+static int check_workload(const struct topts *o)
+{
+	unsigned n = 0;
+	char wl[256];
+
+	for (unsigned k = 0; k < nbopt; k++)
+		if ((bopt[k]->flags & HWBP_TRACE_OPT_WORKLOAD) && given(o, bopt[k]->name))
+			n++;
+	if (n != 1) {
+		workloads(wl, sizeof(wl));
+		return usage_error("trace: give one workload: %s", wl);
+	}
+	return 0;
+}
+
+static int check_fits(const struct topts *o, const struct hwbp_trace_backend *b)
+{
+	for (unsigned k = 0; k < nbopt; k++) {
+		const struct hwbp_trace_backend_option *p = bopt[k];
+
+		if (!given(o, p->name) || hwbp_trace_backend_option(b, p->name))
+			continue;
+		if (p->flags & HWBP_TRACE_OPT_WORKLOAD) {
+			/* "--backend ptrace/perf traces -- CMD or -p PID" */
+			char names[128];
+			size_t l = 0;
+
+			for (unsigned i = 0; hwbp_trace_backend_at(i) && l < sizeof(names); i++)
+				if (strcmp(hwbp_trace_backend_at(i)->workload, b->workload) == 0)
+					l += (size_t)snprintf(names + l, sizeof(names) - l, "%s%s",
+							      l ? "/" : "", hwbp_trace_backend_at(i)->name);
+			fprintf(stderr, "hwbp: trace: --backend %s traces %s\n", names, b->workload);
+			return EXIT_USAGE;
+		}
+		fprintf(stderr, "hwbp: trace: %s%s does not apply to --backend %s\n",
+			p->flags & HWBP_TRACE_OPT_ARGV ? "-- " : "--",
+			p->flags & HWBP_TRACE_OPT_ARGV ? p->arg : p->name, b->name);
+		return EXIT_USAGE;
+	}
+	for (unsigned i = 0; i < o->ngiven; i++) {
+		const struct hwbp_trace_backend_option *p = hwbp_trace_backend_option(b, o->given[i]->name);
+		const struct hwbp_trace_backend_option *r = p && p->requires ?
+			hwbp_trace_backend_option(b, p->requires) : NULL;
+
+		if (r && !given(o, r->name)) {
+			fprintf(stderr, "hwbp: trace: --%s needs --%s %s\n", p->name, r->name,
+				r->arg ? r->arg : "");
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* Options of the outputs that apply only with others. */
+static int check_outputs(const struct topts *o)
+{
+	if (!o->trace_file && (o->have_format || o->have_buffer || o->overwrite))
+		return usage_error("trace: %s applies only with --trace FILE",
+				   o->have_format ? "--format" : o->have_buffer ? "--buffer-kb" : "--overwrite");
+	if (o->trace_file && o->have_hist)
+		return usage_error("trace: %s", "--hist-entries does not apply with --trace (no histogram)");
+	if (strcmp(o->format, "ctf") == 0 && strcmp(o->trace_file, "-") == 0)
 		return usage_error("trace: %s", "--format ctf needs --trace DIR (a directory, not -)");
 	return 0;
 }
 
-/* One filter entry; errors name the column. */
-static int apply_entry(struct hwbpi_tracer *t, const char *s, const char *where)
+static int session_error(struct hwbp_trace_session *s)
 {
-	struct hwbp_trace_entry e;
-	const char *msg = "";
-	unsigned col = 0;
-	char err[256];
-	int ret = hwbp_trace_filter_parse(s, &e, &col, &msg);
+	bool input = false;
+	const char *m = hwbp_trace_session_message(s, &input);
 
-	if (ret) {
-		fprintf(stderr, "hwbp: trace: %s '%s': column %u: %s\n", where, s, col,
-			ret == -ERANGE ? "number too large" : msg);
-		return EXIT_USAGE;
-	}
-	ret = hwbpi_tracer_apply(t, &e, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "hwbp: trace: %s '%s': %s\n", where, s, err);
-		return EXIT_USAGE;
-	}
-	return 0;
+	fprintf(stderr, "hwbp: trace: %s\n", m[0] ? m : "failed");
+	return input ? EXIT_USAGE : EXIT_REFUSED;
 }
 
-static int load_filter_file(struct hwbpi_tracer *t, const char *path)
+/* The session from the options: its calls fail only on input. */
+static int configure(struct hwbp_trace_session *s, const struct topts *o, FILE *text)
 {
-	char line[512], where[600];
-	unsigned n = 0;
-	FILE *f = fopen(path, "r");
-
-	if (!f) {
-		fprintf(stderr, "hwbp: trace: cannot read --filter-file '%s': %s\n", path, strerror(errno));
-		return EXIT_USAGE;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		size_t l = strcspn(line, "\r\n");
-		int ret;
-
-		n++;
-		line[l] = '\0';
-		if (line[strspn(line, " \t")] == '\0' || line[strspn(line, " \t")] == '#')
-			continue;
-		snprintf(where, sizeof(where), "%s:%u:", path, n);
-		ret = apply_entry(t, line, where);
-		if (ret) {
-			fclose(f);
-			return ret;
-		}
-	}
-	fclose(f);
-	return 0;
-}
-
-/* Text output of trace mode: drain every CPU's ring, merge by timestamp. */
-static int cmp_ev(const void *a, const void *b)
-{
-	const struct hwbp_trace_event *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->cpu - y->cpu;
-}
-
-static void drain_text(struct hwbpi_tracer *t, FILE *out, uint64_t *recorded)
-{
-	static struct hwbp_trace_event buf[1 << 16];
-	size_t n = 0;
-
-	for (unsigned c = 0; c < t->ncpus; c++)
-		n += hwbp_ring_pop(t->ring[c], buf + n, sizeof(buf) / sizeof(buf[0]) - n);
-	qsort(buf, n, sizeof(buf[0]), cmp_ev);
-	for (size_t i = 0; i < n; i++) {
-		const struct hwbp_trace_event *e = &buf[i];
-		const struct hwbpi_watch *w = &t->w[e->bp];
-		const struct hwbp_sym *f = t->syms ? hwbp_symtab_func(t->syms, e->ip) : NULL;
-
-		fprintf(out, "%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s\n", e->cpu, e->ts, w->name,
-			e->addr - w->addr, e->kind ? hwbp_type_name(e->kind) : "?",
-			f ? f->name : "?");
-	}
-	*recorded += n;
-}
-
-/* CTF output of trace mode: the same drain, each event into its CPU's
- * stream (the reader merges them; sorting only keeps the code shared), then
- * each CPU's loss so far, so a packet ends where its ring lost events. */
-static int drain_ctf(struct hwbpi_tracer *t, struct hwbpi_ctf *ctf, uint64_t *recorded)
-{
-	static struct hwbp_trace_event buf[1 << 16];
-	size_t n = 0;
+	struct hwbp_trace_mode m = { o->trace_file != NULL, (unsigned)o->hist_entries,
+				     (size_t)o->buffer_kb * 1024, o->overwrite };
+	struct hwbp_trace_output out = { o->trace_file ? NULL : stdout, text,
+					 o->trace_file && strcmp(o->format, "ctf") == 0 ? o->trace_file : NULL,
+					 stderr, "hwbp: trace: " };
 	int ret = 0;
 
-	for (unsigned c = 0; c < t->ncpus; c++)
-		n += hwbp_ring_pop(t->ring[c], buf + n, sizeof(buf) / sizeof(buf[0]) - n);
-	qsort(buf, n, sizeof(buf[0]), cmp_ev);
-	for (size_t i = 0; i < n; i++) {
-		const struct hwbp_sym *f = t->syms ? hwbp_symtab_func(t->syms, buf[i].ip) : NULL;
-		int r = hwbpi_ctf_write(ctf, &buf[i], f ? f->name : NULL);
-
-		if (r == 0)
-			(*recorded)++;
-		else if (ret == 0)
-			ret = r;
-	}
-	for (unsigned c = 0; c < t->ncpus; c++) {
-		uint64_t p, l;
-
-		hwbp_ring_stats(t->ring[c], &p, &l);
-		hwbpi_ctf_lost(ctf, c, l);
-	}
-	return ret;
-}
-
-struct run_arg {
-	bool (*next)(void *, struct hwbpi_work_access *);
-	void *state;
-	struct hwbpi_tracer *t;
-	FILE *out;
-	struct hwbpi_ctf *ctf;
-	int ctf_err;                 /* the first failed CTF write */
-	uint64_t count, recorded;
-};
-
-static void drain(struct run_arg *r)
-{
-	if (r->ctf) {
-		int ret = drain_ctf(r->t, r->ctf, &r->recorded);
-
-		if (ret && r->ctf_err == 0)
-			r->ctf_err = ret;
-	} else {
-		drain_text(r->t, r->out, &r->recorded);
-	}
-}
-
-/* The workload, with the trace-mode consumer between batches. */
-static bool next_and_drain(void *arg, struct hwbpi_work_access *a)
-{
-	struct run_arg *r = arg;
-
-	if ((r->out || r->ctf) && (++r->count & 1023) == 0)
-		drain(r);
-	return r->next(r->state, a);
+	for (unsigned i = 0; ret == 0 && i < o->ngiven; i++)
+		ret = hwbp_trace_session_option(s, o->given[i]->name, o->given[i]->arg ? o->value[i] : NULL);
+	if (ret == 0 && o->cmd)
+		ret = hwbp_trace_session_command(s, o->cmd);
+	if (ret == 0 && o->cpu)
+		ret = hwbp_trace_session_cpu(s, o->cpu);
+	if (ret == 0 && o->symbols)
+		ret = hwbp_trace_session_symbols(s, o->symbols);
+	/* The filter file's entries first, then -e's. */
+	if (ret == 0 && o->filter_file)
+		ret = hwbp_trace_session_filter_file(s, o->filter_file);
+	for (unsigned i = 0; ret == 0 && i < o->nentries; i++)
+		ret = hwbp_trace_session_entry(s, o->entries[i], "-e");
+	if (ret == 0)
+		ret = hwbp_trace_session_mode(s, &m);
+	if (ret == 0)
+		ret = hwbp_trace_session_output(s, &out);
+	return ret ? session_error(s) : 0;
 }
 
 int hwbp_cli_trace(int argc, char **argv)
 {
-	static struct hwbpi_tracer t;
+	const struct hwbp_trace_backend *b = NULL;
+	struct hwbp_trace_session *s;
 	struct topts o;
 	struct hwbp_cpu cpu;
-	struct hwbp_symtab *syms = NULL;
-	struct hwbpi_demo_state demo = { 0, 0, 0, 0 };
-	struct hwbpi_lackey lk;
-	struct run_arg ra;
-	char err[256] = "";
-	const char *names[HWBP_MAX_REQUESTS];
-	int ret = parse_args(argc, argv, &o), rc = 0;
-	unsigned ncpus = 1;
-	/* qemu-x86: the demo kernel's build directory (removed at the end). */
-	char qdir[512] = "", qkernel[600] = "";
-	/* ptrace: the traced process; perf: the process and what it counted */
-	struct hwbpi_ptrace *ps = NULL;
-	int status = 0;
-	pid_t perf_pid = 0;
-	bool perf_started = false;
-	struct hwbpi_perf_result pres;
+	FILE *text = NULL;
+	int done, ret, rc = 0, status;
 
-	if (ret)
-		return ret < 0 ? 0 : ret;
-	if (hwbp_cpu_preset(o.cpu ? o.cpu : "x86_64", &cpu))
+	collect_backend_options();
+	ret = parse_args(argc, argv, &o, &done);
+	if (done || ret)
+		return ret;
+	if (o.backend && strcmp(o.backend, "list") == 0)
+		return backend_list();
+	if ((ret = check_workload(&o)) || (ret = choose_backend(&o, &b)) ||
+	    (ret = check_fits(&o, b)) || (ret = check_outputs(&o)))
+		return ret;
+	if (o.cpu && hwbp_cpu_preset(o.cpu, &cpu))
 		return usage_error("trace: unknown --cpu '%s' (see 'hwbp caps --list')", o.cpu);
-	memset(&t, 0, sizeof(t));
-	memset(&ra, 0, sizeof(ra));
-	memset(&lk, 0, sizeof(lk));
-	if (o.demo && o.qemu) {
-		/* The demo as real code: its symbols are the kernel ELF's own. */
-		const char *tmp = getenv("TMPDIR");
-
-		snprintf(qdir, sizeof(qdir), "%s/hwbp-qemu-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-		if (!mkdtemp(qdir)) {
-			fprintf(stderr, "hwbp: trace: cannot create %s: %s\n", qdir, strerror(errno));
-			return 1;
-		}
-		ret = hwbpi_qemu_x86_build(hwbpi_qemu_x86_srcdir(), qdir, err, sizeof(err));
-		snprintf(qkernel, sizeof(qkernel), "%s/kernel64.elf", qdir);
-		syms = ret ? NULL : hwbp_symtab_new(&ret);
-		if (syms && (ret = hwbp_symtab_load_elf(syms, qkernel, 0)) >= 0)
-			ret = hwbp_symtab_finish(syms);
-		if (ret < 0) {
-			fprintf(stderr, "hwbp: trace: qemu-x86: %s\n", err[0] ? err : hwbp_errno_name(ret));
-			rc = 1;
-			goto out;
-		}
-		snprintf(qkernel, sizeof(qkernel), "%s/kernel.elf", qdir);
-		ret = 0;
-	} else if (o.cmd || o.pid) {
-		/* Stop the process once its executable and libraries are
-		 * mapped, then read their symbols with their load biases. */
-		pid_t pid;
-
-		if (o.linux_backend == 2) {
-			/* perf: sampling, one ring per CPU the samples may come from. */
-			ncpus = hwbpi_perf_ncpus();
-			if (ncpus > HWBPI_TRACE_MAX_CPUS)
-				ncpus = HWBPI_TRACE_MAX_CPUS;
-			/* Without --cpu: the model of the kernel's own debug
-			 * registers (x86_64; arm64 with the slot counts Linux
-			 * reports), asked before anything is started. */
-			ret = o.cpu ? 0 : hwbpi_ptrace_native_cpu(&cpu, err, sizeof(err));
-			if (ret == 0 && o.pid)
-				perf_pid = (pid_t)o.pid;
-			else if (ret == 0 && (ret = hwbpi_perf_start(o.cmd, &perf_pid, err, sizeof(err))) == 0)
-				perf_started = true;
-			pid = perf_pid;
-		} else {
-			ret = o.pid ? hwbpi_ptrace_attach(&ps, (pid_t)o.pid, err, sizeof(err))
-				    : hwbpi_ptrace_start(&ps, o.cmd, err, sizeof(err));
-			pid = ret ? 0 : hwbpi_ptrace_pid(ps);
-		}
-		if (ret) {
-			fprintf(stderr, "hwbp: trace: %s\n", err[0] ? err : hwbp_errno_name(ret));
-			rc = 1;
-			goto out;
-		}
-		syms = hwbp_symtab_new(&ret);
-		if (syms && (ret = hwbpi_proc_load_symbols(syms, pid)) < 0) {
-			fprintf(stderr, "hwbp: trace: cannot read the symbols of process %ld: %s\n",
-				(long)pid, hwbp_errno_name(ret));
-			rc = 1;
-			goto out;
-		}
-		ret = 0;
-	} else if (o.demo) {
-		syms = hwbpi_demo_symtab(&ret);
-		ncpus = HWBPI_DEMO_CPUS;
-		ra.next = hwbpi_demo_next;
-		ra.state = &demo;
-	} else {
-		uint64_t bias = o.have_bias ? o.bias : hwbpi_lackey_guess_bias(o.lackey, o.elf);
-
-		syms = hwbp_symtab_new(&ret);
-		if (syms && (ret = hwbp_symtab_load_elf(syms, o.elf, bias)) < 0) {
-			fprintf(stderr, "hwbp: trace: cannot read symbols of --elf '%s': %s\n", o.elf,
-				hwbp_errno_name(ret));
-			hwbp_symtab_free(syms);
+	s = hwbp_trace_session_new(b, &ret);
+	if (!s) {
+		fprintf(stderr, "hwbp: trace: %s\n", cli_errno_name(ret));
+		return EXIT_REFUSED;
+	}
+	if (o.trace_file && strcmp(o.format, "text") == 0) {
+		text = strcmp(o.trace_file, "-") == 0 ? stdout : fopen(o.trace_file, "w");
+		if (!text) {
+			fprintf(stderr, "hwbp: trace: cannot write --trace '%s': %s\n", o.trace_file,
+				strerror(errno));
+			hwbp_trace_session_free(s);
 			return EXIT_USAGE;
 		}
-		lk.in = fopen(o.lackey, "r");
-		if (!lk.in) {
-			fprintf(stderr, "hwbp: trace: cannot read --lackey '%s': %s\n", o.lackey, strerror(errno));
-			hwbp_symtab_free(syms);
-			return EXIT_USAGE;
-		}
-		ra.next = hwbpi_lackey_next;
-		ra.state = &lk;
-		ret = 0;
 	}
-	if (syms && o.symbols && (ret = hwbp_symtab_load_map(syms, o.symbols, NULL)) < 0) {
-		fprintf(stderr, "hwbp: trace: cannot read --symbols '%s': %s\n", o.symbols, hwbp_errno_name(ret));
-		rc = EXIT_USAGE;
-		goto out;
+	rc = configure(s, &o, text);
+	if (rc == 0 && hwbp_trace_session_run(s))
+		rc = session_error(s);
+	if (rc == 0 && o.cmd && hwbp_trace_session_wait_status(s, &status)) {
+		if (WIFEXITED(status) && WEXITSTATUS(status))
+			fprintf(stderr, "hwbp: trace: %s exited with status %d\n", o.cmd[0],
+				WEXITSTATUS(status));
+		else if (WIFSIGNALED(status))
+			fprintf(stderr, "hwbp: trace: %s was killed by signal %d\n", o.cmd[0],
+				WTERMSIG(status));
 	}
-	if (!syms || (!o.demo && hwbp_symtab_finish(syms))) {
-		fprintf(stderr, "hwbp: trace: cannot build the symbol table\n");
-		rc = 1;
-		goto out;
-	}
-	t.syms = syms;
-	t.hist_entries = (unsigned)o.hist_entries;
-	/* The demo watches its four variables unless told otherwise. */
-	if (o.demo && o.nentries == 0 && !o.filter_file) {
-		static const char *const defaults[] = {
-			"jiffies:rw-", "pid_max:rw-", "nr_threads:rw-", "total_forks:-w-",
-		};
+	hwbp_trace_session_free(s);
+	/* A failed write to any output is an error with its errno's name. */
+	if (text && text != stdout) {
+		char what[600];
 
-		for (unsigned i = 0; i < 4; i++)
-			o.entries[o.nentries++] = defaults[i];
+		snprintf(what, sizeof(what), "--trace '%s'", o.trace_file);
+		if (cli_close_output(text, what) && rc == 0)
+			rc = EXIT_REFUSED;
 	}
-	if (o.filter_file && (rc = load_filter_file(&t, o.filter_file)))
-		goto out;
-	for (unsigned i = 0; i < o.nentries; i++)
-		if ((rc = apply_entry(&t, o.entries[i], "-e")))
-			goto out;
-	if (t.nw == 0) {
-		rc = usage_error("trace: %s", "nothing to watch (give -e SYM:rw-)");
-		goto out;
-	}
-	ret = hwbpi_tracer_start(&t, ncpus, o.trace_file != NULL, (size_t)o.buffer_kb * 1024, o.overwrite);
-	if (ret) {
-		fprintf(stderr, "hwbp: trace: cannot start: %s\n", hwbp_errno_name(ret));
-		rc = 1;
-		goto out;
-	}
-	ra.t = &t;
-	for (unsigned i = 0; i < t.nw; i++)
-		names[i] = t.w[i].name;
-	if (o.trace_file && strcmp(o.format, "ctf") == 0) {
-		ra.ctf = hwbpi_ctf_open(o.trace_file, ncpus, names, t.nw, &ret);
-		if (!ra.ctf) {
-			fprintf(stderr, "hwbp: trace: cannot write CTF --trace '%s': %s\n", o.trace_file,
-				hwbp_errno_name(ret));
-			rc = EXIT_USAGE;
-			goto fini;
-		}
-	} else if (o.trace_file) {
-		ra.out = strcmp(o.trace_file, "-") == 0 ? stdout : fopen(o.trace_file, "w");
-		if (!ra.out) {
-			fprintf(stderr, "hwbp: trace: cannot write --trace '%s': %s\n", o.trace_file, strerror(errno));
-			rc = EXIT_USAGE;
-			goto fini;
-		}
-	}
-	if (o.qemu)
-		ret = hwbpi_trace_qemu_x86(&t, hwbpi_qemu_x86_srcdir(), qkernel, err, sizeof(err));
-	else if (ps)
-		/* Without --cpu: the model of the kernel's own debug registers
-		 * (x86_64; arm64 with the slot counts Linux reports). */
-		ret = hwbpi_ptrace_trace(ps, &t, o.cpu ? &cpu : NULL, &status, err, sizeof(err));
-	else if (perf_pid) {
-		struct hwbpi_perf_opts po;
-
-		memset(&po, 0, sizeof(po));
-		po.sampling = true;
-		ret = hwbpi_perf_trace(&t, &cpu, perf_pid, perf_started, &po, &pres, err, sizeof(err));
-		perf_started = false;   /* the trace let it run: nothing to abort */
-		status = pres.wstatus;
-		if (ret == 0 && pres.lost)
-			fprintf(stderr, "hwbp: trace: the kernel dropped %" PRIu64 " of %" PRIu64 " samples\n",
-				pres.lost, pres.lost + pres.samples);
-	} else
-		ret = hwbpi_trace_sim(&t, &cpu, ncpus, next_and_drain, &ra, err, sizeof(err));
-	if (ret && o.qemu && (ret == -ENOENT || ret == -EIO)) {
-		/* Not a watch the CPU refused: QEMU or the demo kernel failed. */
-		fprintf(stderr, "hwbp: trace: qemu-x86: %s\n", err[0] ? err : hwbp_errno_name(ret));
-		rc = 1;
-		goto fini;
-	} else if (ret && (ps || perf_pid)) {
-		fprintf(stderr, "hwbp: trace: %s\n", err[0] ? err : hwbp_errno_name(ret));
-		rc = 1;
-		goto fini;
-	} else if (ret) {
-		fprintf(stderr, "hwbp: trace: cannot watch %s\n", err[0] ? err : hwbp_errno_name(ret));
-		rc = 1;
-		goto fini;
-	}
-	if (o.trace_file) {
-		uint64_t produced = 0, lost = 0, lost_cpu[HWBPI_TRACE_MAX_CPUS] = { 0 };
-
-		drain(&ra);
-		for (unsigned c = 0; c < ncpus; c++) {
-			uint64_t p, l;
-
-			hwbp_ring_stats(t.ring[c], &p, &l);
-			produced += p;
-			lost += l;
-			lost_cpu[c] = l;
-			if (l)
-				fprintf(stderr, "hwbp: trace: cpu %u lost %" PRIu64 " of %" PRIu64 " events\n", c, l, p);
-		}
-		fprintf(stderr, "hwbp: trace: %" PRIu64 " events produced, %" PRIu64 " recorded, %" PRIu64
-			" lost\n", produced, ra.recorded, lost);
-		if (ra.ctf) {
-			ret = hwbpi_ctf_close(ra.ctf, lost_cpu);
-			ra.ctf = NULL;
-			if (ra.ctf_err || ret) {
-				fprintf(stderr, "hwbp: trace: writing CTF --trace '%s' failed: %s\n",
-					o.trace_file, hwbp_errno_name(ra.ctf_err ? ra.ctf_err : ret));
-				rc = 1;
-			}
-		} else if (ra.out != stdout) {
-			fclose(ra.out);
-		}
-	} else {
-		hwbp_hist_print(&t.hist, names, syms, stdout);
-	}
-	if ((ps || perf_pid) && o.cmd && WIFEXITED(status) && WEXITSTATUS(status))
-		fprintf(stderr, "hwbp: trace: %s exited with status %d\n", o.cmd[0], WEXITSTATUS(status));
-	else if ((ps || perf_pid) && o.cmd && WIFSIGNALED(status))
-		fprintf(stderr, "hwbp: trace: %s was killed by signal %d\n", o.cmd[0], WTERMSIG(status));
-	if (lk.in && lk.bad > lk.lines / 2)
-		fprintf(stderr, "hwbp: trace: %" PRIu64 " of %" PRIu64 " lackey lines were not accesses\n",
-			lk.bad, lk.lines);
-fini:
-	if (ra.ctf)
-		hwbpi_ctf_close(ra.ctf, NULL);   /* a failed run: keep what was traced */
-	hwbpi_tracer_fini(&t);
-out:
-	/* A started process still alive is killed, an attached one left running. */
-	hwbpi_ptrace_free(ps);
-	if (perf_started)
-		hwbpi_perf_abort(perf_pid);
-	if (lk.in)
-		fclose(lk.in);
-	hwbp_symtab_free(syms);
-	if (qdir[0] && strchr(qdir, '\'') == NULL) {
-		char cmd[600];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", qdir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "hwbp: trace: could not remove %s\n", qdir);
-	}
+	if (cli_close_output(stdout, "stdout") && rc == 0)
+		rc = EXIT_REFUSED;
 	return rc;
 }

@@ -118,6 +118,13 @@ static void put_tsdl_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The errno of a failed write or close (-ENOSPC on a full disk), -EIO
+ * when the C library did not say. */
+static int io_err(void)
+{
+	return errno ? -errno : -EIO;
+}
+
 static int write_metadata(FILE *f, const struct hwbpi_ctf *c)
 {
 	fprintf(f,
@@ -193,7 +200,8 @@ static int write_metadata(FILE *f, const struct hwbpi_ctf *c)
 	      "\t\tuint16_t size;\n"
 	      "\t};\n"
 	      "};\n", f);
-	return ferror(f) ? -EIO : 0;
+	errno = 0;
+	return fflush(f) != 0 || ferror(f) ? io_err() : 0;
 }
 
 static void put_header(unsigned char *buf, size_t len, unsigned cpu, uint64_t begin, uint64_t end,
@@ -225,15 +233,17 @@ static int flush_packet(struct hwbpi_ctf *c, unsigned cpu, uint64_t end)
 		unsigned char hdr[PACKET_HDR];
 
 		put_header(hdr, sizeof(hdr), cpu, s->begin, s->begin, 0);
+		errno = 0;
 		if (fwrite(hdr, 1, sizeof(hdr), s->f) != sizeof(hdr))
-			return -EIO;
+			return io_err();
 		s->written = true;
 		s->written_discarded = 0;
 		s->written_end = s->begin;
 	}
 	put_header(s->buf, s->len, cpu, s->begin, end, s->discarded);
+	errno = 0;
 	if (fwrite(s->buf, 1, s->len, s->f) != s->len)
-		return -EIO;
+		return io_err();
 	s->written = true;
 	s->written_discarded = s->discarded;
 	s->written_end = end;
@@ -369,8 +379,9 @@ struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *co
 	if (!meta)
 		goto fail_files;
 	ret = write_metadata(meta, c);
+	errno = 0;
 	if (fclose(meta) != 0 && ret == 0)
-		ret = -EIO;
+		ret = io_err();
 	if (ret)
 		goto fail_files;
 	for (unsigned i = 0; i < ncpus; i++) {
@@ -491,11 +502,14 @@ int hwbpi_ctf_close(struct hwbpi_ctf *c, const uint64_t *lost_per_cpu)
 		if (s->nev || !s->written || s->discarded != s->written_discarded) {
 			if (s->begin > end)
 				end = s->begin;
-			if (flush_packet(c, i, end) && ret == 0)
-				ret = -EIO;
+			int r = flush_packet(c, i, end);
+
+			if (r && ret == 0)
+				ret = r;
 		}
+		errno = 0;
 		if (fclose(s->f) != 0 && ret == 0)
-			ret = -EIO;
+			ret = io_err();
 		s->f = NULL;
 	}
 	free_ctf(c);

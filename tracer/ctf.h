@@ -40,8 +40,9 @@ struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *co
  * CPU must come in timestamp order (CPUs may interleave freely: readers
  * merge the streams by time).  Names longer than 4095 bytes are cut.
  * Errors: -EINVAL (NULL, ev->cpu >= ncpus, ev->bp >= nwatch), -ERANGE
- *         (ev->ts before the CPU's previous event), -EIO (writing a full
- *         packet failed; the event is not recorded).
+ *         (ev->ts before the CPU's previous event), the write's errno
+ *         (-ENOSPC, -EIO ...: writing a full packet failed; the event is
+ *         not recorded).
  */
 int hwbpi_ctf_write(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev, const char *func_name);
 
@@ -60,7 +61,8 @@ int hwbpi_ctf_lost(struct hwbpi_ctf *c, unsigned cpu, uint64_t lost_total);
  * being @lost_per_cpu[cpu] (NULL: no more than hwbpi_ctf_lost said), and
  * free @c (always, even on error).  A CPU without events still gets one
  * empty packet, so every stream file is a valid stream.
- * Errors: -EIO (a write or close failed: the trace is incomplete).
+ * Errors: the errno of a failed write or close (-ENOSPC, -EIO ...: the
+ *         trace is incomplete).
  */
 int hwbpi_ctf_close(struct hwbpi_ctf *c, const uint64_t *lost_per_cpu);
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The perf_event_open backend of the tracer: PERF_TYPE_BREAKPOINT events
- * per planned piece, counting or sampling (see perf.h for the design).
+ * per planned piece, counting or sampling (see perf.h for the design):
+ * the samples read from the rings, the tracing loop, the processes and
+ * the self-test.  Opening the events is perf_events.c.
  *
  * References: man 2 perf_event_open; kernel/events/core.c (perf_mmap,
  * perf_event_set_output, inherit); kernel/events/hw_breakpoint.c (slot
@@ -31,503 +33,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "linux.h"
-#include "perf.h"
+#include "perf_int.h"
 
 #define POLL_MS 50
-#define DEFAULT_RING_PAGES 32u
-#define DEFAULT_WAKEUP 64u
 
-static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
-{
-	/* No glibc wrapper (man 2 perf_event_open, NOTES). */
-	long fd = syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : (int)fd;
-}
-
-static int paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int v = -100;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -100;
-		fclose(f);
-	}
-	return v;
-}
-
-/*
- * One line for an error of perf_event_open (man 2 perf_event_open, ERRORS).
- * Returns the error to report: EBUSY (older kernels, or a slot taken
- * exclusively) is reported as -ENOSPC, like the kernel's own slot error.
- */
-static int say_open(int ret, const char *what, pid_t pid, unsigned held, char *err, size_t n)
-{
-	int p;
-
-	switch (ret) {
-	case -EACCES:
-	case -EPERM:
-		p = paranoid();
-		if (p > 2)
-			hwbpi_say(err, n, "%s: perf_event_open: permission denied: kernel.perf_event_paranoid is "
-			    "%d; user-only breakpoints need 2 or lower (sysctl kernel.perf_event_paranoid=2) "
-			    "or CAP_PERFMON", what, p);
-		else
-			hwbpi_say(err, n, "%s: perf_event_open: permission denied on PID %d "
-			    "(kernel.perf_event_paranoid is %d; the process must be one you may ptrace: "
-			    "same user, kernel.yama.ptrace_scope)", what, (int)pid, p);
-		return ret;
-	case -ENOSPC:
-	case -EBUSY:
-		hwbpi_say(err, n, "%s: no free debug register (the kernel said %s: this trace already holds "
-		    "%u per thread; other breakpoints of the process or its CPUs take the rest)",
-		    what, ret == -EBUSY ? "EBUSY" : "ENOSPC", held);
-		return -ENOSPC;
-	case -ENOENT:
-	case -EOPNOTSUPP:
-		hwbpi_say(err, n, "%s: this kernel has no hardware breakpoint events "
-		    "(PERF_TYPE_BREAKPOINT, CONFIG_HAVE_HW_BREAKPOINT)", what);
-		return ret;
-	case -ENOSYS:
-		hwbpi_say(err, n, "%s: perf_event_open is not available (kernel without "
-		    "CONFIG_PERF_EVENTS, or a seccomp filter)", what);
-		return ret;
-	case -ESRCH:
-		hwbpi_say(err, n, "%s: no such process: %d", what, (int)pid);
-		return ret;
-	case -EINVAL:
-		hwbpi_say(err, n, "%s: the kernel refused this breakpoint (address, length or type)", what);
-		return ret;
-	case -EMFILE:
-	case -ENFILE:
-		hwbpi_say(err, n, "%s: too many open files for the perf events (ulimit -n)", what);
-		return ret;
-	default:
-		hwbpi_say(err, n, "%s: perf_event_open: %s", what, strerror(-ret));
-		return ret;
-	}
-}
-
-/* ------------------------------------------------------------ helpers */
-
-unsigned hwbpi_perf_ncpus(void)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
-	unsigned a, b, max = 0;
-	int c;
-
-	if (!f) {
-		long n = sysconf(_SC_NPROCESSORS_CONF);
-
-		return n > 0 ? (unsigned)n : 1;
-	}
-	/* "0-3,5,7-8" */
-	while (fscanf(f, "%u", &a) == 1) {
-		b = a;
-		c = fgetc(f);
-		if (c == '-') {
-			if (fscanf(f, "%u", &b) != 1)
-				break;
-			c = fgetc(f);
-		}
-		if (b + 1 > max)
-			max = b + 1;
-		if (c != ',')
-			break;
-	}
-	fclose(f);
-	return max ? max : 1;
-}
-
-/* The online CPUs, as a bit per CPU below hwbpi_perf_ncpus(). */
-static bool cpu_online(unsigned cpu)
-{
-	char path[64];
-	FILE *f;
-	int v = 1;
-
-	if (cpu == 0)
-		return true;   /* cpu0 often has no "online" file */
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online", cpu);
-	f = fopen(path, "r");
-	if (!f)
-		return true;
-	if (fscanf(f, "%d", &v) != 1)
-		v = 1;
-	fclose(f);
-	return v != 0;
-}
-
-/* A process that is gone or a zombie (not ours: we cannot wait for it). */
-static bool proc_gone(pid_t pid)
-{
-	char path[64], buf[256], *p;
-	FILE *f;
-	size_t n;
-
-	if (kill(pid, 0) < 0 && errno == ESRCH)
-		return true;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return true;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	/* "PID (comm) S ...": the state follows the last ')' (comm may hold one) */
-	p = strrchr(buf, ')');
-	return !p || p[1] == 0 || p[2] == 'Z' || p[2] == 'X';
-}
-
-static void reap(pid_t pid, int *wstatus)
-{
-	int st = 0;
-
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (wstatus)
-		*wstatus = st;
-}
-
-void hwbpi_perf_abort(pid_t pid)
-{
-	if (pid <= 0)
-		return;
-	kill(pid, SIGKILL);
-	reap(pid, NULL);
-}
-
-/* --------------------------------------------------------- the session */
-
-struct piece {
-	unsigned watch;
-	uint64_t addr, len;
-	unsigned type;          /* hardware type (after widening) */
-};
-
-struct event {
-	int fd;
-	unsigned piece;
-	uint64_t id;            /* PERF_EVENT_IOC_ID */
-};
-
-struct ring {
-	int fd;                 /* the event that owns the buffer, or -1 */
-	void *base;
-	size_t map_len;
-	uint64_t off, size;     /* data area in the mapping */
-};
-
-struct sess {
-	struct hwbpi_tracer *t;
-	struct hwbpi_perf_result *res;
-	struct piece *pc;
-	unsigned npc;
-	struct event *ev;
-	unsigned nev, cap;
-	struct ring *ring;
-	unsigned ncpus;
-	size_t page;
-	unsigned last;          /* the event of the previous sample (a cache) */
-};
-
-static void sess_close(struct sess *s)
-{
-	for (unsigned i = 0; s->ring && i < s->ncpus; i++)
-		if (s->ring[i].base)
-			munmap(s->ring[i].base, s->ring[i].map_len);
-	for (unsigned i = 0; i < s->nev; i++)
-		close(s->ev[i].fd);
-	free(s->ring);
-	free(s->ev);
-	free(s->pc);
-	memset(s, 0, sizeof(*s));
-}
-
-/* Plan every watch; the pieces go in s->pc. */
-static int plan_all(struct sess *s, const struct hwbp_cpu *cpu, char *err, size_t n)
-{
-	struct hwbpi_tracer *t = s->t;
-	struct hwbp_caps caps;
-	unsigned used_d = 0, used_i = 0;
-	int ret = hwbp_caps_get(cpu, &caps);
-
-	if (ret) {
-		hwbpi_say(err, n, "perf backend: unknown CPU model");
-		return ret;
-	}
-	s->pc = calloc((size_t)t->nw * HWBP_MAX_PIECES, sizeof(*s->pc));
-	if (!s->pc)
-		return -ENOMEM;
-	for (unsigned i = 0; i < t->nw; i++) {
-		const struct hwbpi_watch *w = &t->w[i];
-		struct hwbp_request q = { w->addr, hwbpi_watch_len(w, cpu), w->type, HWBP_SCOPE_USER,
-					  HWBP_REQ_WIDEN };
-		bool inst = (w->type & HWBP_X) && !caps.shared;
-		unsigned pool = inst ? caps.inst_slots : caps.data_slots;
-		unsigned used = caps.shared ? used_d + used_i : inst ? used_i : used_d;
-		struct hwbp_plan plan;
-
-		if ((w->type & HWBP_X) && (w->type & HWBP_RW)) {
-			hwbpi_say(err, n, "%s: watch data (rw) or execution (x), not both", w->name);
-			return -EINVAL;
-		}
-		/* Plan within what this trace left free, so that a watch is
-		 * enlarged rather than refused while slots remain; with none
-		 * left, plan for one and let the kernel, which knows every
-		 * breakpoint of the task and its CPUs, say ENOSPC. */
-		ret = hwbp_plan(cpu, &q, pool > used ? pool - used : 1, &plan);
-		if (ret) {
-			hwbpi_say(err, n, "%s: %s (%s)", w->name, hwbp_errno_name(ret),
-			    ret == -ENOSPC ? "not enough debug registers left" :
-			    ret == -ERANGE ? "larger than this CPU can watch" :
-			    ret == -EOPNOTSUPP ? "a type this CPU lacks" :
-			    ret == -EFAULT ? "not a user-space address" : "refused by the planner");
-			return ret;
-		}
-		/* Pieces Linux cannot program for a task (arm64: no MASK block,
-		 * at most 8 bytes in one doubleword, arch_build_bp_info();
-		 * powerpc: no instruction breakpoint): the same hw_breakpoint
-		 * rules as for ptrace, refused here rather than by an EINVAL. */
-		for (unsigned k = 0; k < plan.n; k++) {
-			char why[160];
-
-			ret = hwbpi_linux_piece_ok(cpu, plan.inst, &plan.piece[k], why, sizeof(why));
-			if (ret) {
-				hwbpi_say(err, n, "%s: %s", w->name, why);
-				return ret;
-			}
-		}
-		for (unsigned k = 0; k < plan.n; k++) {
-			struct piece *p = &s->pc[s->npc++];
-
-			p->watch = i;
-			p->addr = plan.piece[k].addr;
-			p->len = plan.piece[k].len;
-			p->type = plan.type;
-		}
-		if (plan.inst && !caps.shared)
-			used_i += plan.n;
-		else
-			used_d += plan.n;
-	}
-	s->res->pieces = s->npc;
-	return 0;
-}
-
-static void fill_attr(struct perf_event_attr *a, const struct hwbp_cpu *cpu, const struct piece *p,
-		      bool enable_on_exec, const struct hwbpi_perf_opts *o)
-{
-	memset(a, 0, sizeof(*a));
-	a->type = PERF_TYPE_BREAKPOINT;
-	a->size = sizeof(*a);
-	a->bp_addr = p->addr;
-	switch (p->type) {
-	case HWBP_R:
-		a->bp_type = HW_BREAKPOINT_R;    /* arm64, ppc; x86 plans widen to RW */
-		break;
-	case HWBP_W:
-		a->bp_type = HW_BREAKPOINT_W;
-		break;
-	case HWBP_X:
-		a->bp_type = HW_BREAKPOINT_X;
-		break;
-	default:
-		a->bp_type = HW_BREAKPOINT_RW;
-		break;
-	}
-	/* HW_BREAKPOINT_LEN_n == n.  Execute breakpoints: x86 demands
-	 * sizeof(long) (hw_breakpoint_arch_parse), arm64 an A64 instruction (4). */
-	if (p->type == HWBP_X)
-		a->bp_len = cpu->arch == HWBP_ARCH_X86 ? sizeof(long) : HW_BREAKPOINT_LEN_4;
-	else
-		a->bp_len = p->len;
-	/* User space only: perf_event_paranoid 2 allows nothing else to an
-	 * unprivileged user, and the watches are the program's. */
-	a->exclude_kernel = 1;
-	a->exclude_hv = 1;
-	a->inherit = 1;                   /* threads and children created later */
-	a->disabled = enable_on_exec;
-	a->enable_on_exec = enable_on_exec;
-	if (o->sampling) {
-		a->sample_period = 1;         /* every hit */
-		a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-				 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU;
-		a->wakeup_events = o->wakeup ? o->wakeup : DEFAULT_WAKEUP;
-	}
-}
-
-static int add_event(struct sess *s, int fd, unsigned piece)
-{
-	if (s->nev == s->cap) {
-		unsigned cap = s->cap ? s->cap * 2 : 16;
-		struct event *e = realloc(s->ev, cap * sizeof(*e));
-
-		if (!e) {
-			close(fd);
-			return -ENOMEM;
-		}
-		s->ev = e;
-		s->cap = cap;
-	}
-	s->ev[s->nev].fd = fd;
-	s->ev[s->nev].piece = piece;
-	s->ev[s->nev].id = 0;
-	if (ioctl(fd, PERF_EVENT_IOC_ID, &s->ev[s->nev].id) < 0)
-		s->ev[s->nev].id = UINT64_MAX - s->nev;   /* kernels before 3.12 */
-	s->nev++;
-	return 0;
-}
-
-/* The event's CPU ring: the first event of a CPU owns it, the others write
- * into it (PERF_EVENT_IOC_SET_OUTPUT requires the same CPU). */
-static int attach_ring(struct sess *s, int fd, unsigned cpu, unsigned pages, char *err, size_t n)
-{
-	struct ring *r = &s->ring[cpu];
-	struct perf_event_mmap_page *mp;
-
-	if (r->fd >= 0) {
-		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0) {
-			hwbpi_say(err, n, "perf: PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
-			return -errno;
-		}
-		return 0;
-	}
-	/* One metadata page plus 2^n data pages (man 2 perf_event_open). */
-	r->map_len = (size_t)(pages + 1) * s->page;
-	r->base = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (r->base == MAP_FAILED) {
-		int e = errno;
-
-		r->base = NULL;
-		hwbpi_say(err, n, "perf: mmap of a %zu-byte ring: %s%s", r->map_len, strerror(e),
-		    e == EPERM ? " (over kernel.perf_event_mlock_kb: use fewer ring pages)" : "");
-		return -e;
-	}
-	r->fd = fd;
-	mp = r->base;
-	/* data_offset/data_size exist since Linux 4.1; before, the data
-	 * area is the pages after the first. */
-	r->off = mp->data_offset ? mp->data_offset : s->page;
-	r->size = mp->data_size ? mp->data_size : (uint64_t)pages * s->page;
-	return 0;
-}
-
-/* The threads to open events on: @pid alone (a child we hold, whose later
- * threads inherit), or every thread of a running process. */
-static int list_tids(pid_t pid, bool all, pid_t **out, unsigned *nout)
-{
-	char path[64];
-	struct dirent *d;
-	unsigned n = 0, cap = 8;
-	pid_t *v = malloc(cap * sizeof(*v));
-	DIR *dir;
-
-	if (!v)
-		return -ENOMEM;
-	if (!all) {
-		v[0] = pid;
-		*out = v;
-		*nout = 1;
-		return 0;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	dir = opendir(path);
-	if (!dir) {
-		free(v);
-		return errno == ENOENT ? -ESRCH : -errno;
-	}
-	while ((d = readdir(dir))) {
-		if (d->d_name[0] < '0' || d->d_name[0] > '9')
-			continue;
-		if (n == cap) {
-			pid_t *nv = realloc(v, 2 * cap * sizeof(*v));
-
-			if (!nv) {
-				closedir(dir);
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap *= 2;
-		}
-		v[n++] = (pid_t)atoi(d->d_name);
-	}
-	closedir(dir);
-	if (!n) {
-		free(v);
-		return -ESRCH;
-	}
-	*out = v;
-	*nout = n;
-	return 0;
-}
-
-static int open_all(struct sess *s, const struct hwbp_cpu *cpu, pid_t pid, bool all_threads,
-		    bool enable_on_exec, const struct hwbpi_perf_opts *o, char *err, size_t n)
-{
-	unsigned pages = o->ring_pages ? o->ring_pages : DEFAULT_RING_PAGES;
-	pid_t *tids = NULL;
-	unsigned ntid = 0;
-	int ret;
-
-	if (pages & (pages - 1)) {
-		hwbpi_say(err, n, "perf: ring pages must be a power of two (%u)", pages);
-		return -EINVAL;
-	}
-	ret = list_tids(pid, all_threads, &tids, &ntid);
-	if (ret)
-		return say_open(ret, "perf", pid, 0, err, n);
-	if (o->sampling) {
-		s->ncpus = hwbpi_perf_ncpus();
-		s->ring = calloc(s->ncpus, sizeof(*s->ring));
-		if (!s->ring) {
-			free(tids);
-			return -ENOMEM;
-		}
-		for (unsigned c = 0; c < s->ncpus; c++)
-			s->ring[c].fd = -1;
-	}
-	for (unsigned k = 0; k < s->npc && ret == 0; k++) {
-		const struct piece *p = &s->pc[k];
-		struct perf_event_attr a;
-
-		fill_attr(&a, cpu, p, enable_on_exec, o);
-		for (unsigned i = 0; i < ntid && ret == 0; i++) {
-			/* Counting: one per-task event (cpu -1).  Sampling: one per
-			 * (task, CPU), since perf_mmap() refuses inherited per-task
-			 * events. */
-			unsigned ncpu = o->sampling ? s->ncpus : 1;
-
-			for (unsigned c = 0; c < ncpu && ret == 0; c++) {
-				int fd;
-
-				if (o->sampling && !cpu_online(c))
-					continue;
-				fd = perf_open(&a, tids[i], o->sampling ? (int)c : -1);
-				if (fd < 0) {
-					char what[HWBP_TRACE_SYM_LEN + 64];
-
-					snprintf(what, sizeof(what), "%s", s->t->w[p->watch].name);
-					ret = say_open(fd, what, tids[i], k, err, n);
-					break;
-				}
-				ret = add_event(s, fd, k);
-				if (ret == 0 && o->sampling)
-					ret = attach_ring(s, fd, c, pages, err, n);
-			}
-		}
-	}
-	free(tids);
-	s->res->events = s->nev;
-	return ret;
-}
-
-/* Copy @len bytes at ring offset @pos (the data area wraps around). */
 static void ring_copy(const struct ring *r, uint64_t pos, void *dst, size_t len)
 {
 	const unsigned char *data = (const unsigned char *)r->base + r->off;
@@ -653,7 +162,7 @@ static void wait_end(struct sess *s, pid_t pid, bool ours, const struct hwbpi_pe
 			}
 			if (r < 0 && errno == ECHILD)
 				break;
-		} else if (proc_gone(pid)) {
+		} else if (hwbpi_pf_proc_gone(pid)) {
 			break;
 		}
 		if (o->stop && *o->stop) {
@@ -719,11 +228,11 @@ static int trace_impl(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, pid_t 
 	s.page = (size_t)sysconf(_SC_PAGESIZE);
 	ret = selftest_once(err, errlen);
 	if (ret == 0)
-		ret = plan_all(&s, cpu, err, errlen);
+		ret = hwbpi_pf_plan_all(&s, cpu, err, errlen);
 	if (ret == 0)
-		ret = open_all(&s, cpu, pid, how == ATTACHED, how == HELD_CHILD, o, err, errlen);
+		ret = hwbpi_pf_open_all(&s, pid, how == ATTACHED, how == HELD_CHILD, o, err, errlen);
 	if (ret) {
-		sess_close(&s);
+		hwbpi_pf_sess_close(&s);
 		if (ours)
 			hwbpi_perf_abort(pid);
 		return ret;
@@ -749,7 +258,7 @@ static int trace_impl(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, pid_t 
 		}
 	}
 	if (ret) {
-		sess_close(&s);
+		hwbpi_pf_sess_close(&s);
 		hwbpi_perf_abort(pid);
 		return ret;
 	}
@@ -769,7 +278,7 @@ static int trace_impl(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, pid_t 
 		if (total > res->samples + res->lost)
 			res->lost = total - res->samples;
 	}
-	sess_close(&s);
+	hwbpi_pf_sess_close(&s);
 	return 0;
 }
 
@@ -845,7 +354,7 @@ int hwbpi_perf_start(char *const argv[], pid_t *pid, char *err, size_t errlen)
 		;
 	close(ef[0]);
 	if (r == (ssize_t)sizeof(e)) {
-		reap(p, NULL);
+		hwbpi_pf_reap(p, NULL);
 		hwbpi_say(err, errlen, "%s: %s", argv[0], strerror(e));
 		return -e;
 	}
@@ -949,9 +458,9 @@ int hwbpi_perf_selftest(char *err, size_t errlen)
 	a.bp_len = HW_BREAKPOINT_LEN_8;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	fd = perf_open(&a, p, -1);
+	fd = hwbpi_pf_event_open(&a, p, -1);
 	if (fd < 0) {
-		int ret = say_open(fd, "self-test", p, 0, err, errlen);
+		int ret = hwbpi_pf_say_open(fd, "self-test", p, 0, err, errlen);
 
 		close(go[1]);
 		hwbpi_perf_abort(p);
@@ -964,7 +473,7 @@ int hwbpi_perf_selftest(char *err, size_t errlen)
 		return -EIO;
 	}
 	close(go[1]);
-	reap(p, &st);
+	hwbpi_pf_reap(p, &st);
 	if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
 		v = 0;
 	close(fd);
@@ -980,3 +489,4 @@ int hwbpi_perf_selftest(char *err, size_t errlen)
 	}
 	return 0;
 }
+

@@ -2,7 +2,8 @@
 /*
  * The tracer session (internal): watched entries resolved against a symbol
  * table, the event-management layer (histogram or per-CPU rings) and the
- * backends that feed it hits.  Used by `hwbp trace` and the tests.
+ * backends that feed it hits.  Used by the sessions of include/hwbp/trace.h
+ * (tracer/session.h: a session holds one), the backends and the tests.
  */
 #ifndef HWBP_TRACER_H
 #define HWBP_TRACER_H
@@ -142,49 +143,5 @@ bool hwbpi_lackey_next(void *state, struct hwbpi_work_access *a);
  * executable is not position-independent or nothing fits better.
  */
 uint64_t hwbpi_lackey_guess_bias(const char *lackey_path, const char *elf_path);
-
-/*
- * The qemu-x86 backend (tracer/qemu_x86.c): the demo as real code in the
- * x86_64 bare-metal kernel (tests/qemu/x86/trace_kernel.c), on QEMU's
- * emulated debug registers.  One CPU.  Kinds are known as HWBP_KIND_INSN:
- * the trapping instruction is one of the kernel's own access sites, listed
- * with their kinds (load, store, read-modify-write) when it was built.
- */
-
-/* The source tree with tests/qemu/x86/ ($HWBP_SRCDIR, else the build's). */
-const char *hwbpi_qemu_x86_srcdir(void);
-
-/* Build the demo kernel into @outdir: kernel.elf (to boot), kernel64.elf
- * (its symbols).  Errors: -EINVAL, -ENAMETOOLONG, -EIO (the build failed,
- * @err says). */
-int hwbpi_qemu_x86_build(const char *srcdir, const char *outdir, char *err, size_t errlen);
-
-/* One run's state while the kernel's lines come in. */
-struct hwbpi_qemu_x86_run {
-	uint64_t clock;       /* hits so far: the events' timestamps */
-	uint64_t disagree;    /* loads after which the watched bytes changed */
-	bool ended;           /* the kernel's E line came */
-	int ret;              /* the first error a line reported */
-};
-
-/*
- * One line of the demo kernel (protocol in tracer/qemu_x86.c): a hit goes
- * to hwbpi_tracer_hit(); lines that are not the protocol's are ignored.
- * Returns @r->ret: 0, or the first error reported: the planner's errno of
- * a refused watch (W line, @err names it), -EIO (X line: the kernel
- * failed).  Errors: -EINVAL (NULL).
- */
-int hwbpi_qemu_x86_line(struct hwbpi_tracer *t, struct hwbpi_qemu_x86_run *r, const char *line,
-			char *err, size_t errlen);
-
-/*
- * Boot @kernel with the tracer's watches (resolved against kernel64.elf's
- * symbols), feed every hit it reports.  @err gets the planner's reason when
- * the kernel cannot hold a watch.
- * Errors: -EINVAL, -EOPNOTSUPP (an execute watch), the planner's errors,
- *         -ENOENT (no QEMU), -EIO (the kernel failed or hung).
- */
-int hwbpi_trace_qemu_x86(struct hwbpi_tracer *t, const char *srcdir, const char *kernel,
-			 char *err, size_t errlen);
 
 #endif /* HWBP_TRACER_H */

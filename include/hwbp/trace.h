@@ -2,7 +2,7 @@
 /*
  * hwbp ksym tracer: watch symbols by name, record hits.
  *
- * Four layers (DESIGN §2), each calling only the one below it:
+ * Four layers (docs/design.md), each calling only the one below it:
  *   hooking          hwbp core + glue / simulator: where a hit comes from
  *   event definition struct hwbp_trace_event: one fixed-size hit record
  *   event management filters (hwbp_trace_filter_*), histograms (hwbp_hist_*)
@@ -218,6 +218,224 @@ size_t hwbp_ring_pop(struct hwbp_ring *r, struct hwbp_trace_event *out, size_t m
  * and the consumer drained the ring: produced = popped + lost, exactly.
  */
 void hwbp_ring_stats(const struct hwbp_ring *r, uint64_t *produced, uint64_t *lost);
+
+
+/* ------------------------------------------------------------------ */
+/* Sessions and backends: `hwbp trace` as parse -> session -> backend.  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A session is one trace: the backend that feeds it hits, that backend's
+ * options (its workload: a demo, a file, a process), the watches (filter
+ * entries, resolved against the symbols the backend loads plus extra
+ * symbol files), histogram or trace mode, and where the results go.
+ *
+ *   b = hwbp_trace_backend_find("sim");
+ *   s = hwbp_trace_session_new(b, &err);
+ *   hwbp_trace_session_option(s, "demo", NULL);
+ *   hwbp_trace_session_entry(s, "pid_max:rw-", "-e");
+ *   hwbp_trace_session_output(s, &out);
+ *   ret = hwbp_trace_session_run(s);       (a one-line reason: hwbp_trace_session_message)
+ *   hwbp_trace_session_free(s);
+ *
+ * Strings and streams passed in are borrowed: they must outlive the
+ * session.  A session is used by one thread, except
+ * hwbp_trace_session_stop(), which may run in a signal handler.
+ */
+struct hwbp_trace_session;
+struct hwbp_trace_backend;
+
+/* An option a backend takes, as the command line spells it (--NAME). */
+struct hwbp_trace_backend_option {
+	const char *name;        /* "demo", "lackey", "pid", "cmd" ... */
+	char short_name;         /* 'p', or 0 */
+	const char *arg;         /* what the value is ("FILE", "PID"); NULL: a flag */
+	unsigned flags;          /* HWBP_TRACE_OPT_* */
+	const char *requires;    /* another option this one needs, or NULL */
+	const char *help;        /* one line */
+};
+#define HWBP_TRACE_OPT_WORKLOAD 1u  /* names what is traced: one per session */
+#define HWBP_TRACE_OPT_SELECTS 2u   /* giving it chooses this backend by default */
+#define HWBP_TRACE_OPT_ARGV 4u      /* given as "-- CMD [ARGS]" (hwbp_trace_session_command) */
+
+struct hwbp_trace_backend {
+	const char *name;                     /* "sim", "ptrace" ... (--backend NAME) */
+	const char *description;              /* one line */
+	const char *workload;                 /* what it traces, for messages: "-- CMD or -p PID" */
+	const struct hwbp_trace_backend_option *options;   /* ended by a NULL name */
+	unsigned flags;                       /* HWBP_TRACE_BACKEND_* */
+	/*
+	 * The operations, in this order, each called once by
+	 * hwbp_trace_session_run() (and close by hwbp_trace_session_free()):
+	 *  open  check the options, start or attach the workload, load its
+	 *        symbols (the watches are resolved after it);
+	 *  run   install the watches, feed hits until the workload ends or
+	 *        stop was called;
+	 *  stop  async-signal-safe: make a running run() end soon (may be NULL:
+	 *        the backend polls the session's stop flag);
+	 *  close release what open made (may be called after a failed open).
+	 * Each returns 0 or a negative errno with the session's message set.
+	 * The registered backends are the library's own: their operations
+	 * use the session's insides; an outside backend would need accessors
+	 * (hwbp_trace_session_hit() is the first) that later issues add.
+	 */
+	int (*open)(struct hwbp_trace_session *s);
+	int (*run)(struct hwbp_trace_session *s);
+	void (*stop)(struct hwbp_trace_session *s);
+	void (*close)(struct hwbp_trace_session *s);
+};
+#define HWBP_TRACE_BACKEND_CPU 1u      /* takes a CPU model (--cpu) */
+#define HWBP_TRACE_BACKEND_MISSING 2u  /* not built into this library (open says why) */
+
+/*
+ * hwbp_trace_backend_find - the registered backend called @name, or NULL.
+ * hwbp_trace_backend_at - the @i-th registered backend (registry order,
+ * which is also the order in which a default is chosen), NULL past the
+ * last.  Backends that need Linux are registered only there.
+ * No error; any context (the registry is a constant table).
+ */
+const struct hwbp_trace_backend *hwbp_trace_backend_find(const char *name);
+const struct hwbp_trace_backend *hwbp_trace_backend_at(unsigned i);
+
+/* The option @name of @b, or NULL when @b does not take it.  No error;
+ * any context. */
+const struct hwbp_trace_backend_option *
+hwbp_trace_backend_option(const struct hwbp_trace_backend *b, const char *name);
+
+/* Histogram or trace mode. */
+struct hwbp_trace_mode {
+	bool trace;              /* every hit into per-CPU rings, else a histogram */
+	unsigned hist_entries;   /* histogram entries per watch; 0: 16 */
+	size_t ring_bytes;       /* trace mode: bytes per CPU ring; 0: 1 MiB */
+	bool overwrite;          /* trace mode: a full ring drops its oldest event */
+};
+
+/* Where the results go. */
+struct hwbp_trace_output {
+	FILE *hist;              /* histogram mode: the table (NULL: not printed) */
+	FILE *text;              /* trace mode, text: one line per event */
+	const char *ctf_dir;     /* trace mode, CTF 1.8: a directory (instead of text) */
+	FILE *diag;              /* notes and the trace summary (NULL: none) */
+	const char *diag_prefix; /* before each note ("hwbp: trace: "), NULL: "" */
+};
+
+/*
+ * hwbp_trace_session_new - an empty session for backend @b.
+ * Errors (NULL, *err when non-NULL): -EINVAL (NULL @b), -ENOMEM.
+ */
+struct hwbp_trace_session *hwbp_trace_session_new(const struct hwbp_trace_backend *b, int *err);
+
+/* Close the backend (if opened: a started command is ended, an attached
+ * process let go) and free everything.  NULL is a no-op.  Not while
+ * hwbp_trace_session_run() runs, not in a signal handler. */
+void hwbp_trace_session_free(struct hwbp_trace_session *s);
+
+/*
+ * hwbp_trace_session_option - set the backend's option @name (without
+ * dashes) to @value (NULL for a flag).  Values are checked by the
+ * backend's open.  Errors (message set): -EINVAL (NULL, a value for a flag
+ * or none for an option that takes one), -ENOENT (the backend does not
+ * take @name), -EBUSY (already set, or the session ran).
+ */
+int hwbp_trace_session_option(struct hwbp_trace_session *s, const char *name, const char *value);
+
+/*
+ * hwbp_trace_session_command - the command to start (-- CMD [ARGS]):
+ * @argv NULL-terminated, @argv[0] searched in PATH.
+ * Errors (message set): -EINVAL (NULL or empty), -ENOENT (the backend
+ * runs no command), -EBUSY.
+ */
+int hwbp_trace_session_command(struct hwbp_trace_session *s, char *const argv[]);
+
+/*
+ * hwbp_trace_session_cpu - the CPU model to plan for (a preset name of
+ * hwbp_cpu_preset()); without it the backend's default (the simulator's
+ * x86_64, a real process's kernel model).
+ * Errors (message set): -EINVAL (NULL, unknown preset), -ENOENT (the
+ * backend has a fixed CPU), -EBUSY.
+ */
+int hwbp_trace_session_cpu(struct hwbp_trace_session *s, const char *preset);
+
+/*
+ * hwbp_trace_session_symbols - a System.map or /proc/kallsyms to add to
+ * the backend's symbols (read at run).  Errors: -EINVAL, -ENOSPC (more
+ * than 8), -EBUSY.
+ */
+int hwbp_trace_session_symbols(struct hwbp_trace_session *s, const char *path);
+
+/*
+ * hwbp_trace_session_entry - a filter entry (SYM[+OFF][/LEN]:rwx), applied
+ * in the order given once the backend's symbols are loaded; @where names
+ * its origin in messages ("-e").  hwbp_trace_session_filter_file - a file
+ * of entries, one a line ('#' comments), applied where it was given.
+ * Errors: -EINVAL (NULL), -ENOSPC (more than 2 * HWBP_MAX_REQUESTS),
+ * -EBUSY.  A bad entry is reported by hwbp_trace_session_run().
+ */
+int hwbp_trace_session_entry(struct hwbp_trace_session *s, const char *entry, const char *where);
+int hwbp_trace_session_filter_file(struct hwbp_trace_session *s, const char *path);
+
+/* Histogram or trace mode, outputs.  Errors: -EINVAL (NULL; CTF without
+ * trace mode; trace mode without an output), -EBUSY. */
+int hwbp_trace_session_mode(struct hwbp_trace_session *s, const struct hwbp_trace_mode *m);
+int hwbp_trace_session_output(struct hwbp_trace_session *s, const struct hwbp_trace_output *o);
+
+/*
+ * hwbp_trace_session_prepare - the first half of hwbp_trace_session_run():
+ * open the backend (start or attach the workload, load its symbols),
+ * resolve the watches, allocate the histogram or rings and open the
+ * outputs, without running.  Then hwbp_trace_session_hit() may be called
+ * (a benchmark of the hit path), and hwbp_trace_session_run() runs.
+ * Errors: as hwbp_trace_session_run() before its run; -EBUSY (prepared
+ * already).  After an error only hwbp_trace_session_free() is useful.
+ */
+int hwbp_trace_session_prepare(struct hwbp_trace_session *s);
+
+/*
+ * hwbp_trace_session_run - (prepare if not done, then) open the backend, resolve the watches, run the
+ * workload to its end (or hwbp_trace_session_stop), and write the results:
+ * the histogram, or the remaining events and the summary ("N events
+ * produced, N recorded, N lost").  Once per session.
+ * Errors (one line: hwbp_trace_session_message): -EINVAL with input set
+ * (a bad entry or option value, nothing to watch, unreadable input file),
+ * the backend's errors (a watch the CPU cannot hold: -ENOSPC, -ERANGE,
+ * -EOPNOTSUPP; a process that cannot be traced: -EPERM, -ESRCH ...),
+ * -EIO or the errno of a failed write to an output (CTF), -EBUSY (ran).
+ * Writes to hist/text streams are not checked here: the caller checks
+ * the streams (ferror, fclose) as it closes them.
+ */
+int hwbp_trace_session_run(struct hwbp_trace_session *s);
+
+/*
+ * hwbp_trace_session_stop - async-signal-safe: make a running
+ * hwbp_trace_session_run() end soon (a signal handler; install it without
+ * SA_RESTART so that the backend's waits return).  What was gathered so
+ * far is still written.
+ */
+void hwbp_trace_session_stop(struct hwbp_trace_session *s);
+
+/*
+ * hwbp_trace_session_message - the one-line reason of the last error ("" if
+ * none); *input (may be NULL) is set when it was the caller's input (a bad
+ * entry, option or file: a usage error) rather than the trace failing.
+ */
+const char *hwbp_trace_session_message(const struct hwbp_trace_session *s, bool *input);
+
+/*
+ * hwbp_trace_session_wait_status - true, with *@status (may be NULL) the
+ * wait status (waitpid(2)) of the command the backend started, once that
+ * command ended; false when the session started no command or it has not
+ * ended.  No error.
+ */
+bool hwbp_trace_session_wait_status(const struct hwbp_trace_session *s, int *status);
+
+/*
+ * hwbp_trace_session_hit - the hit path for a backend: one event into the
+ * session's histogram or its CPU's ring.  Allocation-free, no lock, no
+ * system call; histogram mode one caller at a time, trace mode one caller
+ * per CPU (ev->cpu).  Only between a successful prepare and
+ * hwbp_trace_session_free(), and not concurrently with run()'s own hits.
+ */
+void hwbp_trace_session_hit(struct hwbp_trace_session *s, const struct hwbp_trace_event *ev);
 
 #ifdef __cplusplus
 }

@@ -7,8 +7,15 @@
 # (CPU and timestamp columns aside: the simulator's CPUs and clock are not
 # the kernel's).  A watch set the CPU cannot hold fails the same way on both.
 # Exit 77 (skipped) when qemu-system-x86_64 is missing.
+# The demo kernel is the one installed with hwbp (DATADIR/hwbp/qemu-x86);
+# an hwbp of a build tree takes the build tree's (<build>/tracer/qemu-x86)
+# unless HWBP_DATADIR says where.
 set -uo pipefail
 hwbp=$1
+if [ -z "${HWBP_DATADIR:-}" ]; then
+  built=$(cd "$(dirname "$hwbp")/.." && pwd)/tracer
+  [ -f "$built/qemu-x86/kernel.elf" ] && export HWBP_DATADIR=$built
+fi
 command -v "${QEMU:-qemu-system-x86_64}" >/dev/null || {
   echo "qemu-system-x86_64 is missing (scripts/deps installs it): skipped"; exit 77; }
 tmp=$(mktemp -d)

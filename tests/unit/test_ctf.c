@@ -5,7 +5,9 @@
  * tiling, lost-event snapshots, directory reuse.  babeltrace2 reading the
  * result is tests/trace/ctf_test.sh.
  */
+#define _XOPEN_SOURCE 700   /* nftw */
 #include <errno.h>
+#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,13 +37,24 @@ static int setup_all(void **state)
 	return mkdtemp(base) ? 0 : -1;
 }
 
+/* Remove a test directory and everything in it (no shell). */
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int rm_tree(const char *path)
+{
+	return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static int teardown_all(void **state)
 {
-	char cmd[300];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
-	return system(cmd) == 0 ? 0 : -1;
+	return rm_tree(base) == 0 ? 0 : -1;
 }
 
 static void new_dir(char *out, size_t len)

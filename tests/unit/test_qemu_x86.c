@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The qemu-x86 backend's host side: the demo kernel's lines (hits with each
- * kind's provenance, refused watches, kernel failures, noise), and whole
- * runs through tests/qemu/x86/run.sh against a fake QEMU (a shell script
+ * kind's provenance, refused watches, kernel failures, noise), whole runs
+ * against a fake QEMU started as the backend starts QEMU (a shell script
  * standing in for qemu-system-x86_64: what it prints, how it exits, the
  * command line it was given), so that every error path is exercised
  * without booting anything.  The real boot is tests/trace/demo_sim_vs_qemu.sh.
  */
+#define _XOPEN_SOURCE 700   /* nftw */
 #include <errno.h>
+#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "tracer.h"
+#include "qemu_x86.h"
 
 static struct hwbpi_tracer t;
 
@@ -169,22 +171,33 @@ static int run_setup(void **state)
 	snprintf(kernel, sizeof(kernel), "%s/kernel.elf", dir);
 	snprintf(fake, sizeof(fake), "%s/fake-qemu", dir);
 	snprintf(args, sizeof(args), "%s/args", dir);
-	f = fopen(kernel, "w");     /* run.sh wants the image to exist */
+	f = fopen(kernel, "w");     /* the backend wants the image to exist */
 	if (!f)
 		return -1;
 	fclose(f);
 	return setenv("QEMU", fake, 1);
 }
 
+/* Remove a test directory and everything in it (no shell). */
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int rm_tree(const char *path)
+{
+	return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static int run_teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	unsetenv("QEMU");
 	unsetenv("HARNESS_TIMEOUT");
-	return system(cmd) == 0 ? 0 : -1;
+	return rm_tree(dir) == 0 ? 0 : -1;
 }
 
 /* isa-debug-exit: QEMU's status is ((code + 32) << 1) | 1 (run.sh). */
@@ -209,7 +222,7 @@ static void test_runs(void **state)
 		/* QEMU's own failure (bad image, triple fault) */
 		{ "echo 'qemu: could not load kernel' >&2; exit 1", -EIO, 0,
 		  "the demo kernel did not finish: " },
-		/* a hang: run.sh's timeout */
+		/* a hang: the backend's timeout */
 		{ "exec sleep 30", -EIO, 0, "the demo kernel did not finish: " },
 	};
 
@@ -222,8 +235,7 @@ static void test_runs(void **state)
 		write_fake(cases[i].body);
 		setenv("HARNESS_TIMEOUT", "1", 1);
 		setup(HWBP_W);
-		assert_int_equal(hwbpi_trace_qemu_x86(&t, hwbpi_qemu_x86_srcdir(), kernel, err,
-						      sizeof(err)), cases[i].ret);
+		assert_int_equal(hwbpi_trace_qemu_x86(&t, kernel, NULL, NULL, err, sizeof(err)), cases[i].ret);
 		assert_int_equal(strncmp(err, cases[i].err, strlen(cases[i].err)), 0);
 		assert_int_equal(hwbpi_tracer_hits(&t), cases[i].hits);
 		/* The watches went on the kernel's command line, in order. */
@@ -244,33 +256,64 @@ static void test_run_errors(void **state)
 
 	(void)state;
 	setup(HWBP_W);
-	/* no QEMU: run.sh's status 125 */
+	/* no QEMU: the exec fails */
 	setenv("QEMU", "/nonexistent/qemu-system-x86_64", 1);
-	assert_int_equal(hwbpi_trace_qemu_x86(&t, hwbpi_qemu_x86_srcdir(), kernel, err, sizeof(err)),
-			 -ENOENT);
+	assert_int_equal(hwbpi_trace_qemu_x86(&t, kernel, NULL, NULL, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "qemu-system-x86_64 not found");
 	setenv("QEMU", fake, 1);
-	assert_int_equal(hwbpi_trace_qemu_x86(NULL, "x", kernel, err, sizeof(err)), -EINVAL);
-	assert_int_equal(hwbpi_trace_qemu_x86(&t, NULL, kernel, err, sizeof(err)), -EINVAL);
-	assert_int_equal(hwbpi_trace_qemu_x86(&t, "x", NULL, err, sizeof(err)), -EINVAL);
-	/* quotes cannot go into the shell command */
-	assert_int_equal(hwbpi_trace_qemu_x86(&t, "x", "/tmp/it's", err, sizeof(err)), -EINVAL);
+	assert_int_equal(hwbpi_trace_qemu_x86(NULL, kernel, NULL, NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(hwbpi_trace_qemu_x86(&t, NULL, NULL, NULL, err, sizeof(err)), -EINVAL);
+	/* no shell: a quote in a path is only a character; a missing image is
+	 * refused before QEMU starts */
+	assert_int_equal(hwbpi_trace_qemu_x86(&t, "/tmp/it's", NULL, NULL, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "no kernel image /tmp/it's");
 	/* execution watches: the demo kernel watches data */
 	t.w[1].type = HWBP_X;
 	err[0] = '\0';
-	assert_int_equal(hwbpi_trace_qemu_x86(&t, hwbpi_qemu_x86_srcdir(), kernel, err, sizeof(err)),
-			 -EOPNOTSUPP);
+	assert_int_equal(hwbpi_trace_qemu_x86(&t, kernel, NULL, NULL, err, sizeof(err)), -EOPNOTSUPP);
 	assert_string_equal(err, "b: the qemu-x86 demo kernel watches data only");
 	t.nw = 0;
-	assert_int_equal(hwbpi_trace_qemu_x86(&t, hwbpi_qemu_x86_srcdir(), kernel, err, sizeof(err)),
-			 -EINVAL);
+	assert_int_equal(hwbpi_trace_qemu_x86(&t, kernel, NULL, NULL, err, sizeof(err)), -EINVAL);
 	t.nw = 2;
 	hwbpi_tracer_fini(&t);
-	/* building into an impossible place fails and says so */
-	assert_int_equal(hwbpi_qemu_x86_build("/nonexistent", dir, err, sizeof(err)), -EIO);
-	assert_non_null(strstr(err, "building the demo kernel failed"));
-	assert_int_equal(hwbpi_qemu_x86_build(NULL, dir, err, sizeof(err)), -EINVAL);
-	assert_int_equal(hwbpi_qemu_x86_build("x", "/tmp/it's", err, sizeof(err)), -EINVAL);
+}
+
+/* The installed demo kernel: found in $HWBP_DATADIR/qemu-x86, else one
+ * line saying it is not available. */
+static void test_datadir(void **state)
+{
+	char k[4096], y[4096], err[512] = "", sub[600];
+	FILE *f;
+
+	(void)state;
+	setenv("HWBP_DATADIR", dir, 1);
+	assert_string_equal(hwbpi_datadir(), dir);
+#ifdef HWBP_HAVE_QEMU_X86_DEMO
+	assert_int_equal(hwbpi_qemu_x86_files(k, y, sizeof(k), err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "not available: no demo kernel in "));
+	snprintf(sub, sizeof(sub), "%s/qemu-x86", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		snprintf(sub, sizeof(sub), "%s/qemu-x86/%s", dir, i ? "kernel64.elf" : "kernel.elf");
+		f = fopen(sub, "w");
+		assert_non_null(f);
+		fclose(f);
+	}
+	assert_int_equal(hwbpi_qemu_x86_files(k, y, sizeof(k), err, sizeof(err)), 0);
+	snprintf(sub, sizeof(sub), "%s/qemu-x86/kernel.elf", dir);
+	assert_string_equal(k, sub);
+	snprintf(sub, sizeof(sub), "%s/qemu-x86/kernel64.elf", dir);
+	assert_string_equal(y, sub);
+#else
+	assert_int_equal(hwbpi_qemu_x86_files(k, y, sizeof(k), err, sizeof(err)), -EOPNOTSUPP);
+	assert_non_null(strstr(err, "not available"));
+	(void)sub;
+	(void)f;
+#endif
+	assert_int_equal(hwbpi_qemu_x86_files(NULL, y, sizeof(k), err, sizeof(err)), -EINVAL);
+	/* unset: the installed directory, an absolute path */
+	unsetenv("HWBP_DATADIR");
+	assert_int_equal(hwbpi_datadir()[0], '/');
 }
 
 int main(void)
@@ -280,6 +323,7 @@ int main(void)
 		cmocka_unit_test(test_line_errors),
 		cmocka_unit_test_setup_teardown(test_runs, run_setup, run_teardown),
 		cmocka_unit_test_setup_teardown(test_run_errors, run_setup, run_teardown),
+		cmocka_unit_test_setup_teardown(test_datadir, run_setup, run_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,13 +2,16 @@
 /*
  * The tracer session: filter entries resolved against symbols, the demo
  * workload through the simulator into the histogram (exact counts and
- * overrun), and trace mode's accounting.
+ * overrun), and trace mode's accounting; the public session API and the
+ * backend registry (include/hwbp/trace.h).
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -223,6 +226,289 @@ static void test_trace_accounting(void **state)
 	}
 }
 
+/* ------------------------------------------------ registry, sessions */
+
+static void test_registry(void **state)
+{
+	static const char *const names[] = {
+		"sim", "lackey", "qemu-x86",
+#ifdef __linux__
+		"ptrace", "perf",
+#endif
+	};
+	unsigned n = 0;
+
+	(void)state;
+	for (; hwbp_trace_backend_at(n); n++) {
+		const struct hwbp_trace_backend *b = hwbp_trace_backend_at(n);
+
+		assert_string_equal(b->name, names[n]);
+		assert_ptr_equal(hwbp_trace_backend_find(b->name), b);
+		assert_true(b->description[0] && b->workload[0]);
+		assert_non_null(b->run);
+		/* every backend takes exactly the options it lists */
+		for (const struct hwbp_trace_backend_option *o = b->options; o->name; o++) {
+			assert_ptr_equal(hwbp_trace_backend_option(b, o->name), o);
+			assert_non_null(o->help);
+		}
+		assert_null(hwbp_trace_backend_option(b, "no-such-option"));
+	}
+	assert_int_equal(n, sizeof(names) / sizeof(names[0]));
+	assert_null(hwbp_trace_backend_find("gdb"));
+	assert_null(hwbp_trace_backend_find(NULL));
+	assert_null(hwbp_trace_backend_option(NULL, "demo"));
+}
+
+static void test_session_options(void **state)
+{
+	static const struct {
+		const char *backend, *name, *value;
+		int want;
+	} cases[] = {
+		{ "sim", "demo", NULL, 0 },
+		{ "sim", "demo", "x", -EINVAL },       /* a flag takes no value */
+		{ "sim", "lackey", "x.log", -ENOENT }, /* not the sim backend's */
+		{ "sim", "cmd", "x", -ENOENT },        /* -- CMD is hwbp_trace_session_command */
+		{ "lackey", "lackey", "x.log", 0 },
+		{ "lackey", "lackey", NULL, -EINVAL },
+		{ "lackey", "load-bias", "0x1000", 0 },
+		{ "qemu-x86", "demo", NULL, 0 },
+		{ "qemu-x86", "elf", "x", -ENOENT },
+#ifdef __linux__
+		{ "ptrace", "pid", "1", 0 },
+		{ "perf", "demo", NULL, -ENOENT },
+#endif
+	};
+	char *argv[] = { "true", NULL }, *empty[] = { NULL };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hwbp_trace_session *s = hwbp_trace_session_new(
+			hwbp_trace_backend_find(cases[i].backend), NULL);
+		bool input = false;
+
+		assert_non_null(s);
+		if (hwbp_trace_session_option(s, cases[i].name, cases[i].value) != cases[i].want)
+			fail_msg("%s --%s: expected %s", cases[i].backend, cases[i].name,
+				 hwbp_errno_name(cases[i].want));
+		if (cases[i].want) {
+			assert_true(hwbp_trace_session_message(s, &input)[0] != '\0');
+			assert_true(input);
+		} else {
+			/* the same option twice */
+			assert_int_equal(hwbp_trace_session_option(s, cases[i].name, cases[i].value),
+					 -EBUSY);
+		}
+		hwbp_trace_session_free(s);
+	}
+	{
+		int err = 0;
+		struct hwbp_trace_session *s;
+
+		assert_null(hwbp_trace_session_new(NULL, &err));
+		assert_int_equal(err, -EINVAL);
+		s = hwbp_trace_session_new(hwbp_trace_backend_find("sim"), NULL);
+		assert_int_equal(hwbp_trace_session_command(s, argv), -ENOENT);
+		assert_int_equal(hwbp_trace_session_command(s, empty), -EINVAL);
+		assert_int_equal(hwbp_trace_session_cpu(s, "z80"), -EINVAL);
+		assert_int_equal(hwbp_trace_session_cpu(s, "cortex-a57"), 0);
+		assert_int_equal(hwbp_trace_session_cpu(s, "x86_64"), -EBUSY);
+		hwbp_trace_session_free(s);
+		s = hwbp_trace_session_new(hwbp_trace_backend_find("qemu-x86"), NULL);
+		assert_int_equal(hwbp_trace_session_cpu(s, "x86_64"), -ENOENT);   /* a fixed CPU */
+		hwbp_trace_session_free(s);
+		hwbp_trace_session_free(NULL);
+	}
+}
+
+/* A sim --demo session's results, as text. */
+struct run_out {
+	char *out, *diag;
+	size_t nout, ndiag;
+	int ret;
+	bool input;
+	char msg[512];
+};
+
+static void run_demo(const char *backend, const char *const *entries, bool trace, bool stop,
+		     struct run_out *r)
+{
+	struct hwbp_trace_session *s = hwbp_trace_session_new(hwbp_trace_backend_find(backend), NULL);
+	FILE *out = open_memstream(&r->out, &r->nout), *diag = open_memstream(&r->diag, &r->ndiag);
+	struct hwbp_trace_mode m = { trace, 0, 0, false };
+	struct hwbp_trace_output o = { trace ? NULL : out, trace ? out : NULL, NULL, diag, "note: " };
+
+	assert_non_null(s);
+	assert_non_null(out);
+	assert_non_null(diag);
+	assert_int_equal(hwbp_trace_session_option(s, "demo", NULL), 0);
+	for (unsigned i = 0; entries && entries[i]; i++)
+		assert_int_equal(hwbp_trace_session_entry(s, entries[i], "-e"), 0);
+	assert_int_equal(hwbp_trace_session_mode(s, &m), 0);
+	assert_int_equal(hwbp_trace_session_output(s, &o), 0);
+	if (stop)
+		hwbp_trace_session_stop(s);
+	r->ret = hwbp_trace_session_run(s);
+	snprintf(r->msg, sizeof(r->msg), "%s", hwbp_trace_session_message(s, &r->input));
+	if (r->ret == 0)
+		assert_int_equal(hwbp_trace_session_run(s), -EBUSY);   /* once */
+	assert_false(hwbp_trace_session_wait_status(s, NULL));     /* no command */
+	hwbp_trace_session_free(s);
+	fclose(out);
+	fclose(diag);
+}
+
+static void run_free(struct run_out *r)
+{
+	free(r->out);
+	free(r->diag);
+}
+
+static void test_session_run(void **state)
+{
+	static const char *const pid_max[] = { "pid_max:rw-", NULL };
+	struct run_out r;
+	unsigned long long p, rec, l;
+	const char *c;
+
+	(void)state;
+	/* the default watches: the demo's four variables */
+	run_demo("sim", NULL, false, false, &r);
+	assert_int_equal(r.ret, 0);
+	assert_non_null(strstr(r.out, "jiffies: 16 functions, overrun 107\n"));
+	assert_non_null(strstr(r.out, "total_forks: 1 functions, overrun 0\n"));
+	run_free(&r);
+	run_demo("sim", pid_max, false, false, &r);
+	assert_int_equal(r.ret, 0);
+	assert_non_null(strstr(r.out, "pid_max: 2 functions, overrun 0\n"));
+	assert_null(strstr(r.out, "jiffies"));
+	run_free(&r);
+	/* trace mode: every event a line, produced = recorded + lost */
+	run_demo("sim", pid_max, true, false, &r);
+	assert_int_equal(r.ret, 0);
+	c = strstr(r.diag, "note: ");
+	assert_non_null(c);
+	assert_int_equal(sscanf(c, "note: %llu events produced, %llu recorded, %llu lost", &p, &rec, &l), 3);
+	assert_int_equal(p, rec + l);
+	assert_int_equal(l, 0);
+	{
+		unsigned long long lines = 0;
+
+		for (const char *q = r.out; *q; q++)
+			lines += *q == '\n';
+		assert_int_equal(lines, rec);
+	}
+	run_free(&r);
+	/* stopped at once: the run ends early and still writes the summary */
+	run_demo("sim", NULL, true, true, &r);
+	assert_int_equal(r.ret, 0);
+	c = strstr(r.diag, "note: ");
+	assert_non_null(c);
+	assert_int_equal(sscanf(c, "note: %llu events produced, %llu recorded", &p, &rec), 2);
+	assert_true(p == rec && p < 6510);
+	run_free(&r);
+}
+
+static void test_session_errors(void **state)
+{
+	static const char *const bad_letter[] = { "pid_max:rq-", NULL };
+	static const char *const nosuch[] = { "nosuch:rw-", NULL };
+	static const char *const none[] = { "*:---", NULL };
+	static const char *const too_long[] = { "jiffies/4096:rw-", NULL };
+	static const char *const five[] = { "avenrun:rw-", "jiffies:rw-", "pid_max:rw-", NULL };
+	static const struct {
+		const char *const *entries;
+		int ret;
+		bool input;
+		const char *msg;
+	} cases[] = {
+		{ bad_letter, -EINVAL, true, "-e 'pid_max:rq-': column 10: bad type letter" },
+		{ nosuch, -ENOENT, true, "-e 'nosuch:rw-': no symbol 'nosuch' in the symbol table" },
+		{ none, -EINVAL, true, "nothing to watch (give -e SYM:rw-)" },
+		{ too_long, -ERANGE, false, "cannot watch jiffies: ERANGE" },
+		{ five, -ENOSPC, false, "cannot watch pid_max: ENOSPC" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run_out r;
+
+		run_demo("sim", cases[i].entries, false, false, &r);
+		assert_int_equal(r.ret, cases[i].ret);
+		assert_int_equal(r.input, cases[i].input);
+		if (strncmp(r.msg, cases[i].msg, strlen(cases[i].msg)) != 0)
+			fail_msg("case %zu: '%s' does not start with '%s'", i, r.msg, cases[i].msg);
+		assert_int_equal(r.nout, 0);   /* nothing printed on failure */
+		run_free(&r);
+	}
+	/* a backend's own checks: its workload, its option values */
+	{
+		struct hwbp_trace_session *s = hwbp_trace_session_new(hwbp_trace_backend_find("lackey"), NULL);
+		bool input = false;
+
+		assert_int_equal(hwbp_trace_session_option(s, "lackey", "/nonexistent.log"), 0);
+		assert_int_equal(hwbp_trace_session_run(s), -EINVAL);
+		assert_string_equal(hwbp_trace_session_message(s, &input),
+				    "--lackey needs --elf PROG (for its symbols)");
+		assert_true(input);
+		hwbp_trace_session_free(s);
+		s = hwbp_trace_session_new(hwbp_trace_backend_find("sim"), NULL);
+		assert_int_equal(hwbp_trace_session_run(s), -EINVAL);   /* no --demo */
+		assert_string_equal(hwbp_trace_session_message(s, NULL), "--backend sim traces --demo");
+		hwbp_trace_session_free(s);
+#ifdef __linux__
+		s = hwbp_trace_session_new(hwbp_trace_backend_find("ptrace"), NULL);
+		assert_int_equal(hwbp_trace_session_option(s, "pid", "0"), 0);
+		assert_int_equal(hwbp_trace_session_run(s), -EINVAL);
+		assert_string_equal(hwbp_trace_session_message(s, NULL), "bad process id '0'");
+		hwbp_trace_session_free(s);
+#endif
+	}
+}
+
+/* prepare, then hits from outside (a benchmark's path), then the run: the
+ * histogram counts both. */
+static void test_session_prepare(void **state)
+{
+	struct hwbp_trace_session *s = hwbp_trace_session_new(hwbp_trace_backend_find("sim"), NULL);
+	char *out = NULL, kind[8], sym[32], fn[64];
+	size_t nout = 0;
+	FILE *f = open_memstream(&out, &nout);
+	struct hwbp_trace_output o = { f, NULL, NULL, NULL, NULL };
+	int err;
+	struct hwbp_symtab *syms = hwbpi_demo_symtab(&err);
+	const struct hwbp_sym *alloc_pid = hwbp_symtab_find(syms, "alloc_pid");
+	struct hwbp_trace_event ev = { 0 };
+	unsigned long long n = 0;
+	bool found = false;
+
+	(void)state;
+	assert_non_null(alloc_pid);
+	assert_int_equal(hwbp_trace_session_option(s, "demo", NULL), 0);
+	assert_int_equal(hwbp_trace_session_entry(s, "pid_max:rw-", "-e"), 0);
+	assert_int_equal(hwbp_trace_session_output(s, &o), 0);
+	assert_int_equal(hwbp_trace_session_prepare(s), 0);
+	assert_int_equal(hwbp_trace_session_prepare(s), -EBUSY);
+	assert_int_equal(hwbp_trace_session_entry(s, "jiffies:rw-", "-e"), -EBUSY);  /* too late */
+	ev.ip = alloc_pid->addr + 4;
+	ev.kind = HWBP_R;
+	ev.kind_how = HWBP_KIND_SIM;
+	for (unsigned i = 0; i < 10; i++)
+		hwbp_trace_session_hit(s, &ev);
+	assert_int_equal(hwbp_trace_session_run(s), 0);
+	fclose(f);
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n"))
+		if (sscanf(line, "%7s %31s %63s %llu", kind, sym, fn, &n) == 4 &&
+		    strcmp(fn, "alloc_pid") == 0 && strcmp(kind, "R") == 0) {
+			found = true;
+			assert_int_equal(n, 200 + 10);   /* the demo's 200 reads, and ours */
+		}
+	assert_true(found);
+	free(out);
+	hwbp_trace_session_free(s);
+	hwbp_symtab_free(syms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +516,11 @@ int main(void)
 		cmocka_unit_test(test_demo_histogram),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_trace_accounting),
+		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_session_options),
+		cmocka_unit_test(test_session_run),
+		cmocka_unit_test(test_session_errors),
+		cmocka_unit_test(test_session_prepare),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# tests/trace/trace_cli_test.sh HWBP: the conventions of `hwbp trace`
+# (cli/trace.c over include/hwbp/trace.h): --version, --help and
+# --backend list from the registry, --opt=value as --opt value, options
+# that do not apply to the chosen backend refused (exit 2, one line), and
+# a failed write to any output an error with its errno's name (exit 1).
+set -uo pipefail
+hwbp=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+# run WANT-STATUS WANT-STDERR-REGEX ARGS...: the status, and stderr one line
+run() {
+  local want=$1 re=$2; shift 2
+  "$hwbp" trace "$@" >"$tmp/out" 2>"$tmp/err"; local st=$?
+  if [ "$st" -ne "$want" ]; then bad "trace $* exited $st, not $want: $(cat "$tmp/err")"; return; fi
+  if [ -n "$re" ]; then
+    grep -Eq -- "$re" "$tmp/err" || bad "trace $*: stderr '$(cat "$tmp/err")' lacks /$re/"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || bad "trace $*: more than one line on stderr"
+  fi
+}
+
+run 0 '' --version
+grep -qx 'hwbp [0-9]*\.[0-9]*\.[0-9]*' "$tmp/out" || bad "--version printed '$(cat "$tmp/out")'"
+run 0 '' --help
+grep -q '^usage: hwbp trace' "$tmp/out" || bad "--help has no usage line"
+run 0 '' --backend list
+for b in sim lackey qemu-x86; do
+  grep -q "^$b " "$tmp/out" || bad "--backend list lacks $b"
+done
+if [ "$(uname -s)" = Linux ]; then
+  for b in ptrace perf; do grep -q "^$b " "$tmp/out" || bad "--backend list lacks $b"; done
+fi
+
+# --opt=value is --opt value
+"$hwbp" trace --demo -e pid_max:rw- --hist-entries 4 >"$tmp/a" 2>&1
+"$hwbp" trace --demo --event=pid_max:rw- --hist-entries=4 >"$tmp/b" 2>&1
+cmp -s "$tmp/a" "$tmp/b" || bad "--opt=value differs from --opt value"
+grep -q '^pid_max: 2 functions, overrun 0$' "$tmp/b" || bad "--event=... histogram: $(cat "$tmp/b")"
+"$hwbp" trace --demo --backend=sim --cpu=cortex-a57 -e pid_max:r-- >"$tmp/c" 2>&1 ||
+  bad "--backend=sim --cpu=cortex-a57 failed: $(cat "$tmp/c")"
+
+# options that do not apply: errors, never ignored
+run 2 'does not apply to --backend sim' --demo --elf /bin/true
+run 2 'does not apply to --backend qemu-x86' --backend qemu-x86 --demo --cpu x86_64
+run 2 '--overwrite applies only with --trace' --demo --overwrite
+run 2 '--buffer-kb applies only with --trace' --demo --buffer-kb 4
+run 2 '--format applies only with --trace' --demo --format text
+run 2 '--hist-entries does not apply with --trace' --demo --trace - --hist-entries 4
+run 2 'traces --demo' --backend sim --lackey x.log --elf /bin/true
+run 2 "unexpected argument 'extra'" --demo extra
+run 2 '--trace needs a value' --demo --trace
+run 2 "unexpected option '--bogus'" --demo --bogus
+
+# write errors: stdout, --trace FILE, CTF files
+"$hwbp" trace --demo -e pid_max:rw- >/dev/full 2>"$tmp/err"; st=$?
+[ $st -eq 1 ] && grep -q 'write error on stdout: ENOSPC' "$tmp/err" ||
+  bad "histogram to /dev/full: status $st, $(cat "$tmp/err")"
+"$hwbp" trace --demo -e pid_max:rw- --trace - >/dev/full 2>"$tmp/err"; st=$?
+[ $st -eq 1 ] && grep -q 'write error on stdout: ENOSPC' "$tmp/err" ||
+  bad "--trace - to /dev/full: status $st, $(cat "$tmp/err")"
+"$hwbp" trace --demo -e pid_max:rw- --trace /dev/full 2>"$tmp/err"; st=$?
+[ $st -eq 1 ] && grep -q "write error on --trace '/dev/full': ENOSPC" "$tmp/err" ||
+  bad "--trace /dev/full: status $st, $(cat "$tmp/err")"
+mkdir "$tmp/ctf" && ln -s /dev/full "$tmp/ctf/stream_0"
+"$hwbp" trace --demo --trace "$tmp/ctf" --format ctf 2>"$tmp/err"; st=$?
+[ $st -eq 1 ] && grep -q "writing CTF --trace '$tmp/ctf' failed: ENOSPC" "$tmp/err" ||
+  bad "CTF stream on /dev/full: status $st, $(cat "$tmp/err")"
+
+[ $fail -eq 0 ] && echo "hwbp trace conventions: OK"
+exit $fail

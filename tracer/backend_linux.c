@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Linux backends of the registry (tracer/backends.c): `ptrace` (a stop
+ * per hit, tracer/ptrace.h) and `perf` (perf_event_open sampling,
+ * tracer/perf.h), both on a command they start (-- CMD) or a process they
+ * attach (-p PID), whose symbols are read from /proc/PID/maps once it is
+ * stopped with everything mapped.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf.h"
+#include "ptrace.h"
+#include "session.h"
+
+/* The workload both take: -- CMD or -p PID, exactly one. */
+static int workload(struct hwbp_trace_session *s, pid_t *pid)
+{
+	const char *p = hwbpi_session_opt(s, "pid");
+	uint64_t v;
+
+	*pid = 0;
+	if (!p == !s->argv)
+		return hwbpi_fail(s, -EINVAL, true, "--backend %s traces %s", s->backend->name,
+				  s->backend->workload);
+	if (p && (hwbpi_parse_u64(p, &v) || v == 0 || v > INT32_MAX))
+		return hwbpi_fail(s, -EINVAL, true, "bad process id '%s'", p);
+	if (p)
+		*pid = (pid_t)v;
+	return 0;
+}
+
+/* Symbols of the stopped process: the executable and what is mapped. */
+static int process_symbols(struct hwbp_trace_session *s, pid_t pid)
+{
+	int ret;
+
+	s->syms = hwbp_symtab_new(&ret);
+	if (!s->syms)
+		return hwbpi_fail(s, ret, false, "cannot build the symbol table");
+	ret = hwbpi_proc_load_symbols(s->syms, pid);
+	if (ret < 0)
+		return hwbpi_fail(s, ret, false, "cannot read the symbols of process %ld: %s",
+				  (long)pid, hwbp_errno_name(ret));
+	return 0;
+}
+
+static const struct hwbp_trace_backend_option linux_options[] = {
+	{ "cmd", 0, "CMD", HWBP_TRACE_OPT_WORKLOAD | HWBP_TRACE_OPT_SELECTS | HWBP_TRACE_OPT_ARGV,
+	  NULL, "start CMD [ARGS] and trace it" },
+	{ "pid", 'p', "PID", HWBP_TRACE_OPT_WORKLOAD | HWBP_TRACE_OPT_SELECTS, NULL,
+	  "attach to the running process PID" },
+	{ NULL, 0, NULL, 0, NULL, NULL },
+};
+
+/* perf takes the same, but is never the default. */
+static const struct hwbp_trace_backend_option perf_options[] = {
+	{ "cmd", 0, "CMD", HWBP_TRACE_OPT_WORKLOAD | HWBP_TRACE_OPT_ARGV, NULL,
+	  "start CMD [ARGS] and trace it" },
+	{ "pid", 'p', "PID", HWBP_TRACE_OPT_WORKLOAD, NULL, "attach to the running process PID" },
+	{ NULL, 0, NULL, 0, NULL, NULL },
+};
+
+/* ------------------------------------------------------------- ptrace */
+
+static int ptrace_open(struct hwbp_trace_session *s)
+{
+	struct hwbpi_ptrace *ps = NULL;
+	char err[256] = "";
+	pid_t pid;
+	int ret = workload(s, &pid);
+
+	if (ret)
+		return ret;
+	/* Stopped once its executable and libraries are mapped. */
+	ret = pid ? hwbpi_ptrace_attach(&ps, pid, err, sizeof(err))
+		  : hwbpi_ptrace_start(&ps, s->argv, err, sizeof(err));
+	if (ret)
+		return hwbpi_fail(s, ret, false, "%s", err[0] ? err : hwbp_errno_name(ret));
+	s->bstate = ps;
+	return process_symbols(s, hwbpi_ptrace_pid(ps));
+}
+
+static int ptrace_run(struct hwbp_trace_session *s)
+{
+	char err[256] = "";
+	int status = 0;
+	/* Without --cpu: the model of the kernel's own debug registers. */
+	int ret = hwbpi_ptrace_trace(s->bstate, &s->t, s->have_cpu ? &s->cpu : NULL, &status, err,
+				     sizeof(err));
+
+	if (ret)
+		return hwbpi_fail(s, ret, false, "%s", err[0] ? err : hwbp_errno_name(ret));
+	if (s->argv) {
+		s->status = status;
+		s->have_status = true;
+	}
+	return 0;
+}
+
+static void ptrace_stop(struct hwbp_trace_session *s)
+{
+	(void)s;
+	hwbpi_ptrace_request_stop();
+}
+
+static void ptrace_close(struct hwbp_trace_session *s)
+{
+	/* A started process still alive is killed, an attached one left running. */
+	hwbpi_ptrace_free(s->bstate);
+	s->bstate = NULL;
+}
+
+const struct hwbp_trace_backend hwbpi_backend_ptrace = {
+	.name = "ptrace",
+	.description = "a real process on this machine's debug registers, a stop per hit",
+	.workload = "-- CMD or -p PID",
+	.options = linux_options,
+	.flags = HWBP_TRACE_BACKEND_CPU,
+	.open = ptrace_open,
+	.run = ptrace_run,
+	.stop = ptrace_stop,
+	.close = ptrace_close,
+};
+
+/* --------------------------------------------------------------- perf */
+
+struct perf_state {
+	pid_t pid;
+	bool started;            /* a child of ours, still held stopped */
+};
+
+static int perf_open(struct hwbp_trace_session *s)
+{
+	struct perf_state *p = calloc(1, sizeof(*p));
+	char err[256] = "";
+	pid_t pid;
+	int ret;
+
+	if (!p)
+		return hwbpi_fail(s, -ENOMEM, false, "out of memory");
+	s->bstate = p;
+	if ((ret = workload(s, &pid)))
+		return ret;
+	/* Sampling: one ring per CPU the samples may come from. */
+	s->ncpus = hwbpi_perf_ncpus();
+	if (s->ncpus > HWBPI_TRACE_MAX_CPUS)
+		s->ncpus = HWBPI_TRACE_MAX_CPUS;
+	/* Without --cpu: the model of the kernel's own debug registers,
+	 * asked before anything is started. */
+	if (!s->have_cpu) {
+		ret = hwbpi_ptrace_native_cpu(&s->cpu, err, sizeof(err));
+		if (ret)
+			return hwbpi_fail(s, ret, false, "%s", err[0] ? err : hwbp_errno_name(ret));
+	}
+	if (pid) {
+		p->pid = pid;
+	} else {
+		ret = hwbpi_perf_start(s->argv, &p->pid, err, sizeof(err));
+		if (ret)
+			return hwbpi_fail(s, ret, false, "%s", err[0] ? err : hwbp_errno_name(ret));
+		p->started = true;
+	}
+	return process_symbols(s, p->pid);
+}
+
+static int perf_run(struct hwbp_trace_session *s)
+{
+	struct perf_state *p = s->bstate;
+	struct hwbpi_perf_opts po;
+	struct hwbpi_perf_result res;
+	char err[256] = "";
+	bool started = p->started;
+	int ret;
+
+	memset(&po, 0, sizeof(po));
+	po.sampling = true;
+	po.stop = &s->stop;
+	p->started = false;   /* the trace lets it run, or kills it: nothing to abort */
+	ret = hwbpi_perf_trace(&s->t, &s->cpu, p->pid, started, &po, &res, err, sizeof(err));
+	if (ret)
+		return hwbpi_fail(s, ret, false, "%s", err[0] ? err : hwbp_errno_name(ret));
+	if (started) {
+		s->status = res.wstatus;
+		s->have_status = true;
+	}
+	if (res.lost)
+		hwbpi_note(s, "the kernel dropped %" PRIu64 " of %" PRIu64 " samples", res.lost,
+			   res.lost + res.samples);
+	return 0;
+}
+
+static void perf_close(struct hwbp_trace_session *s)
+{
+	struct perf_state *p = s->bstate;
+
+	if (p && p->started)
+		hwbpi_perf_abort(p->pid);
+	free(p);
+	s->bstate = NULL;
+}
+
+const struct hwbp_trace_backend hwbpi_backend_perf = {
+	.name = "perf",
+	.description = "a real process through perf_event_open breakpoints, sampled",
+	.workload = "-- CMD or -p PID",
+	.options = perf_options,
+	.flags = HWBP_TRACE_BACKEND_CPU,
+	.open = perf_open,
+	.run = perf_run,
+	.close = perf_close,
+};

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The perf backend's private parts (tracer/perf*.c): a trace's session
+ * (planned pieces, their events, one mmap ring per CPU) and what opening
+ * events (perf_events.c) gives the tracing loop (perf.c).  Linux only.
+ */
+#ifndef HWBP_TRACER_PERF_INT_H
+#define HWBP_TRACER_PERF_INT_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "perf.h"
+
+#define DEFAULT_RING_PAGES 32u
+#define DEFAULT_WAKEUP 64u
+
+/* The session of one trace. */
+struct piece {
+	unsigned watch;
+	uint64_t addr, len;
+	unsigned type;          /* hardware type (after widening) */
+};
+
+struct event {
+	int fd;
+	unsigned piece;
+	uint64_t id;            /* PERF_EVENT_IOC_ID */
+};
+
+struct ring {
+	int fd;                 /* the event that owns the buffer, or -1 */
+	void *base;
+	size_t map_len;
+	uint64_t off, size;     /* data area in the mapping */
+};
+
+struct sess {
+	struct hwbpi_tracer *t;
+	struct hwbpi_perf_result *res;
+	struct piece *pc;
+	unsigned npc;
+	struct event *ev;
+	unsigned nev, cap;
+	struct ring *ring;
+	unsigned ncpus;
+	size_t page;
+	unsigned last;          /* the event of the previous sample (a cache) */
+};
+
+/* ---- tracer/perf_events.c ---- */
+
+/* perf_event_open(2) of @a on @pid/@cpu, close-on-exec.  Returns the fd,
+ * or -errno. */
+int hwbpi_pf_event_open(struct perf_event_attr *a, pid_t pid, int cpu);
+/* One line in @err for a failed open of @what (paranoid level, EACCES,
+ * ENOSPC with @held slots in use ...); returns the errno to report. */
+int hwbpi_pf_say_open(int ret, const char *what, pid_t pid, unsigned held, char *err, size_t n);
+/* The process is gone or a zombie (not ours: we cannot wait for it).
+ * Reap a child of ours (its status in *@wstatus, may be NULL). */
+bool hwbpi_pf_proc_gone(pid_t pid);
+void hwbpi_pf_reap(pid_t pid, int *wstatus);
+/* Close every event and ring of @s and free its tables. */
+void hwbpi_pf_sess_close(struct sess *s);
+/* Plan every watch of s->t for @cpu into pieces the kernel can take.
+ * Errors (@err: one line naming the watch): the planner's, -EOPNOTSUPP
+ * (a piece Linux refuses: hwbpi_linux_piece_ok), -ENOMEM. */
+int hwbpi_pf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, char *err, size_t n);
+/* Open an event per piece for @pid (every thread of it with
+ * @all_threads), per CPU when sampling with the CPU's ring attached.
+ * Errors (@err: one line): those of perf_event_open and mmap, -ESRCH,
+ * -ENOMEM. */
+int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads, bool enable_on_exec,
+		      const struct hwbpi_perf_opts *o, char *err, size_t n);
+
+#endif /* HWBP_TRACER_PERF_INT_H */

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * /proc/PID/maps (internal, Linux; tracer/proc_maps.c): load biases and
+ * the symbols of every file a process has mapped, for the ptrace and perf
+ * backends, whose watches are resolved against the running program.
+ */
+#ifndef HWBP_TRACER_PROC_MAPS_H
+#define HWBP_TRACER_PROC_MAPS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <hwbp/trace.h>
+
+/*
+ * hwbpi_proc_load_bias - the load bias of @exe_path in process @pid: the
+ * start of its mapping at file offset 0 (matched by device and inode, so
+ * any path to the file works) minus the page of its first PT_LOAD's
+ * p_vaddr.  0 for a non-PIE executable.  @exe_path NULL: /proc/PID/exe.
+ * Errors: -ENOENT (the file is not mapped in @pid), -EINVAL (not a
+ *         64-bit ELF), open()/stat() errors as they are.
+ */
+int hwbpi_proc_load_bias(pid_t pid, const char *exe_path, uint64_t *bias);
+
+/*
+ * hwbpi_proc_load_symbols - add the ELF symbols of every file mapped in
+ * @pid at offset 0 (the executable, ld.so, the libraries loaded so far)
+ * with their load biases.  Files without a symbol table are skipped.
+ * Returns the number of symbols added.
+ * Errors: open errors of /proc/PID/maps (-ENOENT, -EACCES), those of
+ *         hwbp_symtab_load_elf() other than -EINVAL/-ENOENT/-EACCES
+ *         (-EBUSY, -ENOMEM, -EIO, -EOPNOTSUPP: built without libelf).
+ */
+int hwbpi_proc_load_symbols(struct hwbp_symtab *syms, pid_t pid);
+
+#endif /* HWBP_TRACER_PROC_MAPS_H */

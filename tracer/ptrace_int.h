@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ptrace backend's private parts (tracer/ptrace*.c): the session's
+ * processes and threads, and the helpers the event loop (ptrace.c), the
+ * start/attach code (ptrace_start.c) and the tables (ptrace_task.c) share.
+ * Linux only.
+ */
+#ifndef HWBP_TRACER_PTRACE_INT_H
+#define HWBP_TRACER_PTRACE_INT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ptrace.h"
+
+#ifndef TRAP_HWBKPT
+#define TRAP_HWBKPT 4   /* include/uapi/asm-generic/siginfo.h */
+#endif
+#ifndef TRAP_TRACE
+#define TRAP_TRACE 2
+#endif
+
+#define OPTS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC)
+
+struct thr {
+	pid_t tid, tgid;
+	bool armed;          /* its first stop was seen and DRs written */
+	int pending;         /* signal to deliver at the first resume */
+	/*
+	 * Stepping over a hit (hwbpi_linux_step_over: the exception came
+	 * before the access and the kernel does not step for ptrace): the
+	 * thread's slots are cleared and it single-steps; the hit is fed to
+	 * the tracer when the step is done (then the bytes show whether it
+	 * wrote), with the trap's ip and time.
+	 */
+	bool step;
+	uint64_t hit_req, hit_ip, hit_ts;
+};
+
+struct proc {
+	pid_t tgid;
+	bool watched;        /* false after an exec */
+	uint8_t *shadow;     /* the watched bytes at the last hit */
+};
+
+struct hwbpi_ptrace {
+	pid_t pid;
+	struct hwbp_cpu cpu;       /* the kernel's model (hwbpi_linux_cpu()) */
+	struct hwbp_regs off;      /* nothing armed */
+	bool attached, traced;
+	int status;
+	struct thr *thr;
+	size_t nthr, cthr;
+	struct proc *proc;
+	size_t nproc, cproc;
+};
+
+/* ---- tracer/ptrace_task.c: the tables and small ptrace helpers ---- */
+
+/* The thread table: find, add (NULL: -ENOMEM), delete by tid. */
+struct thr *hwbpi_pt_thr_find(struct hwbpi_ptrace *s, pid_t tid);
+struct thr *hwbpi_pt_thr_add(struct hwbpi_ptrace *s, pid_t tid, pid_t tgid);
+void hwbpi_pt_thr_del(struct hwbpi_ptrace *s, pid_t tid);
+/* The process table; a new process gets a shadow of @shadow_len bytes
+ * (the watched bytes, to tell writes by value).  NULL: none / -ENOMEM. */
+struct proc *hwbpi_pt_proc_find(struct hwbpi_ptrace *s, pid_t tgid);
+struct proc *hwbpi_pt_proc_add(struct hwbpi_ptrace *s, pid_t tgid, size_t shadow_len);
+/* A number field of /proc/TID/status ("Tgid", "TracerPid"), or -1. */
+pid_t hwbpi_pt_status_field(pid_t tid, const char *field);
+/* A session of process @pid with the kernel's model @cpu (NULL: -ENOMEM). */
+struct hwbpi_ptrace *hwbpi_pt_session_new(pid_t pid, bool attached, const struct hwbp_cpu *cpu);
+/* The kernel's debug-register model for stopped thread @tid (hwbpi_linux_cpu),
+ * with a one-line reason.  Errors: those of hwbpi_linux_cpu(). */
+int hwbpi_pt_native_cpu(pid_t tid, struct hwbp_cpu *cpu, char *err, size_t errlen);
+/* Read @len bytes of the stopped thread's memory.  Errors: -errno of the read. */
+int hwbpi_pt_read_mem(pid_t tid, uint64_t addr, uint8_t *buf, size_t len);
+/* PTRACE_CONT with @sig (a thread: its pending signal first). */
+void hwbpi_pt_resume_thr(const struct thr *th, int sig);
+void hwbpi_pt_resume(pid_t tid, int sig);
+/* waitpid(@pid, __WALL), EINTR retried.  Errors: -errno. */
+int hwbpi_pt_wait_for(pid_t pid, int *st);
+
+/* ---- tracer/ptrace_start.c ---- */
+
+/* Fork and stop the child at its entry point (argv) or before calling
+ * fn(arg); the session in *out.  Errors: as hwbpi_ptrace_start(). */
+int hwbpi_pt_spawn(struct hwbpi_ptrace **out, char *const argv[], int (*fn)(void *), void *arg,
+		   char *err, size_t errlen);
+
+#endif /* HWBP_TRACER_PTRACE_INT_H */

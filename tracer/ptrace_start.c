@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ptrace backend's processes (tracer/ptrace.h): start a command and
+ * stop it at its ELF entry point (a hardware execute breakpoint, no code
+ * byte changed), attach to a running process (PTRACE_SEIZE every thread),
+ * and let go of one at the end (kill what we started, detach what we
+ * attached).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <elf.h>
+#include <fcntl.h>
+
+#include "linux.h"
+#include "ptrace_int.h"
+
+/* AT_ENTRY of /proc/PID/auxv (man 3 getauxval). */
+static int auxv_entry(pid_t pid, uint64_t *entry)
+{
+	char p[64];
+	Elf64_auxv_t a;
+	int fd, ret = -ENOENT;
+
+	snprintf(p, sizeof(p), "/proc/%d/auxv", (int)pid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (read(fd, &a, sizeof(a)) == (ssize_t)sizeof(a) && a.a_type != AT_NULL)
+		if (a.a_type == AT_ENTRY) {
+			*entry = a.a_un.a_val;
+			ret = 0;
+			break;
+		}
+	close(fd);
+	return ret;
+}
+
+/*
+ * From the stop after execve() to the program's entry point, where ld.so
+ * has mapped every DT_NEEDED library: an execute breakpoint in the first
+ * instruction slot, hwbp's own encoding (x86: DR0 with L0, R/W0 = 00,
+ * LEN0 = 00, Intel SDM vol. 3 §17.2.4; arm64: DBGBCR0 BAS 0b1111), so
+ * that no code byte changes.  The stop comes before the instruction
+ * runs; the breakpoint is cleared there, so it runs when the thread goes
+ * on (x86 sets RF anyway: hw_breakpoint_handler()).
+ */
+static int run_to_entry(pid_t pid, const struct hwbp_cpu *cpu, const char *cmd, char *err,
+			size_t errlen)
+{
+	struct hwbp_regs r, off;
+	struct hwbp_caps caps;
+	struct hwbp_piece pc;
+	uint64_t entry = 0;
+	int st, ret = auxv_entry(pid, &entry);
+
+	memset(&pc, 0, sizeof(pc));
+	if (ret == 0)
+		ret = hwbp_caps_get(cpu, &caps);
+	if (ret == 0) {
+		pc.addr = pc.cover_lo = entry;
+		pc.len = pc.cover_len = caps.inst_len;
+		pc.type = HWBP_X;
+		hwbp_regs_reset(cpu, &off);
+		r = off;
+		ret = hwbp_encode_piece(cpu, &r, 0, true, &pc, HWBP_SCOPE_USER, true);
+	}
+	if (ret == 0)
+		ret = hwbpi_linux_write(pid, cpu, &r);
+	if (ret) {
+		hwbpi_say(err, errlen, "%s: cannot stop at its entry point: %s", cmd, strerror(-ret));
+		return -EIO;
+	}
+	hwbpi_pt_resume(pid, 0);
+	for (;;) {
+		siginfo_t si;
+
+		ret = hwbpi_pt_wait_for(pid, &st);
+		if (ret)
+			return ret;
+		if (!WIFSTOPPED(st)) {
+			hwbpi_say(err, errlen, "%s %s before its entry point", cmd,
+			    WIFEXITED(st) ? "exited" : "was killed");
+			return -EIO;
+		}
+		if (WSTOPSIG(st) == SIGTRAP && (st >> 16) == 0 &&
+		    ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) == 0 && si.si_code == TRAP_HWBKPT)
+			break;
+		/* A signal the program gets on the way: delivered. */
+		hwbpi_pt_resume(pid, (st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP ? WSTOPSIG(st) : 0);
+	}
+	ret = hwbpi_linux_write(pid, cpu, &off);
+	if (ret == 0)
+		ret = hwbpi_linux_hit_done(pid);
+	return ret;
+}
+
+int hwbpi_pt_spawn(struct hwbpi_ptrace **out, char *const argv[], int (*fn)(void *), void *arg,
+		 char *err, size_t errlen)
+{
+	int pfd[2], e[2], st, ret;
+	struct hwbp_cpu cpu;
+	ssize_t n;
+	pid_t pid;
+
+	if (!out || (!argv && !fn) || (argv && !argv[0]))
+		return -EINVAL;
+	*out = NULL;
+	if (pipe2(pfd, O_CLOEXEC))
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return ret;
+	}
+	if (pid == 0) {
+		/* The child reports a failure through the pipe; a successful
+		 * execve() closes it (O_CLOEXEC): the parent reads EOF. */
+		close(pfd[0]);
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL)) {
+			e[0] = 1;
+			e[1] = errno;
+			if (write(pfd[1], e, sizeof(e)) < 0)
+				_exit(126);
+			_exit(127);
+		}
+		if (fn) {
+			close(pfd[1]);
+			raise(SIGSTOP);
+			_exit(fn(arg));
+		}
+		execvp(argv[0], argv);
+		e[0] = 2;
+		e[1] = errno;
+		if (write(pfd[1], e, sizeof(e)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	close(pfd[1]);
+	do
+		n = read(pfd[0], e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (n == (ssize_t)sizeof(e)) {
+		hwbpi_pt_wait_for(pid, &st);
+		if (e[0] == 1)
+			hwbpi_say(err, errlen, "ptrace not permitted (PTRACE_TRACEME: %s): see "
+			    "/proc/sys/kernel/yama/ptrace_scope", strerror(e[1]));
+		else
+			hwbpi_say(err, errlen, "cannot run %s: %s", argv[0], strerror(e[1]));
+		return -e[1];
+	}
+	ret = hwbpi_pt_wait_for(pid, &st);
+	if (ret == 0 && !WIFSTOPPED(st)) {
+		hwbpi_say(err, errlen, "%s ended before it could be traced", fn ? "the child" : argv[0]);
+		return -EIO;
+	}
+	/* Options take effect from the first stop (man 2 ptrace,
+	 * PTRACE_SETOPTIONS); EXITKILL: the program dies with the tracer. */
+	if (ret == 0 && ptrace(PTRACE_SETOPTIONS, pid, NULL,
+			       (void *)(uintptr_t)(OPTS | PTRACE_O_EXITKILL)))
+		ret = -errno;
+	if (ret == 0)
+		ret = hwbpi_pt_native_cpu(pid, &cpu, err, errlen);
+	if (ret == 0 && !fn)
+		ret = run_to_entry(pid, &cpu, argv[0], err, errlen);
+	if (ret == 0) {
+		*out = hwbpi_pt_session_new(pid, false, &cpu);
+		if (!*out || !hwbpi_pt_thr_add(*out, pid, pid)) {
+			hwbpi_ptrace_free(*out);
+			*out = NULL;
+			return -ENOMEM;
+		}
+		(*out)->thr[0].armed = true;   /* its first stop is behind us */
+		return 0;
+	}
+	kill(pid, SIGKILL);
+	hwbpi_pt_wait_for(pid, &st);
+	if (err && !err[0])
+		hwbpi_say(err, errlen, "%s: ptrace: %s", fn ? "the child" : argv[0], strerror(-ret));
+	return ret;
+}
+
+static int nothing(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+int hwbpi_ptrace_native_cpu(struct hwbp_cpu *cpu, char *err, size_t errlen)
+{
+	struct hwbpi_ptrace *s;
+	int ret;
+
+	if (!cpu)
+		return -EINVAL;
+	/* The regsets that say it need a stopped tracee: a child of ours,
+	 * killed once asked (hwbpi_ptrace_free()). */
+	ret = hwbpi_pt_spawn(&s, NULL, nothing, NULL, err, errlen);
+	if (ret == 0) {
+		*cpu = s->cpu;
+		hwbpi_ptrace_free(s);
+	}
+	return ret;
+}
+
+int hwbpi_ptrace_start(struct hwbpi_ptrace **out, char *const argv[], char *err, size_t errlen)
+{
+	int ret = hwbpi_ptrace_selftest(err, errlen);
+
+	return ret ? ret : hwbpi_pt_spawn(out, argv, NULL, NULL, err, errlen);
+}
+
+int hwbpi_ptrace_start_fn(struct hwbpi_ptrace **out, int (*fn)(void *), void *arg,
+			  char *err, size_t errlen)
+{
+	int ret = hwbpi_ptrace_selftest(err, errlen);
+
+	return ret ? ret : hwbpi_pt_spawn(out, NULL, fn, arg, err, errlen);
+}
+
+static void say_perm(pid_t pid, char *err, size_t errlen)
+{
+	pid_t tracer = hwbpi_pt_status_field(pid, "TracerPid");
+	char scope[16] = "?";
+	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+
+	if (f) {
+		if (!fgets(scope, sizeof(scope), f))
+			strcpy(scope, "?");
+		scope[strcspn(scope, "\n")] = '\0';
+		fclose(f);
+	}
+	if (tracer > 0)
+		hwbpi_say(err, errlen, "ptrace not permitted: process %d is already traced by process %d",
+		    (int)pid, (int)tracer);
+	else
+		hwbpi_say(err, errlen, "ptrace not permitted on process %d (kernel.yama.ptrace_scope = %s, "
+		    "or not your process)", (int)pid, scope);
+}
+
+/* Seize and stop the threads of @pid not known yet; returns how many. */
+static int seize_threads(struct hwbpi_ptrace *s, char *err, size_t errlen)
+{
+	char p[64];
+	struct dirent *d;
+	DIR *dir;
+	int added = 0;
+
+	snprintf(p, sizeof(p), "/proc/%d/task", (int)s->pid);
+	dir = opendir(p);
+	if (!dir) {
+		hwbpi_say(err, errlen, "no process %d", (int)s->pid);
+		return -ESRCH;
+	}
+	while ((d = readdir(dir))) {
+		pid_t tid = (pid_t)atoi(d->d_name);
+		struct thr *t;
+		int st;
+
+		if (tid <= 0 || hwbpi_pt_thr_find(s, tid))
+			continue;
+		/* No EXITKILL: an attached process outlives the tracer. */
+		if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)(uintptr_t)OPTS)) {
+			int e = errno;
+
+			if (e == ESRCH)
+				continue;   /* exited meanwhile */
+			/* A thread created since by a seized one is ours
+			 * already (auto-attached, PTRACE_O_TRACECLONE): its
+			 * first stop comes through the tracing loop. */
+			if (e == EPERM && hwbpi_pt_status_field(tid, "TracerPid") == getpid()) {
+				if (!hwbpi_pt_thr_add(s, tid, s->pid)) {
+					closedir(dir);
+					return -ENOMEM;
+				}
+				continue;
+			}
+			closedir(dir);
+			if (e == EPERM)
+				say_perm(s->pid, err, errlen);
+			else
+				hwbpi_say(err, errlen, "cannot attach to process %d: %s", (int)s->pid,
+				    strerror(e));
+			return -e;
+		}
+		t = hwbpi_pt_thr_add(s, tid, s->pid);
+		if (!t) {
+			closedir(dir);
+			return -ENOMEM;
+		}
+		ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
+		if (hwbpi_pt_wait_for(tid, &st) == 0 && WIFSTOPPED(st)) {
+			t = hwbpi_pt_thr_find(s, tid);
+			t->armed = true;
+			/* A signal-delivery stop came first: delivered later. */
+			if ((st >> 16) == 0)
+				t->pending = WSTOPSIG(st);
+		} else {
+			hwbpi_pt_thr_del(s, tid);
+		}
+		added++;
+	}
+	closedir(dir);
+	return added;
+}
+
+int hwbpi_ptrace_attach(struct hwbpi_ptrace **out, pid_t pid, char *err, size_t errlen)
+{
+	struct hwbpi_ptrace *s;
+	struct hwbp_cpu cpu;
+	int ret;
+
+	if (!out || pid <= 0)
+		return -EINVAL;
+	*out = NULL;
+	ret = hwbpi_ptrace_selftest(err, errlen);
+	if (ret)
+		return ret;
+	/* A placeholder model until a thread is stopped to ask the kernel
+	 * (GETREGSET needs a stopped tracee); no register is written before. */
+	ret = hwbp_cpu_preset("x86_64", &cpu);
+	s = ret ? NULL : hwbpi_pt_session_new(pid, true, &cpu);
+	if (!s)
+		return ret ? ret : -ENOMEM;
+	/* Threads may be created while we seize: again until none is new. */
+	do
+		ret = seize_threads(s, err, errlen);
+	while (ret > 0);
+	if (ret == 0 && !hwbpi_pt_thr_find(s, pid)) {
+		hwbpi_say(err, errlen, "process %d ended while being attached", (int)pid);
+		ret = -ESRCH;
+	}
+	if (ret == 0)
+		ret = hwbpi_pt_native_cpu(pid, &cpu, err, errlen);
+	if (ret == 0) {
+		s->cpu = cpu;
+		hwbp_regs_reset(&cpu, &s->off);
+	}
+	if (ret) {
+		hwbpi_ptrace_free(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+void hwbpi_ptrace_free(struct hwbpi_ptrace *s)
+{
+	if (!s)
+		return;
+	if (s->attached) {
+		/* Stopped (never traced, or a stop was requested): let go. */
+		for (size_t i = 0; i < s->nthr; i++) {
+			hwbpi_linux_write(s->thr[i].tid, &s->cpu, &s->off);
+			ptrace(PTRACE_DETACH, s->thr[i].tid, NULL, NULL);
+		}
+	} else {
+		int st;
+
+		/* Only tracees not reaped yet: their pids cannot have been
+		 * reused (a reaped process's could). */
+		for (size_t i = 0; i < s->nthr; i++)
+			kill(s->thr[i].tgid, SIGKILL);
+		while (s->nthr) {
+			if (hwbpi_pt_wait_for(s->thr[0].tid, &st) || WIFEXITED(st) || WIFSIGNALED(st))
+				hwbpi_pt_thr_del(s, s->thr[0].tid);
+		}
+	}
+	for (size_t i = 0; i < s->nproc; i++)
+		free(s->proc[i].shadow);
+	free(s->proc);
+	free(s->thr);
+	free(s);
+}
+

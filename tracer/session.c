@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tracer sessions (include/hwbp/trace.h): options gathered, then one run:
+ * the backend opens its workload and symbols, the entries become watches,
+ * the backend feeds hits, and the results go to the outputs
+ * (tracer/output.c).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+
+int hwbpi_fail(struct hwbp_trace_session *s, int ret, bool input, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->msg, sizeof(s->msg), fmt, ap);
+	va_end(ap);
+	s->input = input;
+	return ret;
+}
+
+void hwbpi_note(struct hwbp_trace_session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!s->out.diag)
+		return;
+	fputs(s->out.diag_prefix ? s->out.diag_prefix : "", s->out.diag);
+	va_start(ap, fmt);
+	vfprintf(s->out.diag, fmt, ap);
+	va_end(ap);
+	fputc('\n', s->out.diag);
+}
+
+int hwbpi_parse_u64(const char *v, uint64_t *out)
+{
+	uint64_t n = 0;
+	unsigned base = 10;
+	const char *p = v;
+
+	if (!v || !*v)
+		return -EINVAL;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		base = 16;
+		p += 2;
+		if (!*p)
+			return -EINVAL;
+	}
+	for (; *p; p++) {
+		int d = base == 16 ? hwbpi_hexval(*p) : (*p >= '0' && *p <= '9' ? *p - '0' : -1);
+
+		if (d < 0)
+			return -EINVAL;
+		if (n > (UINT64_MAX - (uint64_t)d) / base)
+			return -ERANGE;
+		n = n * base + (uint64_t)d;
+	}
+	*out = n;
+	return 0;
+}
+
+struct hwbp_trace_session *hwbp_trace_session_new(const struct hwbp_trace_backend *b, int *err)
+{
+	struct hwbp_trace_session *s;
+
+	if (!b) {
+		if (err)
+			*err = -EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		if (err)
+			*err = -ENOMEM;
+		return NULL;
+	}
+	s->backend = b;
+	s->ncpus = 1;
+	return s;
+}
+
+void hwbp_trace_session_free(struct hwbp_trace_session *s)
+{
+	if (!s)
+		return;
+	if (s->opened && s->backend->close)
+		s->backend->close(s);
+	if (s->tracer_started)
+		hwbpi_tracer_fini(&s->t);
+	hwbp_symtab_free(s->syms);
+	free(s->drain);
+	free(s);
+}
+
+const char *hwbpi_session_opt(const struct hwbp_trace_session *s, const char *name)
+{
+	for (unsigned i = 0; i < s->nopt; i++)
+		if (strcmp(s->opt[i].name, name) == 0)
+			return s->opt[i].value;
+	return NULL;
+}
+
+int hwbp_trace_session_option(struct hwbp_trace_session *s, const char *name, const char *value)
+{
+	const struct hwbp_trace_backend_option *o;
+
+	if (!s || !name)
+		return -EINVAL;
+	if (s->opened || s->nopt == HWBPI_SESSION_MAX_OPTS || hwbpi_session_opt(s, name))
+		return hwbpi_fail(s, -EBUSY, true, "--%s given twice", name);
+	o = hwbp_trace_backend_option(s->backend, name);
+	if (!o || (o->flags & HWBP_TRACE_OPT_ARGV))
+		return hwbpi_fail(s, -ENOENT, true, "--%s does not apply to --backend %s", name,
+				  s->backend->name);
+	if (!o->arg != !value)
+		return hwbpi_fail(s, -EINVAL, true, o->arg ? "--%s needs %s" : "--%s takes no value",
+				  name, o->arg ? o->arg : "");
+	s->opt[s->nopt].name = o->name;
+	s->opt[s->nopt].value = value ? value : "";
+	s->nopt++;
+	return 0;
+}
+
+int hwbp_trace_session_command(struct hwbp_trace_session *s, char *const argv[])
+{
+	bool takes = false;
+
+	if (!s || !argv || !argv[0] || !argv[0][0])
+		return s ? hwbpi_fail(s, -EINVAL, true, "-- needs a command to run") : -EINVAL;
+	for (const struct hwbp_trace_backend_option *o = s->backend->options; o && o->name; o++)
+		takes |= (o->flags & HWBP_TRACE_OPT_ARGV) != 0;
+	if (!takes)
+		return hwbpi_fail(s, -ENOENT, true, "-- CMD does not apply to --backend %s",
+				  s->backend->name);
+	if (s->opened || s->argv)
+		return hwbpi_fail(s, -EBUSY, true, "-- CMD given twice");
+	s->argv = argv;
+	return 0;
+}
+
+int hwbp_trace_session_cpu(struct hwbp_trace_session *s, const char *preset)
+{
+	if (!s || !preset)
+		return -EINVAL;
+	if (!(s->backend->flags & HWBP_TRACE_BACKEND_CPU))
+		return hwbpi_fail(s, -ENOENT, true, "--cpu does not apply to --backend %s",
+				  s->backend->name);
+	if (s->opened || s->have_cpu)
+		return hwbpi_fail(s, -EBUSY, true, "--cpu given twice");
+	if (hwbp_cpu_preset(preset, &s->cpu))
+		return hwbpi_fail(s, -EINVAL, true, "unknown --cpu '%s'", preset);
+	s->have_cpu = true;
+	return 0;
+}
+
+int hwbp_trace_session_symbols(struct hwbp_trace_session *s, const char *path)
+{
+	if (!s || !path)
+		return -EINVAL;
+	if (s->opened)
+		return -EBUSY;
+	if (s->nsymfile == HWBPI_SESSION_MAX_SYMFILES)
+		return hwbpi_fail(s, -ENOSPC, true, "more than %d --symbols", HWBPI_SESSION_MAX_SYMFILES);
+	s->symfile[s->nsymfile++] = path;
+	return 0;
+}
+
+static int add_entry(struct hwbp_trace_session *s, const char *text, const char *where)
+{
+	if (!s || !text)
+		return -EINVAL;
+	if (s->opened)
+		return -EBUSY;
+	if (s->nentry == HWBPI_SESSION_MAX_ENTRIES)
+		return hwbpi_fail(s, -ENOSPC, true, "too many -e at '%s'", text);
+	s->entry[s->nentry].text = text;
+	s->entry[s->nentry].where = where;
+	s->nentry++;
+	return 0;
+}
+
+int hwbp_trace_session_entry(struct hwbp_trace_session *s, const char *entry, const char *where)
+{
+	return add_entry(s, entry, where ? where : "-e");
+}
+
+int hwbp_trace_session_filter_file(struct hwbp_trace_session *s, const char *path)
+{
+	return add_entry(s, path, NULL);
+}
+
+int hwbp_trace_session_mode(struct hwbp_trace_session *s, const struct hwbp_trace_mode *m)
+{
+	if (!s || !m)
+		return -EINVAL;
+	if (s->opened)
+		return -EBUSY;
+	s->mode = *m;
+	return 0;
+}
+
+int hwbp_trace_session_output(struct hwbp_trace_session *s, const struct hwbp_trace_output *o)
+{
+	if (!s || !o || (o->ctf_dir && (!o->ctf_dir[0] || o->text)))
+		return -EINVAL;
+	if (s->opened)
+		return -EBUSY;
+	s->out = *o;
+	return 0;
+}
+
+void hwbp_trace_session_stop(struct hwbp_trace_session *s)
+{
+	/* Only a flag and the backend's own async-signal-safe stop. */
+	if (!s)
+		return;
+	s->stop = 1;
+	if (s->backend->stop)
+		s->backend->stop(s);
+}
+
+const char *hwbp_trace_session_message(const struct hwbp_trace_session *s, bool *input)
+{
+	if (input)
+		*input = s ? s->input : false;
+	return s ? s->msg : "";
+}
+
+bool hwbp_trace_session_wait_status(const struct hwbp_trace_session *s, int *status)
+{
+	if (!s || !s->have_status)
+		return false;
+	if (status)
+		*status = s->status;
+	return true;
+}
+
+void hwbp_trace_session_hit(struct hwbp_trace_session *s, const struct hwbp_trace_event *ev)
+{
+	hwbpi_tracer_hit(&s->t, ev);
+}
+
+/* ---------------------------------------------------------- entries */
+
+/* One filter entry; errors name the column. */
+static int apply_entry(struct hwbp_trace_session *s, const char *text, const char *where)
+{
+	struct hwbp_trace_entry e;
+	const char *msg = "";
+	unsigned col = 0;
+	char err[256];
+	int ret = hwbp_trace_filter_parse(text, &e, &col, &msg);
+
+	if (ret)
+		return hwbpi_fail(s, -EINVAL, true, "%s '%s': column %u: %s", where, text, col,
+				  ret == -ERANGE ? "number too large" : msg);
+	ret = hwbpi_tracer_apply(&s->t, &e, err, sizeof(err));
+	if (ret)
+		return hwbpi_fail(s, ret, true, "%s '%s': %s", where, text, err);
+	return 0;
+}
+
+static int apply_filter_file(struct hwbp_trace_session *s, const char *path)
+{
+	char line[512], where[600];
+	unsigned n = 0;
+	FILE *f = fopen(path, "r");
+	int ret = 0;
+
+	if (!f)
+		return hwbpi_fail(s, -errno, true, "cannot read --filter-file '%s': %s", path,
+				  strerror(errno));
+	while (ret == 0 && fgets(line, sizeof(line), f)) {
+		size_t l = strcspn(line, "\r\n");
+
+		n++;
+		line[l] = '\0';
+		if (line[strspn(line, " \t")] == '\0' || line[strspn(line, " \t")] == '#')
+			continue;
+		snprintf(where, sizeof(where), "%s:%u:", path, n);
+		ret = apply_entry(s, line, where);
+	}
+	fclose(f);
+	return ret;
+}
+
+static int resolve_watches(struct hwbp_trace_session *s)
+{
+	int ret = 0;
+
+	s->t.syms = s->syms;
+	s->t.hist_entries = s->mode.hist_entries ? s->mode.hist_entries : 16;
+	for (unsigned i = 0; ret == 0 && i < s->nentry; i++)
+		ret = s->entry[i].where ? apply_entry(s, s->entry[i].text, s->entry[i].where)
+					: apply_filter_file(s, s->entry[i].text);
+	/* A demo watches its own variables unless told otherwise. */
+	if (ret == 0 && s->nentry == 0 && s->default_entries)
+		for (unsigned i = 0; ret == 0 && s->default_entries[i]; i++)
+			ret = apply_entry(s, s->default_entries[i], "-e");
+	if (ret == 0 && s->t.nw == 0)
+		ret = hwbpi_fail(s, -EINVAL, true, "nothing to watch (give -e SYM:rw-)");
+	return ret;
+}
+
+static int load_symbols(struct hwbp_trace_session *s)
+{
+	int ret = 0;
+
+	if (!s->syms && !(s->syms = hwbp_symtab_new(&ret)))
+		return hwbpi_fail(s, ret, false, "cannot build the symbol table");
+	for (unsigned i = 0; i < s->nsymfile; i++) {
+		ret = hwbp_symtab_load_map(s->syms, s->symfile[i], NULL);
+		if (ret < 0)
+			return hwbpi_fail(s, ret, true, "cannot read --symbols '%s': %s", s->symfile[i],
+					  hwbp_errno_name(ret));
+	}
+	if (!s->syms_finished && hwbp_symtab_finish(s->syms))
+		return hwbpi_fail(s, -ENOMEM, false, "cannot build the symbol table");
+	s->syms_finished = true;
+	return 0;
+}
+
+/* In output.c: open the CTF output; write the results. */
+int hwbpi_output_open(struct hwbp_trace_session *s);
+int hwbpi_output_finish(struct hwbp_trace_session *s, bool ok);
+
+int hwbp_trace_session_prepare(struct hwbp_trace_session *s)
+{
+	const struct hwbp_trace_backend *b;
+	int ret;
+
+	if (!s)
+		return -EINVAL;
+	if (s->opened)
+		return hwbpi_fail(s, -EBUSY, false, "the session was prepared already");
+	b = s->backend;
+	s->msg[0] = '\0';
+	if (s->mode.trace && !s->out.text && !s->out.ctf_dir)
+		return hwbpi_fail(s, -EINVAL, true, "trace mode needs an output");
+	s->opened = true;
+	ret = b->open ? b->open(s) : 0;
+	if (ret == 0)
+		ret = load_symbols(s);
+	if (ret == 0)
+		ret = resolve_watches(s);
+	if (ret)
+		return ret;
+	ret = hwbpi_tracer_start(&s->t, s->ncpus, s->mode.trace,
+				 s->mode.ring_bytes ? s->mode.ring_bytes : (size_t)1 << 20,
+				 s->mode.overwrite);
+	if (ret)
+		return hwbpi_fail(s, ret, false, "cannot start: %s", hwbp_errno_name(ret));
+	s->tracer_started = true;
+	ret = hwbpi_output_open(s);
+	if (ret == 0)
+		s->prepared = true;
+	return ret;
+}
+
+int hwbp_trace_session_run(struct hwbp_trace_session *s)
+{
+	int ret;
+
+	if (!s)
+		return -EINVAL;
+	if (s->ran)
+		return hwbpi_fail(s, -EBUSY, false, "the session ran already");
+	if (s->opened && !s->prepared)
+		return hwbpi_fail(s, -EBUSY, false, "the session's preparation failed");
+	ret = s->prepared ? 0 : hwbp_trace_session_prepare(s);
+	s->ran = true;
+	if (ret)
+		return ret;
+	ret = s->backend->run(s);
+	if (ret) {
+		if (!s->msg[0])
+			hwbpi_fail(s, ret, false, "%s", hwbp_errno_name(ret));
+		hwbpi_output_finish(s, false);
+		return ret;
+	}
+	return hwbpi_output_finish(s, true);
+}

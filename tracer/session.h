@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tracer session behind include/hwbp/trace.h (internal): what a
+ * backend's operations see of it, and the helpers they share.
+ */
+#ifndef HWBP_TRACER_SESSION_H
+#define HWBP_TRACER_SESSION_H
+
+#include <signal.h>
+
+#include "tracer.h"
+
+#define HWBPI_SESSION_MAX_OPTS 16
+#define HWBPI_SESSION_MAX_SYMFILES 8
+#define HWBPI_SESSION_MAX_ENTRIES (2 * HWBP_MAX_REQUESTS)
+#define HWBPI_DRAIN_EVENTS (1u << 16)
+
+struct hwbpi_ctf;
+
+struct hwbp_trace_session {
+	const struct hwbp_trace_backend *backend;
+	void *bstate;                          /* the backend's, from open to close */
+	bool opened, prepared, ran;
+	/* the backend's options (borrowed strings) */
+	struct {
+		const char *name, *value;
+	} opt[HWBPI_SESSION_MAX_OPTS];
+	unsigned nopt;
+	char *const *argv;                     /* -- CMD, or NULL */
+	/* the CPU: given (--cpu), else the backend's default */
+	bool have_cpu;
+	struct hwbp_cpu cpu;
+	const char *symfile[HWBPI_SESSION_MAX_SYMFILES];
+	unsigned nsymfile;
+	/* entries and filter files, in the order given */
+	struct {
+		const char *text, *where;      /* where NULL: text is a filter file */
+	} entry[HWBPI_SESSION_MAX_ENTRIES];
+	unsigned nentry;
+	struct hwbp_trace_mode mode;
+	struct hwbp_trace_output out;
+	/* set by the backend's open */
+	struct hwbp_symtab *syms;
+	bool syms_finished;                    /* the backend finished the table */
+	const char *const *default_entries;    /* watched when none is given */
+	unsigned ncpus;
+	/* while running */
+	struct hwbpi_tracer t;
+	bool tracer_started;
+	struct hwbpi_ctf *ctf;
+	struct hwbp_trace_event *drain;        /* trace mode: HWBPI_DRAIN_EVENTS, for sorting */
+	int out_err;                           /* the first failed CTF write */
+	uint64_t recorded, polls;
+	volatile sig_atomic_t stop;
+	/* results */
+	bool have_status;
+	int status;
+	char msg[512];
+	bool input;
+};
+
+/* Set the session's message (one line) and whether it was the caller's
+ * input; returns @ret, so that `return hwbpi_fail(s, -EINVAL, true, ...)`. */
+int hwbpi_fail(struct hwbp_trace_session *s, int ret, bool input, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* A note for the user on the session's diag stream (the prefix before it). */
+void hwbpi_note(struct hwbp_trace_session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The value of option @name, NULL when not given (a flag's value is ""). */
+const char *hwbpi_session_opt(const struct hwbp_trace_session *s, const char *name);
+
+/* The command line's number syntax: decimal, or 0x and hex, whole string.
+ * Errors: -EINVAL, -ERANGE. */
+int hwbpi_parse_u64(const char *v, uint64_t *out);
+
+/* Trace mode: take what the rings hold into the outputs now (the backend
+ * calls it between batches of work; cheap when nothing is pending). */
+void hwbpi_session_drain(struct hwbp_trace_session *s);
+
+#endif /* HWBP_TRACER_SESSION_H */

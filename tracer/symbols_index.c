@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Finishing a symbol table (hwbp_symtab_finish): sort, infer the sizes a
+ * map leaves out, and build the read-only name hash and address indices
+ * (Eytzinger keys with "up" links and a radix front, symbols.c).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symtab_int.h"
+#include "tracer.h"
+
+/* ------------------------------------------------------------------ */
+/* Finish: sort, sizes, indices.                                       */
+/* ------------------------------------------------------------------ */
+
+static bool is_func_type(char c)
+{
+	return c == 't' || c == 'T' || c == 'w' || c == 'W' || c == 'i';
+}
+
+static void *alloc64(size_t n, size_t elem)
+{
+	size_t bytes;
+
+	/* No object may exceed PTRDIFF_MAX bytes. */
+	if (n > ((size_t)PTRDIFF_MAX - 64) / elem)
+		return NULL;
+	bytes = (n * elem + 63) & ~(size_t)63;
+	return aligned_alloc(64, bytes ? bytes : 64);
+}
+
+static int ivl_alloc(struct ivl_index *x, size_t n)
+{
+	x->n = (uint32_t)n;
+	x->depth = 0;
+	while (((size_t)1 << x->depth) - 1 < n)
+		x->depth++;
+	x->key = alloc64((size_t)1 << x->depth, sizeof(*x->key));
+	x->iv = alloc64(n + 1, sizeof(*x->iv));
+	/* About one bucket per symbol, at most 2^20. */
+	x->nb = 1;
+	while (x->nb < n && x->nb < (1u << 20))
+		x->nb <<= 1;
+	x->bucket = alloc64((size_t)x->nb + 1, sizeof(*x->bucket));
+	x->skey = alloc64(n + 1, sizeof(*x->skey));
+	x->rnode = alloc64(n + 1, sizeof(*x->rnode));
+	return x->key && x->iv && x->bucket && x->skey && x->rnode ? 0 : -ENOMEM;
+}
+
+/* Scratch per sorted position, shared by both index builds. */
+struct tmp {
+	uint64_t start, last;
+	uint32_t sym, up, node;
+};
+
+/* Sort keys (start, insertion index) in a struct tmp: by address, ties
+ * by insertion order ("stable"), with no global context for qsort. */
+static int cmp_tmp(const void *a, const void *b)
+{
+	const struct tmp *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->sym < y->sym ? -1 : x->sym > y->sym;
+}
+
+/* In-order walk of the implicit tree: node k gets the i-th smallest. */
+static uint32_t eyt_fill(struct ivl_index *x, struct tmp *tp, uint32_t i, size_t k)
+{
+	if (k <= x->n) {
+		i = eyt_fill(x, tp, i, 2 * k);
+		x->key[k] = tp[i].start;
+		tp[i++].node = (uint32_t)k;
+		i = eyt_fill(x, tp, i, 2 * k + 1);
+	}
+	return i;
+}
+
+/*
+ * Build an index over the symbols t->sym[pos[0..n)] (in address order).
+ *
+ * Within one address the order is reversed, so that the lookup, which
+ * lands on the last interval starting at or below ip and walks backwards,
+ * meets the first-added alias first ("first added wins", as for names).
+ *
+ * up(i) = the largest j < i with last(j) >= start(i).  The answer for ip,
+ * landing at k, is the largest j <= k with start(j) <= ip <= last(j); any
+ * such j < i has last(j) >= ip >= start(i), so j <= up(i): following up
+ * never skips the answer, and what it skips ends before start(i) <= ip.
+ * The same argument computes up() itself in amortised linear time.
+ */
+static void ivl_build(struct ivl_index *x, const struct hwbp_symtab *t, const uint32_t *pos,
+		      struct tmp *tp)
+{
+	const uint32_t none = UINT32_MAX;
+	uint32_t n = x->n, i = 0;
+
+	while (i < n) {
+		uint32_t g = i;
+
+		while (g < n && t->sym[pos[g]].addr == t->sym[pos[i]].addr)
+			g++;
+		for (uint32_t k = 0; k < g - i; k++) {
+			const struct hwbp_sym *s = &t->sym[pos[g - 1 - k]];
+			uint64_t last = s->size ? s->addr + (s->size - 1) : s->addr;
+
+			if (last < s->addr)
+				last = UINT64_MAX;
+			tp[i + k].start = s->addr;
+			tp[i + k].last = last;
+			tp[i + k].sym = pos[g - 1 - k];
+		}
+		i = g;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t j = i ? i - 1 : none;
+
+		while (j != none && tp[j].last < tp[i].start)
+			j = tp[j].up;
+		tp[i].up = j;
+	}
+	/* Nodes past n complete the tree with +infinity (UINT64_MAX: only
+	 * ip == UINT64_MAX compares >= it, and the lookup takes that case
+	 * apart), so the descent needs no bounds check. */
+	for (size_t k = 0; k < ((size_t)1 << x->depth); k++)
+		x->key[k] = UINT64_MAX;
+	eyt_fill(x, tp, 0, 1);
+	x->top = n ? tp[n - 1].node : 0;
+	memset(&x->iv[0], 0, sizeof(x->iv[0]));
+	for (i = 0; i < n; i++) {
+		struct ivl *v = &x->iv[tp[i].node];
+
+		v->last = tp[i].last;
+		v->up = tp[i].up == none ? 0 : tp[tp[i].up].node;
+		v->sym = tp[i].sym;
+		x->skey[i] = tp[i].start;
+		x->rnode[i] = tp[i].node;
+	}
+	/* The radix front: buckets of 2^shift bytes cover [base, last start]. */
+	x->base = n ? tp[0].start : 0;
+	x->shift = 0;
+	while (n && x->shift < 63 && ((tp[n - 1].start - x->base) >> x->shift) >= x->nb)
+		x->shift++;
+	for (uint32_t b = 0, r = 0; b <= x->nb; b++) {
+		uint64_t from = b == x->nb ? UINT64_MAX : x->base + ((uint64_t)b << x->shift);
+
+		while (r < n && x->skey[r] < from)
+			r++;
+		x->bucket[b] = b == x->nb ? n : r;
+	}
+}
+
+uint64_t hwbpi_symtab_hash_name(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+int hwbp_symtab_finish(struct hwbp_symtab *t)
+{
+	uint32_t *order = NULL, *fpos = NULL;
+	struct tmp *tp = NULL;
+	struct hwbp_sym *sym = NULL;
+	uint32_t *hslot = NULL;
+	struct ivl_index all = { 0 }, func = { 0 };
+	size_t n, nf = 0, hcap = 4;
+	int r = -ENOMEM;
+
+	if (!t)
+		return -EINVAL;
+	if (t->finished)
+		return 0;
+	n = t->n;
+	while (hcap < 2 * n)
+		hcap *= 2;
+	/* Everything is allocated before anything changes: a failed finish
+	 * leaves a loadable, unfinished table. */
+	order = malloc((n ? n : 1) * sizeof(*order));
+	fpos = malloc((n ? n : 1) * sizeof(*fpos));
+	tp = malloc((n ? n : 1) * sizeof(*tp));
+	sym = calloc(n ? n : 1, sizeof(*sym));
+	hslot = calloc(hcap, sizeof(*hslot));
+	if (!order || !fpos || !tp || !sym || !hslot)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		tp[i].start = t->ent[i].addr;
+		tp[i].sym = (uint32_t)i;
+		nf += is_func_type(t->ent[i].type);
+	}
+	if (ivl_alloc(&all, n) || ivl_alloc(&func, nf))
+		goto out;
+
+	qsort(tp, n, sizeof(*tp), cmp_tmp);
+	for (size_t i = 0; i < n; i++)
+		order[i] = tp[i].sym;
+	for (size_t i = 0; i < n; i++) {
+		const struct ent *e = &t->ent[order[i]];
+
+		sym[i].addr = e->addr;
+		sym[i].size = e->size;
+		sym[i].name = t->pool + e->name;
+		sym[i].type = e->type;
+	}
+	/* Map sources give no sizes: a symbol reaches up to the next one at a
+	 * higher address (aliases share it); the last one stays exact. */
+	for (size_t i = 0, next = 0; i < n; i++) {
+		if (next <= i)
+			for (next = i + 1; next < n && sym[next].addr == sym[i].addr; next++)
+				;
+		if (t->ent[order[i]].infer && !sym[i].size && next < n)
+			sym[i].size = sym[next].addr - sym[i].addr;
+	}
+
+	/* Names: insert in address order, but an existing equal name wins only
+	 * if it was added earlier (order[] holds the insertion index). */
+	for (size_t i = 0; i < n; i++) {
+		size_t h = (size_t)hwbpi_symtab_hash_name(sym[i].name) & (hcap - 1);
+
+		for (;; h = (h + 1) & (hcap - 1)) {
+			uint32_t o = hslot[h];
+
+			if (!o) {
+				hslot[h] = (uint32_t)i + 1;
+				break;
+			}
+			if (!strcmp(sym[o - 1].name, sym[i].name)) {
+				if (order[i] < order[o - 1])
+					hslot[h] = (uint32_t)i + 1;
+				break;
+			}
+		}
+	}
+
+	t->sym = sym;
+	/* order[] is free now: reuse it for the function positions. */
+	nf = 0;
+	for (size_t i = 0; i < n; i++) {
+		fpos[i] = (uint32_t)i;
+		if (is_func_type(sym[i].type))
+			order[nf++] = (uint32_t)i;
+	}
+	ivl_build(&all, t, fpos, tp);
+	ivl_build(&func, t, order, tp);
+
+	free(t->ent);
+	t->ent = NULL;
+	t->cap = 0;
+	t->hslot = hslot;
+	t->hmask = hcap - 1;
+	t->all = all;
+	t->func = func;
+	t->finished = true;
+	hslot = NULL;
+	sym = NULL;
+	r = 0;
+out:
+	if (r) {
+		hwbpi_symtab_ivl_free(&all);
+		hwbpi_symtab_ivl_free(&func);
+		t->sym = NULL;
+	}
+	free(order);
+	free(fpos);
+	free(tp);
+	free(sym);
+	free(hslot);
+	return r;
+}
+

@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Loading symbol tables (include/hwbp/trace.h): System.map and
+ * /proc/kallsyms text, parsed by hand ("ADDR TYPE NAME [module]"), and ELF
+ * .symtab/.dynsym through libelf.  A failed load leaves the table as it
+ * was (hwbpi_symtab_rollback).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symtab_int.h"
+#include "tracer.h"
+
+#ifdef HWBP_HAVE_LIBELF
+#include <gelf.h>
+#include <libelf.h>
+#endif
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* A name or module byte: anything visible (UTF-8 included), never a
+ * blank, a control character or NUL (which would cut the copied name). */
+static bool is_name_char(char c)
+{
+	unsigned char u = (unsigned char)c;
+
+	return u > 0x20 && u != 0x7f;
+}
+
+/*
+ * One line "ADDR TYPE NAME [module]" between p and e (no newline).
+ * Returns 1 for a symbol, 0 for a blank line, -EINVAL when malformed.
+ * Leniency is limited to what real files contain: blanks and tabs as
+ * separators (kallsyms puts a tab before the module), a trailing \r.
+ */
+static int parse_line(const char *p, const char *e, uint64_t *addr, char *type,
+		      const char **name, size_t *nlen)
+{
+	uint64_t a = 0;
+	unsigned digits = 0;
+	int v;
+
+	if (e > p && e[-1] == '\r')
+		e--;
+	while (p < e && is_blank(*p))
+		p++;
+	if (p == e)
+		return 0;
+	while (p < e && (v = hwbpi_hexval(*p)) >= 0) {
+		if (++digits > 16)
+			return -EINVAL;
+		a = a << 4 | (unsigned)v;
+		p++;
+	}
+	if (!digits || p == e || !is_blank(*p))
+		return -EINVAL;
+	while (p < e && is_blank(*p))
+		p++;
+	if (p == e || !is_name_char(*p) || (p + 1 < e && !is_blank(p[1])) || p + 1 == e)
+		return -EINVAL;
+	*type = *p++;
+	while (p < e && is_blank(*p))
+		p++;
+	*name = p;
+	while (p < e && is_name_char(*p))
+		p++;
+	*nlen = (size_t)(p - *name);
+	if (!*nlen || (p < e && !is_blank(*p)))
+		return -EINVAL;
+	while (p < e && is_blank(*p))
+		p++;
+	if (p < e) {
+		/* The module: "[name]", kept out of the symbol's name so that
+		 * hwbp_symtab_find("foo") finds a module's foo. */
+		const char *m = p;
+
+		if (*p != '[')
+			return -EINVAL;
+		while (p < e && is_name_char(*p))
+			p++;
+		if (p - m < 3 || p[-1] != ']')
+			return -EINVAL;
+		while (p < e && is_blank(*p))
+			p++;
+		if (p < e)
+			return -EINVAL;
+	}
+	*addr = a;
+	return 1;
+}
+
+int hwbp_symtab_load_map_text(struct hwbp_symtab *t, const char *text, size_t len,
+			      unsigned *line)
+{
+	struct mark m;
+	const char *p, *end;
+	unsigned ln = 0;
+	int added = 0;
+
+	if (line)
+		*line = 0;
+	if (!t || (!text && len))
+		return -EINVAL;
+	if (t->finished)
+		return -EBUSY;
+	if (!len)
+		return 0;
+	p = text;
+	end = text + len;
+	m = hwbpi_symtab_mark_of(t);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+		const char *name = NULL;
+		size_t nlen = 0;
+		uint64_t addr = 0;
+		char type = 0;
+		int r;
+
+		ln++;
+		r = parse_line(p, e, &addr, &type, &name, &nlen);
+		if (r < 0) {
+			hwbpi_symtab_rollback(t, m);
+			if (line)
+				*line = ln;
+			return r;
+		}
+		if (r > 0) {
+			r = hwbpi_symtab_add_n(t, name, nlen, addr, 0, type, true);
+			if (r < 0) {
+				hwbpi_symtab_rollback(t, m);
+				return r;
+			}
+			added++;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return added;
+}
+
+/* Open failures keep their errno: -ENOENT as documented, and e.g. -EACCES
+ * for a root-only /boot/System.map, which the user must be told as such. */
+static int open_ro(const char *path)
+{
+	int fd;
+
+	do
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	return fd < 0 ? -errno : fd;
+}
+
+/* The whole file: /proc/kallsyms reports size 0, so read to EOF. */
+static int slurp(int fd, char **buf, size_t *len)
+{
+	size_t cap = 0, n = 0;
+	char *b = NULL;
+
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			char *nb;
+
+			if (cap > SIZE_MAX / 2 - 65536) {
+				free(b);
+				return -ENOMEM;
+			}
+			cap = cap ? cap * 2 : 65536;
+			nb = realloc(b, cap);
+			if (!nb) {
+				free(b);
+				return -ENOMEM;
+			}
+			b = nb;
+		}
+		r = read(fd, b + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(b);
+			return -EIO;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+int hwbp_symtab_load_map(struct hwbp_symtab *t, const char *path, unsigned *line)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int fd, r;
+
+	if (line)
+		*line = 0;
+	if (!t || !path)
+		return -EINVAL;
+	if (t->finished)
+		return -EBUSY;
+	fd = open_ro(path);
+	if (fd < 0)
+		return fd;
+	r = slurp(fd, &buf, &len);
+	close(fd);
+	if (r < 0)
+		return r;
+	r = hwbp_symtab_load_map_text(t, buf, len, line);
+	free(buf);
+	return r;
+}
+
+#ifdef HWBP_HAVE_LIBELF
+/*
+ * nm-style letter of an ELF symbol, or 0 to skip it.  Skipped: undefined,
+ * absolute (not a place in the loaded image, so a bias would be wrong),
+ * section/file/TLS symbols (TLS values are offsets in the TLS block),
+ * symbols of non-allocated sections (debug info), ARM/AArch64 mapping
+ * symbols ($x, $d) and nameless ones.
+ */
+static char elf_letter(Elf *e, const GElf_Sym *s, Elf32_Word shndx, const char *name)
+{
+	unsigned st = GELF_ST_TYPE(s->st_info);
+	bool local = GELF_ST_BIND(s->st_info) == STB_LOCAL;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	char c;
+
+	if (!name || !*name || name[0] == '$')
+		return 0;
+	if (st != STT_FUNC && st != STT_GNU_IFUNC && st != STT_OBJECT && st != STT_NOTYPE &&
+	    st != STT_COMMON)
+		return 0;
+	if (shndx == SHN_COMMON)
+		return 'B';
+	if (shndx == SHN_UNDEF || shndx == SHN_ABS)
+		return 0;
+	scn = elf_getscn(e, shndx);
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+		return 0;
+	if (st == STT_GNU_IFUNC)
+		return 'i'; /* nm's letter; hwbp_symtab_func treats it as code */
+	if (st == STT_FUNC || (st == STT_NOTYPE && (sh.sh_flags & SHF_EXECINSTR)))
+		c = 'T';
+	else if (sh.sh_type == SHT_NOBITS)
+		c = 'B';
+	else if (!(sh.sh_flags & SHF_WRITE))
+		c = 'R';
+	else
+		c = 'D';
+	return local ? (char)(c - 'A' + 'a') : c;
+}
+
+static int load_elf(struct hwbp_symtab *t, Elf *e, uint64_t bias)
+{
+	Elf_Scn *scn = NULL, *symscn = NULL, *dynscn = NULL;
+	Elf_Data *data, *xdata = NULL;
+	GElf_Shdr sh, symsh;
+	size_t nsym, entsize, symndx;
+	int added = 0;
+
+	if (elf_kind(e) != ELF_K_ELF || gelf_getclass(e) == ELFCLASSNONE)
+		return -EINVAL;
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh))
+			return -EINVAL;
+		if (sh.sh_type == SHT_SYMTAB && !symscn)
+			symscn = scn;
+		else if (sh.sh_type == SHT_DYNSYM && !dynscn)
+			dynscn = scn;
+	}
+	if (!symscn)
+		symscn = dynscn;
+	if (!symscn || !gelf_getshdr(symscn, &symsh))
+		return -EINVAL;
+	symndx = elf_ndxscn(symscn);
+	/* Section indices >= SHN_LORESERVE live in SHT_SYMTAB_SHNDX. */
+	scn = NULL;
+	while ((scn = elf_nextscn(e, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB_SHNDX && sh.sh_link == symndx)
+			xdata = elf_getdata(scn, NULL);
+	data = elf_getdata(symscn, NULL);
+	entsize = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
+	if (!data || !entsize)
+		return -EINVAL;
+	nsym = data->d_size / entsize;
+	for (size_t i = 1; i < nsym; i++) {
+		GElf_Sym s;
+		Elf32_Word x = 0, shndx;
+		const char *name;
+		char c;
+		int r;
+
+		if (!gelf_getsymshndx(data, xdata, (int)i, &s, &x))
+			return -EINVAL;
+		shndx = s.st_shndx == SHN_XINDEX ? x : s.st_shndx;
+		name = elf_strptr(e, symsh.sh_link, s.st_name);
+		c = elf_letter(e, &s, shndx, name);
+		if (!c)
+			continue;
+		r = hwbpi_symtab_add_n(t, name, strlen(name), s.st_value + bias, s.st_size, c, false);
+		if (r < 0)
+			return r;
+		added++;
+	}
+	return added;
+}
+#endif
+
+int hwbp_symtab_load_elf(struct hwbp_symtab *t, const char *path, uint64_t bias)
+{
+#ifdef HWBP_HAVE_LIBELF
+	struct mark m;
+	Elf *e;
+	int fd, r;
+
+	if (!t || !path)
+		return -EINVAL;
+	if (t->finished)
+		return -EBUSY;
+	/* Idempotent; libelf wants it before any elf_begin. */
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EIO;
+	fd = open_ro(path);
+	if (fd < 0)
+		return fd;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e) {
+		close(fd);
+		/* Not ELF at all (e.g. a directory, or an empty file). */
+		return -EINVAL;
+	}
+	m = hwbpi_symtab_mark_of(t);
+	r = load_elf(t, e, bias);
+	if (r < 0)
+		hwbpi_symtab_rollback(t, m);
+	elf_end(e);
+	close(fd);
+	return r;
+#else
+	(void)t;
+	(void)path;
+	(void)bias;
+	return -EOPNOTSUPP;
+#endif
+}
+

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The symbol table's insides (tracer/symbols*.c): the loading records,
+ * the finished table and its address indices (described in symbols.c),
+ * and the helpers the loaders (symbols_load.c) and the index builder
+ * (symbols_index.c) share with the table (symbols.c).
+ */
+#ifndef HWBP_TRACER_SYMTAB_INT_H
+#define HWBP_TRACER_SYMTAB_INT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hwbp/trace.h>
+
+/* Indices are 32-bit (half the memory of size_t in the hot arrays) and the
+ * load functions return counts as int. */
+#define MAX_SYMS ((size_t)INT_MAX - 1)
+
+/* One symbol while loading. */
+struct ent {
+	uint64_t addr;
+	uint64_t size;
+	size_t name;          /* offset into the pool */
+	char type;
+	bool infer;           /* from a map: size 0 means "up to the next symbol" */
+};
+
+/* Per node of an index (Eytzinger order, like the keys). */
+struct ivl {
+	uint64_t last;        /* inclusive: no overflow at the top of the space */
+	uint32_t up;          /* node of the nearest earlier interval reaching our start, 0: none */
+	uint32_t sym;         /* position in t->sym */
+};
+
+struct ivl_index {
+	uint32_t n;           /* intervals: nodes 1..n */
+	unsigned depth;       /* levels of the complete tree holding them */
+	uint32_t top;         /* node of the highest start (0: empty) */
+	uint64_t *key;        /* [1..2^depth): start addresses in Eytzinger order,
+	                       * then UINT64_MAX */
+	struct ivl *iv;       /* [1..n] */
+	/*
+	 * The radix front: starts in address order (skey, by rank), each
+	 * rank's node (rnode), and per bucket of 2^shift bytes from base the
+	 * first rank starting in it (bucket[0..nb]).  A lookup reads one
+	 * bucket and compares a start or two instead of descending ~18
+	 * dependent levels; the tree stays for the lookups of crowded
+	 * buckets.
+	 */
+	uint64_t base;
+	unsigned shift;
+	uint32_t nb;
+	uint32_t *bucket;
+	uint64_t *skey;
+	uint32_t *rnode;
+};
+
+struct hwbp_symtab {
+	/* loading */
+	struct ent *ent;
+	size_t n, cap;
+	char *pool;
+	size_t pool_len, pool_cap;
+	/* finished */
+	bool finished;
+	struct hwbp_sym *sym;         /* n, sorted by address, ties in insertion order */
+	uint32_t *hslot;              /* name hash: sym position + 1, 0 = empty */
+	size_t hmask;
+	struct ivl_index all, func;
+};
+
+/* Where a load started: a failed load rolls the table back to it. */
+struct mark {
+	size_t n, pool_len;
+};
+
+/* Add one symbol of @len name bytes (symbols.c).  @infer: a map's
+ * symbol, whose size 0 means "up to the next one".  The caller checked
+ * the table is not finished.  Errors: -ENOMEM (also past MAX_SYMS). */
+int hwbpi_symtab_add_n(struct hwbp_symtab *t, const char *name, size_t len, uint64_t addr,
+		       uint64_t size, char type, bool infer);
+struct mark hwbpi_symtab_mark_of(const struct hwbp_symtab *t);
+void hwbpi_symtab_rollback(struct hwbp_symtab *t, struct mark m);
+/* Free an index's arrays (symbols.c). */
+void hwbpi_symtab_ivl_free(struct ivl_index *x);
+/* FNV-1a of a name, for the name hash (symbols_index.c). */
+uint64_t hwbpi_symtab_hash_name(const char *s);
+
+#endif /* HWBP_TRACER_SYMTAB_INT_H */
