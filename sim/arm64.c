@@ -676,12 +676,25 @@ static int priv(const struct hwbpi_sim_cpu *c)
 	return c->s.arm64.el == 0 ? 1 : 0;
 }
 
+/*
+ * What Linux does before it relies on debug exceptions: clear the OS lock
+ * (clear_os_lock() in arch/arm64/kernel/debug-monitors.c) and run with
+ * PSTATE.D clear (local_daif_restore()).  MDSCR's MDE/KDE come with each
+ * request through the glue.
+ */
+static void debug_ready(struct hwbpi_sim_cpu *c)
+{
+	c->s.arm64.oslock = 0;
+	c->s.arm64.daif_d = 0;
+}
+
 const struct hwbpi_sim_model hwbpi_sim_arm64 = {
 	.arch = HWBP_ARCH_ARM64,
 	.io_ports = false,
 	.zero_block = ZVA_BLOCK,
 	.reset = reset,
 	.set_reg = set_reg,
+	.debug_ready = debug_ready,
 	.get_reg = get_reg,
 	.mode = mode,
 	.access = access_,

@@ -102,6 +102,9 @@ struct hwbpi_sim_model {
 	 */
 	int (*set_reg)(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
 		       const char *name, uint64_t value, struct hwbp_sim_result *res);
+	/* hwbp_sim_debug_ready(): release what holds debug exceptions off at
+	 * reset, or NULL when nothing does. */
+	void (*debug_ready)(struct hwbpi_sim_cpu *c);
 	int (*get_reg)(const struct hwbp_cpu *cpu, const struct hwbpi_sim_cpu *c,
 		       const char *name, uint64_t *value);
 

@@ -162,6 +162,17 @@ int hwbp_sim_set_reg(struct hwbp_sim *sim, unsigned cpu, const char *name,
 	return ret;
 }
 
+int hwbp_sim_debug_ready(struct hwbp_sim *sim, unsigned cpu)
+{
+	if (!sim || cpu >= sim->ncpus)
+		return -EINVAL;
+	if (sim->m->debug_ready) {
+		sim->m->debug_ready(&sim->c[cpu]);
+		refilter(sim, &sim->c[cpu]);
+	}
+	return 0;
+}
+
 int hwbp_sim_get_reg(const struct hwbp_sim *sim, unsigned cpu, const char *name,
 		     uint64_t *value)
 {

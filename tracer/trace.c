@@ -252,9 +252,6 @@ void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
 
 /* ------------------------------------------------------- sim backend */
 
-/* Registers of a simulated CPU that keep debug exceptions off at reset. */
-static const char *const reset_holds[] = { "oslar", "daif_d" };
-
 int hwbpi_trace_sim(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu_model, unsigned ncpus,
 		    bool (*next)(void *arg, struct hwbpi_work_access *a), void *arg,
 		    char *err, size_t errlen)
@@ -281,17 +278,10 @@ int hwbpi_trace_sim(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu_model, un
 	}
 	ctx = &run->ctx;
 	ret = hwbp_ctx_init(ctx, cpu_model, ncpus, run->percpu, hwbp_sim_glue(sim));
-	/* Debug exceptions on, as a kernel does before it arms anything: the
-	 * simulator's registers that hold them off at reset (an OS lock, a
-	 * mask bit: arm64's oslar and PSTATE.D) are cleared wherever the model
-	 * has them; a model without them answers -ENOENT, which is right.
-	 * (Until the simulator offers this as one call: see the report.) */
+	/* Debug exceptions on, as a kernel does before it arms anything
+	 * (whatever holds them off at reset: the model knows). */
 	for (unsigned c = 0; ret == 0 && c < ncpus; c++)
-		for (unsigned k = 0; k < sizeof(reset_holds) / sizeof(reset_holds[0]); k++) {
-			struct hwbp_sim_result r;
-
-			hwbp_sim_set_reg(sim, c, reset_holds[k], 0, &r);
-		}
+		ret = hwbp_sim_debug_ready(sim, c);
 	for (unsigned i = 0; ret == 0 && i < t->nw; i++) {
 		struct hwbpi_watch *w = &t->w[i];
 		struct hwbp_request q = { w->addr, hwbpi_watch_len(w, cpu_model), w->type, HWBP_SCOPE_BOTH,

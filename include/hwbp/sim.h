@@ -99,6 +99,17 @@ void hwbp_sim_free(struct hwbp_sim *sim);
 int hwbp_sim_set_reg(struct hwbp_sim *sim, unsigned cpu, const char *name,
 		     uint64_t value, struct hwbp_sim_result *res);
 
+/*
+ * hwbp_sim_debug_ready - put simulated CPU @cpu in the state a kernel that
+ * uses hardware breakpoints keeps its CPUs in, beyond the registers its
+ * glue writes with each request: whatever holds debug exceptions off at
+ * reset is released (arm64: the OS lock cleared and PSTATE.D = 0; x86 and
+ * powerpc need nothing).  Not for scenario files, which set such state
+ * themselves.  Errors: -EINVAL (NULL, bad cpu).  Caller serialises calls on
+ * one simulator.
+ */
+int hwbp_sim_debug_ready(struct hwbp_sim *sim, unsigned cpu);
+
 /* hwbp_sim_get_reg - read a register by name.  Errors: -EINVAL, -ENOENT. */
 int hwbp_sim_get_reg(const struct hwbp_sim *sim, unsigned cpu, const char *name,
 		     uint64_t *value);

@@ -282,6 +282,65 @@ static void test_glue(void **state)
 	hwbp_sim_free(sim);
 }
 
+/* A 4-byte kernel write to @addr on CPU @c: did it raise anything? */
+static bool write_hits(struct hwbp_sim *sim, unsigned c, uint64_t addr)
+{
+	struct hwbp_sim_access a = { addr, 4, HWBP_SIM_WRITE };
+	struct hwbp_sim_result r, done;
+
+	assert_int_equal(hwbp_sim_access(sim, c, &a, &r), 0);
+	if (r.cls == HWBP_SIM_NONE)
+		return false;
+	assert_int_equal(hwbp_sim_resume(sim, c, &done), 0);
+	return true;
+}
+
+/*
+ * hwbp_sim_debug_ready: a write watch armed through the glue, as a kernel
+ * arms it, fires at kernel privilege once the CPU is debug-ready; before,
+ * only where nothing holds debug exceptions off at reset (arm64's OS lock
+ * and PSTATE.D do).  The other CPU is left as it was.
+ */
+static void test_debug_ready(void **state)
+{
+	static const struct {
+		const char *preset;
+		bool fires_at_reset;
+	} rows[] = {
+		{ "x86_64", true },
+		{ "i386", true },
+		{ "cortex-a57", false },
+		{ "arm64-max16", false },
+		{ "power8", true },
+		{ "power9", true },
+		{ "power10", true },
+	};
+	static struct hwbp_ctx ctx;
+	static struct hwbp_slots percpu[2];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct hwbp_request q = { 0x1000, 4, HWBP_W, HWBP_SCOPE_BOTH, 0 };
+		struct hwbp_cpu cpu;
+		struct hwbp_sim *sim;
+		int err, id;
+
+		assert_int_equal(hwbp_cpu_preset(rows[i].preset, &cpu), 0);
+		sim = hwbp_sim_new(&cpu, HWBP_SIM_SDM, 2, &err);
+		assert_non_null(sim);
+		assert_int_equal(hwbp_ctx_init(&ctx, &cpu, 2, percpu, hwbp_sim_glue(sim)), 0);
+		assert_int_equal(hwbp_install(&ctx, &q, -1, NULL, &id), 0);
+		assert_int_equal(write_hits(sim, 0, 0x1000), rows[i].fires_at_reset);
+		assert_int_equal(hwbp_sim_debug_ready(sim, 0), 0);
+		assert_true(write_hits(sim, 0, 0x1000));
+		assert_false(write_hits(sim, 0, 0x1008));
+		assert_int_equal(write_hits(sim, 1, 0x1000), rows[i].fires_at_reset);
+		assert_int_equal(hwbp_sim_debug_ready(sim, 2), -EINVAL);
+		assert_int_equal(hwbp_sim_debug_ready(NULL, 0), -EINVAL);
+		hwbp_sim_free(sim);
+	}
+}
+
 /* A `zero` at @addr on CPU 0 of @sim: did it raise anything? */
 static bool zero_hits(struct hwbp_sim *sim, uint64_t addr)
 {
@@ -354,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_quirk_table),
 		cmocka_unit_test(test_glue),
 		cmocka_unit_test(test_models),
+		cmocka_unit_test(test_debug_ready),
 		cmocka_unit_test(test_filter_is_exact),
 		cmocka_unit_test(test_run_equals_model),
 	};
