@@ -3,8 +3,6 @@
  * Run-time arch selection and the public entry points that forward to it.
  * Every arch is compiled on every host; the CPU model picks one.
  */
-#include <errno.h>
-#include <string.h>
 
 #include "internal.h"
 
@@ -148,7 +146,7 @@ int hwbp_type_parse(const char *s, unsigned *type)
 	if (!s || !type)
 		return -EINVAL;
 	for (unsigned i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
-		if (strcmp(s, tab[i].s) == 0) {
+		if (hwbpi_streq(s, tab[i].s)) {
 			*type = tab[i].t;
 			return 0;
 		}

@@ -2,8 +2,6 @@
 /*
  * CPU models: named presets and arm64 models built from ID_AA64DFR0_EL1.
  */
-#include <errno.h>
-#include <string.h>
 
 #include "internal.h"
 
@@ -55,10 +53,9 @@ int hwbp_cpu_preset(const char *name, struct hwbp_cpu *out)
 	if (!name || !out)
 		return -EINVAL;
 	for (unsigned i = 0; i < NPRESETS; i++) {
-		if (strcmp(presets[i].name, name) == 0) {
+		if (hwbpi_streq(presets[i].name, name)) {
 			*out = presets[i].cpu;
-			strncpy(out->name, name, sizeof(out->name) - 1);
-			out->name[sizeof(out->name) - 1] = '\0';
+			hwbpi_strlcpy(out->name, name, sizeof(out->name));
 			return 0;
 		}
 	}
@@ -83,6 +80,6 @@ int hwbp_cpu_arm64_from_dfr0(uint64_t dfr0, struct hwbp_cpu *out)
 	memset(out, 0, sizeof(*out));
 	out->arch = HWBP_ARCH_ARM64;
 	out->u.arm64.dfr0 = dfr0;
-	strncpy(out->name, "arm64-dfr0", sizeof(out->name) - 1);
+	hwbpi_strlcpy(out->name, "arm64-dfr0", sizeof(out->name));
 	return 0;
 }

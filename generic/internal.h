@@ -9,6 +9,11 @@
 
 #include <hwbp/hwbp.h>
 
+#include "hwbp_libc.h"
+
+/* UINT_MAX without <limits.h> (not part of a -nostdinc build). */
+#define HWBPI_UINT_MAX (~0u)
+
 /*
  * One architecture: pure functions over a CPU model and register values.
  * Every arch/<a>/ provides one const instance (hwbpi_<a>_ops), picked at run

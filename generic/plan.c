@@ -12,8 +12,6 @@
  * such pair (64 x 64) and keeping the smallest that fits is therefore
  * complete; tests check it against brute force.
  */
-#include <errno.h>
-#include <string.h>
 
 #include "internal.h"
 

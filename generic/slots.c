@@ -17,8 +17,6 @@
  * their old registers back, and the sets are changed only once every write
  * succeeded (change_cpus()).
  */
-#include <errno.h>
-#include <string.h>
 
 #include "internal.h"
 

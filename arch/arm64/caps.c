@@ -16,8 +16,6 @@
  * holding "count - 1" (Arm ARM ID_AA64DFR0_EL1; Linux get_num_brps() /
  * get_num_wrps() in arch/arm64/include/asm/hw_breakpoint.h add one too).
  */
-#include <limits.h>
-#include <string.h>
 
 #include "arm64.h"
 
@@ -137,7 +135,7 @@ static unsigned split_data(uint64_t addr, uint64_t len, struct hwbp_piece *out, 
 		a += plen;
 		r -= plen;
 	}
-	return n > UINT_MAX ? UINT_MAX : (unsigned)n;
+	return n > HWBPI_UINT_MAX ? HWBPI_UINT_MAX : (unsigned)n;
 }
 
 static unsigned arm64_split(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
@@ -155,7 +153,7 @@ static unsigned arm64_split(const struct hwbp_cpu *cpu, bool inst, uint64_t addr
 
 		for (uint64_t i = 0; i < n && i < max; i++)
 			put(out, max, i, addr + i * HWBPI_ARM64_INST_LEN, HWBPI_ARM64_INST_LEN);
-		return n > UINT_MAX ? UINT_MAX : (unsigned)n;
+		return n > HWBPI_UINT_MAX ? HWBPI_UINT_MAX : (unsigned)n;
 	}
 	return split_data(addr, len, out, max);
 }

@@ -3,8 +3,6 @@
  * arm64 decoders: what a slot watches, and which slots a debug exception
  * (ESR_ELx + FAR_ELx + ELR_ELx) reports.
  */
-#include <errno.h>
-#include <string.h>
 
 #include "arm64.h"
 

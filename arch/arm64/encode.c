@@ -3,9 +3,6 @@
  * arm64 encoder: one piece into DBGWVR/DBGWCR or DBGBVR/DBGBCR, plus
  * MDSCR_EL1, and the register list for printing / raw setting.
  */
-#include <errno.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "arm64.h"
 
@@ -185,10 +182,7 @@ static void nv(struct hwbp_reg_nv *out, int max, int *i, const char *prefix,
 {
 	if (*i < max) {
 		memset(&out[*i], 0, sizeof(out[*i]));
-		if (n == ~0u)
-			snprintf(out[*i].name, sizeof(out[*i].name), "%s", prefix);
-		else
-			snprintf(out[*i].name, sizeof(out[*i].name), "%s%u", prefix, n);
+		hwbpi_fmt_name(out[*i].name, sizeof(out[*i].name), prefix, n, n != ~0u);
 		out[*i].value = value;
 		(*i)++;
 	}
@@ -231,17 +225,17 @@ static int parse_index(const char *s)
 int hwbpi_arm64_regs_set(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 			 const char *name, uint64_t value)
 {
-	if (strcmp(name, "mdscr") == 0) {
+	if (hwbpi_streq(name, "mdscr")) {
 		regs->u.arm64.mdscr = value;
 		return 0;
 	}
 	for (unsigned i = 0; i < sizeof(reg_prefixes) / sizeof(reg_prefixes[0]); i++) {
-		size_t pl = strlen(reg_prefixes[i].prefix);
+		size_t pl = hwbpi_strlen(reg_prefixes[i].prefix);
 		enum reg_kind k = reg_prefixes[i].kind;
 		unsigned count;
 		int n;
 
-		if (strncmp(name, reg_prefixes[i].prefix, pl) != 0)
+		if (!hwbpi_starts(name, reg_prefixes[i].prefix))
 			continue;
 		n = parse_index(name + pl);
 		count = (k == RK_BVR || k == RK_BCR) ? hwbpi_arm64_nbrp(cpu) : hwbpi_arm64_nwrp(cpu);

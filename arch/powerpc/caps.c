@@ -7,7 +7,6 @@
  * whole doublewords, so a piece is always a run of aligned doublewords.
  * Instruction breakpoint: CIABR (ISA v2.07+), one instruction address.
  */
-#include <errno.h>
 
 #include "powerpc.h"
 

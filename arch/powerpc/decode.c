@@ -3,8 +3,6 @@
  * powerpc decoders: registers -> piece, and DSI/Trace status -> slots.
  * Scope mapping is the inverse of encode.c's (see the comment there).
  */
-#include <errno.h>
-#include <string.h>
 
 #include "powerpc.h"
 

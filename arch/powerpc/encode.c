@@ -32,8 +32,6 @@
  * relocation on and off.  (Reading chosen: ignore translation, rather than
  * Linux's "translated accesses only".)
  */
-#include <errno.h>
-#include <string.h>
 
 #include "powerpc.h"
 
@@ -202,7 +200,7 @@ int hwbpi_powerpc_regs_list(const struct hwbp_cpu *cpu, const struct hwbp_regs *
 			continue;
 		memcpy(&v, (const char *)regs + r->off, sizeof(v));
 		memset(out[n].name, 0, sizeof(out[n].name));
-		strncpy(out[n].name, r->name, sizeof(out[n].name) - 1);
+		hwbpi_strlcpy(out[n].name, r->name, sizeof(out[n].name));
 		out[n].value = v;
 		n++;
 	}
@@ -215,7 +213,7 @@ int hwbpi_powerpc_regs_set(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 	for (size_t i = 0; i < NPPC_REGS; i++) {
 		const struct ppc_reg *r = &ppc_regs[i];
 
-		if (strcmp(name, r->name) != 0)
+		if (!hwbpi_streq(name, r->name))
 			continue;
 		if (!(cpu->u.ppc.units & r->unit))
 			return -ENOENT;

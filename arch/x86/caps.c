@@ -2,7 +2,6 @@
 /*
  * x86: capabilities and splitting a range into DR0-DR3 pieces.
  */
-#include <limits.h>
 
 #include "x86.h"
 
@@ -91,7 +90,7 @@ static unsigned x86_split(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
 	unsigned n = 0;
 
 	if (inst) {
-		uint64_t count = len > UINT_MAX ? UINT_MAX : len;
+		uint64_t count = len > HWBPI_UINT_MAX ? HWBPI_UINT_MAX : len;
 
 		for (uint64_t i = 0; i < count && i < max; i++)
 			out[i] = (struct hwbp_piece){ .addr = addr + i, .len = 1 };
@@ -120,7 +119,7 @@ static unsigned x86_split(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
 	mid = left / maxp;
 	for (uint64_t i = 0; i < mid && n + i < max; i++)
 		out[n + i] = (struct hwbp_piece){ .addr = addr + i * maxp, .len = maxp };
-	n = (mid > (uint64_t)(UINT_MAX - n)) ? UINT_MAX : n + (unsigned)mid;
+	n = (mid > (uint64_t)(HWBPI_UINT_MAX - n)) ? HWBPI_UINT_MAX : n + (unsigned)mid;
 	addr += mid * maxp;   /* wraps to 0 only when nothing is left */
 	left -= mid * maxp;
 	/* Tail: fewer than max_piece bytes from an aligned address. */
@@ -129,7 +128,7 @@ static unsigned x86_split(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
 
 		if (n < max)
 			out[n] = (struct hwbp_piece){ .addr = addr, .len = size };
-		if (n < UINT_MAX)
+		if (n < HWBPI_UINT_MAX)
 			n++;
 		left -= size;
 		addr += size;

@@ -2,8 +2,6 @@
 /*
  * x86: reading back DR0-DR3/DR7 and decoding DR6.
  */
-#include <errno.h>
-#include <string.h>
 
 #include "x86.h"
 

@@ -2,9 +2,6 @@
 /*
  * x86: reset values, encoding one piece into DRn/DR7, raw register access.
  */
-#include <errno.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "x86.h"
 
@@ -127,17 +124,17 @@ static uint64_t *reg_ptr(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 			 const char *name)
 {
 	for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
-		if (strcmp(name, dr_names[i]) == 0)
+		if (hwbpi_streq(name, dr_names[i]))
 			return &regs->u.x86.dr[i];
 	}
-	if (strcmp(name, "dr6") == 0)
+	if (hwbpi_streq(name, "dr6"))
 		return &regs->u.x86.dr6;
-	if (strcmp(name, "dr7") == 0)
+	if (hwbpi_streq(name, "dr7"))
 		return &regs->u.x86.dr7;
 	/* The DRn_ADDR_MASK MSRs exist only with the AMD extension. */
 	if (cpu->u.x86.amd_addr_mask) {
 		for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
-			if (strcmp(name, mask_names[i]) == 0)
+			if (hwbpi_streq(name, mask_names[i]))
 				return &regs->u.x86.addr_mask[i];
 		}
 	}
@@ -155,16 +152,16 @@ int hwbpi_x86_regs_list(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs
 	int n = 0;
 
 	for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
-		snprintf(all[n].name, sizeof(all[n].name), "%s", dr_names[i]);
+		hwbpi_strlcpy(all[n].name, dr_names[i], sizeof(all[n].name));
 		all[n++].value = regs->u.x86.dr[i];
 	}
-	snprintf(all[n].name, sizeof(all[n].name), "dr6");
+	hwbpi_strlcpy(all[n].name, "dr6", sizeof(all[n].name));
 	all[n++].value = regs->u.x86.dr6;
-	snprintf(all[n].name, sizeof(all[n].name), "dr7");
+	hwbpi_strlcpy(all[n].name, "dr7", sizeof(all[n].name));
 	all[n++].value = regs->u.x86.dr7;
 	if (cpu->u.x86.amd_addr_mask) {
 		for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
-			snprintf(all[n].name, sizeof(all[n].name), "%s", mask_names[i]);
+			hwbpi_strlcpy(all[n].name, mask_names[i], sizeof(all[n].name));
 			all[n++].value = regs->u.x86.addr_mask[i];
 		}
 	}
