@@ -179,7 +179,6 @@ static int decode_watchpoint(const struct hwbp_cpu *cpu, const struct hwbp_regs 
 	uint64_t win_end = (far & ~(FAR_WINDOW - 1)) + (FAR_WINDOW - 1);
 	uint64_t best = UINT64_MAX;
 	uint32_t cand = 0, slots = 0;
-	struct hwbp_piece p[HWBP_MAX_SLOTS];
 	unsigned nw = hwbpi_arm64_nwrp(cpu);
 
 	/*
@@ -189,10 +188,11 @@ static int decode_watchpoint(const struct hwbp_cpu *cpu, const struct hwbp_regs 
 	 * the same type filter.
 	 */
 	for (unsigned i = 0; i < nw; i++) {
+		struct hwbp_piece p;
 		enum hwbp_scope s;
 
-		if (wp_decode(regs->u.arm64.wvr[i], regs->u.arm64.wcr[i], &p[i], &s) == 1 &&
-		    (p[i].type & kind))
+		if (wp_decode(regs->u.arm64.wvr[i], regs->u.arm64.wcr[i], &p, &s) == 1 &&
+		    (p.type & kind))
 			cand |= 1u << i;
 	}
 
@@ -242,12 +242,17 @@ static int decode_watchpoint(const struct hwbp_cpu *cpu, const struct hwbp_regs 
 	 * which never blames a watchpoint that lies wholly below FAR.
 	 */
 	for (unsigned i = 0; i < nw; i++) {
+		struct hwbp_piece p;
+		enum hwbp_scope s;
 		uint64_t lo, hi, dist;
 
-		if (!(cand & (1u << i)))
+		/* Decoded again rather than kept from the first pass: an array
+		 * of 16 pieces would not fit a kernel-sized stack frame. */
+		if (!(cand & (1u << i)) ||
+		    wp_decode(regs->u.arm64.wvr[i], regs->u.arm64.wcr[i], &p, &s) != 1)
 			continue;
-		lo = p[i].addr;
-		hi = lo + (p[i].len - 1);
+		lo = p.addr;
+		hi = lo + (p.len - 1);
 		if (lo <= far && far <= hi)
 			dist = 0;
 		else if (far < lo && lo <= win_end)

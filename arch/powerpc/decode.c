@@ -15,6 +15,8 @@
  * lswx/stswx up to 127 bytes.  (Vector and paired accesses are 16/32.)
  */
 #define PPC_MAX_ACCESS 128ull
+/* Data slots of any powerpc: DAWR0 and DAWR1 (or the one DABR). */
+#define PPC_MAX_DATA 2u
 
 static enum hwbp_scope scope_of(uint64_t priv, uint64_t user)
 {
@@ -117,10 +119,10 @@ static int decode_dsi(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 	uint64_t dar = st->u.ppc.dar, dw = dar & ~(HWBPI_PPC_DW - 1);
 	unsigned kind = (st->u.ppc.dsisr & HWBPI_PPC_DSISR_STORE) ? HWBP_W : HWBP_R;
 	unsigned n = hwbpi_powerpc_ndata(cpu);
-	struct hwbp_piece p[HWBP_MAX_SLOTS];
+	struct hwbp_piece p[PPC_MAX_DATA];
 	uint32_t armed = 0, inside = 0, near = 0, typed;
 
-	for (unsigned i = 0; i < n && i < HWBP_MAX_SLOTS; i++) {
+	for (unsigned i = 0; i < n && i < PPC_MAX_DATA; i++) {
 		enum hwbp_scope sc;
 
 		if (decode_data(cpu, regs, i, &p[i], &sc) == 1)
@@ -128,7 +130,7 @@ static int decode_dsi(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 	}
 
 	/* The matching doubleword is DAR's (ranges are doubleword aligned). */
-	for (unsigned i = 0; i < n && i < HWBP_MAX_SLOTS; i++)
+	for (unsigned i = 0; i < n && i < PPC_MAX_DATA; i++)
 		if (((armed >> i) & 1) && overlaps(&p[i], dw, dw + (HWBPI_PPC_DW - 1)))
 			inside |= 1u << i;
 
@@ -148,7 +150,7 @@ static int decode_dsi(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 
 		if (hi < dar)
 			hi = UINT64_MAX;
-		for (unsigned i = 0; i < n && i < HWBP_MAX_SLOTS; i++)
+		for (unsigned i = 0; i < n && i < PPC_MAX_DATA; i++)
 			if (((armed >> i) & 1) && overlaps(&p[i], lo, hi))
 				near |= 1u << i;
 		inside = near;
@@ -167,7 +169,7 @@ static int decode_dsi(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 	 */
 	typed = 0;
 	if (kind == HWBP_W)
-		for (unsigned i = 0; i < n && i < HWBP_MAX_SLOTS; i++)
+		for (unsigned i = 0; i < n && i < PPC_MAX_DATA; i++)
 			if (((inside >> i) & 1) && (p[i].type & HWBP_W))
 				typed |= 1u << i;
 	hit->data_slots = typed ? typed : inside;

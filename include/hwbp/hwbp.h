@@ -358,6 +358,7 @@ struct hwbp_slots {
 	struct hwbp_slot data[HWBP_MAX_SLOTS];
 	struct hwbp_slot inst[HWBP_MAX_SLOTS];
 	struct hwbp_regs regs;    /* what the set encodes to */
+	struct hwbp_regs live;    /* per-CPU scratch of hwbp_decode() with a task */
 };
 
 struct hwbp_ctx;
@@ -369,9 +370,13 @@ struct hwbp_task {
 	struct hwbp_ctx *ctx;
 };
 
+/* CPU sentinels for hwbp_install() and hwbp_free_slots() (and hwbp_reqrec.cpu). */
+#define HWBP_CPU_ALL (-1)         /* every CPU */
+#define HWBP_CPU_TASK (-2)        /* in hwbp_reqrec.cpu: a task's request */
+
 struct hwbp_reqrec {
 	bool live;
-	int cpu;                  /* -1: every CPU; -2: task */
+	int cpu;                  /* a CPU, HWBP_CPU_ALL or HWBP_CPU_TASK */
 	struct hwbp_task *task;
 	struct hwbp_plan plan;
 };
@@ -384,6 +389,10 @@ struct hwbp_ctx {
 	const struct hwbp_glue *glue; /* may be NULL (pure accounting) */
 	struct hwbp_task *tasks;
 	struct hwbp_reqrec req[HWBP_MAX_REQUESTS];
+	/* Scratch of hwbp_install/modify/remove, kept here so that no slot
+	 * set or plan is copied onto the stack (see "Concurrency" below). */
+	struct hwbp_slots scratch_set;
+	struct hwbp_plan scratch_plan;
 };
 
 /*
