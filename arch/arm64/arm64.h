@@ -106,5 +106,10 @@ int hwbpi_arm64_decode_slot(const struct hwbp_cpu *cpu, const struct hwbp_regs *
 			    enum hwbp_scope *scope);
 int hwbpi_arm64_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 			      const struct hwbp_status *st, struct hwbp_hit *hit);
+void hwbpi_arm64_regs_apply(struct hwbp_regs *live, const struct hwbp_regs *written);
+size_t hwbpi_arm64_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned slot, char *buf,
+			     size_t n);
+int hwbpi_arm64_status_set(struct hwbp_status *st, const char *name, uint64_t value);
+extern const char *const hwbpi_arm64_status_fields[];
 
 #endif /* HWBP_ARCH_ARM64_H */

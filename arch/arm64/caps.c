@@ -59,6 +59,12 @@ static void arm64_caps(const struct hwbp_cpu *cpu, struct hwbp_caps *caps)
 	caps->kind_known = true;
 	/* PAC/PMC select EL0, EL1 or both. */
 	caps->priv_filter = true;
+	caps->io_ports = false;
+	/*
+	 * DC ZVA zeroes one block of DCZID_EL0.BS: 64 bytes on the modelled
+	 * CPUs (Cortex-A53/A57 TRMs, QEMU's default), a store of each byte.
+	 */
+	caps->zero_block = 64;
 	/*
 	 * 48-bit VAs: TTBR0 covers 0..2^48-1 (user), TTBR1 the top 2^48
 	 * bytes (kernel).  Larger VA sizes (FEAT_LVA) are not modelled.
@@ -158,6 +164,45 @@ static unsigned arm64_split(const struct hwbp_cpu *cpu, bool inst, uint64_t addr
 	return split_data(addr, len, out, max);
 }
 
+/*
+ * ID_AA64DFR0_EL1 (Arm ARM D19.2): DebugVer [3:0], BRPs [15:12] and WRPs
+ * [23:20] hold the count minus one, CTX_CMPs [31:28].  Cortex-A57 and
+ * Cortex-A53 read 0x10305106: Armv8 debug, 6 breakpoints, 4 watchpoints
+ * (their TRMs; QEMU's cortex-a57 model uses the same value).
+ */
+#define DFR0_A57 0x10305106ull
+#define DFR0_MAX16 0x10f0f006ull
+
+#define A64(n, dfr0) { n, { .arch = HWBP_ARCH_ARM64, .u.arm64 = { dfr0 } } }
+
+static const struct hwbpi_preset arm64_presets[] = {
+	A64("cortex-a57", DFR0_A57),
+	A64("cortex-a53", DFR0_A57),
+	A64("arm64-max16", DFR0_MAX16),
+};
+
+int hwbp_cpu_arm64_from_dfr0(uint64_t dfr0, struct hwbp_cpu *out)
+{
+	if (!out)
+		return -EINVAL;
+	/* DebugVer 6 is Armv8 debug; lower values are Armv7 or absent. */
+	if ((dfr0 & 0xf) < 6)
+		return -EINVAL;
+	/*
+	 * The 4-bit count fields cannot say more than 16.  From Armv8.9
+	 * (DebugVer 0xb) a value of 0xf may mean "see ID_AA64DFR1_EL1" for
+	 * up to 64; hwbp's fixed-size tables stop at 16, so refuse that
+	 * reading rather than silently truncate.
+	 */
+	if ((dfr0 & 0xf) >= 0xb && (((dfr0 >> 12) & 0xf) == 0xf || ((dfr0 >> 20) & 0xf) == 0xf))
+		return -EOPNOTSUPP;
+	memset(out, 0, sizeof(*out));
+	out->arch = HWBP_ARCH_ARM64;
+	out->u.arm64.dfr0 = dfr0;
+	hwbpi_strlcpy(out->name, "arm64-dfr0", sizeof(out->name));
+	return 0;
+}
+
 const struct hwbpi_arch_ops hwbpi_arm64_ops = {
 	.arch = HWBP_ARCH_ARM64,
 	.caps = arm64_caps,
@@ -174,4 +219,11 @@ const struct hwbpi_arch_ops hwbpi_arm64_ops = {
 	.decode_status = hwbpi_arm64_decode_status,
 	.regs_list = hwbpi_arm64_regs_list,
 	.regs_set = hwbpi_arm64_regs_set,
+	.regs_apply = hwbpi_arm64_regs_apply,
+	.slot_name = hwbpi_arm64_slot_name,
+	.status_set = hwbpi_arm64_status_set,
+	.status_fields = hwbpi_arm64_status_fields,
+	.status_hint = "esr (and far)",
+	.presets = arm64_presets,
+	.npresets = sizeof(arm64_presets) / sizeof(arm64_presets[0]),
 };

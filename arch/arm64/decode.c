@@ -331,3 +331,19 @@ int hwbpi_arm64_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_regs
 	}
 	return -EINVAL;
 }
+
+/* ESR_ELx names the class; FAR (watchpoints) the address. */
+const char *const hwbpi_arm64_status_fields[] = { "esr", "far", NULL };
+
+int hwbpi_arm64_status_set(struct hwbp_status *st, const char *name, uint64_t value)
+{
+	if (hwbpi_streq(name, "esr")) {
+		st->u.arm64.esr = value;
+		return 1;
+	}
+	if (hwbpi_streq(name, "far")) {
+		st->u.arm64.far = value;
+		return 0;
+	}
+	return -ENOENT;
+}

@@ -149,7 +149,7 @@ int hwbpi_arm64_encode(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 	return 0;
 }
 
-/* Register names, as in ../shared/SCENARIOS.md. */
+/* Register names, as in docs/scenarios.md. */
 enum reg_kind { RK_BVR, RK_BCR, RK_WVR, RK_WCR, RK_MDSCR };
 
 static const struct {
@@ -245,4 +245,26 @@ int hwbpi_arm64_regs_set(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 		return 0;
 	}
 	return -ENOENT;
+}
+
+/*
+ * A kernel's glue writes every DBGB/W(V|C)R pair and turns on MDSCR_EL1's
+ * MDE/KDE when something is armed; it never clears an enable another user
+ * of the debug unit set (Linux enable_debug_monitors() counts users), so
+ * MDSCR's bits are OR-ed.
+ */
+void hwbpi_arm64_regs_apply(struct hwbp_regs *live, const struct hwbp_regs *written)
+{
+	uint64_t mdscr = live->u.arm64.mdscr | written->u.arm64.mdscr;
+
+	live->u.arm64 = written->u.arm64;
+	live->u.arm64.mdscr = mdscr;
+}
+
+/* Watchpoints "wp0".., breakpoints "bp0".. (two pools). */
+size_t hwbpi_arm64_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned slot, char *buf,
+			     size_t n)
+{
+	(void)cpu;
+	return hwbpi_fmt_name(buf, n, inst ? "bp" : "wp", slot, true);
 }

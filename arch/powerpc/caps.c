@@ -58,6 +58,9 @@ static void ppc_caps(const struct hwbp_cpu *cpu, struct hwbp_caps *caps)
 	caps->precision = HWBP_ADDR_EXACT;
 	caps->kind_known = true;   /* DSISR[38] says store */
 	caps->priv_filter = true;  /* DAWRX/DABRX PRO/PNH/HYP, CIABR PRIV */
+	caps->io_ports = false;
+	/* dcbz zeroes one cache block: 128 bytes on POWER7..POWER10. */
+	caps->zero_block = 128;
 	/* Linux book3s64 user space below 4 PB; kernel linear map at 0xc... */
 	caps->user_max = 0x000fffffffffffffull;
 	caps->kernel_min = 0xc000000000000000ull;
@@ -139,6 +142,20 @@ static unsigned ppc_split(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
 	return sat_count(count);
 }
 
+#define PPC(n, isa, units) { n, { .arch = HWBP_ARCH_POWERPC, .u.ppc = { isa, units } } }
+
+/*
+ * powerpc units per processor (Power ISA 2.06: DABR/DABRX; 2.07 (POWER8)
+ * adds DAWR0/DAWRX0 and CIABR and drops DABR; 3.1 (POWER10) adds
+ * DAWR1/DAWRX1 and lifts the 512-byte boundary rule).
+ */
+static const struct hwbpi_preset ppc_presets[] = {
+	PPC("power7", 206, HWBP_PPC_DABR),
+	PPC("power8", 207, HWBP_PPC_DAWR0 | HWBP_PPC_CIABR),
+	PPC("power9", 300, HWBP_PPC_DAWR0 | HWBP_PPC_CIABR),
+	PPC("power10", 310, HWBP_PPC_DAWR0 | HWBP_PPC_DAWR1 | HWBP_PPC_CIABR),
+};
+
 const struct hwbpi_arch_ops hwbpi_powerpc_ops = {
 	.arch = HWBP_ARCH_POWERPC,
 	.caps = ppc_caps,
@@ -150,4 +167,11 @@ const struct hwbpi_arch_ops hwbpi_powerpc_ops = {
 	.decode_status = hwbpi_powerpc_decode_status,
 	.regs_list = hwbpi_powerpc_regs_list,
 	.regs_set = hwbpi_powerpc_regs_set,
+	.regs_apply = hwbpi_powerpc_regs_apply,
+	.slot_name = hwbpi_powerpc_slot_name,
+	.status_set = hwbpi_powerpc_status_set,
+	.status_fields = hwbpi_powerpc_status_fields,
+	.status_hint = "dsisr and dar",
+	.presets = ppc_presets,
+	.npresets = sizeof(ppc_presets) / sizeof(ppc_presets[0]),
 };

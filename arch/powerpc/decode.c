@@ -223,3 +223,31 @@ int hwbpi_powerpc_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_re
 	}
 	return -EINVAL;
 }
+
+/*
+ * The interrupt's vector (0x300 DSI, 0xd00 trace) names the event; DSISR
+ * and DAR come with a DSI, so either alone implies vector 0x300 while no
+ * vector was given; SRR1 only qualifies a trace.
+ */
+const char *const hwbpi_powerpc_status_fields[] = { "vector", "dsisr", "dar", "srr1", NULL };
+
+int hwbpi_powerpc_status_set(struct hwbp_status *st, const char *name, uint64_t value)
+{
+	if (hwbpi_streq(name, "vector")) {
+		st->u.ppc.vector = value;
+		return 1;
+	}
+	if (hwbpi_streq(name, "srr1")) {
+		st->u.ppc.srr1 = value;
+		return 0;
+	}
+	if (hwbpi_streq(name, "dsisr"))
+		st->u.ppc.dsisr = value;
+	else if (hwbpi_streq(name, "dar"))
+		st->u.ppc.dar = value;
+	else
+		return -ENOENT;
+	if (st->u.ppc.vector == 0)
+		st->u.ppc.vector = HWBPI_PPC_VEC_DSI;
+	return 1;
+}

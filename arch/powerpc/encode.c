@@ -17,7 +17,7 @@
  *  - CIABR[PRIV] names exactly one state (Book III §9.3: 01 problem, 10
  *    privileged non-hypervisor, 11 hypervisor).  USER -> 01.  KERNEL -> 11,
  *    the state of a bare-metal kernel (MSR[HV]=1, as hwbp's own harnesses
- *    and the simulator start: SCENARIOS.md "pr=0 hv=1").  A pseries guest
+ *    and the simulator start: docs/scenarios.md "pr=0 hv=1").  A pseries guest
  *    kernel runs with MSR[HV]=0 and would need 10; Linux xmon set_ciabr()
  *    makes the same HV-mode / guest distinction.  Such a guest's glue must
  *    rewrite PRIV 11 -> 10 (the hypervisor refuses 11 from a guest).
@@ -161,7 +161,7 @@ int hwbpi_powerpc_encode(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 	return encode_dabr(cpu, regs, slot, piece, scope);
 }
 
-/* The registers of the units this CPU has, in SCENARIOS.md order. */
+/* The registers of the units this CPU has, in docs/scenarios.md order. */
 struct ppc_reg {
 	const char *name;
 	unsigned unit;   /* HWBP_PPC_* that must be present */
@@ -221,4 +221,24 @@ int hwbpi_powerpc_regs_set(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 		return 0;
 	}
 	return -ENOENT;
+}
+
+/* A kernel's glue writes every unit's registers; none is a status. */
+void hwbpi_powerpc_regs_apply(struct hwbp_regs *live, const struct hwbp_regs *written)
+{
+	live->u.ppc = written->u.ppc;
+}
+
+/* "ciabr"; data: "dabr" before POWER8, else "dawr0"/"dawr1" by unit. */
+size_t hwbpi_powerpc_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned slot, char *buf,
+			       size_t n)
+{
+	int dawr;
+
+	if (inst)
+		return hwbpi_fmt_name(buf, n, "ciabr", 0, false);
+	if (!hwbpi_powerpc_has_dawr(cpu))
+		return hwbpi_fmt_name(buf, n, "dabr", 0, false);
+	dawr = hwbpi_powerpc_dawr_index(cpu, slot);
+	return hwbpi_fmt_name(buf, n, "dawr", dawr < 0 ? slot : (unsigned)dawr, true);
 }

@@ -46,6 +46,9 @@ static void x86_caps(const struct hwbp_cpu *cpu, struct hwbp_caps *caps)
 	caps->kind_known = false;
 	/* DR7 has no privilege field: a breakpoint matches at every CPL. */
 	caps->priv_filter = false;
+	/* R/W = 10b watches I/O ports once CR4.DE is set (SDM §17.2.4). */
+	caps->io_ports = true;
+	caps->zero_block = 0;     /* no cache-block zeroing instruction */
 	if (cpu->u.x86.mode64) {
 		/* 48-bit canonical split (SDM Vol. 1 §3.3.7.1). */
 		caps->user_max = 0x00007fffffffffffull;
@@ -136,6 +139,14 @@ static unsigned x86_split(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
 	return n;
 }
 
+#define X86(n, m64, amd) { n, { .arch = HWBP_ARCH_X86, .u.x86 = { m64, amd } } }
+
+static const struct hwbpi_preset x86_presets[] = {
+	X86("x86_64", true, false),
+	X86("i386", false, false),
+	X86("x86_64-amd", true, true),
+};
+
 const struct hwbpi_arch_ops hwbpi_x86_ops = {
 	.arch = HWBP_ARCH_X86,
 	.caps = x86_caps,
@@ -154,4 +165,11 @@ const struct hwbpi_arch_ops hwbpi_x86_ops = {
 	.decode_status = hwbpi_x86_decode_status,
 	.regs_list = hwbpi_x86_regs_list,
 	.regs_set = hwbpi_x86_regs_set,
+	.regs_apply = hwbpi_x86_regs_apply,
+	.slot_name = hwbpi_x86_slot_name,
+	.status_set = hwbpi_x86_status_set,
+	.status_fields = hwbpi_x86_status_fields,
+	.status_hint = "dr6",
+	.presets = x86_presets,
+	.npresets = sizeof(x86_presets) / sizeof(x86_presets[0]),
 };

@@ -152,3 +152,14 @@ int hwbpi_x86_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_regs *
 	hit->ip = st->ip;
 	return 0;
 }
+
+/* The status a #DB handler reads: DR6 alone names the slots. */
+const char *const hwbpi_x86_status_fields[] = { "dr6", NULL };
+
+int hwbpi_x86_status_set(struct hwbp_status *st, const char *name, uint64_t value)
+{
+	if (!hwbpi_streq(name, "dr6"))
+		return -ENOENT;
+	st->u.x86.dr6 = value;
+	return 1;
+}

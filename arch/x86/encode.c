@@ -116,7 +116,7 @@ int hwbpi_x86_encode(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 	return 0;
 }
 
-/* Register names (lower case, as in SCENARIOS.md). */
+/* Register names (lower case, as in docs/scenarios.md). */
 static const char *const dr_names[] = { "dr0", "dr1", "dr2", "dr3", "dr6", "dr7" };
 static const char *const mask_names[] = { "dr0_mask", "dr1_mask", "dr2_mask", "dr3_mask" };
 
@@ -185,4 +185,24 @@ int hwbpi_x86_regs_set(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 	 */
 	*p = value;
 	return 0;
+}
+
+/*
+ * A kernel's glue writes DR0-DR3, DR7 (and the AMD mask MSRs), never DR6:
+ * DR6 is the status the CPU sets and the handler clears (SDM §17.2.3).
+ */
+void hwbpi_x86_regs_apply(struct hwbp_regs *live, const struct hwbp_regs *written)
+{
+	memcpy(live->u.x86.dr, written->u.x86.dr, sizeof(live->u.x86.dr));
+	memcpy(live->u.x86.addr_mask, written->u.x86.addr_mask, sizeof(live->u.x86.addr_mask));
+	live->u.x86.dr7 = written->u.x86.dr7;
+}
+
+/* One pool of four: DR0-DR3 hold execute and data breakpoints alike. */
+size_t hwbpi_x86_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned slot, char *buf,
+			   size_t n)
+{
+	(void)cpu;
+	(void)inst;
+	return hwbpi_fmt_name(buf, n, "dr", slot, true);
 }

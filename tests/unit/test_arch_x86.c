@@ -961,7 +961,7 @@ static const struct set_row {
 	int ret;
 	const char *why;
 } set_rows[] = {
-	{ "x86_64", "dr0", 0, "SCENARIOS.md x86 names" },
+	{ "x86_64", "dr0", 0, "docs/scenarios.md x86 names" },
 	{ "x86_64", "dr1", 0, "" },
 	{ "x86_64", "dr2", 0, "" },
 	{ "x86_64", "dr3", 0, "" },

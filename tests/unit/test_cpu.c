@@ -13,7 +13,7 @@
 
 #include <hwbp/hwbp.h>
 
-/* Every preset the issue and SCENARIOS.md name, with its slot counts. */
+/* Every preset the issue and docs/scenarios.md name, with its slot counts. */
 static const struct {
 	const char *name;
 	enum hwbp_arch arch;

@@ -304,7 +304,7 @@ int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
 	memset(res, 0, sizeof(*res));
 	res->cls = HWBP_SIM_NONE;
 	if (strcmp(name, "cr4") == 0) {
-		/* Only DE (SCENARIOS.md); MOV to CR4 has no general detect. */
+		/* Only DE (docs/scenarios.md); MOV to CR4 has no general detect. */
 		write_cr4((read_cr4() & ~CR4_DE) | (value & CR4_DE));
 		return 0;
 	}
