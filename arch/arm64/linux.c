@@ -171,3 +171,10 @@ int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwb
 	}
 	return 0;
 }
+
+/* arch/arm64/kernel/hw_breakpoint.c arch_build_bp_info(): an AArch64
+ * execute breakpoint is HW_BREAKPOINT_LEN_4, one A64 instruction. */
+uint64_t hwbpi_linux_exec_len(void)
+{
+	return 4;
+}
