@@ -22,15 +22,15 @@
 static void arm64_caps(const struct hwbp_cpu *cpu, struct hwbp_caps *caps)
 {
 	caps->arch = HWBP_ARCH_ARM64;
-	caps->data_slots = hwbpi_arm64_nwrp(cpu);
-	caps->inst_slots = hwbpi_arm64_nbrp(cpu);
+	caps->data_slots = hwbp_arm64_nwrp(cpu);
+	caps->inst_slots = hwbp_arm64_nbrp(cpu);
 	/* Breakpoints and watchpoints are separate register pairs. */
 	caps->shared = false;
 	/* LSC 01 load, 10 store, 11 both; breakpoints for execute. */
 	caps->types = (1u << HWBP_R) | (1u << HWBP_W) | (1u << HWBP_RW) | (1u << HWBP_X);
 	caps->align = HWBP_ALIGN_BAS;
 	caps->min_piece = 1;
-	caps->max_piece = HWBPI_ARM64_MAX_PIECE;
+	caps->max_piece = HWBP_ARM64_MAX_PIECE;
 	/* BAS selects single bytes: matching is byte-granular. */
 	caps->granule = 1;
 	/*
@@ -38,8 +38,8 @@ static void arm64_caps(const struct hwbp_cpu *cpu, struct hwbp_caps *caps)
 	 * stays inside its doubleword by construction); split() handles it.
 	 */
 	caps->boundary = 0;
-	caps->inst_len = HWBPI_ARM64_INST_LEN;
-	caps->inst_align = HWBPI_ARM64_INST_LEN;
+	caps->inst_len = HWBP_ARM64_INST_LEN;
+	caps->inst_align = HWBP_ARM64_INST_LEN;
 	/*
 	 * Watchpoint and breakpoint exceptions are taken before the
 	 * instruction executes: ELR points at the load/store (Arm ARM D2,
@@ -115,17 +115,17 @@ static unsigned split_data(uint64_t addr, uint64_t len, struct hwbp_piece *out, 
 			plen = 8 - (a & 7);
 			if (plen > r)
 				plen = r;
-		} else if (n >= max && (a & (HWBPI_ARM64_MAX_PIECE - 1)) == 0 &&
-			   r >= HWBPI_ARM64_MAX_PIECE) {
+		} else if (n >= max && (a & (HWBP_ARM64_MAX_PIECE - 1)) == 0 &&
+			   r >= HWBP_ARM64_MAX_PIECE) {
 			/*
 			 * Only counting now: a run of 2 GiB blocks in one step,
 			 * so that huge kernel ranges do not loop 2^17 times.
 			 */
-			uint64_t k = r >> HWBPI_ARM64_MASK_MAX;
+			uint64_t k = r >> HWBP_ARM64_MASK_MAX;
 
 			n += k;
-			a += k << HWBPI_ARM64_MASK_MAX;
-			r -= k << HWBPI_ARM64_MASK_MAX;
+			a += k << HWBP_ARM64_MASK_MAX;
+			r -= k << HWBP_ARM64_MASK_MAX;
 			continue;
 		} else {
 			uint64_t align = a ? (a & (~a + 1)) : (1ull << 63);
@@ -133,8 +133,8 @@ static unsigned split_data(uint64_t addr, uint64_t len, struct hwbp_piece *out, 
 			plen = pow2_floor(r);
 			if (plen > align)
 				plen = align;
-			if (plen > HWBPI_ARM64_MAX_PIECE)
-				plen = HWBPI_ARM64_MAX_PIECE;
+			if (plen > HWBP_ARM64_MAX_PIECE)
+				plen = HWBP_ARM64_MAX_PIECE;
 		}
 		put(out, max, n, a, plen);
 		n++;
@@ -155,10 +155,10 @@ static unsigned arm64_split(const struct hwbp_cpu *cpu, bool inst, uint64_t addr
 		 * instructions needs one slot each.  Generic code guarantees
 		 * addr and len are multiples of 4.
 		 */
-		uint64_t n = len / HWBPI_ARM64_INST_LEN;
+		uint64_t n = len / HWBP_ARM64_INST_LEN;
 
 		for (uint64_t i = 0; i < n && i < max; i++)
-			put(out, max, i, addr + i * HWBPI_ARM64_INST_LEN, HWBPI_ARM64_INST_LEN);
+			put(out, max, i, addr + i * HWBP_ARM64_INST_LEN, HWBP_ARM64_INST_LEN);
 		return n > HWBPI_UINT_MAX ? HWBPI_UINT_MAX : (unsigned)n;
 	}
 	return split_data(addr, len, out, max);

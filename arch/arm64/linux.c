@@ -95,7 +95,7 @@ static int put_set(pid_t tid, int note, unsigned n, const uint64_t *vr, const ui
 int hwbpi_linux_write(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_regs *regs)
 {
 	const uint64_t zero[HWBP_MAX_SLOTS] = { 0 };
-	unsigned nb = hwbpi_arm64_nbrp(cpu), nw = hwbpi_arm64_nwrp(cpu);
+	unsigned nb = hwbp_arm64_nbrp(cpu), nw = hwbp_arm64_nwrp(cpu);
 	int ret;
 
 	if (!cpu || !regs || cpu->arch != HWBP_ARCH_ARM64 || regs->arch != HWBP_ARCH_ARM64)

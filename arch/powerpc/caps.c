@@ -12,12 +12,12 @@
 
 static void ppc_caps(const struct hwbp_cpu *cpu, struct hwbp_caps *caps)
 {
-	bool dawr = hwbpi_powerpc_has_dawr(cpu);
-	unsigned ndata = hwbpi_powerpc_ndata(cpu);
+	bool dawr = hwbp_powerpc_has_dawr(cpu);
+	unsigned ndata = hwbp_powerpc_ndata(cpu);
 
 	caps->arch = HWBP_ARCH_POWERPC;
 	caps->data_slots = ndata;
-	caps->inst_slots = hwbpi_powerpc_has_ciabr(cpu) ? 1 : 0;
+	caps->inst_slots = hwbp_powerpc_has_ciabr(cpu) ? 1 : 0;
 	caps->shared = false;  /* CIABR and DAWR/DABR are separate registers */
 	caps->types = 0;
 	if (ndata)
@@ -25,12 +25,12 @@ static void ppc_caps(const struct hwbp_cpu *cpu, struct hwbp_caps *caps)
 	if (caps->inst_slots)
 		caps->types |= 1u << HWBP_X;
 	caps->align = HWBP_ALIGN_DWORD;
-	caps->min_piece = HWBPI_PPC_DW;
+	caps->min_piece = HWBP_PPC_DW;
 	/* DAWRX[MRD] is 6 bits of "doublewords - 1": 64 DW; DABR is one DW. */
-	caps->max_piece = dawr ? HWBPI_PPC_DAWR_MAX : HWBPI_PPC_DW;
-	caps->granule = HWBPI_PPC_DW;
+	caps->max_piece = dawr ? HWBP_PPC_DAWR_MAX : HWBP_PPC_DW;
+	caps->granule = HWBP_PPC_DW;
 	/* DABR pieces are a single aligned doubleword: nothing to cross. */
-	caps->boundary = hwbpi_powerpc_boundary(cpu);
+	caps->boundary = hwbp_powerpc_boundary(cpu);
 	caps->inst_len = 4;
 	caps->inst_align = 4;
 	/*
@@ -115,10 +115,10 @@ static unsigned ppc_split(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
 		return sat_count(count);
 	}
 
-	lo = addr & ~(HWBPI_PPC_DW - 1);
-	last = (addr + (len - 1)) | (HWBPI_PPC_DW - 1);
-	maxp = hwbpi_powerpc_has_dawr(cpu) ? HWBPI_PPC_DAWR_MAX : HWBPI_PPC_DW;
-	bnd = hwbpi_powerpc_boundary(cpu);
+	lo = addr & ~(HWBP_PPC_DW - 1);
+	last = (addr + (len - 1)) | (HWBP_PPC_DW - 1);
+	maxp = hwbp_powerpc_has_dawr(cpu) ? HWBP_PPC_DAWR_MAX : HWBP_PPC_DW;
+	bnd = hwbp_powerpc_boundary(cpu);
 
 	if (bnd)
 		count = (last / bnd) - (lo / bnd) + 1;

@@ -70,14 +70,14 @@ static int encode_ciabr(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 {
 	uint64_t priv;
 
-	if (!hwbpi_powerpc_has_ciabr(cpu) || slot != 0)
+	if (!hwbp_powerpc_has_ciabr(cpu) || slot != 0)
 		return -EINVAL;
 	if (piece->type != HWBP_X || piece->len != 4 || (piece->addr & 3))
 		return -EINVAL;
 	if (scope == HWBP_SCOPE_USER)
-		priv = HWBPI_PPC_CIABR_PRIV_USER;
+		priv = HWBP_PPC_CIABR_PRIV_USER;
 	else if (scope == HWBP_SCOPE_KERNEL)
-		priv = HWBPI_PPC_CIABR_PRIV_HYPER;
+		priv = HWBP_PPC_CIABR_PRIV_HYPER;
 	else
 		return -EINVAL;
 	regs->u.ppc.ciabr = piece->addr | priv;
@@ -88,14 +88,14 @@ static int encode_dawr(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 		       unsigned slot, const struct hwbp_piece *piece,
 		       enum hwbp_scope scope)
 {
-	int idx = hwbpi_powerpc_dawr_index(cpu, slot);
-	uint64_t bnd = hwbpi_powerpc_boundary(cpu);
+	int idx = hwbp_powerpc_dawr_index(cpu, slot);
+	uint64_t bnd = hwbp_powerpc_boundary(cpu);
 	uint64_t last, priv, x;
 
 	if (idx < 0)
 		return -EINVAL;
-	if ((piece->addr & (HWBPI_PPC_DW - 1)) || (piece->len & (HWBPI_PPC_DW - 1)) ||
-	    piece->len == 0 || piece->len > HWBPI_PPC_DAWR_MAX)
+	if ((piece->addr & (HWBP_PPC_DW - 1)) || (piece->len & (HWBP_PPC_DW - 1)) ||
+	    piece->len == 0 || piece->len > HWBP_PPC_DAWR_MAX)
 		return -EINVAL;
 	last = piece->addr + (piece->len - 1);
 	if (last < piece->addr)
@@ -104,16 +104,16 @@ static int encode_dawr(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 		return -EINVAL;  /* crosses 512 bytes before ISA v3.1 */
 	if (!data_type_ok(piece->type))
 		return -EINVAL;
-	if (priv_bits(scope, HWBPI_PPC_DAWRX_PRO,
-		      HWBPI_PPC_DAWRX_PNH | HWBPI_PPC_DAWRX_HYP, &priv))
+	if (priv_bits(scope, HWBP_PPC_DAWRX_PRO,
+		      HWBP_PPC_DAWRX_PNH | HWBP_PPC_DAWRX_HYP, &priv))
 		return -EINVAL;
 
-	x = priv | HWBPI_PPC_DAWRX_WTI | HWBPI_PPC_DAWRX_WT;
+	x = priv | HWBP_PPC_DAWRX_WTI | HWBP_PPC_DAWRX_WT;
 	if (piece->type & HWBP_R)
-		x |= HWBPI_PPC_DAWRX_DR;
+		x |= HWBP_PPC_DAWRX_DR;
 	if (piece->type & HWBP_W)
-		x |= HWBPI_PPC_DAWRX_DW;
-	x |= ((piece->len / HWBPI_PPC_DW) - 1) << HWBPI_PPC_DAWRX_MRD_SHIFT;
+		x |= HWBP_PPC_DAWRX_DW;
+	x |= ((piece->len / HWBP_PPC_DW) - 1) << HWBP_PPC_DAWRX_MRD_SHIFT;
 	regs->u.ppc.dawr[idx] = piece->addr;
 	regs->u.ppc.dawrx[idx] = x;
 	return 0;
@@ -125,23 +125,23 @@ static int encode_dabr(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 {
 	uint64_t priv, d;
 
-	if (!hwbpi_powerpc_dabr_mode(cpu) || slot != 0)
+	if (!hwbp_powerpc_dabr_mode(cpu) || slot != 0)
 		return -EINVAL;
-	if ((piece->addr & (HWBPI_PPC_DW - 1)) || piece->len != HWBPI_PPC_DW)
+	if ((piece->addr & (HWBP_PPC_DW - 1)) || piece->len != HWBP_PPC_DW)
 		return -EINVAL;
 	if (!data_type_ok(piece->type))
 		return -EINVAL;
-	if (priv_bits(scope, HWBPI_PPC_DABRX_USER,
-		      HWBPI_PPC_DABRX_KERNEL | HWBPI_PPC_DABRX_HYP, &priv))
+	if (priv_bits(scope, HWBP_PPC_DABRX_USER,
+		      HWBP_PPC_DABRX_KERNEL | HWBP_PPC_DABRX_HYP, &priv))
 		return -EINVAL;
 
-	d = piece->addr | HWBPI_PPC_DABR_BT;
+	d = piece->addr | HWBP_PPC_DABR_BT;
 	if (piece->type & HWBP_R)
-		d |= HWBPI_PPC_DABR_DR;
+		d |= HWBP_PPC_DABR_DR;
 	if (piece->type & HWBP_W)
-		d |= HWBPI_PPC_DABR_DW;
+		d |= HWBP_PPC_DABR_DW;
 	regs->u.ppc.dabr = d;
-	regs->u.ppc.dabrx = priv | HWBPI_PPC_DABRX_BTI;
+	regs->u.ppc.dabrx = priv | HWBP_PPC_DABRX_BTI;
 	return 0;
 }
 
@@ -156,7 +156,7 @@ int hwbpi_powerpc_encode(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 	(void)local;
 	if (inst)
 		return encode_ciabr(cpu, regs, slot, piece, scope);
-	if (hwbpi_powerpc_has_dawr(cpu))
+	if (hwbp_powerpc_has_dawr(cpu))
 		return encode_dawr(cpu, regs, slot, piece, scope);
 	return encode_dabr(cpu, regs, slot, piece, scope);
 }
@@ -237,8 +237,8 @@ size_t hwbpi_powerpc_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned s
 
 	if (inst)
 		return hwbpi_fmt_name(buf, n, "ciabr", 0, false);
-	if (!hwbpi_powerpc_has_dawr(cpu))
+	if (!hwbp_powerpc_has_dawr(cpu))
 		return hwbpi_fmt_name(buf, n, "dabr", 0, false);
-	dawr = hwbpi_powerpc_dawr_index(cpu, slot);
+	dawr = hwbp_powerpc_dawr_index(cpu, slot);
 	return hwbpi_fmt_name(buf, n, "dawr", dawr < 0 ? slot : (unsigned)dawr, true);
 }

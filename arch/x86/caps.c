@@ -8,8 +8,8 @@
 static void x86_caps(const struct hwbp_cpu *cpu, struct hwbp_caps *caps)
 {
 	/* DR0-DR3 serve instruction and data breakpoints alike (SDM §17.2.1). */
-	caps->data_slots = HWBPI_X86_SLOTS;
-	caps->inst_slots = HWBPI_X86_SLOTS;
+	caps->data_slots = HWBP_X86_SLOTS;
+	caps->inst_slots = HWBP_X86_SLOTS;
 	caps->shared = true;
 	/*
 	 * R/Wn (SDM §17.2.4) has execute (00), write (01) and read-or-write
@@ -24,7 +24,7 @@ static void x86_caps(const struct hwbp_cpu *cpu, struct hwbp_caps *caps)
 	 */
 	caps->align = HWBP_ALIGN_NATURAL;
 	caps->min_piece = 1;
-	caps->max_piece = hwbpi_x86_max_piece(cpu);
+	caps->max_piece = hwbp_x86_max_piece(cpu);
 	caps->granule = 1;
 	caps->boundary = 0;
 	/*
@@ -88,7 +88,7 @@ static uint64_t pow2_floor(uint64_t x)
 static unsigned x86_split(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
 			  uint64_t len, struct hwbp_piece *out, unsigned max)
 {
-	uint64_t maxp = hwbpi_x86_max_piece(cpu);
+	uint64_t maxp = hwbp_x86_max_piece(cpu);
 	uint64_t left = len, mid;
 	unsigned n = 0;
 
