@@ -23,7 +23,7 @@
 
 #include "harness.h"
 #include "platform.h"
-#include "../../../arch/x86/glue.h"
+#include "glue.h"
 
 #define CR4_DE (1ull << 3)
 #define RFLAGS_RF (1ull << 16)
@@ -252,6 +252,17 @@ const char *arch_cpu_unsupported(const struct hwbp_cpu *cpu)
 static int cr4_de(void)
 {
 	return (read_cr4() & CR4_DE) != 0;
+}
+
+/* The harness's glue (harness.h) is the glue a kernel uses. */
+int arch_write_regs(const struct hwbp_regs *regs)
+{
+	return hwbp_glue_write_regs(regs);
+}
+
+void arch_read_regs(struct hwbp_regs *regs)
+{
+	hwbp_glue_read_regs(regs);
 }
 
 void arch_reset(const struct hwbp_cpu *cpu)
