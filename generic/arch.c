@@ -143,7 +143,11 @@ int hwbp_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned slot, char *b
 	const struct hwbpi_arch_ops *ops = ops_of(cpu);
 	struct hwbp_caps caps;
 
-	if (!ops || !buf || n == 0 || hwbp_caps_get(cpu, &caps))
+	if (!buf || n == 0)
+		return -EINVAL;
+	/* On any error @buf holds "", for callers that compare names. */
+	buf[0] = '\0';
+	if (!ops || hwbp_caps_get(cpu, &caps))
 		return -EINVAL;
 	if (slot >= ((inst && !caps.shared) ? caps.inst_slots : caps.data_slots))
 		return -EINVAL;

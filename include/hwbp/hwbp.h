@@ -414,7 +414,7 @@ const char *hwbp_arch_name(enum hwbp_arch arch);
  * "wp0".. and "bp0".. (arm64), "dabr" / "dawr0", "dawr1" / "ciabr"
  * (powerpc).  Writes a NUL-terminated name into @buf.
  * Errors: -EINVAL (NULL, @n too small for the name, @slot >= the pool's
- *         count).  Context: any.
+ *         count); @buf then holds "" (when @n >= 1).  Context: any.
  */
 int hwbp_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned slot, char *buf, size_t n);
 
