@@ -34,31 +34,40 @@
  *    exception handler.
  *
  *  - Read-only queries (hwbp_plan_of, hwbp_free_slots, hwbp_task_regs):
- *    not concurrently with a change of the same context (they read the
- *    slot sets the change rewrites); under the same lock, or from the
- *    CPU-local path described next.
+ *    they read the slot sets and request records a change rewrites, so
+ *    the same rule as for hwbp_decode below applies (hwbp_task_regs runs
+ *    at context switch, like decode outside the caller's lock).
  *
- *  - hwbp_decode: may run in an exception handler (read-only on the
- *    context's accounting, no allocation, bounded time); at most one call
- *    per CPU number at a time (it uses that CPU's scratch when a task is
- *    given), any number for different CPUs at once.  A change of the
- *    context rewrites each affected CPU's registers first (through
- *    glue.on_cpu, on that CPU) and only then, after every write
- *    succeeded, updates the accounting (slot sets and request records)
- *    with plain stores.  So a decode concurrent with a change may read a
- *    half-updated slot set, or match new registers against the old
- *    accounting: the caller must exclude it from the commit, e.g. the
- *    change holds a lock that the exception path also takes (an
- *    interrupt-safe spinlock), or brackets the commit with a sequence
- *    count and the exception path decodes again when the count moved.
- *    A hit that arrives while a CPU's registers are already new but the
- *    accounting not yet is decoded against the old accounting and may
- *    come back -ENOENT: retry after the change, or drop it.
+ *  - hwbp_decode: may run in an exception handler (no allocation, no
+ *    lock, bounded time); at most one call per CPU number at a time (with
+ *    a task it builds that CPU's registers in percpu[cpu].live), any
+ *    number for different CPUs at once.  It writes nothing else.
  *
- *  Memory: struct hwbp_ctx (a few KiB: HWBP_CTX_SIZE, the same as sizeof)
- *  and struct hwbp_slots are complete types so a caller can place them
- *  statically; hwbp_ctx_size(ncpus) is the size of one allocation
- *  holding a context and its per-CPU array.
+ *    Against a change of the same context, what slots.c does is: first
+ *    compute each affected CPU's new registers in the ctx's scratch and
+ *    write them through glue.on_cpu (nothing decode reads is written in
+ *    this phase), then, once every write succeeded, commit: rewrite those
+ *    CPUs' slot sets (or the task's) and the request record in place,
+ *    with plain stores and no ordering.  Hence:
+ *      . decode overlapping the commit may read a half-written slot set
+ *        or record: not safe, the caller must exclude it;
+ *      . a hit raised by the new registers before the commit is decoded
+ *        against the old accounting: -ENOENT, or the old request ids.
+ *    A kernel must not exclude them with a lock the exception path spins
+ *    on (on_cpu waits for the CPU that spins: deadlock).  What works: a
+ *    sequence count the changing side makes odd before the call and even
+ *    after it; the handler reads it, decodes, reads it again and, if it
+ *    was odd or moved, treats the hit as unattributed (it retries nothing
+ *    in the handler).  Changes on one context never overlap each other
+ *    (rule above), and decodes never change the accounting.
+ *
+ *  Memory: struct hwbp_ctx and struct hwbp_slots are complete types, so
+ *  a caller can place them statically or allocate them (HWBP_CTX_SIZE is
+ *  sizeof(struct hwbp_ctx): about 48 KiB on LP64, most of it the
+ *  HWBP_MAX_REQUESTS request records; a slot set is about 3 KiB per CPU).
+ *  Too big for a kernel stack: allocate them, once, at setup.
+ *  hwbp_ctx_size(ncpus) is the size of one allocation holding a context
+ *  and its per-CPU array (hwbp_ctx_percpu() finds the array).
  */
 #ifndef HWBP_HWBP_H
 #define HWBP_HWBP_H
