@@ -38,8 +38,11 @@ struct hwbpi_arch_ops {
 	 * !inst, else execute).  Fills piece.addr/len (the bytes the hardware
 	 * watches, which on powerpc are whole doublewords) for at most @max
 	 * pieces and returns how many pieces the tiling needs (possibly more
-	 * than @max).  Pieces come in address order.  The generic code has
-	 * already checked the request; @len >= 1 and addr + len does not wrap.
+	 * than @max; @max 0 only counts).  Pieces come in address order and
+	 * data pieces tile exactly [addr, addr + len) widened to caps.granule
+	 * (powerpc: whole doublewords), which lets the planner measure a
+	 * tiling without storing it.  The generic code has already checked
+	 * the request; @len >= 1 and addr + len does not wrap.
 	 */
 	unsigned (*split)(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
 			  uint64_t len, struct hwbp_piece *out, unsigned max);

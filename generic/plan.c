@@ -165,14 +165,30 @@ static void plan_init(struct hwbp_plan *out, const struct hwbp_request *req, uns
 }
 
 /*
+ * Bytes the data tiling of [lo, lo + len) watches: the tiling covers that
+ * range widened to the matching granule and nothing else (the split op's
+ * contract, internal.h), so no piece array is needed to count them.  Only
+ * asked for tilings of at most HWBP_MAX_PIECES pieces, which cannot reach
+ * 2^64 bytes.
+ */
+static uint64_t tiling_bytes(const struct hwbp_caps *caps, uint64_t lo, uint64_t len)
+{
+	uint64_t g = caps->granule ? caps->granule : 1;
+	uint64_t last = lo + (len - 1);
+
+	return (last | (g - 1)) - (lo & ~(g - 1)) + 1;
+}
+
+/*
  * The smallest enlargement [*lo, *lo + *len) around @req that tiles into at
- * most @free_slots data pieces; ties go to fewer pieces.  @scratch (room
- * for HWBP_MAX_PIECES) receives candidate tilings: the caller's plan, so
- * that no second piece array sits on the stack.  False when none fits.
+ * most @free_slots data pieces; ties go to fewer pieces.  Candidates are
+ * only counted (split with room for none) and measured (tiling_bytes()):
+ * nothing is written, so a failed plan leaves the caller's plan alone and
+ * no piece array sits on the stack.  False when none fits.
  */
 static bool enlarge(const struct hwbp_cpu *cpu, const struct hwbpi_arch_ops *ops,
 		    const struct hwbp_caps *caps, const struct hwbp_request *req,
-		    unsigned free_slots, struct hwbp_piece *scratch, uint64_t *best_lo,
+		    unsigned free_slots, struct hwbp_piece *none, uint64_t *best_lo,
 		    uint64_t *best_len)
 {
 	uint64_t best_w = 0, end = req->addr + req->len; /* may be 0 (wrap) */
@@ -209,9 +225,8 @@ static bool enlarge(const struct hwbp_cpu *cpu, const struct hwbpi_arch_ops *ops
 					break;
 			}
 			if (len != 0 && may_fit(caps, false, len, free_slots)) {
-				cnt = ops->split(cpu, false, lo, len, scratch, HWBP_MAX_PIECES);
-				/* scratch holds the pieces only when cnt <= free_slots */
-				w = cnt <= free_slots ? watched(scratch, cnt) : 0;
+				cnt = ops->split(cpu, false, lo, len, none, 0);
+				w = cnt <= free_slots ? tiling_bytes(caps, lo, len) : 0;
 				if (cnt <= free_slots &&
 				    (!found || w < best_w || (w == best_w && cnt < best_n))) {
 					found = true;
@@ -231,9 +246,10 @@ static bool enlarge(const struct hwbp_cpu *cpu, const struct hwbpi_arch_ops *ops
 }
 
 /*
- * Pieces are tiled straight into @out (no copy of a plan or of a piece
- * array on the stack: the core's frames stay small enough for a kernel
- * stack).  On error *out is left unspecified.
+ * Tilings are counted first and written straight into @out only once the
+ * plan is known to succeed: no copy of a plan or of a piece array on the
+ * stack (the core's frames stay small enough for a kernel stack), and a
+ * failed call leaves *out as it was.
  */
 int hwbp_plan(const struct hwbp_cpu *cpu, const struct hwbp_request *req,
 	      unsigned free_slots, struct hwbp_plan *out)
@@ -261,10 +277,10 @@ int hwbp_plan(const struct hwbp_cpu *cpu, const struct hwbp_request *req,
 		pool = HWBP_MAX_PIECES;
 	if (free_slots == 0 || free_slots > pool)
 		free_slots = pool;
-	plan_init(out, req, hwtype, widened, inst, false);
-	n = ops->split(cpu, inst, req->addr, req->len, out->piece, HWBP_MAX_PIECES);
+	n = ops->split(cpu, inst, req->addr, req->len, out->piece, 0);
 	if (n <= free_slots) {
-		out->n = n;
+		plan_init(out, req, hwtype, widened, inst, false);
+		out->n = ops->split(cpu, inst, req->addr, req->len, out->piece, HWBP_MAX_PIECES);
 		finish(out, hwtype);
 		return 0;
 	}

@@ -293,9 +293,8 @@ int hwbp_request_check(const struct hwbp_cpu *cpu, const struct hwbp_request *re
  * (unless HWBP_REQ_EXACT).
  * Errors: those of hwbp_request_check(), -ENOSPC (no plan fits
  *         @free_slots), -ERANGE (no plan fits even the whole pool).
- *         On error *out is unspecified (it serves as the planner's
- *         scratch).  Context: any; bounded time (at most 64 x 64 trial
- *         tilings), no allocation.
+ *         On error *out is unchanged.  Context: any; bounded time (at
+ *         most 64 x 64 trial tilings), no allocation.
  */
 int hwbp_plan(const struct hwbp_cpu *cpu, const struct hwbp_request *req,
 	      unsigned free_slots, struct hwbp_plan *out);
