@@ -18,13 +18,24 @@
 #ifndef HWBP_LIBC_H
 #define HWBP_LIBC_H
 
+#ifndef __KERNEL__
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 #if defined(__KERNEL__)
 #include <linux/errno.h>
+#include <linux/limits.h>
 #include <linux/string.h>
+#include <linux/types.h>
+/* The two <stdint.h> macros the core uses, from the kernel's own. */
+#ifndef UINT64_MAX
+#define UINT64_MAX U64_MAX
+#endif
+#ifndef UINT64_C
+#define UINT64_C(c) c##ULL
+#endif
 #elif defined(HWBP_FREESTANDING)
 /* Linux's values (include/uapi/asm-generic/errno-base.h and errno.h; the
  * same on x86, arm64 and powerpc for these). */
@@ -46,6 +57,7 @@ int memcmp(const void *a, const void *b, size_t n);
 #include <errno.h>
 #include <string.h>
 #endif
+
 
 /* a and b are equal NUL-terminated strings. */
 static inline bool hwbpi_streq(const char *a, const char *b)

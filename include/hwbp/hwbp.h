@@ -72,9 +72,13 @@
 #ifndef HWBP_HWBP_H
 #define HWBP_HWBP_H
 
+#ifdef __KERNEL__
+#include <linux/types.h>   /* a Linux module: bool, size_t, uint64_t... */
+#else
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
