@@ -29,7 +29,10 @@
 #include <linux/limits.h>
 #include <linux/string.h>
 #include <linux/types.h>
-/* The two <stdint.h> macros the core uses, from the kernel's own. */
+/* The <stdint.h> macros the core uses, from the kernel's own. */
+#ifndef UINT32_MAX
+#define UINT32_MAX U32_MAX
+#endif
 #ifndef UINT64_MAX
 #define UINT64_MAX U64_MAX
 #endif
