@@ -298,6 +298,15 @@ static void transform(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id
 }
 
 /*
+ * The ctx's scratch is zero between calls, so that a call that fails
+ * leaves the ctx byte for byte as it was (and nothing stale is kept).
+ */
+static void scrub(void *p, size_t n)
+{
+	memset(p, 0, n);
+}
+
+/*
  * Change CPUs [first, last] for request @id from @oldp to @newp (install:
  * oldp NULL; remove: newp NULL; modify: both); all-or-nothing.
  *
@@ -317,15 +326,6 @@ static void transform(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id
  * host serialises decoding with changes of the context, as it must for
  * any change of it.  Without a glue (pure accounting) nothing is written.
  */
-/*
- * The ctx's scratch is zero between calls, so that a call that fails
- * leaves the ctx byte for byte as it was (and nothing stale is kept).
- */
-static void scrub(void *p, size_t n)
-{
-	memset(p, 0, n);
-}
-
 static int change_cpus(struct hwbp_ctx *ctx, unsigned first, unsigned last, int id,
 		       const struct hwbp_plan *oldp, const struct hwbp_plan *newp)
 {
