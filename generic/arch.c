@@ -3,8 +3,6 @@
  * Run-time arch selection and the public entry points that forward to it.
  * Every arch is compiled on every host; the CPU model picks one.
  */
-#include <errno.h>
-#include <string.h>
 
 #include "internal.h"
 
@@ -21,9 +19,16 @@ const struct hwbpi_arch_ops *hwbpi_arch_ops(enum hwbp_arch arch)
 	return NULL;
 }
 
-const char *hwbp_version(void)
+/* Every arch, in the order presets are listed. */
+static const struct hwbpi_arch_ops *const arches[] = {
+	&hwbpi_x86_ops,
+	&hwbpi_arm64_ops,
+	&hwbpi_powerpc_ops,
+};
+
+const struct hwbpi_arch_ops *hwbpi_arch_nth(unsigned i)
 {
-	return HWBP_VERSION_STRING;
+	return i < sizeof(arches) / sizeof(arches[0]) ? arches[i] : NULL;
 }
 
 static const struct hwbpi_arch_ops *ops_of(const struct hwbp_cpu *cpu)
@@ -122,6 +127,71 @@ int hwbp_regs_set(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 	return ops->regs_set(cpu, regs, name, value);
 }
 
+int hwbp_regs_apply(const struct hwbp_cpu *cpu, struct hwbp_regs *live,
+		    const struct hwbp_regs *written)
+{
+	const struct hwbpi_arch_ops *ops = ops_of(cpu);
+
+	if (!ops || !live || !written || live->arch != cpu->arch || written->arch != cpu->arch)
+		return -EINVAL;
+	ops->regs_apply(live, written);
+	return 0;
+}
+
+int hwbp_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned slot, char *buf, size_t n)
+{
+	const struct hwbpi_arch_ops *ops = ops_of(cpu);
+	struct hwbp_caps caps;
+
+	if (!buf || n == 0)
+		return -EINVAL;
+	/* On any error @buf holds "", for callers that compare names. */
+	buf[0] = '\0';
+	if (!ops || hwbp_caps_get(cpu, &caps))
+		return -EINVAL;
+	if (slot >= ((inst && !caps.shared) ? caps.inst_slots : caps.data_slots))
+		return -EINVAL;
+	if (ops->slot_name(cpu, inst, slot, buf, n) >= n) {
+		buf[0] = '\0';
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int hwbp_status_set(const struct hwbp_cpu *cpu, struct hwbp_status *st, const char *name,
+		    uint64_t value)
+{
+	const struct hwbpi_arch_ops *ops = ops_of(cpu);
+
+	if (!ops || !st || !name)
+		return -EINVAL;
+	/* The trapping instruction: every arch's handler knows it. */
+	if (hwbpi_streq(name, "ip")) {
+		st->ip = value;
+		return 0;
+	}
+	return ops->status_set(st, name, value);
+}
+
+const char *hwbp_status_field(const struct hwbp_cpu *cpu, unsigned i)
+{
+	const struct hwbpi_arch_ops *ops = ops_of(cpu);
+
+	if (!ops)
+		return NULL;
+	for (unsigned k = 0; ops->status_fields[k]; k++)
+		if (k == i)
+			return ops->status_fields[k];
+	return NULL;
+}
+
+const char *hwbp_status_hint(const struct hwbp_cpu *cpu)
+{
+	const struct hwbpi_arch_ops *ops = ops_of(cpu);
+
+	return ops ? ops->status_hint : "";
+}
+
 const char *hwbp_arch_name(enum hwbp_arch arch)
 {
 	switch (arch) {
@@ -153,7 +223,7 @@ int hwbp_type_parse(const char *s, unsigned *type)
 	if (!s || !type)
 		return -EINVAL;
 	for (unsigned i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
-		if (strcmp(s, tab[i].s) == 0) {
+		if (hwbpi_streq(s, tab[i].s)) {
 			*type = tab[i].t;
 			return 0;
 		}
@@ -186,4 +256,9 @@ const char *hwbp_errno_name(int err)
 		return "EIO";
 	}
 	return "EUNKNOWN";
+}
+
+const char *hwbp_version(void)
+{
+	return HWBP_VERSION_STRING;
 }

@@ -9,6 +9,11 @@
 
 #include <hwbp/hwbp.h>
 
+#include "hwbp_libc.h"
+
+/* UINT_MAX without <limits.h> (not part of a -nostdinc build). */
+#define HWBPI_UINT_MAX (~0u)
+
 /*
  * One architecture: pure functions over a CPU model and register values.
  * Every arch/<a>/ provides one const instance (hwbpi_<a>_ops), picked at run
@@ -33,8 +38,11 @@ struct hwbpi_arch_ops {
 	 * !inst, else execute).  Fills piece.addr/len (the bytes the hardware
 	 * watches, which on powerpc are whole doublewords) for at most @max
 	 * pieces and returns how many pieces the tiling needs (possibly more
-	 * than @max).  Pieces come in address order.  The generic code has
-	 * already checked the request; @len >= 1 and addr + len does not wrap.
+	 * than @max; @max 0 only counts).  Pieces come in address order and
+	 * data pieces tile exactly [addr, addr + len) widened to caps.granule
+	 * (powerpc: whole doublewords), which lets the planner measure a
+	 * tiling without storing it.  The generic code has already checked
+	 * the request; @len >= 1 and addr + len does not wrap.
 	 */
 	unsigned (*split)(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
 			  uint64_t len, struct hwbp_piece *out, unsigned max);
@@ -62,6 +70,35 @@ struct hwbpi_arch_ops {
 			 struct hwbp_reg_nv *out, int max);
 	int (*regs_set)(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 			const char *name, uint64_t value);
+
+	/* See hwbp_regs_apply(); both register blocks are of this arch. */
+	void (*regs_apply)(struct hwbp_regs *live, const struct hwbp_regs *written);
+
+	/*
+	 * See hwbp_slot_name(): @slot is below the pool's count (checked by
+	 * the caller).  Writes at most @n bytes (hwbpi_fmt_name()) and
+	 * returns the length the name needs, without the NUL.
+	 */
+	size_t (*slot_name)(const struct hwbp_cpu *cpu, bool inst, unsigned slot, char *buf,
+			    size_t n);
+
+	/*
+	 * See hwbp_status_set(), for the arch's own fields (not "ip"):
+	 * 1 (identifies the event), 0 (auxiliary) or -ENOENT.
+	 */
+	int (*status_set)(struct hwbp_status *st, const char *name, uint64_t value);
+	const char *const *status_fields;  /* NULL-terminated, for hwbp_status_field() */
+	const char *status_hint;           /* see hwbp_status_hint() */
+
+	/* Named CPU models of this arch (hwbp_cpu_preset()), in listing order. */
+	const struct hwbpi_preset *presets;
+	unsigned npresets;
+};
+
+/* One named CPU model. */
+struct hwbpi_preset {
+	const char *name;
+	struct hwbp_cpu cpu;
 };
 
 extern const struct hwbpi_arch_ops hwbpi_x86_ops;
@@ -70,6 +107,10 @@ extern const struct hwbpi_arch_ops hwbpi_powerpc_ops;
 
 /* The ops of @arch, or NULL. */
 const struct hwbpi_arch_ops *hwbpi_arch_ops(enum hwbp_arch arch);
+
+/* The i-th arch's ops (the order in which presets are listed), NULL past
+ * the last.  generic/arch.c is the one place that lists the arches. */
+const struct hwbpi_arch_ops *hwbpi_arch_nth(unsigned i);
 
 /* Small helpers shared by the arches. */
 static inline bool hwbpi_is_pow2(uint64_t x) { return x && !(x & (x - 1)); }

@@ -77,6 +77,14 @@ extern const bool hwbpi_linux_step_over;
  */
 int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwbp_piece *piece,
 			 char *why, size_t whylen);
+
+/*
+ * The bp_len Linux's hw_breakpoint wants for an execute breakpoint of this
+ * host (perf_event_attr.bp_len, HW_BREAKPOINT_X): x86 sizeof(long)
+ * (arch_build_bp_info() accepts nothing else), arm64 and powerpc 4 (one
+ * instruction).
+ */
+uint64_t hwbpi_linux_exec_len(void);
 #endif /* __linux__ */
 
 /* ---- arch/arm64/linux_decode.c (every host) ------------------------ */

@@ -56,3 +56,10 @@ int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwb
 		snprintf(why, whylen, "no ptrace debug-register glue for this CPU");
 	return -EOPNOTSUPP;
 }
+
+/* No debug-register glue here; x86's rule (i386 is the CPU this file
+ * serves most) keeps perf's own validation the judge. */
+uint64_t hwbpi_linux_exec_len(void)
+{
+	return sizeof(long);
+}

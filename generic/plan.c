@@ -12,8 +12,6 @@
  * such pair (64 x 64) and keeping the smallest that fits is therefore
  * complete; tests check it against brute force.
  */
-#include <errno.h>
-#include <string.h>
 
 #include "internal.h"
 
@@ -166,13 +164,100 @@ static void plan_init(struct hwbp_plan *out, const struct hwbp_request *req, uns
 	out->enlarged = enlarged;
 }
 
+/*
+ * Bytes the data tiling of [lo, lo + len) watches: the tiling covers that
+ * range widened to the matching granule and nothing else (the split op's
+ * contract, internal.h), so no piece array is needed to count them.  Only
+ * asked for tilings of at most HWBP_MAX_PIECES pieces, which cannot reach
+ * 2^64 bytes.
+ */
+static uint64_t tiling_bytes(const struct hwbp_caps *caps, uint64_t lo, uint64_t len)
+{
+	uint64_t g = caps->granule ? caps->granule : 1;
+	uint64_t last = lo + (len - 1);
+
+	return (last | (g - 1)) - (lo & ~(g - 1)) + 1;
+}
+
+/*
+ * The smallest enlargement [*lo, *lo + *len) around @req that tiles into at
+ * most @free_slots data pieces; ties go to fewer pieces.  Candidates are
+ * only counted (split with room for none) and measured (tiling_bytes()):
+ * nothing is written, so a failed plan leaves the caller's plan alone and
+ * no piece array sits on the stack.  False when none fits.
+ */
+static bool enlarge(const struct hwbp_cpu *cpu, const struct hwbpi_arch_ops *ops,
+		    const struct hwbp_caps *caps, const struct hwbp_request *req,
+		    unsigned free_slots, struct hwbp_piece *none, uint64_t *best_lo,
+		    uint64_t *best_len)
+{
+	uint64_t best_w = 0, end = req->addr + req->len; /* may be 0 (wrap) */
+	unsigned best_n = 0;
+	bool found = false;
+
+	for (unsigned j = 0; j < 64; j++) {
+		uint64_t lo = req->addr & ~((UINT64_C(1) << j) - 1);
+
+		for (unsigned k = 0; k < 64; k++) {
+			uint64_t m = (UINT64_C(1) << k) - 1;
+			uint64_t hi, len, w;
+			unsigned cnt;
+			bool top;
+
+			/*
+			 * hi = end rounded up to 2^k.  When that is 2^64
+			 * (end == 0: the request reaches the top of a 64-bit
+			 * space; or the rounding carries out of 64 bits) hi is
+			 * the top, len = 2^64 - lo, and no larger k gives
+			 * anything new.  Missing the carry case made requests
+			 * just below the top of the address space unplannable
+			 * (fuzz_plan, regress/fuzz_plan/enlarge-to-top-of-space).
+			 */
+			top = end == 0 || end > UINT64_MAX - m;
+			if (top) {
+				if (caps->addr_max != UINT64_MAX)
+					break;
+				len = 0 - lo;
+			} else {
+				hi = (end + m) & ~m;
+				len = hi - lo;
+				if (len == 0 || hi - 1 > caps->addr_max)
+					break;
+			}
+			if (len != 0 && may_fit(caps, false, len, free_slots)) {
+				cnt = ops->split(cpu, false, lo, len, none, 0);
+				w = cnt <= free_slots ? tiling_bytes(caps, lo, len) : 0;
+				if (cnt <= free_slots &&
+				    (!found || w < best_w || (w == best_w && cnt < best_n))) {
+					found = true;
+					best_w = w;
+					best_n = cnt;
+					*best_lo = lo;
+					*best_len = len;
+				}
+			}
+			if (top)
+				break;
+		}
+		if (lo == 0)
+			break;
+	}
+	return found;
+}
+
+/*
+ * Tilings are counted first and written straight into @out only once the
+ * plan is known to succeed: no copy of a plan or of a piece array on the
+ * stack (the core's frames stay small enough for a kernel stack), and a
+ * failed call leaves *out as it was.
+ */
 int hwbp_plan(const struct hwbp_cpu *cpu, const struct hwbp_request *req,
 	      unsigned free_slots, struct hwbp_plan *out)
 {
 	const struct hwbpi_arch_ops *ops;
 	struct hwbp_caps caps;
-	struct hwbp_piece tmp[HWBP_MAX_PIECES];
 	unsigned hwtype, pool, n;
+	uint64_t lo = 0, len = 0;
 	bool widened, inst;
 	int ret;
 
@@ -192,11 +277,10 @@ int hwbp_plan(const struct hwbp_cpu *cpu, const struct hwbp_request *req,
 		pool = HWBP_MAX_PIECES;
 	if (free_slots == 0 || free_slots > pool)
 		free_slots = pool;
-	n = ops->split(cpu, inst, req->addr, req->len, tmp, HWBP_MAX_PIECES);
+	n = ops->split(cpu, inst, req->addr, req->len, out->piece, 0);
 	if (n <= free_slots) {
 		plan_init(out, req, hwtype, widened, inst, false);
-		out->n = n;
-		memcpy(out->piece, tmp, n * sizeof(tmp[0]));
+		out->n = ops->split(cpu, inst, req->addr, req->len, out->piece, HWBP_MAX_PIECES);
 		finish(out, hwtype);
 		return 0;
 	}
@@ -205,79 +289,20 @@ int hwbp_plan(const struct hwbp_cpu *cpu, const struct hwbp_request *req,
 	if (inst || (req->flags & HWBP_REQ_EXACT))
 		return n <= pool ? -ENOSPC : -ERANGE;
 
-	/* Enlargement: smallest [lo, hi) around the request that tiles into
-	 * at most free_slots pieces; ties go to fewer pieces. */
-	{
-		uint64_t best_w = 0, end = req->addr + req->len; /* may be 0 (wrap) */
-		unsigned best_n = 0;
-		uint64_t best_lo = 0, best_len = 0;
-		bool found = false;
-
-		for (unsigned j = 0; j < 64; j++) {
-			uint64_t lo = req->addr & ~((UINT64_C(1) << j) - 1);
-
-			for (unsigned k = 0; k < 64; k++) {
-				uint64_t m = (UINT64_C(1) << k) - 1;
-				uint64_t hi, len, w;
-				unsigned cnt;
-				bool top;
-
-				/*
-				 * hi = end rounded up to 2^k.  When that is 2^64
-				 * (end == 0: the request reaches the top of a
-				 * 64-bit space; or the rounding carries out of 64
-				 * bits) hi is the top, len = 2^64 - lo, and no
-				 * larger k gives anything new.  Missing the carry
-				 * case made requests just below the top of the
-				 * address space unplannable (fuzz_plan,
-				 * regress/fuzz_plan/enlarge-to-top-of-space).
-				 */
-				top = end == 0 || end > UINT64_MAX - m;
-				if (top) {
-					if (caps.addr_max != UINT64_MAX)
-						break;
-					len = 0 - lo;
-				} else {
-					hi = (end + m) & ~m;
-					len = hi - lo;
-					if (len == 0 || hi - 1 > caps.addr_max)
-						break;
-				}
-				if (len != 0 && may_fit(&caps, false, len, free_slots)) {
-					cnt = ops->split(cpu, false, lo, len, tmp, HWBP_MAX_PIECES);
-					/* tmp holds the pieces only when cnt <= free_slots */
-					w = cnt <= free_slots ? watched(tmp, cnt) : 0;
-					if (cnt <= free_slots &&
-					    (!found || w < best_w || (w == best_w && cnt < best_n))) {
-						found = true;
-						best_w = w;
-						best_n = cnt;
-						best_lo = lo;
-						best_len = len;
-					}
-				}
-				if (top)
-					break;
-			}
-			if (lo == 0)
-				break;
-		}
-		if (!found) {
-			/*
-			 * -ENOSPC promises that the request fits once slots are
-			 * free (hwbp.h); when even the whole pool cannot hold
-			 * it the answer is -ERANGE whatever is free now.
-			 */
-			struct hwbp_plan whole;
-
-			if (free_slots < pool && hwbp_plan(cpu, req, pool, &whole) == 0)
-				return -ENOSPC;
-			return -ERANGE;
-		}
-
-		plan_init(out, req, hwtype, widened, false, true);
-		out->n = ops->split(cpu, false, best_lo, best_len, out->piece, HWBP_MAX_PIECES);
-		finish(out, hwtype);
+	if (!enlarge(cpu, ops, &caps, req, free_slots, out->piece, &lo, &len)) {
+		/*
+		 * -ENOSPC promises that the request fits once slots are free
+		 * (hwbp.h): exactly, or enlarged within the whole pool.  When
+		 * even the whole pool cannot hold it the answer is -ERANGE
+		 * whatever is free now.
+		 */
+		if (free_slots < pool &&
+		    (n <= pool || enlarge(cpu, ops, &caps, req, pool, out->piece, &lo, &len)))
+			return -ENOSPC;
+		return -ERANGE;
 	}
+	plan_init(out, req, hwtype, widened, false, true);
+	out->n = ops->split(cpu, false, lo, len, out->piece, HWBP_MAX_PIECES);
+	finish(out, hwtype);
 	return 0;
 }

@@ -17,13 +17,11 @@
  * their old registers back, and the sets are changed only once every write
  * succeeded (change_cpus()).
  */
-#include <errno.h>
-#include <string.h>
 
 #include "internal.h"
 
-#define TASK_CPU (-2)
-#define ALL_CPUS (-1)
+/* slot bit masks and the identity slot table below */
+_Static_assert(HWBP_MAX_SLOTS == 16, "identity[] lists HWBP_MAX_SLOTS slot numbers");
 
 struct pool {
 	struct hwbp_slot *s;
@@ -91,7 +89,7 @@ static bool task_registered(const struct hwbp_ctx *ctx, const struct hwbp_task *
 	return false;
 }
 
-/* Free slots for a new request; cpu == ALL_CPUS means the minimum. */
+/* Free slots for a new request; cpu == HWBP_CPU_ALL means the minimum. */
 static unsigned free_in(const struct hwbp_ctx *ctx, int cpu,
 			const struct hwbp_task *task, bool inst)
 {
@@ -100,7 +98,7 @@ static unsigned free_in(const struct hwbp_ctx *ctx, int cpu,
 	if (task) {
 		taken = max_cpu_used(ctx, inst) + used(ctx, &task->slots, inst);
 	} else {
-		unsigned u = cpu == ALL_CPUS ? max_cpu_used(ctx, inst)
+		unsigned u = cpu == HWBP_CPU_ALL ? max_cpu_used(ctx, inst)
 					     : used(ctx, &ctx->percpu[cpu], inst);
 
 		taken = u + max_task_used(ctx, inst);
@@ -300,6 +298,15 @@ static void transform(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id
 }
 
 /*
+ * The ctx's scratch is zero between calls, so that a call that fails
+ * leaves the ctx byte for byte as it was (and nothing stale is kept).
+ */
+static void scrub(void *p, size_t n)
+{
+	memset(p, 0, n);
+}
+
+/*
  * Change CPUs [first, last] for request @id from @oldp to @newp (install:
  * oldp NULL; remove: newp NULL; modify: both); all-or-nothing.
  *
@@ -322,20 +329,25 @@ static void transform(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id
 static int change_cpus(struct hwbp_ctx *ctx, unsigned first, unsigned last, int id,
 		       const struct hwbp_plan *oldp, const struct hwbp_plan *newp)
 {
-	struct hwbp_slots tmp;
+	/* The copy lives in the ctx, not on the stack (a slot set is a few
+	 * KiB; a kernel stack has 16 KiB in all). */
+	struct hwbp_slots *tmp = &ctx->scratch_set;
 
 	for (unsigned c = first; c <= last && ctx->glue; c++) {
 		int ret;
 
-		tmp = ctx->percpu[c];
-		transform(ctx, &tmp, id, oldp, newp);
-		ret = write_cpu(ctx, c, &tmp.regs);
+		*tmp = ctx->percpu[c];
+		transform(ctx, tmp, id, oldp, newp);
+		ret = write_cpu(ctx, c, &tmp->regs);
 		if (ret) {
 			for (unsigned u = c + 1; u-- > first;)
 				(void)write_cpu(ctx, u, &ctx->percpu[u].regs);
+			scrub(tmp, sizeof(*tmp));
 			return ret;
 		}
 	}
+	if (ctx->glue)
+		scrub(tmp, sizeof(*tmp));
 	for (unsigned c = first; c <= last; c++)
 		transform(ctx, &ctx->percpu[c], id, oldp, newp);
 	return 0;
@@ -344,8 +356,8 @@ static int change_cpus(struct hwbp_ctx *ctx, unsigned first, unsigned last, int 
 /* The CPUs a non-task request lives on. */
 static void cpu_range(const struct hwbp_ctx *ctx, int cpu, unsigned *first, unsigned *last)
 {
-	*first = cpu == ALL_CPUS ? 0 : (unsigned)cpu;
-	*last = cpu == ALL_CPUS ? ctx->ncpus - 1 : (unsigned)cpu;
+	*first = cpu == HWBP_CPU_ALL ? 0 : (unsigned)cpu;
+	*last = cpu == HWBP_CPU_ALL ? ctx->ncpus - 1 : (unsigned)cpu;
 }
 
 /*
@@ -382,8 +394,7 @@ static int plan_into(const struct hwbp_ctx *ctx, const struct hwbp_request *req,
 int hwbp_install(struct hwbp_ctx *ctx, const struct hwbp_request *req,
 		 int cpu, struct hwbp_task *task, int *id)
 {
-	struct hwbp_reqrec *rec;
-	struct hwbp_plan plan;
+	struct hwbp_plan *plan;
 	int slot = -1, ret;
 
 	if (!ctx || !req || !id)
@@ -391,28 +402,32 @@ int hwbp_install(struct hwbp_ctx *ctx, const struct hwbp_request *req,
 	if (task) {
 		if (!task_registered(ctx, task))
 			return -EINVAL;
-		cpu = TASK_CPU;
-	} else if (cpu < ALL_CPUS || (cpu >= 0 && (unsigned)cpu >= ctx->ncpus)) {
+		cpu = HWBP_CPU_TASK;
+	} else if (cpu < HWBP_CPU_ALL || (cpu >= 0 && (unsigned)cpu >= ctx->ncpus)) {
 		return -EINVAL;
 	}
 	for (int i = 0; i < HWBP_MAX_REQUESTS && slot < 0; i++)
 		if (!ctx->req[i].live)
 			slot = i;
 
-	/* Plan against the pool the request needs. */
-	ret = plan_into(ctx, req, free_in(ctx, cpu, task, req->type == HWBP_X), &plan);
-	if (ret)
+	/*
+	 * Plan against the pool the request needs, straight into the free
+	 * record (not live until the end, so nothing sees it before); with no
+	 * free record the plan's own errors still come first.
+	 */
+	plan = slot < 0 ? &ctx->scratch_plan : &ctx->req[slot].plan;
+	ret = plan_into(ctx, req, free_in(ctx, cpu, task, req->type == HWBP_X), plan);
+	if (ret == 0 && slot < 0)
+		ret = -ENOSPC;
+	if (ret == 0)
+		ret = change_request(ctx, cpu, task, slot, NULL, plan);
+	if (ret) {
+		scrub(plan, sizeof(*plan));
 		return ret;
-	if (slot < 0)
-		return -ENOSPC;
-	ret = change_request(ctx, cpu, task, slot, NULL, &plan);
-	if (ret)
-		return ret;
-	rec = &ctx->req[slot];
-	rec->live = true;
-	rec->cpu = cpu;
-	rec->task = task;
-	rec->plan = plan;
+	}
+	ctx->req[slot].live = true;
+	ctx->req[slot].cpu = cpu;
+	ctx->req[slot].task = task;
 	*id = slot;
 	return 0;
 }
@@ -437,17 +452,17 @@ int hwbp_remove(struct hwbp_ctx *ctx, int id)
  * own pieces taken out first (virtually, on a copy), so that a modify
  * needing no more slots than it holds cannot fail for lack of room.
  */
-static unsigned free_for_modify(const struct hwbp_ctx *ctx, int id, bool inst)
+static unsigned free_for_modify(struct hwbp_ctx *ctx, int id, bool inst)
 {
 	const struct hwbp_reqrec *rec = &ctx->req[id];
 	unsigned size = pool_size(ctx, inst), taken;
-	struct hwbp_slots tmp;
+	struct hwbp_slots *tmp = &ctx->scratch_set;  /* not on the stack */
 
 	if (rec->task) {
 		/* Other tasks do not limit this one: only the busiest CPU. */
-		tmp = rec->task->slots;
-		unapply(ctx, &tmp, id, &rec->plan);
-		taken = max_cpu_used(ctx, inst) + used(ctx, &tmp, inst);
+		*tmp = rec->task->slots;
+		unapply(ctx, tmp, id, &rec->plan);
+		taken = max_cpu_used(ctx, inst) + used(ctx, tmp, inst);
 	} else {
 		unsigned first, last, u = 0;
 
@@ -455,34 +470,36 @@ static unsigned free_for_modify(const struct hwbp_ctx *ctx, int id, bool inst)
 		for (unsigned c = first; c <= last; c++) {
 			unsigned uc;
 
-			tmp = ctx->percpu[c];
-			unapply(ctx, &tmp, id, &rec->plan);
-			uc = used(ctx, &tmp, inst);
+			*tmp = ctx->percpu[c];
+			unapply(ctx, tmp, id, &rec->plan);
+			uc = used(ctx, tmp, inst);
 			if (uc > u)
 				u = uc;
 		}
 		taken = u + max_task_used(ctx, inst);
 	}
+	scrub(tmp, sizeof(*tmp));
 	return taken >= size ? 0 : size - taken;
 }
 
 int hwbp_modify(struct hwbp_ctx *ctx, int id, const struct hwbp_request *req)
 {
+	struct hwbp_plan *plan;
 	struct hwbp_reqrec *rec;
-	struct hwbp_plan plan;
 	int ret;
 
 	if (!ctx || !req || id < 0 || id >= HWBP_MAX_REQUESTS || !ctx->req[id].live)
 		return -EINVAL;
 	rec = &ctx->req[id];
-	ret = plan_into(ctx, req, free_for_modify(ctx, id, req->type == HWBP_X), &plan);
-	if (ret)
-		return ret;
-	ret = change_request(ctx, rec->cpu, rec->task, id, &rec->plan, &plan);
-	if (ret)
-		return ret;
-	rec->plan = plan;
-	return 0;
+	/* The new plan waits in the ctx until the change is committed. */
+	plan = &ctx->scratch_plan;
+	ret = plan_into(ctx, req, free_for_modify(ctx, id, req->type == HWBP_X), plan);
+	if (ret == 0)
+		ret = change_request(ctx, rec->cpu, rec->task, id, &rec->plan, plan);
+	if (ret == 0)
+		rec->plan = *plan;
+	scrub(plan, sizeof(*plan));
+	return ret;
 }
 
 const struct hwbp_plan *hwbp_plan_of(const struct hwbp_ctx *ctx, int id)
@@ -500,10 +517,10 @@ int hwbp_free_slots(const struct hwbp_ctx *ctx, int cpu,
 	if (task) {
 		if (!task_registered(ctx, task))
 			return -EINVAL;
-	} else if (cpu < ALL_CPUS || (cpu >= 0 && (unsigned)cpu >= ctx->ncpus)) {
+	} else if (cpu < HWBP_CPU_ALL || (cpu >= 0 && (unsigned)cpu >= ctx->ncpus)) {
 		return -EINVAL;
 	}
-	return (int)free_in(ctx, task ? TASK_CPU : cpu, task, inst);
+	return (int)free_in(ctx, task ? HWBP_CPU_TASK : cpu, task, inst);
 }
 
 /*
@@ -616,17 +633,30 @@ int hwbp_decode(const struct hwbp_ctx *ctx, unsigned cpu,
 		const struct hwbp_task *task, const struct hwbp_status *st,
 		const struct hwbp_access *acc, struct hwbp_hit *hit)
 {
-	struct hwbp_regs regs;
+	const struct hwbp_regs *regs;
 	struct hwbp_hit h;
 	uint64_t cand = 0;
 	int ret;
 
-	if (!ctx || !st || !hit)
+	if (!ctx || !st || !hit || cpu >= ctx->ncpus)
 		return -EINVAL;
-	ret = hwbp_task_regs(ctx, cpu, task, &regs);
-	if (ret)
-		return ret;
-	ret = hwbp_decode_status(&ctx->cpu, &regs, st, &h);
+	/*
+	 * The registers CPU @cpu holds: its own set's, or with a task the
+	 * combination hwbp_task_regs() computes, built in that CPU's scratch
+	 * (a register block does not fit the 512-byte frame budget, and the
+	 * ctx's own scratch belongs to install/modify/remove).
+	 */
+	if (task) {
+		ret = hwbp_task_regs(ctx, cpu, task, &ctx->percpu[cpu].live);
+		if (ret)
+			return ret;
+		regs = &ctx->percpu[cpu].live;
+	} else {
+		regs = &ctx->percpu[cpu].regs;
+	}
+	ret = hwbp_decode_status(&ctx->cpu, regs, st, &h);
+	if (task)
+		scrub(&ctx->percpu[cpu].live, sizeof(ctx->percpu[cpu].live));
 	if (ret)
 		return ret;
 	for (unsigned i = 0; i < HWBP_MAX_SLOTS; i++) {

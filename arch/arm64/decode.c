@@ -3,8 +3,6 @@
  * arm64 decoders: what a slot watches, and which slots a debug exception
  * (ESR_ELx + FAR_ELx + ELR_ELx) reports.
  */
-#include <errno.h>
-#include <string.h>
 
 #include "arm64.h"
 
@@ -41,13 +39,13 @@ static int scope_of(unsigned pac, enum hwbp_scope *scope)
 	 * the Security state, so the scope is read from PAC alone.
 	 */
 	switch (pac) {
-	case HWBPI_ARM64_PAC_EL1:
+	case HWBP_ARM64_PAC_EL1:
 		*scope = HWBP_SCOPE_KERNEL;
 		return 0;
-	case HWBPI_ARM64_PAC_EL0:
+	case HWBP_ARM64_PAC_EL0:
 		*scope = HWBP_SCOPE_USER;
 		return 0;
-	case HWBPI_ARM64_PAC_BOTH:
+	case HWBP_ARM64_PAC_BOTH:
 		*scope = HWBP_SCOPE_BOTH;
 		return 0;
 	}
@@ -70,19 +68,19 @@ static int wp_decode(uint64_t wvr, uint64_t wcr, struct hwbp_piece *p, enum hwbp
 	unsigned lsc, mask, bas, first;
 	uint64_t base;
 
-	if (!(wcr & HWBPI_ARM64_CR_E))
+	if (!(wcr & HWBP_ARM64_CR_E))
 		return 0;
 	/* LSC 0b00 is reserved (behaves as disabled, but never valid). */
-	lsc = (unsigned)(wcr >> HWBPI_ARM64_WCR_LSC_SHIFT) & HWBPI_ARM64_WCR_LSC_MASK;
+	lsc = (unsigned)(wcr >> HWBP_ARM64_WCR_LSC_SHIFT) & HWBP_ARM64_WCR_LSC_MASK;
 	if (lsc == 0)
 		return -EINVAL;
-	if (scope_of((unsigned)(wcr >> HWBPI_ARM64_CR_PAC_SHIFT) & HWBPI_ARM64_CR_PAC_MASK, scope))
+	if (scope_of((unsigned)(wcr >> HWBP_ARM64_CR_PAC_SHIFT) & HWBP_ARM64_CR_PAC_MASK, scope))
 		return -EINVAL;
-	if (wcr & HWBPI_ARM64_WCR_WT)
+	if (wcr & HWBP_ARM64_WCR_WT)
 		return -EINVAL; /* linked to a context breakpoint: not a plain address watch */
 
-	mask = (unsigned)(wcr >> HWBPI_ARM64_WCR_MASK_SHIFT) & HWBPI_ARM64_WCR_MASK_MASK;
-	bas = (unsigned)(wcr >> HWBPI_ARM64_WCR_BAS_SHIFT) & HWBPI_ARM64_WCR_BAS_MASK;
+	mask = (unsigned)(wcr >> HWBP_ARM64_WCR_MASK_SHIFT) & HWBP_ARM64_WCR_MASK_MASK;
+	bas = (unsigned)(wcr >> HWBP_ARM64_WCR_BAS_SHIFT) & HWBP_ARM64_WCR_BAS_MASK;
 	if (mask) {
 		uint64_t len = 1ull << mask;
 
@@ -91,7 +89,7 @@ static int wp_decode(uint64_t wvr, uint64_t wcr, struct hwbp_piece *p, enum hwbp
 		 * than 0xFF and DBGWVR bits below the mask that are not zero
 		 * are CONSTRAINED UNPREDICTABLE (Arm ARM DBGWCR.MASK).
 		 */
-		if (mask < 3 || bas != HWBPI_ARM64_WCR_BAS_MASK || (wvr & (len - 1)))
+		if (mask < 3 || bas != HWBP_ARM64_WCR_BAS_MASK || (wvr & (len - 1)))
 			return -EINVAL;
 		fill(p, wvr, len, lsc);
 		return 1;
@@ -129,7 +127,7 @@ static int wp_decode(uint64_t wvr, uint64_t wcr, struct hwbp_piece *p, enum hwbp
 
 static int bp_decode(uint64_t bvr, uint64_t bcr, struct hwbp_piece *p, enum hwbp_scope *scope)
 {
-	if (!(bcr & HWBPI_ARM64_CR_E))
+	if (!(bcr & HWBP_ARM64_CR_E))
 		return 0;
 	/*
 	 * Only BT = 0b0000 (unlinked instruction address match) is an address
@@ -137,14 +135,14 @@ static int bp_decode(uint64_t bvr, uint64_t bcr, struct hwbp_piece *p, enum hwbp
 	 * not.  BAS must be 0b1111 for A64 (0b0011/0b1100 are T32 halfword
 	 * forms, other values reserved).
 	 */
-	if (((bcr >> HWBPI_ARM64_BCR_BT_SHIFT) & HWBPI_ARM64_BCR_BT_MASK) != 0)
+	if (((bcr >> HWBP_ARM64_BCR_BT_SHIFT) & HWBP_ARM64_BCR_BT_MASK) != 0)
 		return -EINVAL;
-	if (((bcr >> HWBPI_ARM64_BCR_BAS_SHIFT) & HWBPI_ARM64_BCR_BAS_MASK) != HWBPI_ARM64_BCR_BAS_A64)
+	if (((bcr >> HWBP_ARM64_BCR_BAS_SHIFT) & HWBP_ARM64_BCR_BAS_MASK) != HWBP_ARM64_BCR_BAS_A64)
 		return -EINVAL;
-	if (scope_of((unsigned)(bcr >> HWBPI_ARM64_CR_PAC_SHIFT) & HWBPI_ARM64_CR_PAC_MASK, scope))
+	if (scope_of((unsigned)(bcr >> HWBP_ARM64_CR_PAC_SHIFT) & HWBP_ARM64_CR_PAC_MASK, scope))
 		return -EINVAL;
 	/* DBGBVR bits [1:0] are RES0. */
-	fill(p, bvr & ~3ull, HWBPI_ARM64_INST_LEN, HWBP_X);
+	fill(p, bvr & ~3ull, HWBP_ARM64_INST_LEN, HWBP_X);
 	return 1;
 }
 
@@ -157,11 +155,11 @@ int hwbpi_arm64_decode_slot(const struct hwbp_cpu *cpu, const struct hwbp_regs *
 	int ret;
 
 	if (inst) {
-		if (slot >= hwbpi_arm64_nbrp(cpu))
+		if (slot >= hwbp_arm64_nbrp(cpu))
 			return -EINVAL;
 		ret = bp_decode(regs->u.arm64.bvr[slot], regs->u.arm64.bcr[slot], &p, &s);
 	} else {
-		if (slot >= hwbpi_arm64_nwrp(cpu))
+		if (slot >= hwbp_arm64_nwrp(cpu))
 			return -EINVAL;
 		ret = wp_decode(regs->u.arm64.wvr[slot], regs->u.arm64.wcr[slot], &p, &s);
 	}
@@ -181,8 +179,7 @@ static int decode_watchpoint(const struct hwbp_cpu *cpu, const struct hwbp_regs 
 	uint64_t win_end = (far & ~(FAR_WINDOW - 1)) + (FAR_WINDOW - 1);
 	uint64_t best = UINT64_MAX;
 	uint32_t cand = 0, slots = 0;
-	struct hwbp_piece p[HWBP_MAX_SLOTS];
-	unsigned nw = hwbpi_arm64_nwrp(cpu);
+	unsigned nw = hwbp_arm64_nwrp(cpu);
 
 	/*
 	 * Candidates: enabled watchpoints whose LSC includes the access kind
@@ -191,10 +188,11 @@ static int decode_watchpoint(const struct hwbp_cpu *cpu, const struct hwbp_regs 
 	 * the same type filter.
 	 */
 	for (unsigned i = 0; i < nw; i++) {
+		struct hwbp_piece p;
 		enum hwbp_scope s;
 
-		if (wp_decode(regs->u.arm64.wvr[i], regs->u.arm64.wcr[i], &p[i], &s) == 1 &&
-		    (p[i].type & kind))
+		if (wp_decode(regs->u.arm64.wvr[i], regs->u.arm64.wcr[i], &p, &s) == 1 &&
+		    (p.type & kind))
 			cand |= 1u << i;
 	}
 
@@ -244,12 +242,17 @@ static int decode_watchpoint(const struct hwbp_cpu *cpu, const struct hwbp_regs 
 	 * which never blames a watchpoint that lies wholly below FAR.
 	 */
 	for (unsigned i = 0; i < nw; i++) {
+		struct hwbp_piece p;
+		enum hwbp_scope s;
 		uint64_t lo, hi, dist;
 
-		if (!(cand & (1u << i)))
+		/* Decoded again rather than kept from the first pass: an array
+		 * of 16 pieces would not fit a kernel-sized stack frame. */
+		if (!(cand & (1u << i)) ||
+		    wp_decode(regs->u.arm64.wvr[i], regs->u.arm64.wcr[i], &p, &s) != 1)
 			continue;
-		lo = p[i].addr;
-		hi = lo + (p[i].len - 1);
+		lo = p.addr;
+		hi = lo + (p.len - 1);
 		if (lo <= far && far <= hi)
 			dist = 0;
 		else if (far < lo && lo <= win_end)
@@ -274,7 +277,7 @@ static int decode_watchpoint(const struct hwbp_cpu *cpu, const struct hwbp_regs 
 static int decode_breakpoint(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 			     const struct hwbp_status *st, struct hwbp_hit *hit)
 {
-	unsigned nb = hwbpi_arm64_nbrp(cpu);
+	unsigned nb = hwbp_arm64_nbrp(cpu);
 	uint32_t slots = 0;
 
 	/*
@@ -327,4 +330,20 @@ int hwbpi_arm64_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_regs
 		return decode_breakpoint(cpu, regs, st, hit);
 	}
 	return -EINVAL;
+}
+
+/* ESR_ELx names the class; FAR (watchpoints) the address. */
+const char *const hwbpi_arm64_status_fields[] = { "esr", "far", NULL };
+
+int hwbpi_arm64_status_set(struct hwbp_status *st, const char *name, uint64_t value)
+{
+	if (hwbpi_streq(name, "esr")) {
+		st->u.arm64.esr = value;
+		return 1;
+	}
+	if (hwbpi_streq(name, "far")) {
+		st->u.arm64.far = value;
+		return 0;
+	}
+	return -ENOENT;
 }

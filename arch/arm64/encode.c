@@ -3,9 +3,6 @@
  * arm64 encoder: one piece into DBGWVR/DBGWCR or DBGBVR/DBGBCR, plus
  * MDSCR_EL1, and the register list for printing / raw setting.
  */
-#include <errno.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "arm64.h"
 
@@ -31,11 +28,11 @@ static unsigned pac_of(enum hwbp_scope scope)
 {
 	switch (scope) {
 	case HWBP_SCOPE_USER:
-		return HWBPI_ARM64_PAC_EL0;
+		return HWBP_ARM64_PAC_EL0;
 	case HWBP_SCOPE_KERNEL:
-		return HWBPI_ARM64_PAC_EL1;
+		return HWBP_ARM64_PAC_EL1;
 	case HWBP_SCOPE_BOTH:
-		return HWBPI_ARM64_PAC_BOTH;
+		return HWBP_ARM64_PAC_BOTH;
 	}
 	return 0;
 }
@@ -63,8 +60,8 @@ static int wp_encode(const struct hwbp_piece *p, unsigned pac, uint64_t *wvr, ui
 
 	if (!lsc || p->len == 0)
 		return -EINVAL;
-	ctl = HWBPI_ARM64_CR_E | (uint64_t)pac << HWBPI_ARM64_CR_PAC_SHIFT |
-	      (uint64_t)lsc << HWBPI_ARM64_WCR_LSC_SHIFT;
+	ctl = HWBP_ARM64_CR_E | (uint64_t)pac << HWBP_ARM64_CR_PAC_SHIFT |
+	      (uint64_t)lsc << HWBP_ARM64_WCR_LSC_SHIFT;
 	/* HMC = 0, SSC = 0b00, LBN = 0, WT = 0 (unlinked): left zero. */
 
 	if (p->len <= 8) {
@@ -80,7 +77,7 @@ static int wp_encode(const struct hwbp_piece *p, unsigned pac, uint64_t *wvr, ui
 		if (off + p->len > 8)
 			return -EINVAL;
 		*wvr = p->addr & ~7ull;
-		ctl |= (uint64_t)(((1u << p->len) - 1) << off) << HWBPI_ARM64_WCR_BAS_SHIFT;
+		ctl |= (uint64_t)(((1u << p->len) - 1) << off) << HWBP_ARM64_WCR_BAS_SHIFT;
 		*wcr = ctl;
 		return 0;
 	}
@@ -91,11 +88,11 @@ static int wp_encode(const struct hwbp_piece *p, unsigned pac, uint64_t *wvr, ui
 	 * BAS = 0xFF (BAS other than all ones with MASK != 0 is CONSTRAINED
 	 * UNPREDICTABLE).
 	 */
-	if (!hwbpi_is_pow2(p->len) || p->len > HWBPI_ARM64_MAX_PIECE || (p->addr & (p->len - 1)))
+	if (!hwbpi_is_pow2(p->len) || p->len > HWBP_ARM64_MAX_PIECE || (p->addr & (p->len - 1)))
 		return -EINVAL;
 	*wvr = p->addr;
-	ctl |= (uint64_t)HWBPI_ARM64_WCR_BAS_MASK << HWBPI_ARM64_WCR_BAS_SHIFT;
-	ctl |= (uint64_t)hwbpi_arm64_log2(p->len) << HWBPI_ARM64_WCR_MASK_SHIFT;
+	ctl |= (uint64_t)HWBP_ARM64_WCR_BAS_MASK << HWBP_ARM64_WCR_BAS_SHIFT;
+	ctl |= (uint64_t)hwbpi_arm64_log2(p->len) << HWBP_ARM64_WCR_MASK_SHIFT;
 	*wcr = ctl;
 	return 0;
 }
@@ -112,8 +109,8 @@ int hwbpi_arm64_encode(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 		return -EINVAL;
 
 	if (inst) {
-		if (slot >= hwbpi_arm64_nbrp(cpu) || piece->type != HWBP_X ||
-		    piece->len != HWBPI_ARM64_INST_LEN || (piece->addr & 3))
+		if (slot >= hwbp_arm64_nbrp(cpu) || piece->type != HWBP_X ||
+		    piece->len != HWBP_ARM64_INST_LEN || (piece->addr & 3))
 			return -EINVAL;
 		/*
 		 * DBGBVR: instruction address, bits [1:0] RES0.  DBGBCR: E,
@@ -121,10 +118,10 @@ int hwbpi_arm64_encode(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 		 * (unlinked address match), HMC/SSC 0.
 		 */
 		vr = piece->addr;
-		cr = HWBPI_ARM64_CR_E | (uint64_t)pac << HWBPI_ARM64_CR_PAC_SHIFT |
-		     (uint64_t)HWBPI_ARM64_BCR_BAS_A64 << HWBPI_ARM64_BCR_BAS_SHIFT;
+		cr = HWBP_ARM64_CR_E | (uint64_t)pac << HWBP_ARM64_CR_PAC_SHIFT |
+		     (uint64_t)HWBP_ARM64_BCR_BAS_A64 << HWBP_ARM64_BCR_BAS_SHIFT;
 	} else {
-		if (slot >= hwbpi_arm64_nwrp(cpu))
+		if (slot >= hwbp_arm64_nwrp(cpu))
 			return -EINVAL;
 		if (wp_encode(piece, pac, &vr, &cr))
 			return -EINVAL;
@@ -146,13 +143,13 @@ int hwbpi_arm64_encode(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 	 * set, never cleared: other slots may still need them, and the reset
 	 * state clears them.
 	 */
-	regs->u.arm64.mdscr |= HWBPI_ARM64_MDSCR_MDE;
-	if (pac & HWBPI_ARM64_PAC_EL1)
-		regs->u.arm64.mdscr |= HWBPI_ARM64_MDSCR_KDE;
+	regs->u.arm64.mdscr |= HWBP_ARM64_MDSCR_MDE;
+	if (pac & HWBP_ARM64_PAC_EL1)
+		regs->u.arm64.mdscr |= HWBP_ARM64_MDSCR_KDE;
 	return 0;
 }
 
-/* Register names, as in ../shared/SCENARIOS.md. */
+/* Register names, as in docs/scenarios.md. */
 enum reg_kind { RK_BVR, RK_BCR, RK_WVR, RK_WCR, RK_MDSCR };
 
 static const struct {
@@ -185,10 +182,7 @@ static void nv(struct hwbp_reg_nv *out, int max, int *i, const char *prefix,
 {
 	if (*i < max) {
 		memset(&out[*i], 0, sizeof(out[*i]));
-		if (n == ~0u)
-			snprintf(out[*i].name, sizeof(out[*i].name), "%s", prefix);
-		else
-			snprintf(out[*i].name, sizeof(out[*i].name), "%s%u", prefix, n);
+		hwbpi_fmt_name(out[*i].name, sizeof(out[*i].name), prefix, n, n != ~0u);
 		out[*i].value = value;
 		(*i)++;
 	}
@@ -197,7 +191,7 @@ static void nv(struct hwbp_reg_nv *out, int max, int *i, const char *prefix,
 int hwbpi_arm64_regs_list(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 			  struct hwbp_reg_nv *out, int max)
 {
-	unsigned nb = hwbpi_arm64_nbrp(cpu), nw = hwbpi_arm64_nwrp(cpu);
+	unsigned nb = hwbp_arm64_nbrp(cpu), nw = hwbp_arm64_nwrp(cpu);
 	int i = 0;
 
 	/* Only the pairs this CPU implements (ID_AA64DFR0_EL1). */
@@ -231,24 +225,46 @@ static int parse_index(const char *s)
 int hwbpi_arm64_regs_set(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 			 const char *name, uint64_t value)
 {
-	if (strcmp(name, "mdscr") == 0) {
+	if (hwbpi_streq(name, "mdscr")) {
 		regs->u.arm64.mdscr = value;
 		return 0;
 	}
 	for (unsigned i = 0; i < sizeof(reg_prefixes) / sizeof(reg_prefixes[0]); i++) {
-		size_t pl = strlen(reg_prefixes[i].prefix);
+		size_t pl = hwbpi_strlen(reg_prefixes[i].prefix);
 		enum reg_kind k = reg_prefixes[i].kind;
 		unsigned count;
 		int n;
 
-		if (strncmp(name, reg_prefixes[i].prefix, pl) != 0)
+		if (!hwbpi_starts(name, reg_prefixes[i].prefix))
 			continue;
 		n = parse_index(name + pl);
-		count = (k == RK_BVR || k == RK_BCR) ? hwbpi_arm64_nbrp(cpu) : hwbpi_arm64_nwrp(cpu);
+		count = (k == RK_BVR || k == RK_BCR) ? hwbp_arm64_nbrp(cpu) : hwbp_arm64_nwrp(cpu);
 		if (n < 0 || (unsigned)n >= count)
 			return -ENOENT;
 		*reg_ptr(regs, k, (unsigned)n) = value;
 		return 0;
 	}
 	return -ENOENT;
+}
+
+/*
+ * A kernel's glue writes every DBGB/W(V|C)R pair and turns on MDSCR_EL1's
+ * MDE/KDE when something is armed; it never clears an enable another user
+ * of the debug unit set (Linux enable_debug_monitors() counts users), so
+ * MDSCR's bits are OR-ed.
+ */
+void hwbpi_arm64_regs_apply(struct hwbp_regs *live, const struct hwbp_regs *written)
+{
+	uint64_t mdscr = live->u.arm64.mdscr | written->u.arm64.mdscr;
+
+	live->u.arm64 = written->u.arm64;
+	live->u.arm64.mdscr = mdscr;
+}
+
+/* Watchpoints "wp0".., breakpoints "bp0".. (two pools). */
+size_t hwbpi_arm64_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned slot, char *buf,
+			     size_t n)
+{
+	(void)cpu;
+	return hwbpi_fmt_name(buf, n, inst ? "bp" : "wp", slot, true);
 }

@@ -5,6 +5,7 @@
  * part of the instruction encoding, hence the switches over n.
  */
 #include "glue.h"
+#include "hwbp_libc.h"
 
 #define SYSREG_READ(name)                                                    \
 	({                                                                   \
@@ -159,4 +160,43 @@ void hwbp_a64_read_regs(struct hwbp_regs *regs, unsigned nb, unsigned nw)
 		regs->u.arm64.wcr[i] = i < nw ? hwbp_a64_read_dbg(HWBP_A64_WCR, i) : 0;
 	}
 	regs->u.arm64.mdscr = hwbp_a64_read_mdscr();
+}
+
+/*
+ * This CPU's pairs (ID_AA64DFR0_EL1), MDSCR_EL1 last: it only gains the
+ * enables (MDE/KDE) @regs asks for, as Linux's enable_debug_monitors()
+ * never clears what another user of the debug unit turned on.
+ */
+int hwbp_glue_write_regs(const struct hwbp_regs *regs)
+{
+	unsigned nb, nw;
+
+	if (!regs || regs->arch != HWBP_ARCH_ARM64)
+		return -EINVAL;
+	nb = hwbp_a64_nbrp();
+	nw = hwbp_a64_nwrp();
+	/* As hwbp_a64_write_regs(), without a copy of @regs on the stack. */
+	for (unsigned i = 0; i < nb && i < HWBP_MAX_SLOTS; i++) {
+		hwbp_a64_write_dbg(HWBP_A64_BVR, i, regs->u.arm64.bvr[i]);
+		hwbp_a64_write_dbg(HWBP_A64_BCR, i, regs->u.arm64.bcr[i]);
+	}
+	for (unsigned i = 0; i < nw && i < HWBP_MAX_SLOTS; i++) {
+		hwbp_a64_write_dbg(HWBP_A64_WVR, i, regs->u.arm64.wvr[i]);
+		hwbp_a64_write_dbg(HWBP_A64_WCR, i, regs->u.arm64.wcr[i]);
+	}
+	hwbp_a64_write_mdscr(hwbp_a64_read_mdscr() | regs->u.arm64.mdscr);
+	return 0;
+}
+
+void hwbp_glue_read_regs(struct hwbp_regs *regs)
+{
+	memset(regs, 0, sizeof(*regs));
+	hwbp_a64_read_regs(regs, hwbp_a64_nbrp(), hwbp_a64_nwrp());
+}
+
+/* ESR_ELx names the class (watchpoint, breakpoint), FAR the address. */
+void hwbp_glue_read_status(struct hwbp_status *st)
+{
+	st->u.arm64.esr = SYSREG_READ("esr_el1");
+	st->u.arm64.far = SYSREG_READ("far_el1");
 }

@@ -4,6 +4,8 @@
  * (DBGBVR/DBGBCR/DBGWVR/DBGWCR<n>_EL1, MDSCR_EL1, OSLAR_EL1, PSTATE.D)
  * through MSR/MRS.  Built only for an AArch64 freestanding target (the
  * bare-metal harness, tests/qemu/arm64/), never for the host library.
+ * The hwbp_a64_* functions are arm64's own primitives; what hwbp and a
+ * kernel use is the common glue interface at the end.
  */
 #ifndef HWBP_ARCH_ARM64_GLUE_H
 #define HWBP_ARCH_ARM64_GLUE_H
@@ -42,5 +44,34 @@ unsigned hwbp_a64_nwrp(void);
  */
 void hwbp_a64_write_regs(const struct hwbp_regs *regs, unsigned nb, unsigned nw);
 void hwbp_a64_read_regs(struct hwbp_regs *regs, unsigned nb, unsigned nw);
+
+/*
+ * The glue interface, the same in every arch/<a>/glue.h: what a kernel
+ * links to reach this CPU's debug registers, behind hwbp's struct
+ * hwbp_glue (its write_regs calls hwbp_glue_write_regs() on the CPU that
+ * on_cpu runs it on).  Every function acts on the CPU it runs on: call it
+ * with preemption (or interrupts) off.  No allocation, no lock; safe in
+ * exception context.
+ *
+ * hwbp_glue_write_regs - write this CPU's address and control registers
+ *   from @regs, never a status register (x86 DR6), with enables shared by
+ *   other users OR-ed in (arm64 MDSCR_EL1 MDE/KDE): the effect
+ *   hwbp_regs_apply() models.  Address registers are written before the
+ *   controls that enable them, in slot order.
+ *   Errors: -EINVAL (@regs NULL or of another arch), -EIO (a write raised
+ *   an exception: x86 with DR7.GD armed twice in a row).
+ *
+ * hwbp_glue_read_regs - read this CPU's debug registers into @regs (every
+ *   field of this arch, status registers included).
+ *
+ * hwbp_glue_read_status - first thing in a debug exception handler: the
+ *   arch's status registers into @st (x86 DR6; arm64 ESR_EL1, FAR_EL1;
+ *   powerpc DSISR, DAR, SRR1), for hwbp_decode().  @st->ip and powerpc's
+ *   vector are left as they are: the handler has them from its exception
+ *   frame and vector.  Only the fields named are written.
+ */
+int hwbp_glue_write_regs(const struct hwbp_regs *regs);
+void hwbp_glue_read_regs(struct hwbp_regs *regs);
+void hwbp_glue_read_status(struct hwbp_status *st);
 
 #endif /* HWBP_ARCH_ARM64_GLUE_H */

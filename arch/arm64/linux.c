@@ -95,7 +95,7 @@ static int put_set(pid_t tid, int note, unsigned n, const uint64_t *vr, const ui
 int hwbpi_linux_write(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_regs *regs)
 {
 	const uint64_t zero[HWBP_MAX_SLOTS] = { 0 };
-	unsigned nb = hwbpi_arm64_nbrp(cpu), nw = hwbpi_arm64_nwrp(cpu);
+	unsigned nb = hwbp_arm64_nbrp(cpu), nw = hwbp_arm64_nwrp(cpu);
 	int ret;
 
 	if (!cpu || !regs || cpu->arch != HWBP_ARCH_ARM64 || regs->arch != HWBP_ARCH_ARM64)
@@ -170,4 +170,11 @@ int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwb
 		return -EOPNOTSUPP;
 	}
 	return 0;
+}
+
+/* arch/arm64/kernel/hw_breakpoint.c arch_build_bp_info(): an AArch64
+ * execute breakpoint is HW_BREAKPOINT_LEN_4, one A64 instruction. */
+uint64_t hwbpi_linux_exec_len(void)
+{
+	return 4;
 }

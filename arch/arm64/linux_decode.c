@@ -37,8 +37,8 @@ int hwbpi_arm64_linux_cpu(uint32_t brk, uint32_t wtch, struct hwbp_cpu *cpu)
 	if (((brk >> 8) & 0xff) == 0 || ((wtch >> 8) & 0xff) == 0 || nb == 0 || nw == 0 ||
 	    nb > HWBP_MAX_SLOTS || nw > HWBP_MAX_SLOTS)
 		return -EOPNOTSUPP;
-	dfr0 = 6u | (uint64_t)(nb - 1) << HWBPI_ARM64_DFR0_BRPS_SHIFT |
-	       (uint64_t)(nw - 1) << HWBPI_ARM64_DFR0_WRPS_SHIFT;
+	dfr0 = 6u | (uint64_t)(nb - 1) << HWBP_ARM64_DFR0_BRPS_SHIFT |
+	       (uint64_t)(nw - 1) << HWBP_ARM64_DFR0_WRPS_SHIFT;
 	ret = hwbp_cpu_arm64_from_dfr0(dfr0, cpu);
 	if (ret == 0) {
 		strncpy(cpu->name, "arm64-linux", sizeof(cpu->name) - 1);
@@ -49,7 +49,7 @@ int hwbpi_arm64_linux_cpu(uint32_t brk, uint32_t wtch, struct hwbp_cpu *cpu)
 
 static bool bp_at(const struct hwbp_cpu *cpu, const struct hwbp_regs *armed, uint64_t pc)
 {
-	unsigned nb = hwbpi_arm64_nbrp(cpu);
+	unsigned nb = hwbp_arm64_nbrp(cpu);
 
 	for (unsigned i = 0; i < nb; i++) {
 		struct hwbp_piece p;
@@ -138,7 +138,7 @@ int hwbpi_arm64_linux_ctrl_ok(bool inst, uint64_t ctrl)
 {
 	unsigned bas;
 
-	if (!(ctrl & HWBPI_ARM64_CR_E))
+	if (!(ctrl & HWBP_ARM64_CR_E))
 		return 0;
 	/*
 	 * The kernel reads only E, PAC, LSC and BAS of the control word
@@ -147,17 +147,17 @@ int hwbpi_arm64_linux_ctrl_ok(bool inst, uint64_t ctrl)
 	 * dropped silently, so they are refused here.
 	 */
 	if (inst) {
-		bas = (unsigned)(ctrl >> HWBPI_ARM64_BCR_BAS_SHIFT) & HWBPI_ARM64_BCR_BAS_MASK;
-		if (bas != HWBPI_ARM64_BCR_BAS_A64 ||
-		    ((ctrl >> HWBPI_ARM64_BCR_BT_SHIFT) & HWBPI_ARM64_BCR_BT_MASK) ||
-		    ((ctrl >> HWBPI_ARM64_WCR_LBN_SHIFT) & 0xf))
+		bas = (unsigned)(ctrl >> HWBP_ARM64_BCR_BAS_SHIFT) & HWBP_ARM64_BCR_BAS_MASK;
+		if (bas != HWBP_ARM64_BCR_BAS_A64 ||
+		    ((ctrl >> HWBP_ARM64_BCR_BT_SHIFT) & HWBP_ARM64_BCR_BT_MASK) ||
+		    ((ctrl >> HWBP_ARM64_WCR_LBN_SHIFT) & 0xf))
 			return -EOPNOTSUPP;
 		return 0;
 	}
-	bas = (unsigned)(ctrl >> HWBPI_ARM64_WCR_BAS_SHIFT) & HWBPI_ARM64_WCR_BAS_MASK;
-	if (((ctrl >> HWBPI_ARM64_WCR_MASK_SHIFT) & HWBPI_ARM64_WCR_MASK_MASK) ||
-	    (ctrl & HWBPI_ARM64_WCR_WT) || ((ctrl >> HWBPI_ARM64_WCR_LBN_SHIFT) & 0xf) ||
-	    ((ctrl >> HWBPI_ARM64_WCR_LSC_SHIFT) & HWBPI_ARM64_WCR_LSC_MASK) == 0)
+	bas = (unsigned)(ctrl >> HWBP_ARM64_WCR_BAS_SHIFT) & HWBP_ARM64_WCR_BAS_MASK;
+	if (((ctrl >> HWBP_ARM64_WCR_MASK_SHIFT) & HWBP_ARM64_WCR_MASK_MASK) ||
+	    (ctrl & HWBP_ARM64_WCR_WT) || ((ctrl >> HWBP_ARM64_WCR_LBN_SHIFT) & 0xf) ||
+	    ((ctrl >> HWBP_ARM64_WCR_LSC_SHIFT) & HWBP_ARM64_WCR_LSC_MASK) == 0)
 		return -EOPNOTSUPP;
 	/* arch_bp_generic_fields(): BAS >> its lowest set bit must be one
 	 * of the contiguous lengths 1..8 (0b1, 0b11, ... 0xff). */

@@ -7,18 +7,17 @@
  * whole doublewords, so a piece is always a run of aligned doublewords.
  * Instruction breakpoint: CIABR (ISA v2.07+), one instruction address.
  */
-#include <errno.h>
 
 #include "powerpc.h"
 
 static void ppc_caps(const struct hwbp_cpu *cpu, struct hwbp_caps *caps)
 {
-	bool dawr = hwbpi_powerpc_has_dawr(cpu);
-	unsigned ndata = hwbpi_powerpc_ndata(cpu);
+	bool dawr = hwbp_powerpc_has_dawr(cpu);
+	unsigned ndata = hwbp_powerpc_ndata(cpu);
 
 	caps->arch = HWBP_ARCH_POWERPC;
 	caps->data_slots = ndata;
-	caps->inst_slots = hwbpi_powerpc_has_ciabr(cpu) ? 1 : 0;
+	caps->inst_slots = hwbp_powerpc_has_ciabr(cpu) ? 1 : 0;
 	caps->shared = false;  /* CIABR and DAWR/DABR are separate registers */
 	caps->types = 0;
 	if (ndata)
@@ -26,12 +25,12 @@ static void ppc_caps(const struct hwbp_cpu *cpu, struct hwbp_caps *caps)
 	if (caps->inst_slots)
 		caps->types |= 1u << HWBP_X;
 	caps->align = HWBP_ALIGN_DWORD;
-	caps->min_piece = HWBPI_PPC_DW;
+	caps->min_piece = HWBP_PPC_DW;
 	/* DAWRX[MRD] is 6 bits of "doublewords - 1": 64 DW; DABR is one DW. */
-	caps->max_piece = dawr ? HWBPI_PPC_DAWR_MAX : HWBPI_PPC_DW;
-	caps->granule = HWBPI_PPC_DW;
+	caps->max_piece = dawr ? HWBP_PPC_DAWR_MAX : HWBP_PPC_DW;
+	caps->granule = HWBP_PPC_DW;
 	/* DABR pieces are a single aligned doubleword: nothing to cross. */
-	caps->boundary = hwbpi_powerpc_boundary(cpu);
+	caps->boundary = hwbp_powerpc_boundary(cpu);
 	caps->inst_len = 4;
 	caps->inst_align = 4;
 	/*
@@ -59,6 +58,9 @@ static void ppc_caps(const struct hwbp_cpu *cpu, struct hwbp_caps *caps)
 	caps->precision = HWBP_ADDR_EXACT;
 	caps->kind_known = true;   /* DSISR[38] says store */
 	caps->priv_filter = true;  /* DAWRX/DABRX PRO/PNH/HYP, CIABR PRIV */
+	caps->io_ports = false;
+	/* dcbz zeroes one cache block: 128 bytes on POWER7..POWER10. */
+	caps->zero_block = 128;
 	/* Linux book3s64 user space below 4 PB; kernel linear map at 0xc... */
 	caps->user_max = 0x000fffffffffffffull;
 	caps->kernel_min = 0xc000000000000000ull;
@@ -113,10 +115,10 @@ static unsigned ppc_split(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
 		return sat_count(count);
 	}
 
-	lo = addr & ~(HWBPI_PPC_DW - 1);
-	last = (addr + (len - 1)) | (HWBPI_PPC_DW - 1);
-	maxp = hwbpi_powerpc_has_dawr(cpu) ? HWBPI_PPC_DAWR_MAX : HWBPI_PPC_DW;
-	bnd = hwbpi_powerpc_boundary(cpu);
+	lo = addr & ~(HWBP_PPC_DW - 1);
+	last = (addr + (len - 1)) | (HWBP_PPC_DW - 1);
+	maxp = hwbp_powerpc_has_dawr(cpu) ? HWBP_PPC_DAWR_MAX : HWBP_PPC_DW;
+	bnd = hwbp_powerpc_boundary(cpu);
 
 	if (bnd)
 		count = (last / bnd) - (lo / bnd) + 1;
@@ -140,6 +142,20 @@ static unsigned ppc_split(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
 	return sat_count(count);
 }
 
+#define PPC(n, isa, units) { n, { .arch = HWBP_ARCH_POWERPC, .u.ppc = { isa, units } } }
+
+/*
+ * powerpc units per processor (Power ISA 2.06: DABR/DABRX; 2.07 (POWER8)
+ * adds DAWR0/DAWRX0 and CIABR and drops DABR; 3.1 (POWER10) adds
+ * DAWR1/DAWRX1 and lifts the 512-byte boundary rule).
+ */
+static const struct hwbpi_preset ppc_presets[] = {
+	PPC("power7", 206, HWBP_PPC_DABR),
+	PPC("power8", 207, HWBP_PPC_DAWR0 | HWBP_PPC_CIABR),
+	PPC("power9", 300, HWBP_PPC_DAWR0 | HWBP_PPC_CIABR),
+	PPC("power10", 310, HWBP_PPC_DAWR0 | HWBP_PPC_DAWR1 | HWBP_PPC_CIABR),
+};
+
 const struct hwbpi_arch_ops hwbpi_powerpc_ops = {
 	.arch = HWBP_ARCH_POWERPC,
 	.caps = ppc_caps,
@@ -151,4 +167,11 @@ const struct hwbpi_arch_ops hwbpi_powerpc_ops = {
 	.decode_status = hwbpi_powerpc_decode_status,
 	.regs_list = hwbpi_powerpc_regs_list,
 	.regs_set = hwbpi_powerpc_regs_set,
+	.regs_apply = hwbpi_powerpc_regs_apply,
+	.slot_name = hwbpi_powerpc_slot_name,
+	.status_set = hwbpi_powerpc_status_set,
+	.status_fields = hwbpi_powerpc_status_fields,
+	.status_hint = "dsisr and dar",
+	.presets = ppc_presets,
+	.npresets = sizeof(ppc_presets) / sizeof(ppc_presets[0]),
 };

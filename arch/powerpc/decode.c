@@ -3,8 +3,6 @@
  * powerpc decoders: registers -> piece, and DSI/Trace status -> slots.
  * Scope mapping is the inverse of encode.c's (see the comment there).
  */
-#include <errno.h>
-#include <string.h>
 
 #include "powerpc.h"
 
@@ -17,6 +15,8 @@
  * lswx/stswx up to 127 bytes.  (Vector and paired accesses are 16/32.)
  */
 #define PPC_MAX_ACCESS 128ull
+/* Data slots of any powerpc: DAWR0 and DAWR1 (or the one DABR). */
+#define PPC_MAX_DATA 2u
 
 static enum hwbp_scope scope_of(uint64_t priv, uint64_t user)
 {
@@ -47,41 +47,41 @@ static int decode_data(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 {
 	unsigned type = 0;
 
-	if (hwbpi_powerpc_has_dawr(cpu)) {
-		int idx = hwbpi_powerpc_dawr_index(cpu, slot);
-		uint64_t x, addr, len, bnd = hwbpi_powerpc_boundary(cpu);
+	if (hwbp_powerpc_has_dawr(cpu)) {
+		int idx = hwbp_powerpc_dawr_index(cpu, slot);
+		uint64_t x, addr, len, bnd = hwbp_powerpc_boundary(cpu);
 
 		if (idx < 0)
 			return -EINVAL;
 		x = regs->u.ppc.dawrx[idx];
-		if (x & HWBPI_PPC_DAWRX_DR)
+		if (x & HWBP_PPC_DAWRX_DR)
 			type |= HWBP_R;
-		if (x & HWBPI_PPC_DAWRX_DW)
+		if (x & HWBP_PPC_DAWRX_DW)
 			type |= HWBP_W;
-		if (!type || !(x & HWBPI_PPC_DAWRX_PRIV))
+		if (!type || !(x & HWBP_PPC_DAWRX_PRIV))
 			return 0;
-		addr = regs->u.ppc.dawr[idx] & ~(HWBPI_PPC_DW - 1);
-		len = (((x >> HWBPI_PPC_DAWRX_MRD_SHIFT) & HWBPI_PPC_DAWRX_MRD_MASK) + 1) *
-		      HWBPI_PPC_DW;
+		addr = regs->u.ppc.dawr[idx] & ~(HWBP_PPC_DW - 1);
+		len = (((x >> HWBP_PPC_DAWRX_MRD_SHIFT) & HWBP_PPC_DAWRX_MRD_MASK) + 1) *
+		      HWBP_PPC_DW;
 		if (addr + (len - 1) < addr)
 			return -EINVAL;  /* range would wrap */
 		/* Before v3.1 a range crossing 512 bytes is not a valid setting. */
 		if (bnd && addr / bnd != (addr + len - 1) / bnd)
 			return -EINVAL;
 		fill_piece(piece, addr, len, type);
-		*scope = scope_of(x & HWBPI_PPC_DAWRX_PRIV, HWBPI_PPC_DAWRX_PRO);
+		*scope = scope_of(x & HWBP_PPC_DAWRX_PRIV, HWBP_PPC_DAWRX_PRO);
 		return 1;
 	}
-	if (!hwbpi_powerpc_dabr_mode(cpu) || slot != 0)
+	if (!hwbp_powerpc_dabr_mode(cpu) || slot != 0)
 		return -EINVAL;
-	if (regs->u.ppc.dabr & HWBPI_PPC_DABR_DR)
+	if (regs->u.ppc.dabr & HWBP_PPC_DABR_DR)
 		type |= HWBP_R;
-	if (regs->u.ppc.dabr & HWBPI_PPC_DABR_DW)
+	if (regs->u.ppc.dabr & HWBP_PPC_DABR_DW)
 		type |= HWBP_W;
-	if (!type || !(regs->u.ppc.dabrx & HWBPI_PPC_DABRX_PRIV))
+	if (!type || !(regs->u.ppc.dabrx & HWBP_PPC_DABRX_PRIV))
 		return 0;
-	fill_piece(piece, regs->u.ppc.dabr & ~(HWBPI_PPC_DW - 1), HWBPI_PPC_DW, type);
-	*scope = scope_of(regs->u.ppc.dabrx & HWBPI_PPC_DABRX_PRIV, HWBPI_PPC_DABRX_USER);
+	fill_piece(piece, regs->u.ppc.dabr & ~(HWBP_PPC_DW - 1), HWBP_PPC_DW, type);
+	*scope = scope_of(regs->u.ppc.dabrx & HWBP_PPC_DABRX_PRIV, HWBP_PPC_DABRX_USER);
 	return 1;
 }
 
@@ -93,15 +93,15 @@ int hwbpi_powerpc_decode_slot(const struct hwbp_cpu *cpu, const struct hwbp_regs
 
 	if (!inst)
 		return decode_data(cpu, regs, slot, piece, scope);
-	if (!hwbpi_powerpc_has_ciabr(cpu) || slot != 0)
+	if (!hwbp_powerpc_has_ciabr(cpu) || slot != 0)
 		return -EINVAL;
 	c = regs->u.ppc.ciabr;
-	priv = c & HWBPI_PPC_CIABR_PRIV;
+	priv = c & HWBP_PPC_CIABR_PRIV;
 	if (!priv)
 		return 0;  /* PRIV 00: disabled */
-	fill_piece(piece, c & ~HWBPI_PPC_CIABR_PRIV, 4, HWBP_X);
+	fill_piece(piece, c & ~HWBP_PPC_CIABR_PRIV, 4, HWBP_X);
 	/* 10 (guest kernel) and 11 (bare-metal kernel) are both kernel. */
-	*scope = priv == HWBPI_PPC_CIABR_PRIV_USER ? HWBP_SCOPE_USER : HWBP_SCOPE_KERNEL;
+	*scope = priv == HWBP_PPC_CIABR_PRIV_USER ? HWBP_SCOPE_USER : HWBP_SCOPE_KERNEL;
 	return 1;
 }
 
@@ -116,13 +116,13 @@ static bool overlaps(const struct hwbp_piece *p, uint64_t lo, uint64_t hi)
 static int decode_dsi(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 		      const struct hwbp_status *st, struct hwbp_hit *hit)
 {
-	uint64_t dar = st->u.ppc.dar, dw = dar & ~(HWBPI_PPC_DW - 1);
-	unsigned kind = (st->u.ppc.dsisr & HWBPI_PPC_DSISR_STORE) ? HWBP_W : HWBP_R;
-	unsigned n = hwbpi_powerpc_ndata(cpu);
-	struct hwbp_piece p[HWBP_MAX_SLOTS];
+	uint64_t dar = st->u.ppc.dar, dw = dar & ~(HWBP_PPC_DW - 1);
+	unsigned kind = (st->u.ppc.dsisr & HWBP_PPC_DSISR_STORE) ? HWBP_W : HWBP_R;
+	unsigned n = hwbp_powerpc_ndata(cpu);
+	struct hwbp_piece p[PPC_MAX_DATA];
 	uint32_t armed = 0, inside = 0, near = 0, typed;
 
-	for (unsigned i = 0; i < n && i < HWBP_MAX_SLOTS; i++) {
+	for (unsigned i = 0; i < n && i < PPC_MAX_DATA; i++) {
 		enum hwbp_scope sc;
 
 		if (decode_data(cpu, regs, i, &p[i], &sc) == 1)
@@ -130,8 +130,8 @@ static int decode_dsi(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 	}
 
 	/* The matching doubleword is DAR's (ranges are doubleword aligned). */
-	for (unsigned i = 0; i < n && i < HWBP_MAX_SLOTS; i++)
-		if (((armed >> i) & 1) && overlaps(&p[i], dw, dw + (HWBPI_PPC_DW - 1)))
+	for (unsigned i = 0; i < n && i < PPC_MAX_DATA; i++)
+		if (((armed >> i) & 1) && overlaps(&p[i], dw, dw + (HWBP_PPC_DW - 1)))
 			inside |= 1u << i;
 
 	/*
@@ -150,7 +150,7 @@ static int decode_dsi(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 
 		if (hi < dar)
 			hi = UINT64_MAX;
-		for (unsigned i = 0; i < n && i < HWBP_MAX_SLOTS; i++)
+		for (unsigned i = 0; i < n && i < PPC_MAX_DATA; i++)
 			if (((armed >> i) & 1) && overlaps(&p[i], lo, hi))
 				near |= 1u << i;
 		inside = near;
@@ -169,7 +169,7 @@ static int decode_dsi(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 	 */
 	typed = 0;
 	if (kind == HWBP_W)
-		for (unsigned i = 0; i < n && i < HWBP_MAX_SLOTS; i++)
+		for (unsigned i = 0; i < n && i < PPC_MAX_DATA; i++)
 			if (((inside >> i) & 1) && (p[i].type & HWBP_W))
 				typed |= 1u << i;
 	hit->data_slots = typed ? typed : inside;
@@ -202,15 +202,15 @@ int hwbpi_powerpc_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_re
 	struct hwbp_piece p;
 	enum hwbp_scope sc;
 
-	if (st->u.ppc.vector == HWBPI_PPC_VEC_DSI) {
-		if (!(st->u.ppc.dsisr & HWBPI_PPC_DSISR_DABRMATCH))
+	if (st->u.ppc.vector == HWBP_PPC_VEC_DSI) {
+		if (!(st->u.ppc.dsisr & HWBP_PPC_DSISR_DABRMATCH))
 			return -EINVAL;
 		return decode_dsi(cpu, regs, st, hit);
 	}
-	if (st->u.ppc.vector == HWBPI_PPC_VEC_TRACE) {
-		if (st->u.ppc.srr1 && !(st->u.ppc.srr1 & HWBPI_PPC_SRR1_CIABR))
+	if (st->u.ppc.vector == HWBP_PPC_VEC_TRACE) {
+		if (st->u.ppc.srr1 && !(st->u.ppc.srr1 & HWBP_PPC_SRR1_CIABR))
 			return -EINVAL;
-		if (!hwbpi_powerpc_has_ciabr(cpu) ||
+		if (!hwbp_powerpc_has_ciabr(cpu) ||
 		    hwbpi_powerpc_decode_slot(cpu, regs, 0, true, &p, &sc) != 1 ||
 		    p.addr != (st->ip & ~3ull))
 			return -ENOENT;
@@ -222,4 +222,32 @@ int hwbpi_powerpc_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_re
 		return 0;
 	}
 	return -EINVAL;
+}
+
+/*
+ * The interrupt's vector (0x300 DSI, 0xd00 trace) names the event; DSISR
+ * and DAR come with a DSI, so either alone implies vector 0x300 while no
+ * vector was given; SRR1 only qualifies a trace.
+ */
+const char *const hwbpi_powerpc_status_fields[] = { "vector", "dsisr", "dar", "srr1", NULL };
+
+int hwbpi_powerpc_status_set(struct hwbp_status *st, const char *name, uint64_t value)
+{
+	if (hwbpi_streq(name, "vector")) {
+		st->u.ppc.vector = value;
+		return 1;
+	}
+	if (hwbpi_streq(name, "srr1")) {
+		st->u.ppc.srr1 = value;
+		return 0;
+	}
+	if (hwbpi_streq(name, "dsisr"))
+		st->u.ppc.dsisr = value;
+	else if (hwbpi_streq(name, "dar"))
+		st->u.ppc.dar = value;
+	else
+		return -ENOENT;
+	if (st->u.ppc.vector == 0)
+		st->u.ppc.vector = HWBP_PPC_VEC_DSI;
+	return 1;
 }

@@ -17,7 +17,7 @@
  *  - CIABR[PRIV] names exactly one state (Book III §9.3: 01 problem, 10
  *    privileged non-hypervisor, 11 hypervisor).  USER -> 01.  KERNEL -> 11,
  *    the state of a bare-metal kernel (MSR[HV]=1, as hwbp's own harnesses
- *    and the simulator start: SCENARIOS.md "pr=0 hv=1").  A pseries guest
+ *    and the simulator start: docs/scenarios.md "pr=0 hv=1").  A pseries guest
  *    kernel runs with MSR[HV]=0 and would need 10; Linux xmon set_ciabr()
  *    makes the same HV-mode / guest distinction.  Such a guest's glue must
  *    rewrite PRIV 11 -> 10 (the hypervisor refuses 11 from a guest).
@@ -32,8 +32,6 @@
  * relocation on and off.  (Reading chosen: ignore translation, rather than
  * Linux's "translated accesses only".)
  */
-#include <errno.h>
-#include <string.h>
 
 #include "powerpc.h"
 
@@ -72,14 +70,14 @@ static int encode_ciabr(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 {
 	uint64_t priv;
 
-	if (!hwbpi_powerpc_has_ciabr(cpu) || slot != 0)
+	if (!hwbp_powerpc_has_ciabr(cpu) || slot != 0)
 		return -EINVAL;
 	if (piece->type != HWBP_X || piece->len != 4 || (piece->addr & 3))
 		return -EINVAL;
 	if (scope == HWBP_SCOPE_USER)
-		priv = HWBPI_PPC_CIABR_PRIV_USER;
+		priv = HWBP_PPC_CIABR_PRIV_USER;
 	else if (scope == HWBP_SCOPE_KERNEL)
-		priv = HWBPI_PPC_CIABR_PRIV_HYPER;
+		priv = HWBP_PPC_CIABR_PRIV_HYPER;
 	else
 		return -EINVAL;
 	regs->u.ppc.ciabr = piece->addr | priv;
@@ -90,14 +88,14 @@ static int encode_dawr(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 		       unsigned slot, const struct hwbp_piece *piece,
 		       enum hwbp_scope scope)
 {
-	int idx = hwbpi_powerpc_dawr_index(cpu, slot);
-	uint64_t bnd = hwbpi_powerpc_boundary(cpu);
+	int idx = hwbp_powerpc_dawr_index(cpu, slot);
+	uint64_t bnd = hwbp_powerpc_boundary(cpu);
 	uint64_t last, priv, x;
 
 	if (idx < 0)
 		return -EINVAL;
-	if ((piece->addr & (HWBPI_PPC_DW - 1)) || (piece->len & (HWBPI_PPC_DW - 1)) ||
-	    piece->len == 0 || piece->len > HWBPI_PPC_DAWR_MAX)
+	if ((piece->addr & (HWBP_PPC_DW - 1)) || (piece->len & (HWBP_PPC_DW - 1)) ||
+	    piece->len == 0 || piece->len > HWBP_PPC_DAWR_MAX)
 		return -EINVAL;
 	last = piece->addr + (piece->len - 1);
 	if (last < piece->addr)
@@ -106,16 +104,16 @@ static int encode_dawr(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 		return -EINVAL;  /* crosses 512 bytes before ISA v3.1 */
 	if (!data_type_ok(piece->type))
 		return -EINVAL;
-	if (priv_bits(scope, HWBPI_PPC_DAWRX_PRO,
-		      HWBPI_PPC_DAWRX_PNH | HWBPI_PPC_DAWRX_HYP, &priv))
+	if (priv_bits(scope, HWBP_PPC_DAWRX_PRO,
+		      HWBP_PPC_DAWRX_PNH | HWBP_PPC_DAWRX_HYP, &priv))
 		return -EINVAL;
 
-	x = priv | HWBPI_PPC_DAWRX_WTI | HWBPI_PPC_DAWRX_WT;
+	x = priv | HWBP_PPC_DAWRX_WTI | HWBP_PPC_DAWRX_WT;
 	if (piece->type & HWBP_R)
-		x |= HWBPI_PPC_DAWRX_DR;
+		x |= HWBP_PPC_DAWRX_DR;
 	if (piece->type & HWBP_W)
-		x |= HWBPI_PPC_DAWRX_DW;
-	x |= ((piece->len / HWBPI_PPC_DW) - 1) << HWBPI_PPC_DAWRX_MRD_SHIFT;
+		x |= HWBP_PPC_DAWRX_DW;
+	x |= ((piece->len / HWBP_PPC_DW) - 1) << HWBP_PPC_DAWRX_MRD_SHIFT;
 	regs->u.ppc.dawr[idx] = piece->addr;
 	regs->u.ppc.dawrx[idx] = x;
 	return 0;
@@ -127,23 +125,23 @@ static int encode_dabr(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 {
 	uint64_t priv, d;
 
-	if (!hwbpi_powerpc_dabr_mode(cpu) || slot != 0)
+	if (!hwbp_powerpc_dabr_mode(cpu) || slot != 0)
 		return -EINVAL;
-	if ((piece->addr & (HWBPI_PPC_DW - 1)) || piece->len != HWBPI_PPC_DW)
+	if ((piece->addr & (HWBP_PPC_DW - 1)) || piece->len != HWBP_PPC_DW)
 		return -EINVAL;
 	if (!data_type_ok(piece->type))
 		return -EINVAL;
-	if (priv_bits(scope, HWBPI_PPC_DABRX_USER,
-		      HWBPI_PPC_DABRX_KERNEL | HWBPI_PPC_DABRX_HYP, &priv))
+	if (priv_bits(scope, HWBP_PPC_DABRX_USER,
+		      HWBP_PPC_DABRX_KERNEL | HWBP_PPC_DABRX_HYP, &priv))
 		return -EINVAL;
 
-	d = piece->addr | HWBPI_PPC_DABR_BT;
+	d = piece->addr | HWBP_PPC_DABR_BT;
 	if (piece->type & HWBP_R)
-		d |= HWBPI_PPC_DABR_DR;
+		d |= HWBP_PPC_DABR_DR;
 	if (piece->type & HWBP_W)
-		d |= HWBPI_PPC_DABR_DW;
+		d |= HWBP_PPC_DABR_DW;
 	regs->u.ppc.dabr = d;
-	regs->u.ppc.dabrx = priv | HWBPI_PPC_DABRX_BTI;
+	regs->u.ppc.dabrx = priv | HWBP_PPC_DABRX_BTI;
 	return 0;
 }
 
@@ -158,12 +156,12 @@ int hwbpi_powerpc_encode(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 	(void)local;
 	if (inst)
 		return encode_ciabr(cpu, regs, slot, piece, scope);
-	if (hwbpi_powerpc_has_dawr(cpu))
+	if (hwbp_powerpc_has_dawr(cpu))
 		return encode_dawr(cpu, regs, slot, piece, scope);
 	return encode_dabr(cpu, regs, slot, piece, scope);
 }
 
-/* The registers of the units this CPU has, in SCENARIOS.md order. */
+/* The registers of the units this CPU has, in docs/scenarios.md order. */
 struct ppc_reg {
 	const char *name;
 	unsigned unit;   /* HWBP_PPC_* that must be present */
@@ -202,7 +200,7 @@ int hwbpi_powerpc_regs_list(const struct hwbp_cpu *cpu, const struct hwbp_regs *
 			continue;
 		memcpy(&v, (const char *)regs + r->off, sizeof(v));
 		memset(out[n].name, 0, sizeof(out[n].name));
-		strncpy(out[n].name, r->name, sizeof(out[n].name) - 1);
+		hwbpi_strlcpy(out[n].name, r->name, sizeof(out[n].name));
 		out[n].value = v;
 		n++;
 	}
@@ -215,7 +213,7 @@ int hwbpi_powerpc_regs_set(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 	for (size_t i = 0; i < NPPC_REGS; i++) {
 		const struct ppc_reg *r = &ppc_regs[i];
 
-		if (strcmp(name, r->name) != 0)
+		if (!hwbpi_streq(name, r->name))
 			continue;
 		if (!(cpu->u.ppc.units & r->unit))
 			return -ENOENT;
@@ -223,4 +221,24 @@ int hwbpi_powerpc_regs_set(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 		return 0;
 	}
 	return -ENOENT;
+}
+
+/* A kernel's glue writes every unit's registers; none is a status. */
+void hwbpi_powerpc_regs_apply(struct hwbp_regs *live, const struct hwbp_regs *written)
+{
+	live->u.ppc = written->u.ppc;
+}
+
+/* "ciabr"; data: "dabr" before POWER8, else "dawr0"/"dawr1" by unit. */
+size_t hwbpi_powerpc_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned slot, char *buf,
+			       size_t n)
+{
+	int dawr;
+
+	if (inst)
+		return hwbpi_fmt_name(buf, n, "ciabr", 0, false);
+	if (!hwbp_powerpc_has_dawr(cpu))
+		return hwbpi_fmt_name(buf, n, "dabr", 0, false);
+	dawr = hwbp_powerpc_dawr_index(cpu, slot);
+	return hwbpi_fmt_name(buf, n, "dawr", dawr < 0 ? slot : (unsigned)dawr, true);
 }

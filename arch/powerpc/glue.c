@@ -8,25 +8,28 @@
  * shadow only (the harness skips POWER7 files).
  */
 #include <stdint.h>
-#include <string.h>
 
 #include "glue.h"
+#include "hwbp_libc.h"
 
 #define SPRN_DAWR0 180
 #define SPRN_DAWR1 181
 #define SPRN_CIABR 187
 #define SPRN_DAWRX0 188
 #define SPRN_DAWRX1 189
+#define SPRN_DSISR 18
+#define SPRN_DAR 19
+#define SPRN_SRR1 27
 
 #define mtspr(n, v) __asm__ volatile("mtspr %0, %1" : : "i"(n), "r"((uint64_t)(v)) : "memory")
 #define mfspr(n) ({ uint64_t v__; __asm__ volatile("mfspr %0, %1" : "=r"(v__) : "i"(n)); v__; })
 
 static struct hwbp_regs shadow = { .arch = HWBP_ARCH_POWERPC };
 
-int arch_write_regs(const struct hwbp_regs *regs)
+int hwbp_glue_write_regs(const struct hwbp_regs *regs)
 {
-	if (regs->arch != HWBP_ARCH_POWERPC)
-		return -1;
+	if (!regs || regs->arch != HWBP_ARCH_POWERPC)
+		return -EINVAL;
 	shadow = *regs;
 	/* Disable before moving an address, then arm: no transient match. */
 	mtspr(SPRN_DAWRX0, 0);
@@ -40,7 +43,7 @@ int arch_write_regs(const struct hwbp_regs *regs)
 	return 0;
 }
 
-void arch_read_regs(struct hwbp_regs *regs)
+void hwbp_glue_read_regs(struct hwbp_regs *regs)
 {
 	*regs = shadow;
 	regs->u.ppc.dawr[0] = mfspr(SPRN_DAWR0);
@@ -48,6 +51,18 @@ void arch_read_regs(struct hwbp_regs *regs)
 	regs->u.ppc.dawrx[0] = mfspr(SPRN_DAWRX0);
 	regs->u.ppc.dawrx[1] = mfspr(SPRN_DAWRX1);
 	regs->u.ppc.ciabr = mfspr(SPRN_CIABR);
+}
+
+/*
+ * A DSI (0x300) leaves DSISR and DAR; a trace interrupt (0xd00) SRR1 with
+ * bit 43 for a CIABR match (Power ISA Book III, "Interrupts").  Read before
+ * anything else can take an interrupt that rewrites them.
+ */
+void hwbp_glue_read_status(struct hwbp_status *st)
+{
+	st->u.ppc.dsisr = mfspr(SPRN_DSISR);
+	st->u.ppc.dar = mfspr(SPRN_DAR);
+	st->u.ppc.srr1 = mfspr(SPRN_SRR1);
 }
 
 void ppc_glue_shadow(struct hwbp_regs *regs)

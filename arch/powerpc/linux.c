@@ -153,3 +153,10 @@ int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwb
 	}
 	return 0;
 }
+
+/* arch/powerpc/kernel/hw_breakpoint.c: an instruction breakpoint
+ * (CIABR) covers one 4-byte instruction, HW_BREAKPOINT_LEN_4. */
+uint64_t hwbpi_linux_exec_len(void)
+{
+	return 4;
+}

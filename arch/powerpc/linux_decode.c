@@ -60,8 +60,8 @@ int hwbpi_powerpc_linux_status(uint64_t nip, uint64_t addr, struct hwbp_status *
 	 */
 	memset(st, 0, sizeof(*st));
 	st->ip = nip;
-	st->u.ppc.vector = HWBPI_PPC_VEC_DSI;
-	st->u.ppc.dsisr = HWBPI_PPC_DSISR_DABRMATCH;
+	st->u.ppc.vector = HWBP_PPC_VEC_DSI;
+	st->u.ppc.dsisr = HWBP_PPC_DSISR_DABRMATCH;
 	st->u.ppc.dar = addr;
 	return 0;
 }

@@ -2,15 +2,14 @@
 /*
  * x86: capabilities and splitting a range into DR0-DR3 pieces.
  */
-#include <limits.h>
 
 #include "x86.h"
 
 static void x86_caps(const struct hwbp_cpu *cpu, struct hwbp_caps *caps)
 {
 	/* DR0-DR3 serve instruction and data breakpoints alike (SDM §17.2.1). */
-	caps->data_slots = HWBPI_X86_SLOTS;
-	caps->inst_slots = HWBPI_X86_SLOTS;
+	caps->data_slots = HWBP_X86_SLOTS;
+	caps->inst_slots = HWBP_X86_SLOTS;
 	caps->shared = true;
 	/*
 	 * R/Wn (SDM §17.2.4) has execute (00), write (01) and read-or-write
@@ -25,7 +24,7 @@ static void x86_caps(const struct hwbp_cpu *cpu, struct hwbp_caps *caps)
 	 */
 	caps->align = HWBP_ALIGN_NATURAL;
 	caps->min_piece = 1;
-	caps->max_piece = hwbpi_x86_max_piece(cpu);
+	caps->max_piece = hwbp_x86_max_piece(cpu);
 	caps->granule = 1;
 	caps->boundary = 0;
 	/*
@@ -47,6 +46,9 @@ static void x86_caps(const struct hwbp_cpu *cpu, struct hwbp_caps *caps)
 	caps->kind_known = false;
 	/* DR7 has no privilege field: a breakpoint matches at every CPL. */
 	caps->priv_filter = false;
+	/* R/W = 10b watches I/O ports once CR4.DE is set (SDM §17.2.4). */
+	caps->io_ports = true;
+	caps->zero_block = 0;     /* no cache-block zeroing instruction */
 	if (cpu->u.x86.mode64) {
 		/* 48-bit canonical split (SDM Vol. 1 §3.3.7.1). */
 		caps->user_max = 0x00007fffffffffffull;
@@ -86,12 +88,12 @@ static uint64_t pow2_floor(uint64_t x)
 static unsigned x86_split(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
 			  uint64_t len, struct hwbp_piece *out, unsigned max)
 {
-	uint64_t maxp = hwbpi_x86_max_piece(cpu);
+	uint64_t maxp = hwbp_x86_max_piece(cpu);
 	uint64_t left = len, mid;
 	unsigned n = 0;
 
 	if (inst) {
-		uint64_t count = len > UINT_MAX ? UINT_MAX : len;
+		uint64_t count = len > HWBPI_UINT_MAX ? HWBPI_UINT_MAX : len;
 
 		for (uint64_t i = 0; i < count && i < max; i++)
 			out[i] = (struct hwbp_piece){ .addr = addr + i, .len = 1 };
@@ -120,7 +122,7 @@ static unsigned x86_split(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
 	mid = left / maxp;
 	for (uint64_t i = 0; i < mid && n + i < max; i++)
 		out[n + i] = (struct hwbp_piece){ .addr = addr + i * maxp, .len = maxp };
-	n = (mid > (uint64_t)(UINT_MAX - n)) ? UINT_MAX : n + (unsigned)mid;
+	n = (mid > (uint64_t)(HWBPI_UINT_MAX - n)) ? HWBPI_UINT_MAX : n + (unsigned)mid;
 	addr += mid * maxp;   /* wraps to 0 only when nothing is left */
 	left -= mid * maxp;
 	/* Tail: fewer than max_piece bytes from an aligned address. */
@@ -129,13 +131,21 @@ static unsigned x86_split(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
 
 		if (n < max)
 			out[n] = (struct hwbp_piece){ .addr = addr, .len = size };
-		if (n < UINT_MAX)
+		if (n < HWBPI_UINT_MAX)
 			n++;
 		left -= size;
 		addr += size;
 	}
 	return n;
 }
+
+#define X86(n, m64, amd) { n, { .arch = HWBP_ARCH_X86, .u.x86 = { m64, amd } } }
+
+static const struct hwbpi_preset x86_presets[] = {
+	X86("x86_64", true, false),
+	X86("i386", false, false),
+	X86("x86_64-amd", true, true),
+};
 
 const struct hwbpi_arch_ops hwbpi_x86_ops = {
 	.arch = HWBP_ARCH_X86,
@@ -155,4 +165,11 @@ const struct hwbpi_arch_ops hwbpi_x86_ops = {
 	.decode_status = hwbpi_x86_decode_status,
 	.regs_list = hwbpi_x86_regs_list,
 	.regs_set = hwbpi_x86_regs_set,
+	.regs_apply = hwbpi_x86_regs_apply,
+	.slot_name = hwbpi_x86_slot_name,
+	.status_set = hwbpi_x86_status_set,
+	.status_fields = hwbpi_x86_status_fields,
+	.status_hint = "dr6",
+	.presets = x86_presets,
+	.npresets = sizeof(x86_presets) / sizeof(x86_presets[0]),
 };

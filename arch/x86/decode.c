@@ -2,20 +2,18 @@
 /*
  * x86: reading back DR0-DR3/DR7 and decoding DR6.
  */
-#include <errno.h>
-#include <string.h>
 
 #include "x86.h"
 
 static bool slot_enabled(uint64_t dr7, unsigned slot)
 {
 	/* Either Ln or Gn arms the slot (SDM §17.2.4). */
-	return (dr7 >> hwbpi_x86_en_shift(slot)) & 3u;
+	return (dr7 >> hwbp_x86_en_shift(slot)) & 3u;
 }
 
 static unsigned slot_rw(uint64_t dr7, unsigned slot)
 {
-	return (dr7 >> hwbpi_x86_rw_shift(slot)) & 3u;
+	return (dr7 >> hwbp_x86_rw_shift(slot)) & 3u;
 }
 
 int hwbpi_x86_decode_slot(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
@@ -30,27 +28,27 @@ int hwbpi_x86_decode_slot(const struct hwbp_cpu *cpu, const struct hwbp_regs *re
 	 * (execute or data) is reported in piece->type.
 	 */
 	(void)inst;
-	if (slot >= HWBPI_X86_SLOTS)
+	if (slot >= HWBP_X86_SLOTS)
 		return -EINVAL;
 	if (!slot_enabled(dr7, slot))
 		return 0;
 
 	rw = slot_rw(dr7, slot);
-	lenf = (dr7 >> hwbpi_x86_len_shift(slot)) & 3u;
+	lenf = (dr7 >> hwbp_x86_len_shift(slot)) & 3u;
 	/* R/W=10 is an I/O breakpoint (only with CR4.DE), not memory. */
-	if (rw == HWBPI_X86_RW_IO)
+	if (rw == HWBP_X86_RW_IO)
 		return -EINVAL;
 	/* LEN=10: 8 bytes in 64-bit mode, undefined elsewhere. */
-	if (lenf == HWBPI_X86_LEN_8 && !cpu->u.x86.mode64)
+	if (lenf == HWBP_X86_LEN_8 && !cpu->u.x86.mode64)
 		return -EINVAL;
-	len = hwbpi_x86_len_bytes(lenf);
+	len = hwbp_x86_len_bytes(lenf);
 	/* Execute with LEN != 00 is undefined (SDM §17.2.4). */
-	if (rw == HWBPI_X86_RW_X && len != 1)
+	if (rw == HWBP_X86_RW_X && len != 1)
 		return -EINVAL;
 
 	addr = regs->u.x86.dr[slot];
 	/* Outside 64-bit mode DRn is 32 bits wide (SDM §17.2.6). */
-	if (addr > hwbpi_x86_addr_max(cpu))
+	if (addr > hwbp_x86_addr_max(cpu))
 		return -EINVAL;
 
 	if (cpu->u.x86.amd_addr_mask)
@@ -64,8 +62,8 @@ int hwbpi_x86_decode_slot(const struct hwbp_cpu *cpu, const struct hwbp_regs *re
 		 * with LEN != 00, with holes (non-contiguous watched set) or
 		 * wider than the extension, is refused.
 		 */
-		if (rw == HWBPI_X86_RW_X || lenf != HWBPI_X86_LEN_1 ||
-		    mask > HWBPI_X86_AMD_MASK_MAX || !hwbpi_is_pow2(mask + 1))
+		if (rw == HWBP_X86_RW_X || lenf != HWBP_X86_LEN_1 ||
+		    mask > HWBP_X86_AMD_MASK_MAX || !hwbpi_is_pow2(mask + 1))
 			return -EINVAL;
 		len = mask + 1;
 	}
@@ -80,8 +78,8 @@ int hwbpi_x86_decode_slot(const struct hwbp_cpu *cpu, const struct hwbp_regs *re
 	piece->len = len;
 	piece->cover_lo = addr;
 	piece->cover_len = len;
-	piece->type = rw == HWBPI_X86_RW_X ? HWBP_X :
-		      rw == HWBPI_X86_RW_W ? HWBP_W : HWBP_RW;
+	piece->type = rw == HWBP_X86_RW_X ? HWBP_X :
+		      rw == HWBP_X86_RW_W ? HWBP_W : HWBP_RW;
 	/* Matches at every CPL: there is no privilege field in DR7. */
 	*scope = HWBP_SCOPE_BOTH;
 	return 1;
@@ -91,7 +89,7 @@ int hwbpi_x86_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_regs *
 			    const struct hwbp_status *st, struct hwbp_hit *hit)
 {
 	uint64_t dr7 = regs->u.x86.dr7;
-	uint32_t b = (uint32_t)(st->u.x86.dr6 & HWBPI_X86_DR6_B_MASK);
+	uint32_t b = (uint32_t)(st->u.x86.dr6 & HWBP_X86_DR6_B_MASK);
 	uint32_t hits = 0;
 	bool all_x = true, all_w = true;
 
@@ -106,16 +104,16 @@ int hwbpi_x86_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_regs *
 	 * B bits can be set for slots whose condition matched although Ln/Gn
 	 * are clear (SDM §17.2.3), so keep only the enabled ones.
 	 */
-	for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
+	for (unsigned i = 0; i < HWBP_X86_SLOTS; i++) {
 		unsigned rw;
 
 		if (!((b >> i) & 1u) || !slot_enabled(dr7, i))
 			continue;
 		hits |= 1u << i;
 		rw = slot_rw(dr7, i);
-		if (rw != HWBPI_X86_RW_X)
+		if (rw != HWBP_X86_RW_X)
 			all_x = false;
-		if (rw != HWBPI_X86_RW_W)
+		if (rw != HWBP_X86_RW_W)
 			all_w = false;
 	}
 	if (!hits)
@@ -153,4 +151,15 @@ int hwbpi_x86_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_regs *
 	}
 	hit->ip = st->ip;
 	return 0;
+}
+
+/* The status a #DB handler reads: DR6 alone names the slots. */
+const char *const hwbpi_x86_status_fields[] = { "dr6", NULL };
+
+int hwbpi_x86_status_set(struct hwbp_status *st, const char *name, uint64_t value)
+{
+	if (!hwbpi_streq(name, "dr6"))
+		return -ENOENT;
+	st->u.x86.dr6 = value;
+	return 1;
 }

@@ -2,21 +2,18 @@
 /*
  * x86: reset values, encoding one piece into DRn/DR7, raw register access.
  */
-#include <errno.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "x86.h"
 
 void hwbpi_x86_reset(const struct hwbp_cpu *cpu, struct hwbp_regs *regs)
 {
 	(void)cpu;
-	for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
+	for (unsigned i = 0; i < HWBP_X86_SLOTS; i++) {
 		regs->u.x86.dr[i] = 0;
 		regs->u.x86.addr_mask[i] = 0;
 	}
-	regs->u.x86.dr6 = HWBPI_X86_DR6_RESET;
-	regs->u.x86.dr7 = HWBPI_X86_DR7_RESET;
+	regs->u.x86.dr6 = HWBP_X86_DR6_RESET;
+	regs->u.x86.dr7 = HWBP_X86_DR7_RESET;
 }
 
 /* LENn for a native length, or -1 (SDM §17.2.4). */
@@ -24,15 +21,15 @@ static int len_field(const struct hwbp_cpu *cpu, uint64_t len)
 {
 	switch (len) {
 	case 1:
-		return HWBPI_X86_LEN_1;
+		return HWBP_X86_LEN_1;
 	case 2:
-		return HWBPI_X86_LEN_2;
+		return HWBP_X86_LEN_2;
 	case 4:
-		return HWBPI_X86_LEN_4;
+		return HWBP_X86_LEN_4;
 	case 8:
 		/* LEN=10 means 8 bytes only in 64-bit mode (IA-32e); elsewhere
 		 * it is undefined or reserved (SDM §17.2.4). */
-		return cpu->u.x86.mode64 ? (int)HWBPI_X86_LEN_8 : -1;
+		return cpu->u.x86.mode64 ? (int)HWBP_X86_LEN_8 : -1;
 	}
 	return -1;
 }
@@ -46,7 +43,7 @@ int hwbpi_x86_encode(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 	int lenf;
 	uint64_t dr7;
 
-	if (slot >= HWBPI_X86_SLOTS)
+	if (slot >= HWBP_X86_SLOTS)
 		return -EINVAL;
 	/*
 	 * DR7 has no privilege field, so every scope is "expressible": the
@@ -59,13 +56,13 @@ int hwbpi_x86_encode(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 
 	switch (piece->type) {
 	case HWBP_X:
-		rw = HWBPI_X86_RW_X;
+		rw = HWBP_X86_RW_X;
 		break;
 	case HWBP_W:
-		rw = HWBPI_X86_RW_W;
+		rw = HWBP_X86_RW_W;
 		break;
 	case HWBP_RW:
-		rw = HWBPI_X86_RW_RW;
+		rw = HWBP_X86_RW_RW;
 		break;
 	default:
 		/* HWBP_R: R/W=10 is I/O, not a data read (SDM §17.2.4). */
@@ -78,14 +75,14 @@ int hwbpi_x86_encode(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 	if (!hwbpi_is_pow2(len) || (addr & (len - 1)))
 		return -EINVAL;
 	/* DRn holds 32 bits outside 64-bit mode (SDM §17.2.6). */
-	if (addr > hwbpi_x86_addr_max(cpu) - (len - 1))
+	if (addr > hwbp_x86_addr_max(cpu) - (len - 1))
 		return -EINVAL;
 
 	if (piece->type == HWBP_X) {
 		/* R/W=00 with LEN other than 00 is undefined (SDM §17.2.4). */
 		if (len != 1)
 			return -EINVAL;
-		lenf = HWBPI_X86_LEN_1;
+		lenf = HWBP_X86_LEN_1;
 	} else {
 		lenf = len_field(cpu, len);
 		if (lenf < 0) {
@@ -97,20 +94,20 @@ int hwbpi_x86_encode(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 			 * On i386 this is also how an 8-byte piece is held.
 			 */
 			if (!cpu->u.x86.amd_addr_mask ||
-			    len - 1 > HWBPI_X86_AMD_MASK_MAX)
+			    len - 1 > HWBP_X86_AMD_MASK_MAX)
 				return -EINVAL;
-			lenf = HWBPI_X86_LEN_1;
+			lenf = HWBP_X86_LEN_1;
 			mask = len - 1;
 		}
 	}
 
 	dr7 = regs->u.x86.dr7;
 	/* Clear this slot's L, G, R/W and LEN; leave GD, LE/GE, bit 10 alone. */
-	dr7 &= ~(3ull << hwbpi_x86_en_shift(slot));
-	dr7 &= ~(0xfull << hwbpi_x86_rw_shift(slot));
-	dr7 |= (local ? 1ull : 2ull) << hwbpi_x86_en_shift(slot);
-	dr7 |= (uint64_t)rw << hwbpi_x86_rw_shift(slot);
-	dr7 |= (uint64_t)lenf << hwbpi_x86_len_shift(slot);
+	dr7 &= ~(3ull << hwbp_x86_en_shift(slot));
+	dr7 &= ~(0xfull << hwbp_x86_rw_shift(slot));
+	dr7 |= (local ? 1ull : 2ull) << hwbp_x86_en_shift(slot);
+	dr7 |= (uint64_t)rw << hwbp_x86_rw_shift(slot);
+	dr7 |= (uint64_t)lenf << hwbp_x86_len_shift(slot);
 
 	regs->u.x86.dr[slot] = addr;
 	regs->u.x86.dr7 = dr7;
@@ -119,25 +116,25 @@ int hwbpi_x86_encode(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 	return 0;
 }
 
-/* Register names (lower case, as in SCENARIOS.md). */
+/* Register names (lower case, as in docs/scenarios.md). */
 static const char *const dr_names[] = { "dr0", "dr1", "dr2", "dr3", "dr6", "dr7" };
 static const char *const mask_names[] = { "dr0_mask", "dr1_mask", "dr2_mask", "dr3_mask" };
 
 static uint64_t *reg_ptr(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 			 const char *name)
 {
-	for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
-		if (strcmp(name, dr_names[i]) == 0)
+	for (unsigned i = 0; i < HWBP_X86_SLOTS; i++) {
+		if (hwbpi_streq(name, dr_names[i]))
 			return &regs->u.x86.dr[i];
 	}
-	if (strcmp(name, "dr6") == 0)
+	if (hwbpi_streq(name, "dr6"))
 		return &regs->u.x86.dr6;
-	if (strcmp(name, "dr7") == 0)
+	if (hwbpi_streq(name, "dr7"))
 		return &regs->u.x86.dr7;
 	/* The DRn_ADDR_MASK MSRs exist only with the AMD extension. */
 	if (cpu->u.x86.amd_addr_mask) {
-		for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
-			if (strcmp(name, mask_names[i]) == 0)
+		for (unsigned i = 0; i < HWBP_X86_SLOTS; i++) {
+			if (hwbpi_streq(name, mask_names[i]))
 				return &regs->u.x86.addr_mask[i];
 		}
 	}
@@ -154,17 +151,17 @@ int hwbpi_x86_regs_list(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs
 	struct hwbp_reg_nv all[10];
 	int n = 0;
 
-	for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
-		snprintf(all[n].name, sizeof(all[n].name), "%s", dr_names[i]);
+	for (unsigned i = 0; i < HWBP_X86_SLOTS; i++) {
+		hwbpi_strlcpy(all[n].name, dr_names[i], sizeof(all[n].name));
 		all[n++].value = regs->u.x86.dr[i];
 	}
-	snprintf(all[n].name, sizeof(all[n].name), "dr6");
+	hwbpi_strlcpy(all[n].name, "dr6", sizeof(all[n].name));
 	all[n++].value = regs->u.x86.dr6;
-	snprintf(all[n].name, sizeof(all[n].name), "dr7");
+	hwbpi_strlcpy(all[n].name, "dr7", sizeof(all[n].name));
 	all[n++].value = regs->u.x86.dr7;
 	if (cpu->u.x86.amd_addr_mask) {
-		for (unsigned i = 0; i < HWBPI_X86_SLOTS; i++) {
-			snprintf(all[n].name, sizeof(all[n].name), "%s", mask_names[i]);
+		for (unsigned i = 0; i < HWBP_X86_SLOTS; i++) {
+			hwbpi_strlcpy(all[n].name, mask_names[i], sizeof(all[n].name));
 			all[n++].value = regs->u.x86.addr_mask[i];
 		}
 	}
@@ -188,4 +185,24 @@ int hwbpi_x86_regs_set(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 	 */
 	*p = value;
 	return 0;
+}
+
+/*
+ * A kernel's glue writes DR0-DR3, DR7 (and the AMD mask MSRs), never DR6:
+ * DR6 is the status the CPU sets and the handler clears (SDM §17.2.3).
+ */
+void hwbpi_x86_regs_apply(struct hwbp_regs *live, const struct hwbp_regs *written)
+{
+	memcpy(live->u.x86.dr, written->u.x86.dr, sizeof(live->u.x86.dr));
+	memcpy(live->u.x86.addr_mask, written->u.x86.addr_mask, sizeof(live->u.x86.addr_mask));
+	live->u.x86.dr7 = written->u.x86.dr7;
+}
+
+/* One pool of four: DR0-DR3 hold execute and data breakpoints alike. */
+size_t hwbpi_x86_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned slot, char *buf,
+			   size_t n)
+{
+	(void)cpu;
+	(void)inst;
+	return hwbpi_fmt_name(buf, n, "dr", slot, true);
 }

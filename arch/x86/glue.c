@@ -6,10 +6,10 @@
  * fault clears GD (§17.2.4); DR4/DR5 alias DR6/DR7 while CR4.DE = 0
  * (§17.2.2).
  */
-#include <errno.h>
 #include <stdint.h>
 
 #include "glue.h"
+#include "hwbp_libc.h"
 
 #define DR6_FIXED1 0xffff0ff0ull
 #define DR7_FIXED1 0x400ull
@@ -118,10 +118,16 @@ void x86_dr_reset(void)
 	x86_dr_write(6, 0, 0);
 }
 
+/* DR6 is the whole status (SDM §17.2.3): which Bn, BD, BS. */
+void hwbp_glue_read_status(struct hwbp_status *st)
+{
+	st->u.x86.dr6 = x86_dr6_read_raw();
+}
+
 void x86_db_entry(uint64_t rip, struct hwbp_status *st)
 {
 	st->ip = rip;
-	st->u.x86.dr6 = x86_dr6_read_raw();
+	hwbp_glue_read_status(st);
 }
 
 /*
@@ -130,9 +136,9 @@ void x86_db_entry(uint64_t rip, struct hwbp_status *st)
  * in slot order).  DR6 is the CPU's: never written.  The AMD address masks
  * are not written (no DataBkptExt on this target).
  */
-int arch_write_regs(const struct hwbp_regs *regs)
+int hwbp_glue_write_regs(const struct hwbp_regs *regs)
 {
-	if (regs->arch != HWBP_ARCH_X86)
+	if (!regs || regs->arch != HWBP_ARCH_X86)
 		return -EINVAL;
 	for (unsigned i = 0; i < 5; i++) {
 		unsigned n = i < 4 ? i : 7;
@@ -156,7 +162,7 @@ int arch_write_regs(const struct hwbp_regs *regs)
 	return 0;
 }
 
-void arch_read_regs(struct hwbp_regs *regs)
+void hwbp_glue_read_regs(struct hwbp_regs *regs)
 {
 	regs->arch = HWBP_ARCH_X86;
 	for (unsigned i = 0; i < 4; i++) {

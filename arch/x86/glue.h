@@ -10,7 +10,9 @@
  * on an exception fix-up (tests/qemu/x86/boot.S).  On top of them glue.c
  * keeps a shadow of DR0-DR3/DR6/DR7 so that, while DR7.GD is armed, reading
  * the registers (arch_read_regs(), for hwbp_decode_status()) does not
- * itself raise a general-detect #DB and disarm GD.
+ * itself raise a general-detect #DB and disarm GD.  The x86_* functions
+ * are x86's own primitives; what hwbp and a kernel use is the common glue
+ * interface at the end.
  */
 #ifndef HWBP_ARCH_X86_GLUE_H
 #define HWBP_ARCH_X86_GLUE_H
@@ -70,13 +72,39 @@ void x86_dr_reset(void);
 
 /*
  * The #DB entry helper: the status a handler passes to hwbp_decode():
- * DR6 and the instruction pointer of the exception frame.  DR6 is left as
- * it is (the processor rewrites B0-B3 on every breakpoint #DB).
+ * DR6 (hwbp_glue_read_status()) and the instruction pointer of the
+ * exception frame.  DR6 is left as it is (the processor rewrites B0-B3 on
+ * every breakpoint #DB).
  */
 void x86_db_entry(uint64_t rip, struct hwbp_status *st);
 
-/* The harness interface (tests/qemu/common/harness.h). */
-int arch_write_regs(const struct hwbp_regs *regs);
-void arch_read_regs(struct hwbp_regs *regs);
+/*
+ * The glue interface, the same in every arch/<a>/glue.h: what a kernel
+ * links to reach this CPU's debug registers, behind hwbp's struct
+ * hwbp_glue (its write_regs calls hwbp_glue_write_regs() on the CPU that
+ * on_cpu runs it on).  Every function acts on the CPU it runs on: call it
+ * with preemption (or interrupts) off.  No allocation, no lock; safe in
+ * exception context.
+ *
+ * hwbp_glue_write_regs - write this CPU's address and control registers
+ *   from @regs, never a status register (x86 DR6), with enables shared by
+ *   other users OR-ed in (arm64 MDSCR_EL1 MDE/KDE): the effect
+ *   hwbp_regs_apply() models.  Address registers are written before the
+ *   controls that enable them, in slot order.
+ *   Errors: -EINVAL (@regs NULL or of another arch), -EIO (a write raised
+ *   an exception: x86 with DR7.GD armed twice in a row).
+ *
+ * hwbp_glue_read_regs - read this CPU's debug registers into @regs (every
+ *   field of this arch, status registers included).
+ *
+ * hwbp_glue_read_status - first thing in a debug exception handler: the
+ *   arch's status registers into @st (x86 DR6; arm64 ESR_EL1, FAR_EL1;
+ *   powerpc DSISR, DAR, SRR1), for hwbp_decode().  @st->ip and powerpc's
+ *   vector are left as they are: the handler has them from its exception
+ *   frame and vector.  Only the fields named are written.
+ */
+int hwbp_glue_write_regs(const struct hwbp_regs *regs);
+void hwbp_glue_read_regs(struct hwbp_regs *regs);
+void hwbp_glue_read_status(struct hwbp_status *st);
 
 #endif /* HWBP_ARCH_X86_GLUE_H */

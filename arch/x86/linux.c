@@ -112,3 +112,10 @@ int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwb
 	(void)whylen;
 	return 0;
 }
+
+/* arch/x86/kernel/hw_breakpoint.c arch_build_bp_info(): an execute
+ * breakpoint must have bp_len == sizeof(long) (DR7 LEN is then 00). */
+uint64_t hwbpi_linux_exec_len(void)
+{
+	return sizeof(long);
+}

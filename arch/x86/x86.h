@@ -1,87 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * x86 debug registers: facts shared by caps.c, encode.c and decode.c.
- *
- * Intel SDM Vol. 3 §17.2 (Debug Registers) and AMD APM Vol. 2 §13.1:
- * four address registers DR0-DR3, a status register DR6 and a control
- * register DR7.  DR7 holds, per slot n, the enables Ln (bit 2n) and Gn
- * (bit 2n+1), R/Wn at bits 16+4n and LENn at bits 18+4n (§17.2.4).
+ * x86 ops of caps.c, encode.c and decode.c, for the ops table in
+ * caps.c.  The register layout itself is public: <hwbp/x86.h>.
  */
 #ifndef HWBP_ARCH_X86_H
 #define HWBP_ARCH_X86_H
 
+#include <hwbp/x86.h>
+
 #include "internal.h"
-
-/* DR0-DR3: one pool shared by instruction and data breakpoints. */
-#define HWBPI_X86_SLOTS 4u
-
-/*
- * Values with nothing armed (SDM §17.2.3/§17.2.4 and Figure 17-1): DR6
- * reads 0xFFFF0FF0 when no condition is recorded (bits 4-11 and 16-31 are
- * reserved and read as 1, bit 12 reads as 0), DR7 bit 10 is reserved and
- * reads as 1.
- */
-#define HWBPI_X86_DR6_RESET 0xffff0ff0ull
-#define HWBPI_X86_DR7_RESET 0x400ull
-
-/* DR6.B0-B3 (bits 0-3): breakpoint condition n was met (SDM §17.2.3). */
-#define HWBPI_X86_DR6_B_MASK 0xfull
-
-/* R/Wn encodings (SDM §17.2.4).  10b is an I/O breakpoint (CR4.DE). */
-#define HWBPI_X86_RW_X 0u
-#define HWBPI_X86_RW_W 1u
-#define HWBPI_X86_RW_IO 2u
-#define HWBPI_X86_RW_RW 3u
-
-/* LENn encodings (SDM §17.2.4): 00 1 byte, 01 2, 11 4, 10 8 (64-bit only). */
-#define HWBPI_X86_LEN_1 0u
-#define HWBPI_X86_LEN_2 1u
-#define HWBPI_X86_LEN_8 2u
-#define HWBPI_X86_LEN_4 3u
-
-/*
- * Bytes a LEN field selects (SDM §17.2.5): 00 = 1, 01 = 2, 11 = 4, 10 = 8.
- * LEN=10 is 8 bytes only in 64-bit mode; callers decide what it means
- * elsewhere (the decoder refuses it, the simulator's models choose).
- */
-static inline unsigned hwbpi_x86_len_bytes(unsigned lenf)
-{
-	static const unsigned char bytes[4] = { 1, 2, 8, 4 };
-
-	return bytes[lenf & 3u];
-}
-
-/*
- * AMD breakpoint address-mask extension (CPUID Fn8000_0001_ECX[26]
- * DataBkptExt, Linux X86_FEATURE_BPEXT; MSRs DR0_ADDR_MASK C001_1027 and
- * DR1..DR3_ADDR_MASK C001_1019..C001_101B).  A set mask bit drops that
- * address bit from the DRn compare.  With DataBkptExt alone only mask bits
- * 11:0 exist: VirtualBox's CPU database, probed on a Family 15h part, shows
- * DR0_ADDR_MASK bits 63:12 as write-ignored.  CPUID Fn8000_0001_ECX[30]
- * AddrMaskExt ("breakpoint address masking extended to bit 31") widens it
- * to 31:0 (a Zen 1 part shows bits 31:0 writable; Xen and Linux only ever
- * write the low 32 bits).  struct hwbp_cpu has one flag, so it is read as
- * the DataBkptExt guarantee: a mask of at most 12 bits, 4 KiB blocks.
- */
-#define HWBPI_X86_AMD_MASK_MAX 0xfffull
-
-static inline unsigned hwbpi_x86_en_shift(unsigned slot) { return 2u * slot; }
-static inline unsigned hwbpi_x86_rw_shift(unsigned slot) { return 16u + 4u * slot; }
-static inline unsigned hwbpi_x86_len_shift(unsigned slot) { return 18u + 4u * slot; }
-
-/* Highest linear address a DRn can name: DRn are 32 bits outside 64-bit mode. */
-static inline uint64_t hwbpi_x86_addr_max(const struct hwbp_cpu *cpu)
-{
-	return cpu->u.x86.mode64 ? UINT64_MAX : 0xffffffffull;
-}
-
-/* Largest naturally aligned data piece one slot can watch. */
-static inline uint64_t hwbpi_x86_max_piece(const struct hwbp_cpu *cpu)
-{
-	if (cpu->u.x86.amd_addr_mask)
-		return HWBPI_X86_AMD_MASK_MAX + 1;
-	return cpu->u.x86.mode64 ? 8 : 4;
-}
 
 void hwbpi_x86_reset(const struct hwbp_cpu *cpu, struct hwbp_regs *regs);
 int hwbpi_x86_encode(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
@@ -96,5 +23,31 @@ int hwbpi_x86_decode_slot(const struct hwbp_cpu *cpu, const struct hwbp_regs *re
 			  enum hwbp_scope *scope);
 int hwbpi_x86_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 			    const struct hwbp_status *st, struct hwbp_hit *hit);
+void hwbpi_x86_regs_apply(struct hwbp_regs *live, const struct hwbp_regs *written);
+size_t hwbpi_x86_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned slot, char *buf,
+			   size_t n);
+int hwbpi_x86_status_set(struct hwbp_status *st, const char *name, uint64_t value);
+extern const char *const hwbpi_x86_status_fields[];
+
+
+/*
+ * Old names of the layout facts, for sim/x86.c until it includes
+ * <hwbp/x86.h> (compatibility only; nothing in arch/ uses them).
+ */
+#define HWBPI_X86_AMD_MASK_MAX HWBP_X86_AMD_MASK_MAX
+#define HWBPI_X86_DR6_B_MASK HWBP_X86_DR6_B_MASK
+#define HWBPI_X86_DR6_RESET HWBP_X86_DR6_RESET
+#define HWBPI_X86_DR7_RESET HWBP_X86_DR7_RESET
+#define HWBPI_X86_LEN_8 HWBP_X86_LEN_8
+#define HWBPI_X86_RW_IO HWBP_X86_RW_IO
+#define HWBPI_X86_RW_RW HWBP_X86_RW_RW
+#define HWBPI_X86_RW_W HWBP_X86_RW_W
+#define HWBPI_X86_RW_X HWBP_X86_RW_X
+#define HWBPI_X86_SLOTS HWBP_X86_SLOTS
+#define hwbpi_x86_addr_max hwbp_x86_addr_max
+#define hwbpi_x86_en_shift hwbp_x86_en_shift
+#define hwbpi_x86_len_bytes hwbp_x86_len_bytes
+#define hwbpi_x86_len_shift hwbp_x86_len_shift
+#define hwbpi_x86_rw_shift hwbp_x86_rw_shift
 
 #endif /* HWBP_ARCH_X86_H */

@@ -8,17 +8,83 @@
  * debug registers and decoders from the status the CPU reports.
  *
  * Every function returns 0 (or a non-negative count) on success and a
- * negative errno on failure.  A failed call changes no state.
+ * negative errno on failure.  A failed call changes no state.  The errno
+ * values are the C library's (Linux numbers in a freestanding or kernel
+ * build); docs/design.md explains what each means, ERANGE (never fits
+ * this CPU) against ENOSPC (does not fit what is free now) above all.
+ *
+ * Context and locking.  The core allocates nothing, takes no lock, makes
+ * no system call and uses no floating point, so every function may run in
+ * any context a caller's own code may run in (kernel code included:
+ * docs/design.md, "The freestanding core").  What the caller must provide:
+ *
+ *  - Pure functions (CPU models, capabilities, hwbp_request_check,
+ *    hwbp_plan, hwbp_regs_*, hwbp_encode_piece, hwbp_decode_slot,
+ *    hwbp_decode_status, names, hwbp_slot_name, hwbp_status_*): they
+ *    touch only their arguments; any number may run at once, in any
+ *    context, exception handlers included.
+ *
+ *  - Calls that change a context (hwbp_ctx_init, hwbp_task_init,
+ *    hwbp_task_fini, hwbp_install, hwbp_modify, hwbp_remove): one at a
+ *    time per context, under the caller's lock.  They also use scratch
+ *    space inside struct hwbp_ctx (so that no slot set or plan is copied
+ *    onto the stack), which is one more reason two of them must never
+ *    run at once on one context.  They call the glue (on_cpu, write_regs)
+ *    and may therefore sleep if the glue does; they never run from an
+ *    exception handler.
+ *
+ *  - Read-only queries (hwbp_plan_of, hwbp_free_slots, hwbp_task_regs):
+ *    they read the slot sets and request records a change rewrites, so
+ *    the same rule as for hwbp_decode below applies (hwbp_task_regs runs
+ *    at context switch, like decode outside the caller's lock).
+ *
+ *  - hwbp_decode: may run in an exception handler (no allocation, no
+ *    lock, bounded time); at most one call per CPU number at a time (with
+ *    a task it builds that CPU's registers in percpu[cpu].live), any
+ *    number for different CPUs at once.  It writes nothing else.
+ *
+ *    Against a change of the same context, what slots.c does is: first
+ *    compute each affected CPU's new registers in the ctx's scratch and
+ *    write them through glue.on_cpu (nothing decode reads is written in
+ *    this phase), then, once every write succeeded, commit: rewrite those
+ *    CPUs' slot sets (or the task's) and the request record in place,
+ *    with plain stores and no ordering.  Hence:
+ *      . decode overlapping the commit may read a half-written slot set
+ *        or record: not safe, the caller must exclude it;
+ *      . a hit raised by the new registers before the commit is decoded
+ *        against the old accounting: -ENOENT, or the old request ids.
+ *    A kernel must not exclude them with a lock the exception path spins
+ *    on (on_cpu waits for the CPU that spins: deadlock).  What works: a
+ *    sequence count the changing side makes odd before the call and even
+ *    after it; the handler reads it, decodes, reads it again and, if it
+ *    was odd or moved, treats the hit as unattributed (it retries nothing
+ *    in the handler).  Changes on one context never overlap each other
+ *    (rule above), and decodes never change the accounting.
+ *
+ *  Memory: struct hwbp_ctx and struct hwbp_slots are complete types, so
+ *  a caller can place them statically or allocate them (HWBP_CTX_SIZE is
+ *  sizeof(struct hwbp_ctx): about 48 KiB on LP64, most of it the
+ *  HWBP_MAX_REQUESTS request records; a slot set is about 3 KiB per CPU).
+ *  Too big for a kernel stack: allocate them, once, at setup.
+ *  hwbp_ctx_size(ncpus) is the size of one allocation holding a context
+ *  and its per-CPU array (hwbp_ctx_percpu() finds the array).
  */
 #ifndef HWBP_HWBP_H
 #define HWBP_HWBP_H
 
+#ifdef __KERNEL__
+#include <linux/types.h>   /* a Linux module: bool, size_t, uint64_t... */
+#else
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
+#define HWBP_STATIC_ASSERT(c, m) static_assert(c, m)
+#else
+#define HWBP_STATIC_ASSERT(c, m) _Static_assert(c, m)
 #endif
 
 /* The version of these headers; hwbp_version() is the library's. */
@@ -31,6 +97,23 @@ extern "C" {
  * hwbp_version - the version of the library actually linked ("0.2.0"),
  * which may differ from HWBP_VERSION_STRING of the headers a program was
  * built with.  No errors; any context.
+ */
+const char *hwbp_version(void);
+
+/* ------------------------------------------------------------------ */
+/* Version.                                                            */
+/* ------------------------------------------------------------------ */
+#define HWBP_VERSION_MAJOR 0
+#define HWBP_VERSION_MINOR 2
+#define HWBP_VERSION_PATCH 0
+#define HWBP_VERSION_STRING "0.2.0"
+/* One number that grows with every release: 0x000200 for 0.2.0. */
+#define HWBP_VERSION ((HWBP_VERSION_MAJOR << 16) | (HWBP_VERSION_MINOR << 8) | HWBP_VERSION_PATCH)
+
+/*
+ * hwbp_version - the version of the library actually linked ("0.2.0"),
+ * which may differ from HWBP_VERSION_STRING of the headers compiled
+ * against.  No errors; any context.
  */
 const char *hwbp_version(void);
 
@@ -53,6 +136,14 @@ const char *hwbp_version(void);
 #define HWBP_MAX_SLOTS 16     /* per pool (arm64 has up to 16 of each) */
 #define HWBP_MAX_PIECES 16    /* pieces in one plan */
 #define HWBP_MAX_REQUESTS 64  /* live requests in one context */
+
+/* The bit masks these limits index (struct hwbp_hit, struct hwbp_slot). */
+HWBP_STATIC_ASSERT(HWBP_MAX_SLOTS <= 32, "hwbp_hit.data_slots/inst_slots are uint32_t masks");
+HWBP_STATIC_ASSERT(HWBP_MAX_REQUESTS <= 64,
+		   "hwbp_hit.requests and hwbp_slot.requests are uint64_t masks of request ids");
+HWBP_STATIC_ASSERT(HWBP_MAX_PIECES <= HWBP_MAX_SLOTS, "every piece of a plan takes one slot");
+HWBP_STATIC_ASSERT(HWBP_MAX_SLOTS >= 16, "arm64 has up to 16 breakpoints and watchpoints");
+HWBP_STATIC_ASSERT(HWBP_TYPE_MASK < 32, "hwbp_caps.types has bit (1 << type) per type");
 
 enum hwbp_arch {
 	HWBP_ARCH_X86 = 0,
@@ -97,10 +188,12 @@ struct hwbp_cpu {
 /*
  * hwbp_cpu_preset - fill @out with the named CPU model.
  * Errors: -EINVAL (@name or @out NULL), -ENOENT (no such preset).
+ * Context: any (pure, as every function up to "Slot accounting").
  */
 int hwbp_cpu_preset(const char *name, struct hwbp_cpu *out);
 
-/* hwbp_cpu_preset_name - the i-th preset name, or NULL past the last. */
+/* hwbp_cpu_preset_name - the i-th preset name, or NULL past the last.
+ * No errors; any context. */
 const char *hwbp_cpu_preset_name(unsigned i);
 
 /*
@@ -153,15 +246,19 @@ struct hwbp_caps {
 	uint64_t user_max;        /* highest user address */
 	uint64_t kernel_min;      /* lowest kernel address */
 	uint64_t addr_max;        /* highest address of the address space */
+	bool io_ports;            /* port I/O can be watched (x86 DR7 R/W=10, CR4.DE) */
+	uint64_t zero_block;      /* bytes one cache-block zeroing instruction writes
+				     (arm64 DC ZVA, powerpc dcbz) as modelled; 0: none */
 };
 
 /*
  * hwbp_caps_get - the capability table of @cpu.
- * Errors: -EINVAL (NULL argument or unknown arch).
+ * Errors: -EINVAL (NULL argument or unknown arch).  Context: any.
  */
 int hwbp_caps_get(const struct hwbp_cpu *cpu, struct hwbp_caps *out);
 
-/* hwbp_type_supported - true when @type is native on @cpu. */
+/* hwbp_type_supported - true when @type is native on @cpu (false for a
+ * NULL or unknown CPU and an invalid type).  Context: any. */
 bool hwbp_type_supported(const struct hwbp_cpu *cpu, unsigned type);
 
 /* ------------------------------------------------------------------ */
@@ -202,7 +299,7 @@ struct hwbp_plan {
  *         request that breaks the arch's rule), -ERANGE (addr + len
  *         overflows the address space), -EFAULT (range outside the scope's
  *         address space, or non-canonical), -EOPNOTSUPP (type the CPU lacks
- *         and widening not allowed).
+ *         and widening not allowed).  Context: any.
  */
 int hwbp_request_check(const struct hwbp_cpu *cpu, const struct hwbp_request *req);
 
@@ -213,6 +310,8 @@ int hwbp_request_check(const struct hwbp_cpu *cpu, const struct hwbp_request *re
  * (unless HWBP_REQ_EXACT).
  * Errors: those of hwbp_request_check(), -ENOSPC (no plan fits
  *         @free_slots), -ERANGE (no plan fits even the whole pool).
+ *         On error *out is unchanged.  Context: any; bounded time (at
+ *         most 64 x 64 trial tilings), no allocation.
  */
 int hwbp_plan(const struct hwbp_cpu *cpu, const struct hwbp_request *req,
 	      unsigned free_slots, struct hwbp_plan *out);
@@ -281,15 +380,16 @@ struct hwbp_hit {
 /*
  * hwbp_regs_reset - registers as at reset / with nothing armed
  * (x86 DR6=0xFFFF0FF0, DR7=0x400; others 0).
- * Errors: -EINVAL.
+ * Errors: -EINVAL (NULL, unknown arch).  Context: any.
  */
 int hwbp_regs_reset(const struct hwbp_cpu *cpu, struct hwbp_regs *regs);
 
 /*
  * hwbp_encode_piece - program @slot of the pool the plan needs with one piece.
  * @local selects x86's Ln bit (else Gn).  Other slots are untouched.
- * Errors: -EINVAL (bad slot, piece the hardware cannot hold, scope the
- *         arch cannot express).
+ * Errors: -EINVAL (NULL, @regs of another arch, bad slot, piece the
+ *         hardware cannot hold, scope the arch cannot express).
+ *         Context: any.
  */
 int hwbp_encode_piece(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 		      unsigned slot, bool inst, const struct hwbp_piece *piece,
@@ -298,8 +398,9 @@ int hwbp_encode_piece(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 /*
  * hwbp_decode_slot - read back what @slot is programmed to watch.
  * Returns 1 when enabled (and fills @piece/@scope), 0 when disabled.
- * Errors: -EINVAL (bad slot or a register value the hardware would treat as
- *         reserved/unpredictable).
+ * Errors: -EINVAL (NULL, @regs of another arch, bad slot, or a register
+ *         value the hardware would treat as reserved/unpredictable).
+ *         Context: any.
  */
 int hwbp_decode_slot(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 		     unsigned slot, bool inst, struct hwbp_piece *piece,
@@ -312,21 +413,40 @@ int hwbp_decode_slot(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
  * Errors: -EINVAL (NULL, or a status that is not a debug event: DR6 with no
  *         B bit, ESR class not a watchpoint/breakpoint, ppc vector not DSI
  *         with the DABR-match bit or trace), -ENOENT (a debug event that
- *         matches no armed slot).
+ *         matches no armed slot).  Context: any, exception handlers
+ *         included (reads only its arguments, allocates nothing).
  */
 int hwbp_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 		       const struct hwbp_status *st, struct hwbp_hit *hit);
 
-/* Names for printing: "R", "W", "RW", "X", "none"; "EINVAL" ... */
+/*
+ * Names for printing (static strings; any context):
+ *   hwbp_type_name: "R", "W", "RW", "X", "none", ... ("invalid" past 7);
+ *   hwbp_type_parse: "r"/"R", "w"/"W", "rw"/"RW", "x"/"X" into *type;
+ *     errors: -EINVAL (NULL, anything else);
+ *   hwbp_errno_name: "EINVAL" ... for the errnos the core returns,
+ *     "EUNKNOWN" for others (the CLI has the full list);
+ *   hwbp_arch_name: "x86", "arm64", "powerpc" ("unknown").
+ */
 const char *hwbp_type_name(unsigned type);
 int hwbp_type_parse(const char *s, unsigned *type);
 const char *hwbp_errno_name(int err);
 const char *hwbp_arch_name(enum hwbp_arch arch);
 
 /*
+ * hwbp_slot_name - the name of @slot of the pool @inst selects, for
+ * printing: "dr0".."dr3" (x86: one pool, the same names for execute),
+ * "wp0".. and "bp0".. (arm64), "dabr" / "dawr0", "dawr1" / "ciabr"
+ * (powerpc).  Writes a NUL-terminated name into @buf.
+ * Errors: -EINVAL (NULL, @n too small for the name, @slot >= the pool's
+ *         count); @buf then holds "" (when @n >= 1).  Context: any.
+ */
+int hwbp_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned slot, char *buf, size_t n);
+
+/*
  * hwbp_regs_list - name/value pairs of the registers of @cpu's arch that
  * matter (for printing).  Returns the count written (at most @max).
- * Errors: -EINVAL.
+ * Errors: -EINVAL (NULL, @max < 0, @regs of another arch).  Context: any.
  */
 struct hwbp_reg_nv {
 	char name[12];
@@ -337,25 +457,68 @@ int hwbp_regs_list(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 
 /*
  * hwbp_regs_set - write one register by name ("dr7", "dbgwcr0", "dawrx1").
- * Errors: -EINVAL (NULL), -ENOENT (no such register on this CPU).
+ * Errors: -EINVAL (NULL, @regs of another arch), -ENOENT (no such
+ *         register on this CPU).  Context: any.
  */
 int hwbp_regs_set(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 		  const char *name, uint64_t value);
+
+/*
+ * hwbp_regs_apply - what a kernel's glue writing @written does to @live,
+ * the registers a CPU holds: address and control registers are copied,
+ * status registers kept (x86 DR6), enable bits OR-ed in (arm64 MDSCR
+ * MDE/KDE: the glue turns debug exceptions on, never off).  For
+ * simulators, which model the glue's write.
+ * Errors: -EINVAL (NULL, @live or @written of another arch than @cpu).
+ * Context: any.
+ */
+int hwbp_regs_apply(const struct hwbp_cpu *cpu, struct hwbp_regs *live,
+		    const struct hwbp_regs *written);
+
+/*
+ * hwbp_status_set - set the field @name of @st to @value: "ip" on every
+ * arch; x86 "dr6"; arm64 "esr", "far"; powerpc "vector", "dsisr", "dar",
+ * "srr1".  Returns 1 when the field identifies the event (dr6, esr,
+ * vector; on powerpc also dsisr and dar, which set vector to 0x300 (DSI)
+ * while vector is 0), 0 for an auxiliary field (ip, far, srr1).
+ * Errors: -EINVAL (NULL), -ENOENT (no such field on this arch).
+ * Context: any.
+ */
+int hwbp_status_set(const struct hwbp_cpu *cpu, struct hwbp_status *st, const char *name,
+		    uint64_t value);
+
+/* hwbp_status_field - the i-th status field name of @cpu's arch ("dr6";
+ * "esr", "far"; ...), NULL past the last or for a NULL/unknown CPU ("ip",
+ * common to all, is not listed).  Context: any. */
+const char *hwbp_status_field(const struct hwbp_cpu *cpu, unsigned i);
+
+/* hwbp_status_hint - which field(s) a status needs, for messages: "dr6",
+ * "esr (and far)", "dsisr and dar" ("" for a NULL/unknown CPU).
+ * Context: any. */
+const char *hwbp_status_hint(const struct hwbp_cpu *cpu);
 
 /* ------------------------------------------------------------------ */
 /* Slot accounting, installation, hit dispatch.                        */
 /* ------------------------------------------------------------------ */
 
 /*
- * The three services a host kernel gives hwbp (DESIGN §6).  on_cpu runs
- * @fn(@fnarg) on @cpu and returns its result; write_regs writes this CPU's
- * debug registers.  Both may fail with a negative errno.
+ * The services a host kernel gives hwbp (docs/design.md, "The glue"):
+ * on_cpu runs @fn(@fnarg) on @cpu and returns its result (an IPI, or a
+ * direct call when already there); write_regs, called by @fn on that CPU,
+ * writes this CPU's debug registers from @regs.  Both may fail with a
+ * negative errno, which the changing call returns after restoring every
+ * CPU's registers.  They run under the caller's lock of the context.
  */
 struct hwbp_glue {
 	int (*write_regs)(void *arg, unsigned cpu, const struct hwbp_regs *regs);
 	int (*on_cpu)(void *arg, unsigned cpu, int (*fn)(void *), void *fnarg);
 	void *arg;
 };
+
+/*
+ * Everything below keeps state in a context: see "Context and locking"
+ * at the top of this file for what may run concurrently.
+ */
 
 /* One slot of a pool. */
 struct hwbp_slot {
@@ -371,6 +534,7 @@ struct hwbp_slots {
 	struct hwbp_slot data[HWBP_MAX_SLOTS];
 	struct hwbp_slot inst[HWBP_MAX_SLOTS];
 	struct hwbp_regs regs;    /* what the set encodes to */
+	struct hwbp_regs live;    /* per-CPU scratch of hwbp_decode() with a task */
 };
 
 struct hwbp_ctx;
@@ -382,9 +546,13 @@ struct hwbp_task {
 	struct hwbp_ctx *ctx;
 };
 
+/* CPU sentinels for hwbp_install() and hwbp_free_slots() (and hwbp_reqrec.cpu). */
+#define HWBP_CPU_ALL (-1)         /* every CPU */
+#define HWBP_CPU_TASK (-2)        /* in hwbp_reqrec.cpu: a task's request */
+
 struct hwbp_reqrec {
 	bool live;
-	int cpu;                  /* -1: every CPU; -2: task */
+	int cpu;                  /* a CPU, HWBP_CPU_ALL or HWBP_CPU_TASK */
 	struct hwbp_task *task;
 	struct hwbp_plan plan;
 };
@@ -397,12 +565,38 @@ struct hwbp_ctx {
 	const struct hwbp_glue *glue; /* may be NULL (pure accounting) */
 	struct hwbp_task *tasks;
 	struct hwbp_reqrec req[HWBP_MAX_REQUESTS];
+	/* Scratch of hwbp_install/modify/remove, kept here so that no slot
+	 * set or plan is copied onto the stack (see "Concurrency" below). */
+	struct hwbp_slots scratch_set;
+	struct hwbp_plan scratch_plan;
 };
+
+/* The bytes of a context: it is a complete type, so sizeof works too. */
+#define HWBP_CTX_SIZE sizeof(struct hwbp_ctx)
+
+/*
+ * hwbp_ctx_size - the bytes of one allocation that holds a context and,
+ * right after it, its per-CPU array of @ncpus slot sets
+ * (hwbp_ctx_percpu() finds the array).  A kernel may as well place both
+ * statically, or allocate the per-CPU array per CPU.
+ */
+static inline size_t hwbp_ctx_size(unsigned ncpus)
+{
+	return sizeof(struct hwbp_ctx) + (size_t)ncpus * sizeof(struct hwbp_slots);
+}
+
+/* hwbp_ctx_percpu - the per-CPU array of an allocation of hwbp_ctx_size(). */
+static inline struct hwbp_slots *hwbp_ctx_percpu(struct hwbp_ctx *ctx)
+{
+	return (struct hwbp_slots *)(void *)(ctx + 1);
+}
 
 /*
  * hwbp_ctx_init - set up a context over the caller's per-CPU array (no
- * allocation).  @glue may be NULL.
- * Errors: -EINVAL (NULL, ncpus 0, unknown arch).
+ * allocation).  @glue may be NULL (pure accounting: nothing is written).
+ * Errors: -EINVAL (NULL, ncpus 0, unknown arch, glue without both
+ *         functions).  Context: the caller's lock of @ctx (nothing else
+ *         may use @ctx or @percpu yet); does not call the glue.
  */
 int hwbp_ctx_init(struct hwbp_ctx *ctx, const struct hwbp_cpu *cpu,
 		  unsigned ncpus, struct hwbp_slots *percpu,
@@ -411,31 +605,37 @@ int hwbp_ctx_init(struct hwbp_ctx *ctx, const struct hwbp_cpu *cpu,
 /*
  * hwbp_task_init - register a task with the context.
  * Errors: -EINVAL (NULL), -EBUSY (already registered).
+ * Context: the caller's lock of @ctx (a change of the context).
  */
 int hwbp_task_init(struct hwbp_ctx *ctx, struct hwbp_task *task);
 
 /*
  * hwbp_task_fini - unregister a task that holds no request.
  * Errors: -EINVAL (NULL or not registered), -EBUSY (requests still installed).
+ * Context: the caller's lock of @ctx (a change of the context).
  */
 int hwbp_task_fini(struct hwbp_ctx *ctx, struct hwbp_task *task);
 
 /*
  * hwbp_install - plan @req and install it all-or-nothing: on CPU @cpu,
- * on every CPU (@cpu == -1), or in @task (non-NULL, @cpu ignored).
+ * on every CPU (@cpu == HWBP_CPU_ALL), or in @task (non-NULL, @cpu ignored).
  * Identical pieces already installed in the same set are shared.  A task's
  * slots count against every CPU (it may run anywhere), as in Linux.
  * On success stores the request id in @id.
  * Errors: those of hwbp_plan(), -EINVAL (bad cpu, NULL), -ENOSPC (not
  *         enough free slots, or HWBP_MAX_REQUESTS live), any error of the
  *         glue (registers of every CPU are restored first).
+ * Context: the caller's lock of @ctx; calls glue.on_cpu for each CPU
+ *         concerned (none for a task: the host writes hwbp_task_regs()
+ *         at switch-in).
  */
 int hwbp_install(struct hwbp_ctx *ctx, const struct hwbp_request *req,
 		 int cpu, struct hwbp_task *task, int *id);
 
 /*
  * hwbp_remove - remove request @id, all-or-nothing.
- * Errors: -EINVAL (no such live request), any error of the glue.
+ * Errors: -EINVAL (NULL, no such live request), any error of the glue.
+ * Context: as hwbp_install().
  */
 int hwbp_remove(struct hwbp_ctx *ctx, int id);
 
@@ -450,15 +650,20 @@ int hwbp_remove(struct hwbp_ctx *ctx, int id);
  *         of the pool the new type needs), any error of the glue.  On any
  *         error the request keeps its old plan and the slots and the
  *         registers of every CPU are as before (registers rewritten first).
+ * Context: as hwbp_install().
  */
 int hwbp_modify(struct hwbp_ctx *ctx, int id, const struct hwbp_request *req);
 
-/* hwbp_plan_of - the plan of live request @id (NULL if none). */
+/* hwbp_plan_of - the plan of live request @id (NULL if none, or @ctx
+ * NULL).  The pointer is valid until @id is modified or removed.
+ * Context: not concurrently with a change of @ctx. */
 const struct hwbp_plan *hwbp_plan_of(const struct hwbp_ctx *ctx, int id);
 
 /*
- * hwbp_free_slots - slots still free for a new request in the given place.
- * Errors: -EINVAL.
+ * hwbp_free_slots - slots still free for a new request in the given place:
+ * @task, else CPU @cpu or HWBP_CPU_ALL (the fewest free on any CPU).
+ * Errors: -EINVAL (NULL ctx, bad cpu, task not registered).
+ * Context: not concurrently with a change of @ctx.
  */
 int hwbp_free_slots(const struct hwbp_ctx *ctx, int cpu,
 		    const struct hwbp_task *task, bool inst);
@@ -469,6 +674,8 @@ int hwbp_free_slots(const struct hwbp_ctx *ctx, int cpu,
  * in order.  The host writes them at switch-in (and the CPU's own registers
  * at switch-out).
  * Errors: -EINVAL (NULL, bad cpu, task not registered).
+ * Context: any, the context switch included (read-only, no allocation),
+ *         but not concurrently with a change of @ctx.
  */
 int hwbp_task_regs(const struct hwbp_ctx *ctx, unsigned cpu,
 		   const struct hwbp_task *task, struct hwbp_regs *regs);
@@ -480,7 +687,13 @@ int hwbp_task_regs(const struct hwbp_ctx *ctx, unsigned cpu,
  * ones), its type matches the access kind when known (a widened x86 R
  * request drops writes only when the kind is known), and its scope matches
  * the privilege when known.  Never allocates.
- * Errors: those of hwbp_decode_status().
+ * Errors: -EINVAL (NULL, @cpu >= the context's CPUs, task not registered),
+ *         those of hwbp_decode_status().
+ * Context: exception handlers included; bounded time.  At most one call
+ *         per @cpu at a time (with a task it builds the CPU's registers in
+ *         percpu[@cpu].live); concurrent calls for different CPUs are
+ *         fine; never concurrently with the commit of a change of @ctx
+ *         (see "Context and locking").
  */
 int hwbp_decode(const struct hwbp_ctx *ctx, unsigned cpu,
 		const struct hwbp_task *task, const struct hwbp_status *st,

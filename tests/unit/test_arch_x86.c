@@ -961,7 +961,7 @@ static const struct set_row {
 	int ret;
 	const char *why;
 } set_rows[] = {
-	{ "x86_64", "dr0", 0, "SCENARIOS.md x86 names" },
+	{ "x86_64", "dr0", 0, "docs/scenarios.md x86 names" },
 	{ "x86_64", "dr1", 0, "" },
 	{ "x86_64", "dr2", 0, "" },
 	{ "x86_64", "dr3", 0, "" },
@@ -1031,6 +1031,122 @@ static void test_regs_set_decode(void **state)
 	assert_roundtrip(&cpu, &r, 2, &want);
 }
 
+/* ---- names, status fields and the glue's write (hwbp_slot_name, hwbp_status_set,
+ * hwbp_regs_apply) ---- */
+
+static const struct slot_name_row {
+	const char *cpu;
+	bool inst;
+	unsigned slot;
+	const char *name;   /* NULL: -EINVAL */
+	const char *source;
+} slot_name_rows[] = {
+	{ "x86_64", false, 0, "dr0", "SDM Vol.3 §17.2.1: DR0" },
+	{ "x86_64", false, 3, "dr3", "DR3, the last address register" },
+	{ "x86_64", true, 2, "dr2", "execute breakpoints use the same DR0-DR3" },
+	{ "i386", true, 3, "dr3", "the same four in 32-bit mode" },
+	{ "x86_64", false, 4, NULL, "no DR4 address register (alias of DR6)" },
+	{ "x86_64-amd", true, 4, NULL, "the AMD mask extension adds no slot" },
+};
+
+static void test_slot_names(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(slot_name_rows) / sizeof(slot_name_rows[0]); i++) {
+		const struct slot_name_row *r = &slot_name_rows[i];
+		struct hwbp_cpu cpu;
+		char buf[16];
+		int ret;
+
+		assert_int_equal(hwbp_cpu_preset(r->cpu, &cpu), 0);
+		ret = hwbp_slot_name(&cpu, r->inst, r->slot, buf, sizeof(buf));
+		if (ret != (r->name ? 0 : -EINVAL) || (r->name && strcmp(buf, r->name) != 0))
+			fail_msg("row %zu (%s %s %u, %s): got %d \"%s\"", i, r->cpu,
+				 r->inst ? "inst" : "data", r->slot, r->source, ret, ret ? "" : buf);
+		/* A buffer one byte short of the name and its NUL fails. */
+		if (r->name)
+			assert_int_equal(hwbp_slot_name(&cpu, r->inst, r->slot, buf, strlen(r->name)),
+					 -EINVAL);
+	}
+}
+
+static const struct status_field_row {
+	const char *cpu;
+	const char *field;
+	uint64_t value;
+	int ret;            /* 1 event field, 0 auxiliary, -ENOENT */
+	struct hwbp_status want;
+	const char *source;
+} status_field_rows[] = {
+	{ "x86_64", "dr6", 0xffff0ff1, 1, { .u.x86.dr6 = 0xffff0ff1 }, "SDM §17.2.3: DR6 B0" },
+	{ "i386", "dr6", 0x4, 1, { .u.x86.dr6 = 0x4 }, "DR6 alone names the slot" },
+	{ "x86_64", "ip", 0x401000, 0, { .ip = 0x401000 }, "the trapping instruction" },
+	{ "x86_64", "dr7", 1, -ENOENT, { 0 }, "DR7 is control, not status" },
+	{ "x86_64", "esr", 1, -ENOENT, { 0 }, "arm64's field" },
+	{ "x86_64", "DR6", 1, -ENOENT, { 0 }, "names are lower case" },
+};
+
+static void test_status_set(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(status_field_rows) / sizeof(status_field_rows[0]); i++) {
+		const struct status_field_row *r = &status_field_rows[i];
+		struct hwbp_cpu cpu;
+		struct hwbp_status st;
+
+		assert_int_equal(hwbp_cpu_preset(r->cpu, &cpu), 0);
+		memset(&st, 0, sizeof(st));
+		if (hwbp_status_set(&cpu, &st, r->field, r->value) != r->ret)
+			fail_msg("row %zu (%s %s): %s", i, r->cpu, r->field, r->source);
+		assert_memory_equal(&st, &r->want, sizeof(st));
+	}
+	{
+		struct hwbp_cpu cpu;
+
+		assert_int_equal(hwbp_cpu_preset("x86_64", &cpu), 0);
+		assert_string_equal(hwbp_status_field(&cpu, 0), "dr6");
+		assert_null(hwbp_status_field(&cpu, 1));
+		assert_string_equal(hwbp_status_hint(&cpu), "dr6");
+	}
+}
+
+static void test_regs_apply(void **state)
+{
+	struct hwbp_cpu cpu, arm;
+	struct hwbp_regs live, written, want;
+	struct hwbp_caps caps;
+
+	(void)state;
+	assert_int_equal(hwbp_cpu_preset("x86_64-amd", &cpu), 0);
+	assert_int_equal(hwbp_regs_reset(&cpu, &live), 0);
+	live.u.x86.dr6 = 0xffff4ff1;           /* B0 and BS set by the CPU */
+	live.u.x86.dr[1] = 0x1234;
+	assert_int_equal(hwbp_regs_reset(&cpu, &written), 0);
+	written.u.x86.dr[0] = 0x1000;
+	written.u.x86.dr7 = 0x70401;
+	written.u.x86.addr_mask[0] = 0xff;
+	written.u.x86.dr6 = 0;                  /* never written by the glue */
+	want = live;
+	want.u.x86.dr[0] = 0x1000;
+	want.u.x86.dr[1] = 0;
+	want.u.x86.dr7 = 0x70401;
+	want.u.x86.addr_mask[0] = 0xff;
+	assert_int_equal(hwbp_regs_apply(&cpu, &live, &written), 0);
+	assert_memory_equal(&live, &want, sizeof(live));
+	/* Errors: NULL and another arch's registers. */
+	assert_int_equal(hwbp_regs_apply(&cpu, NULL, &written), -EINVAL);
+	assert_int_equal(hwbp_regs_apply(&cpu, &live, NULL), -EINVAL);
+	assert_int_equal(hwbp_regs_apply(NULL, &live, &written), -EINVAL);
+	assert_int_equal(hwbp_cpu_preset("cortex-a57", &arm), 0);
+	assert_int_equal(hwbp_regs_reset(&arm, &written), 0);
+	assert_int_equal(hwbp_regs_apply(&cpu, &live, &written), -EINVAL);
+	assert_memory_equal(&live, &want, sizeof(live));
+	/* The caps that go with it: port I/O, no zeroing instruction. */
+	assert_int_equal(hwbp_caps_get(&cpu, &caps), 0);
+	assert_true(caps.io_ports);
+	assert_true(caps.zero_block == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1052,6 +1168,9 @@ int main(void)
 		cmocka_unit_test(test_regs_list),
 		cmocka_unit_test(test_regs_set),
 		cmocka_unit_test(test_regs_set_decode),
+		cmocka_unit_test(test_slot_names),
+		cmocka_unit_test(test_status_set),
+		cmocka_unit_test(test_regs_apply),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,13 +7,15 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include <hwbp/hwbp.h>
 
-/* Every preset the issue and SCENARIOS.md name, with its slot counts. */
+/* Every preset the issue and docs/scenarios.md name, with its slot counts. */
 static const struct {
 	const char *name;
 	enum hwbp_arch arch;
@@ -196,6 +198,133 @@ static void test_names(void **state)
 	assert_int_equal(hwbp_type_parse(NULL, NULL), -EINVAL);
 }
 
+/* The version the headers say is the version the library reports. */
+static void test_version(void **state)
+{
+	char want[32];
+
+	(void)state;
+	snprintf(want, sizeof(want), "%d.%d.%d", HWBP_VERSION_MAJOR, HWBP_VERSION_MINOR,
+		 HWBP_VERSION_PATCH);
+	assert_string_equal(hwbp_version(), want);
+	assert_string_equal(hwbp_version(), HWBP_VERSION_STRING);
+	assert_int_equal(HWBP_VERSION, (HWBP_VERSION_MAJOR << 16) | (HWBP_VERSION_MINOR << 8) |
+				       HWBP_VERSION_PATCH);
+}
+
+/* Errors of the name/status helpers that do not depend on the arch. */
+static void test_names_errors(void **state)
+{
+	struct hwbp_cpu cpu, bad;
+	struct hwbp_status st;
+	char buf[8];
+
+	(void)state;
+	assert_int_equal(hwbp_cpu_preset("x86_64", &cpu), 0);
+	memset(&bad, 0, sizeof(bad));
+	bad.arch = (enum hwbp_arch)7;
+	memset(&st, 0, sizeof(st));
+	const struct {
+		const struct hwbp_cpu *cpu;
+		bool inst;
+		unsigned slot;
+		size_t n;
+		bool buf;
+		int err;
+		const char *why;
+	} rows[] = {
+		{ &cpu, false, 0, sizeof(buf), true, 0, "dr0 fits" },
+		{ &cpu, false, 0, 4, true, 0, "exactly the NUL's room" },
+		{ &cpu, false, 0, 3, true, -EINVAL, "one byte short" },
+		{ &cpu, false, 0, 0, true, -EINVAL, "no room at all" },
+		{ &cpu, false, 4, sizeof(buf), true, -EINVAL, "x86 has DR0-DR3 only" },
+		{ &cpu, true, 4, sizeof(buf), true, -EINVAL, "the shared pool, for execute too" },
+		{ &cpu, false, 0, sizeof(buf), false, -EINVAL, "NULL buffer" },
+		{ NULL, false, 0, sizeof(buf), true, -EINVAL, "NULL CPU" },
+		{ &bad, false, 0, sizeof(buf), true, -EINVAL, "unknown arch" },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		memset(buf, 'x', sizeof(buf));
+		if (hwbp_slot_name(rows[i].cpu, rows[i].inst, rows[i].slot,
+				   rows[i].buf ? buf : NULL, rows[i].n) != rows[i].err)
+			fail_msg("row %zu (%s)", i, rows[i].why);
+		if (rows[i].err == 0)
+			assert_string_equal(buf, "dr0");
+		else if (rows[i].buf && rows[i].n > 0)
+			assert_string_equal(buf, "");
+	}
+
+	/* "ip" is every arch's; unknown names and NULLs are errors. */
+	assert_int_equal(hwbp_status_set(&cpu, &st, "ip", 0x401000), 0);
+	assert_true(st.ip == 0x401000);
+	assert_int_equal(hwbp_status_set(&cpu, &st, "esr", 1), -ENOENT);
+	assert_int_equal(hwbp_status_set(&cpu, &st, "", 1), -ENOENT);
+	assert_int_equal(hwbp_status_set(&cpu, &st, NULL, 1), -EINVAL);
+	assert_int_equal(hwbp_status_set(&cpu, NULL, "ip", 1), -EINVAL);
+	assert_int_equal(hwbp_status_set(NULL, &st, "ip", 1), -EINVAL);
+	assert_int_equal(hwbp_status_set(&bad, &st, "ip", 1), -EINVAL);
+	assert_null(hwbp_status_field(NULL, 0));
+	assert_null(hwbp_status_field(&bad, 0));
+	assert_string_equal(hwbp_status_hint(NULL), "");
+	assert_string_equal(hwbp_status_hint(&bad), "");
+}
+
+/* Every arch lists its status fields, each settable, none of them "ip". */
+static void test_status_fields(void **state)
+{
+	const char *name;
+
+	(void)state;
+	for (unsigned p = 0; (name = hwbp_cpu_preset_name(p)) != NULL; p++) {
+		struct hwbp_cpu cpu;
+		unsigned n = 0, events = 0;
+		const char *f;
+
+		assert_int_equal(hwbp_cpu_preset(name, &cpu), 0);
+		for (unsigned i = 0; (f = hwbp_status_field(&cpu, i)) != NULL; i++) {
+			struct hwbp_status st;
+			int r;
+
+			memset(&st, 0, sizeof(st));
+			assert_string_not_equal(f, "ip");
+			r = hwbp_status_set(&cpu, &st, f, 1);
+			assert_true(r == 0 || r == 1);
+			events += r == 1;
+			n++;
+		}
+		/* At least one field says which event it is. */
+		assert_true(n >= 1 && events >= 1);
+		assert_true(strlen(hwbp_status_hint(&cpu)) > 0);
+		assert_null(hwbp_status_field(&cpu, n + 1));
+	}
+}
+
+/* Sizes and sentinels a kernel caller relies on. */
+static void test_ctx_size(void **state)
+{
+	struct hwbp_request req = { 0x1000, 8, HWBP_W, HWBP_SCOPE_USER, 0 };
+	struct hwbp_ctx *ctx;
+	struct hwbp_cpu cpu;
+	int id;
+
+	(void)state;
+	assert_int_equal(HWBP_CPU_ALL, -1);
+	assert_int_equal(HWBP_CPU_TASK, -2);
+	assert_int_equal(HWBP_CTX_SIZE, sizeof(struct hwbp_ctx));
+	assert_int_equal(hwbp_ctx_size(0), sizeof(struct hwbp_ctx));
+	assert_int_equal(hwbp_ctx_size(3), sizeof(struct hwbp_ctx) + 3 * sizeof(struct hwbp_slots));
+	/* One allocation holds a context and its per-CPU array. */
+	ctx = malloc(hwbp_ctx_size(3));
+	assert_non_null(ctx);
+	assert_int_equal(hwbp_cpu_preset("cortex-a57", &cpu), 0);
+	assert_int_equal(hwbp_ctx_init(ctx, &cpu, 3, hwbp_ctx_percpu(ctx), NULL), 0);
+	assert_int_equal(hwbp_install(ctx, &req, HWBP_CPU_ALL, NULL, &id), 0);
+	assert_int_equal(ctx->req[id].cpu, HWBP_CPU_ALL);
+	assert_int_equal(hwbp_free_slots(ctx, 2, NULL, false), 3);
+	assert_int_equal(hwbp_remove(ctx, id), 0);
+	free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +334,10 @@ int main(void)
 		cmocka_unit_test(test_types),
 		cmocka_unit_test(test_caps_facts),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_names_errors),
+		cmocka_unit_test(test_status_fields),
+		cmocka_unit_test(test_ctx_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -288,6 +288,32 @@ static void test_powerpc_status(void **state)
 	assert_int_equal(hwbpi_powerpc_linux_status(0, 0, NULL), -EINVAL);
 }
 
+#ifdef __linux__
+/*
+ * The execute-breakpoint length Linux's hw_breakpoint accepts on this host
+ * (arch_build_bp_info() of each arch): the build links the host's own
+ * arch/<a>/linux.c, or generic/linux_none.c.
+ */
+static void test_exec_len(void **state)
+{
+	static const struct { bool host; uint64_t len; const char *source; } rows[] = {
+#if defined(__x86_64__) || defined(__i386__)
+		{ true, sizeof(long), "x86: bp_len must be sizeof(long)" },
+#elif defined(__aarch64__) || defined(__powerpc64__)
+		{ true, 4, "arm64/powerpc: HW_BREAKPOINT_LEN_4, one instruction" },
+#else
+		{ true, sizeof(long), "no glue: x86's rule" },
+#endif
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		if (rows[i].host && hwbpi_linux_exec_len() != rows[i].len)
+			fail_msg("%s: got %llu", rows[i].source,
+				 (unsigned long long)hwbpi_linux_exec_len());
+}
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +324,9 @@ int main(void)
 		cmocka_unit_test(test_x86_dr7),
 		cmocka_unit_test(test_powerpc_cpu),
 		cmocka_unit_test(test_powerpc_status),
+#ifdef __linux__
+		cmocka_unit_test(test_exec_len),
+#endif
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -175,7 +175,7 @@ static void test_execute(void **state)
 
 /* ------------------------------------------------------ brute force */
 
-/* Independent model of which single pieces each arch can hold (DESIGN §4),
+/* Independent model of which single pieces each arch can hold (docs/design.md),
  * written from the manuals, not from arch/. */
 static bool valid_piece(const struct hwbp_cpu *cpu, uint64_t s, uint64_t l)
 {

@@ -14,7 +14,7 @@
  * HWBP_PROPERTY_N sets the number of requests (default 1,000,000).
  *
  * Where an arch cannot express a rule, the documented semantics decide
- * (hwbp.h, DESIGN §3-4):
+ * (hwbp.h, docs/design.md):
  *  - x86 has no read-only type: an R request is refused (-EOPNOTSUPP)
  *    unless HWBP_REQ_WIDEN, then watched as RW; the CPU traps on writes
  *    too and hwbp_decode() drops them because the access kind is known.

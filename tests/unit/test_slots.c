@@ -120,20 +120,20 @@ static void test_fill_free(void **state)
 		for (unsigned k = 0; k < rows[i].slots; k++) {
 			r = rq(0x100000 + k * rows[i].stride, rows[i].len, rows[i].type);
 			r.scope = HWBP_SCOPE_USER;
-			assert_int_equal(hwbp_install(&F.ctx, &r, -1, NULL, &ids[k]), 0);
+			assert_int_equal(hwbp_install(&F.ctx, &r, HWBP_CPU_ALL, NULL, &ids[k]), 0);
 		}
-		assert_int_equal(hwbp_free_slots(&F.ctx, -1, NULL, rows[i].type == HWBP_X), 0);
+		assert_int_equal(hwbp_free_slots(&F.ctx, HWBP_CPU_ALL, NULL, rows[i].type == HWBP_X), 0);
 		before = F.ctx;
 		memcpy(pbefore, F.percpu, sizeof(pbefore));
 		r = rq(0x900000, rows[i].len, rows[i].type);
 		r.scope = HWBP_SCOPE_USER;
-		if (hwbp_install(&F.ctx, &r, -1, NULL, &id) != -ENOSPC)
+		if (hwbp_install(&F.ctx, &r, HWBP_CPU_ALL, NULL, &id) != -ENOSPC)
 			fail_msg("row %zu (%s): install into a full pool did not fail with ENOSPC", i, rows[i].cpu);
 		assert_memory_equal(&before, &F.ctx, sizeof(before));
 		assert_memory_equal(pbefore, F.percpu, sizeof(pbefore));
 		assert_int_equal(hwbp_remove(&F.ctx, ids[0]), 0);
-		assert_int_equal(hwbp_free_slots(&F.ctx, -1, NULL, rows[i].type == HWBP_X), 1);
-		assert_int_equal(hwbp_install(&F.ctx, &r, -1, NULL, &id), 0);
+		assert_int_equal(hwbp_free_slots(&F.ctx, HWBP_CPU_ALL, NULL, rows[i].type == HWBP_X), 1);
+		assert_int_equal(hwbp_install(&F.ctx, &r, HWBP_CPU_ALL, NULL, &id), 0);
 		/* The glue wrote what the set encodes to, on every CPU. */
 		for (unsigned c = 0; c < NCPU; c++)
 			assert_memory_equal(&F.hw.hw[c], &F.percpu[c].regs, sizeof(struct hwbp_regs));
@@ -185,8 +185,8 @@ static void test_sharing(void **state)
 
 	(void)state;
 	setup_ctx("x86_64", 2);
-	assert_int_equal(hwbp_install(&F.ctx, &r, -1, NULL, &a), 0);
-	assert_int_equal(hwbp_install(&F.ctx, &r, -1, NULL, &b), 0);
+	assert_int_equal(hwbp_install(&F.ctx, &r, HWBP_CPU_ALL, NULL, &a), 0);
+	assert_int_equal(hwbp_install(&F.ctx, &r, HWBP_CPU_ALL, NULL, &b), 0);
 	assert_int_not_equal(a, b);
 	assert_int_equal(hwbp_free_slots(&F.ctx, 0, NULL, false), 3);
 	assert_int_equal(F.percpu[0].data[0].refs, 2);
@@ -198,9 +198,9 @@ static void test_sharing(void **state)
 	assert_int_equal(hwbp_free_slots(&F.ctx, 0, NULL, false), 4);
 	assert_true(F.hw.hw[1].u.x86.dr7 == 0x400);
 	/* A different type is a different piece. */
-	assert_int_equal(hwbp_install(&F.ctx, &r, -1, NULL, &a), 0);
+	assert_int_equal(hwbp_install(&F.ctx, &r, HWBP_CPU_ALL, NULL, &a), 0);
 	r.type = HWBP_W;
-	assert_int_equal(hwbp_install(&F.ctx, &r, -1, NULL, &b), 0);
+	assert_int_equal(hwbp_install(&F.ctx, &r, HWBP_CPU_ALL, NULL, &b), 0);
 	assert_int_equal(hwbp_free_slots(&F.ctx, 0, NULL, false), 2);
 	/* Removing twice, or an unknown id, is -EINVAL. */
 	assert_int_equal(hwbp_remove(&F.ctx, b), 0);
@@ -300,7 +300,7 @@ static void fsnap_take(const struct frig *g, struct fsnap *s)
 		for (int inst = 0; inst < 2; inst++)
 			s->freeslots[c + 1][inst] = hwbp_free_slots(&g->ctx, c, NULL, inst);
 	for (int inst = 0; inst < 2; inst++)
-		s->freeslots[FMAXCPU + 1][inst] = hwbp_free_slots(&g->ctx, -1, &g->task, inst);
+		s->freeslots[FMAXCPU + 1][inst] = hwbp_free_slots(&g->ctx, HWBP_CPU_ALL, &g->task, inst);
 }
 
 static void fsnap_same(const struct fsnap *a, const struct fsnap *b, unsigned ncpus,
@@ -385,13 +385,13 @@ static void frig_setup(struct frig *g, const char *preset, unsigned ncpus,
 	if (pool >= 3) {
 		struct hwbp_request k = frq(0x1000, 8, HWBP_W, HWBP_SCOPE_BOTH);
 
-		assert_int_equal(hwbp_install(&g->ctx, &k, -1, NULL, &keep), 0);
+		assert_int_equal(hwbp_install(&g->ctx, &k, HWBP_CPU_ALL, NULL, &keep), 0);
 	}
 	hole = -1;
 	if (pool >= 2) {
 		struct hwbp_request h = frq(0x2000, 8, HWBP_W, HWBP_SCOPE_BOTH);
 
-		assert_int_equal(hwbp_install(&g->ctx, &h, -1, NULL, &hole), 0);
+		assert_int_equal(hwbp_install(&g->ctx, &h, HWBP_CPU_ALL, NULL, &hole), 0);
 	}
 	g->id = -1;
 	if (op != OP_INSTALL)
@@ -440,7 +440,7 @@ static void frig_check_done(const struct frig *g, const struct fsnap *before,
 		assert_int_equal(pl->req.type, want->type);
 		assert_int_equal(pl->req.scope, want->scope);
 		assert_int_equal(g->ctx.req[g->id].cpu,
-				 place == PLACE_CPU ? (int)g->ncpus - 1 : place == PLACE_ALL ? -1 : -2);
+				 place == PLACE_CPU ? (int)g->ncpus - 1 : place == PLACE_ALL ? HWBP_CPU_ALL : HWBP_CPU_TASK);
 	}
 	/* Only the request's place changed. */
 	for (unsigned c = 0; c < g->ncpus; c++) {
@@ -553,11 +553,11 @@ static void test_modify(void **state)
 	setup_ctx("x86_64", NCPU);
 	/* 7 bytes at 0x1001 exactly: 1 + 2 + 4 = three DRs. */
 	r.flags = HWBP_REQ_EXACT;
-	assert_int_equal(hwbp_install(&F.ctx, &r, -1, NULL, &id), 0);
+	assert_int_equal(hwbp_install(&F.ctx, &r, HWBP_CPU_ALL, NULL, &id), 0);
 	assert_int_equal(hwbp_plan_of(&F.ctx, id)->n, 3);
 	bad = rq(0x9000, 1, HWBP_X);
-	assert_int_equal(hwbp_install(&F.ctx, &bad, -1, NULL, &other), 0);
-	assert_int_equal(hwbp_free_slots(&F.ctx, -1, NULL, false), 0);
+	assert_int_equal(hwbp_install(&F.ctx, &bad, HWBP_CPU_ALL, NULL, &other), 0);
+	assert_int_equal(hwbp_free_slots(&F.ctx, HWBP_CPU_ALL, NULL, false), 0);
 	/* Another three-piece region fits in the slots the request holds. */
 	r.addr = 0x2001;
 	assert_int_equal(hwbp_modify(&F.ctx, id, &r), 0);
@@ -608,12 +608,12 @@ static void test_modify(void **state)
 	/* A task's request stays in the task. */
 	assert_int_equal(hwbp_task_init(&F.ctx, &t), 0);
 	r = rq(0x5000, 8, HWBP_W);
-	assert_int_equal(hwbp_install(&F.ctx, &r, -1, &t, &tid), 0);
+	assert_int_equal(hwbp_install(&F.ctx, &r, HWBP_CPU_ALL, &t, &tid), 0);
 	r = rq(0x6000, 4, HWBP_RW);
 	assert_int_equal(hwbp_modify(&F.ctx, tid, &r), 0);
 	assert_true(F.ctx.req[tid].task == &t);
 	assert_true(t.slots.data[0].piece.addr == 0x6000);
-	assert_int_equal(hwbp_free_slots(&F.ctx, -1, &t, false), 3);
+	assert_int_equal(hwbp_free_slots(&F.ctx, HWBP_CPU_ALL, &t, false), 3);
 	assert_int_equal(hwbp_remove(&F.ctx, tid), 0);
 	assert_int_equal(hwbp_task_fini(&F.ctx, &t), 0);
 }
@@ -632,12 +632,12 @@ static void test_per_cpu(void **state)
 	}
 	assert_int_equal(hwbp_free_slots(&F.ctx, 2, NULL, false), 0);
 	assert_int_equal(hwbp_free_slots(&F.ctx, 1, NULL, false), 4);
-	assert_int_equal(hwbp_free_slots(&F.ctx, -1, NULL, false), 0);
+	assert_int_equal(hwbp_free_slots(&F.ctx, HWBP_CPU_ALL, NULL, false), 0);
 	assert_true(F.hw.hw[1].u.x86.dr7 == 0x400);
 	assert_int_equal(hwbp_install(&F.ctx, &r, 1, NULL, &id), 0);
 	assert_int_equal(hwbp_install(&F.ctx, &r, NCPU, NULL, &id), -EINVAL);
 	assert_int_equal(hwbp_install(&F.ctx, &r, -3, NULL, &id), -EINVAL);
-	assert_int_equal(hwbp_install(&F.ctx, &r, -1, NULL, &id), -ENOSPC);
+	assert_int_equal(hwbp_install(&F.ctx, &r, HWBP_CPU_ALL, NULL, &id), -ENOSPC);
 }
 
 /* Tasks: their slots count against every CPU; their registers merge into
@@ -660,14 +660,14 @@ static void test_tasks(void **state)
 	r.addr = 0x2000;
 	assert_int_equal(hwbp_install(&F.ctx, &r, 1, NULL, &c1), 0);
 	r.addr = 0x3000;
-	assert_int_equal(hwbp_install(&F.ctx, &r, -1, &t1, &ta), 0);
+	assert_int_equal(hwbp_install(&F.ctx, &r, HWBP_CPU_ALL, &t1, &ta), 0);
 	r.addr = 0x3100;
-	assert_int_equal(hwbp_install(&F.ctx, &r, -1, &t1, &tb), 0);
+	assert_int_equal(hwbp_install(&F.ctx, &r, HWBP_CPU_ALL, &t1, &tb), 0);
 	/* CPU 0: 1 own + 2 of the busiest task = 3; one left for CPU 0, and
 	 * one left for t1 (4 - max CPU 1 - t1 2). */
 	assert_int_equal(hwbp_free_slots(&F.ctx, 0, NULL, false), 1);
-	assert_int_equal(hwbp_free_slots(&F.ctx, -1, &t1, false), 1);
-	assert_int_equal(hwbp_free_slots(&F.ctx, -1, &t2, false), 3);
+	assert_int_equal(hwbp_free_slots(&F.ctx, HWBP_CPU_ALL, &t1, false), 1);
+	assert_int_equal(hwbp_free_slots(&F.ctx, HWBP_CPU_ALL, &t2, false), 3);
 	/* t1's pieces land in DR1 and DR2 on CPU 0 (DR0 is the CPU's). */
 	assert_int_equal(hwbp_task_regs(&F.ctx, 0, &t1, &regs), 0);
 	assert_true(regs.u.x86.dr[0] == 0x1000);
@@ -685,7 +685,7 @@ static void test_tasks(void **state)
 	assert_int_equal(hwbp_task_fini(&F.ctx, &t1), -EBUSY);
 	assert_int_equal(hwbp_task_fini(&F.ctx, &stranger), -EINVAL);
 	assert_int_equal(hwbp_task_regs(&F.ctx, 0, &stranger, &regs), -EINVAL);
-	assert_int_equal(hwbp_install(&F.ctx, &r, -1, &stranger, &id), -EINVAL);
+	assert_int_equal(hwbp_install(&F.ctx, &r, HWBP_CPU_ALL, &stranger, &id), -EINVAL);
 	assert_int_equal(hwbp_remove(&F.ctx, ta), 0);
 	assert_int_equal(hwbp_remove(&F.ctx, tb), 0);
 	assert_int_equal(hwbp_task_fini(&F.ctx, &t1), 0);

@@ -23,10 +23,14 @@ case $TABLE in /*) ;; *) TABLE=$(pwd)/$TABLE ;; esac
 # -mgeneral-regs-only: C never touches FP/SIMD registers (the exception
 # entry does not save them; only the 32/64-byte access routines use v0-v3).
 # -mstrict-align: C code runs before the MMU is on (Device memory).
-CFLAGS="-ffreestanding -nostdlib -fno-builtin -fno-stack-protector -O2 -std=c11
- -Wall -Wextra -Werror -mgeneral-regs-only -mstrict-align -fno-pic -fno-pie
- -mcmodel=small -ffunction-sections -fdata-sections
- -I $ROOT/include -I $ROOT/generic -I $ROOT/tests/qemu/common -I $ROOT/sim"
+KCOMMON="-O2 -Wall -Wextra -Werror -mgeneral-regs-only -mstrict-align -fno-pic -fno-pie
+ -mcmodel=small -ffunction-sections -fdata-sections"
+CFLAGS="-ffreestanding -nostdlib -fno-builtin -fno-stack-protector -std=c11 $KCOMMON
+ -I $ROOT/include -I $ROOT/generic -I $ROOT/tests/qemu/common -I $ROOT/sim -I $ROOT/arch/arm64"
+# libhwbp and the glue as a kernel compiles them: the freestanding core's
+# one flag list (generic/freestanding-flags.txt, as scripts/core-check).
+CORE_FLAGS="$(sed -n -e 's/^common: //p' -e 's/^aarch64: //p' "$ROOT/generic/freestanding-flags.txt")
+ $KCOMMON -isystem $($CC -print-file-name=include) -I $ROOT/include -I $ROOT/generic -I $ROOT/arch/arm64"
 # The lead's common files (and the table) are built with warnings, not errors.
 CFLAGS_COMMON=$(echo "$CFLAGS" | sed 's/-Werror//')
 
@@ -40,12 +44,12 @@ cc() { # cc SRC OBJNAME FLAGS...
 }
 cc tests/qemu/arm64/start.S start.o $CFLAGS
 cc tests/qemu/arm64/harness_arm64.c harness_arm64.o $CFLAGS
-cc arch/arm64/glue.c glue.o $CFLAGS
+cc arch/arm64/glue.c glue.o $CORE_FLAGS
 for f in generic/arch.c generic/cpu.c generic/plan.c generic/slots.c \
 	 arch/x86/caps.c arch/x86/encode.c arch/x86/decode.c \
 	 arch/arm64/caps.c arch/arm64/encode.c arch/arm64/decode.c \
 	 arch/powerpc/caps.c arch/powerpc/encode.c arch/powerpc/decode.c; do
-	cc "$f" "$(echo "$f" | tr / _ | sed 's/\.c$/.o/')" $CFLAGS
+	cc "$f" "$(echo "$f" | tr / _ | sed 's/\.c$/.o/')" $CORE_FLAGS
 done
 cc tests/qemu/common/runner.c runner.o $CFLAGS_COMMON
 cc tests/qemu/common/libc.c libc.o $CFLAGS_COMMON

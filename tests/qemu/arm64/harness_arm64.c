@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "../../../arch/arm64/glue.h"
+#include "glue.h"
 
 #define UART_BASE 0x09000000ul
 #define UART_DR 0x00
@@ -238,10 +238,12 @@ static void rearm_all(void)
 uint64_t a64_exception(struct a64_frame *f, uint64_t kind);
 uint64_t a64_exception(struct a64_frame *f, uint64_t kind)
 {
+	struct hwbp_status st;
 	uint64_t esr, far, ec;
 
-	__asm__ volatile("mrs %0, esr_el1" : "=r"(esr));
-	__asm__ volatile("mrs %0, far_el1" : "=r"(far));
+	hwbp_glue_read_status(&st);
+	esr = st.u.arm64.esr;
+	far = st.u.arm64.far;
 	ec = (esr >> 26) & 0x3f;
 	if ((kind == 4 || kind == 8) &&
 	    (ec == 0x30 || ec == 0x31 || ec == 0x34 || ec == 0x35) && exc_armed) {
@@ -493,7 +495,10 @@ int arch_write_regs(const struct hwbp_regs *regs)
 	 * only gains the enables (MDE/KDE) the slots need, never loses bits
 	 * that `set mdscr` or an earlier install put there. */
 	shadow.u.arm64.mdscr = hwbp_a64_read_mdscr() | regs->u.arm64.mdscr;
-	hwbp_a64_write_regs(&shadow, hw_nb, hw_nw); /* slot order */
+	/* The glue a kernel uses: slot order, MDSCR last and OR-ed. */
+	shadow.arch = HWBP_ARCH_ARM64;
+	if (hwbp_glue_write_regs(&shadow))
+		return -EINVAL;
 	for (unsigned i = 0; i < hw_nw; i++)
 		wp_written(i);
 	return 0;
@@ -501,8 +506,7 @@ int arch_write_regs(const struct hwbp_regs *regs)
 
 void arch_read_regs(struct hwbp_regs *regs)
 {
-	memset(regs, 0, sizeof(*regs));
-	hwbp_a64_read_regs(regs, hw_nb, hw_nw);
+	hwbp_glue_read_regs(regs);
 }
 
 int a64_main(void)

@@ -24,9 +24,14 @@ base=(-ffreestanding -nostdlib -fno-builtin -fno-stack-protector -O2 -std=c11
       -Wall -Wextra -fno-asynchronous-unwind-tables
       -I include -I generic -I tests/qemu/common -I sim -I arch/powerpc -I "$out/inc")
 strict=(-Werror)
+# libhwbp and the glue as a kernel compiles them: the freestanding core's
+# one flag list (generic/freestanding-flags.txt, as scripts/core-check).
+read -r -a core_flags <<< "$(sed -n -e 's/^common: //p' -e 's/^ppc64: //p' generic/freestanding-flags.txt | tr '\n' ' ')"
+core=("${core_flags[@]}" -O2 -Wall -Wextra -Werror -isystem "$("$CC" -print-file-name=include)"
+      -I include -I generic -I arch/powerpc)
 
-own=(tests/qemu/powerpc/kernel.c arch/powerpc/glue.c)
-lib=(generic/arch.c generic/cpu.c generic/plan.c generic/slots.c
+own=(tests/qemu/powerpc/kernel.c)
+lib=(arch/powerpc/glue.c generic/arch.c generic/cpu.c generic/plan.c generic/slots.c
      arch/x86/caps.c arch/x86/encode.c arch/x86/decode.c
      arch/arm64/caps.c arch/arm64/encode.c arch/arm64/decode.c
      arch/powerpc/caps.c arch/powerpc/encode.c arch/powerpc/decode.c)
@@ -40,8 +45,15 @@ cc() { # cc SRC FLAGS...
   "$CC" "${arch[@]}" "${base[@]}" ${HWBP_PPC_CFLAGS:-} "$@" -c "$src" -o "$o"
   objs+=("$o")
 }
+ccore() { # ccore SRC: a core or glue source, freestanding
+  local o="$out/obj/$(echo "$1" | tr / _).o"
+  mkdir -p "$out/obj"
+  "$CC" "${arch[@]}" "${core[@]}" ${HWBP_PPC_CFLAGS:-} -c "$1" -o "$o"
+  objs+=("$o")
+}
 cc tests/qemu/powerpc/start.S
-for f in "${own[@]}" "${lib[@]}"; do cc "$f" "${strict[@]}"; done
+for f in "${own[@]}"; do cc "$f" "${strict[@]}"; done
+for f in "${lib[@]}"; do ccore "$f"; done
 for f in "${common[@]}"; do cc "$f"; done
 cc "$table" -Wno-error
 "$CC" "${arch[@]}" -nostdlib -static -no-pie -Wl,--no-dynamic-linker -Wl,--build-id=none -Wl,-z,noexecstack \

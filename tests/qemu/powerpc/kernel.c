@@ -253,13 +253,24 @@ const char *arch_cpu_unsupported(const struct hwbp_cpu *cpu)
 	return NULL;
 }
 
+/* The harness's glue (harness.h) is the glue a kernel uses. */
+int arch_write_regs(const struct hwbp_regs *regs)
+{
+	return hwbp_glue_write_regs(regs);
+}
+
+void arch_read_regs(struct hwbp_regs *regs)
+{
+	hwbp_glue_read_regs(regs);
+}
+
 void arch_reset(const struct hwbp_cpu *cpu)
 {
 	struct hwbp_regs r;
 
 	cur_cpu = *cpu;
 	hwbp_regs_reset(cpu, &r);
-	arch_write_regs(&r);
+	hwbp_glue_write_regs(&r);
 	st_pr = 0;
 	st_hv = 1;
 }
@@ -276,7 +287,7 @@ int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
 		return -ENOENT;
 	if (ret)
 		return -EOPNOTSUPP;
-	return arch_write_regs(&r);
+	return hwbp_glue_write_regs(&r);
 }
 
 int arch_mode(const char *key, uint64_t value)

@@ -3,18 +3,35 @@
 # compiled and linked.  Needs $here, $top, $out, $CC, $LD, $OBJCOPY.
 #   kbuild SRC...   compile SRC... with libhwbp and platform.c, link with
 #                   boot.S into $out/kernel64.elf and $out/kernel.elf
-kcflags="-ffreestanding -nostdlib -fno-builtin -fno-stack-protector -O2 -std=c11
-	-Wall -Wextra -Werror -m64 -mno-red-zone -mgeneral-regs-only -fno-pic -fno-pie
-	-mcmodel=small -fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns
-	-I $top/include -I $top/generic -I $top/sim -I $top/tests/qemu/common -I $here"
+
+# What every object of the kernel needs: 64-bit, no red zone (interrupts
+# run on the same stack), no PIC, no unwind tables, no FP/SIMD.
+kcommon="-O2 -Wall -Wextra -Werror -m64 -mno-red-zone -mgeneral-regs-only -fno-pic -fno-pie
+	-mcmodel=small -fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns"
+
+# libhwbp and the glue, as a kernel compiles them: the freestanding core's
+# one flag list (generic/freestanding-flags.txt, as scripts/core-check),
+# the compiler's own headers only.
+kcore_flags() {
+	sed -n -e 's/^common: //p' -e 's/^x86_64: //p' "$top/generic/freestanding-flags.txt"
+}
+kcoreflags="$(kcore_flags) $kcommon -isystem $($CC -print-file-name=include)
+	-I $top/include -I $top/generic -I $top/arch/x86"
+
+# The harness's own files (the runner, its small libc, the table) use the
+# C library's headers for errno.h/string.h declarations, nothing more.
+kcflags="-ffreestanding -nostdlib -fno-builtin -fno-stack-protector -std=c11 $kcommon
+	-I $top/include -I $top/generic -I $top/sim -I $top/tests/qemu/common
+	-I $top/arch/x86 -I $here"
 
 # libhwbp as the kernels use it: all three arches' encoders (generic/arch.c
 # references them), no glue but x86's.
-klib="$here/platform.c $top/arch/x86/glue.c $top/tests/qemu/common/libc.c
+kcore="$top/arch/x86/glue.c
 	$top/generic/arch.c $top/generic/cpu.c $top/generic/plan.c $top/generic/slots.c
 	$top/arch/x86/caps.c $top/arch/x86/encode.c $top/arch/x86/decode.c
 	$top/arch/arm64/caps.c $top/arch/arm64/encode.c $top/arch/arm64/decode.c
 	$top/arch/powerpc/caps.c $top/arch/powerpc/encode.c $top/arch/powerpc/decode.c"
+klib="$here/platform.c $top/tests/qemu/common/libc.c"
 
 kbuild() {
 	for t in "$CC" "$LD" "$OBJCOPY"; do
@@ -28,6 +45,13 @@ kbuild() {
 		o="$out/obj/$i-$(basename "$s" .c).o"
 		# shellcheck disable=SC2086
 		$CC $kcflags -c "$s" -o "$o"
+		objs="$objs $o"
+	done
+	for s in $kcore; do
+		i=$((i + 1))
+		o="$out/obj/$i-$(basename "$s" .c).o"
+		# shellcheck disable=SC2086
+		$CC $kcoreflags -c "$s" -o "$o"
 		objs="$objs $o"
 	done
 	$CC -m64 -c "$here/boot.S" -o "$out/obj/boot.o"

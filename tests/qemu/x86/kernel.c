@@ -23,7 +23,7 @@
 
 #include "harness.h"
 #include "platform.h"
-#include "../../../arch/x86/glue.h"
+#include "glue.h"
 
 #define CR4_DE (1ull << 3)
 #define RFLAGS_RF (1ull << 16)
@@ -254,6 +254,17 @@ static int cr4_de(void)
 	return (read_cr4() & CR4_DE) != 0;
 }
 
+/* The harness's glue (harness.h) is the glue a kernel uses. */
+int arch_write_regs(const struct hwbp_regs *regs)
+{
+	return hwbp_glue_write_regs(regs);
+}
+
+void arch_read_regs(struct hwbp_regs *regs)
+{
+	hwbp_glue_read_regs(regs);
+}
+
 void arch_reset(const struct hwbp_cpu *cpu)
 {
 	cur_cpu = *cpu;
@@ -304,7 +315,7 @@ int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
 	memset(res, 0, sizeof(*res));
 	res->cls = HWBP_SIM_NONE;
 	if (strcmp(name, "cr4") == 0) {
-		/* Only DE (SCENARIOS.md); MOV to CR4 has no general detect. */
+		/* Only DE (docs/scenarios.md); MOV to CR4 has no general detect. */
 		write_cr4((read_cr4() & ~CR4_DE) | (value & CR4_DE));
 		return 0;
 	}

@@ -2,7 +2,7 @@
 /* PC platform pieces shared by the x86_64 kernels (see platform.h). */
 #include "platform.h"
 
-#include "../../../arch/x86/glue.h"
+#include "glue.h"
 
 /* boot.S: 256 entry points, 16 bytes apart. */
 extern char x86_vectors[];

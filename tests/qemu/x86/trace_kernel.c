@@ -38,7 +38,7 @@
 
 #include "platform.h"
 #include "trace_demo.h"
-#include "../../../arch/x86/glue.h"
+#include "glue.h"
 
 #define SHADOW_MAX 64
 
@@ -99,7 +99,7 @@ __attribute__((noreturn)) static void kexit(int code)
 static int glue_write(void *arg, unsigned c, const struct hwbp_regs *regs)
 {
 	(void)arg;
-	return c == 0 ? arch_write_regs(regs) : -EINVAL;
+	return c == 0 ? hwbp_glue_write_regs(regs) : -EINVAL;
 }
 
 static int glue_on_cpu(void *arg, unsigned c, int (*fn)(void *), void *fnarg)
