@@ -5,10 +5,11 @@
  *
  *   sim    the simulator's hot path against a bare loop over the same
  *          access stream, in the same process (bench_sim.c);
- *   trace  the tracer's hit path (histogram, ring) against an empty hit
- *          callback, IP -> function lookups against elfutils' dwfl on the
- *          same table, and lackey replay against reading the lines
- *          (bench_trace.c, bench_lackey.c, bench_elf.c).
+ *   trace  the tracer's hit path (histogram, ring: prepared sessions'
+ *          hwbp_trace_session_hit) against an empty hit callback, IP ->
+ *          function lookups against elfutils' dwfl on the same table, and
+ *          lackey replay (a session of the lackey backend) against reading
+ *          the lines (bench_trace.c, bench_lackey.c, bench_elf.c).
  *
  * The machine is shared and its clock noisy: rows run in interleaved
  * slices and keep their fastest one.  This file is the command line.
@@ -34,11 +35,14 @@ static const char sim_usage[] =
 static const char trace_usage[] =
 	"usage: hwbp bench trace [--hits N] [--lookups N] [--dwfl-lookups N] [--symbols N]\n"
 	"                        [--lackey-mb N] [--buffer-kb N]\n"
-	"Time the tracer's hit path in histogram and trace mode next to an empty\n"
-	"callback, IP -> function lookups next to elfutils' dwfl_module_addrsym on the\n"
-	"same table (it scans the symbol table linearly, milliseconds each), and lackey\n"
-	"replay throughput on a synthetic trace; print a table and one\n"
-	"'bench NAME VALUE UNIT' line per figure.\n"
+	"Time the tracer's hit path (hwbp_trace_session_hit on a prepared session) in\n"
+	"histogram and trace mode next to an empty callback, IP -> function lookups\n"
+	"next to elfutils' dwfl_module_addrsym on the same table (it scans the symbol\n"
+	"table linearly, milliseconds each), and lackey replay throughput on a\n"
+	"synthetic trace (reading, parsing, a lackey-backend session); print a table\n"
+	"and one 'bench NAME VALUE UNIT' line per figure.  The table (an ELF file) and\n"
+	"the trace go to a new directory in $TMPDIR (else /tmp), removed at the end;\n"
+	"needs hwbp built with libelf.\n"
 	"  --hits N          hits per hit-path row (default 20000000)\n"
 	"  --lookups N       hwbp_symtab_func lookups (default 20000000)\n"
 	"  --dwfl-lookups N  dwfl_module_addrsym lookups (default 1000)\n"

@@ -73,7 +73,22 @@ struct bench_lackey_result {
 /* A synthetic lackey trace of about @bytes at @path; returns the watched
  * accesses in it (the hits a replay must find), or 0 on error. */
 uint64_t bench_write_lackey(const char *path, uint64_t bytes, const struct bench_text *ft);
-int bench_lackey_replay(const char *path, uint64_t expected, const struct hwbp_symtab *tab,
+
+/*
+ * A prepared session of the `lackey` backend: the trace at @lackey, the
+ * symbols of the table's ELF file @elf (load bias 0), the BENCH_LACKEY_CPU
+ * model, the @n @entries, mode @m and outputs @o (borrowed: they must
+ * outlive it).  NULL on error, said on stderr.
+ */
+struct hwbp_trace_session *bench_session(const char *lackey, const char *elf,
+					 const struct hwbp_trace_mode *m,
+					 const struct hwbp_trace_output *o,
+					 const char *const *entries, unsigned n);
+
+/* The read, parse and replay rows of the trace at @path, replayed with
+ * the symbols of @elf.  Errors: -EIO (a session could not be made), the
+ * errno of reading @path, a session's run's error. */
+int bench_lackey_replay(const char *path, const char *elf, uint64_t expected,
 			struct bench_lackey_result *res);
 
 #endif /* HWBP_CLI_BENCH_H */

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hwbp bench trace, its lackey rows: a synthetic Valgrind lackey trace,
- * then reading it, parsing it and replaying it through the simulator.
+ * then reading it, parsing it (hwbp_trace_lackey_scan) and replaying it
+ * through a session of the `lackey` backend, the simulator behind it.
+ * Also the prepared sessions the hit-path rows feed (bench_trace.c): the
+ * same backend, so that their histogram looks IPs up in the same table.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,15 +13,10 @@
 #include <string.h>
 
 #include <hwbp/hwbp.h>
-#include <hwbp/sim.h>
 #include <hwbp/trace.h>
 
 #include "bench.h"
 #include "util.h"
-/* Internal to the tracer library: the hit path and lackey reader this
- * benchmark times.  To become the public session API of
- * include/hwbp/trace.h (issue 11), when the tracer helper's branch lands. */
-#include "tracer.h"
 
 /*
  * A synthetic lackey trace of about @bytes: instructions walking through
@@ -67,78 +65,134 @@ uint64_t bench_write_lackey(const char *path, uint64_t bytes, const struct bench
 	return watched;
 }
 
-int bench_lackey_replay(const char *path, uint64_t expected, const struct hwbp_symtab *tab,
+struct hwbp_trace_session *bench_session(const char *lackey, const char *elf,
+					 const struct hwbp_trace_mode *m,
+					 const struct hwbp_trace_output *o,
+					 const char *const *entries, unsigned n)
+{
+	struct hwbp_trace_session *s;
+	int ret;
+
+	s = hwbp_trace_session_new(hwbp_trace_backend_find("lackey"), &ret);
+	if (!s) {
+		fprintf(stderr, "hwbp: bench: lackey session: %s\n", cli_errno_name(ret));
+		return NULL;
+	}
+	/* The table's ELF is not position-independent: no bias to guess
+	 * (guessing would read the whole trace). */
+	ret = hwbp_trace_session_option(s, "lackey", lackey);
+	if (ret == 0)
+		ret = hwbp_trace_session_option(s, "elf", elf);
+	if (ret == 0)
+		ret = hwbp_trace_session_option(s, "load-bias", "0");
+	if (ret == 0)
+		ret = hwbp_trace_session_cpu(s, BENCH_LACKEY_CPU);
+	for (unsigned i = 0; ret == 0 && i < n; i++)
+		ret = hwbp_trace_session_entry(s, entries[i], "bench");
+	if (ret == 0)
+		ret = hwbp_trace_session_mode(s, m);
+	if (ret == 0)
+		ret = hwbp_trace_session_output(s, o);
+	if (ret == 0)
+		ret = hwbp_trace_session_prepare(s);
+	if (ret) {
+		const char *msg = hwbp_trace_session_message(s, NULL);
+
+		fprintf(stderr, "hwbp: bench: lackey session: %s%s%s\n", cli_errno_name(ret),
+			msg[0] ? ": " : "", msg);
+		hwbp_trace_session_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* The replay's hits: every watch's count in the session's histogram. */
+static uint64_t session_hits(const struct hwbp_trace_session *s)
+{
+	const struct hwbp_hist *h = hwbp_trace_session_hist(s);
+	uint64_t n = 0;
+
+	for (unsigned b = 0; h && b < h->nbp; b++)
+		n += h->hits[b];
+	return n;
+}
+
+/*
+ * One row's pass over the file: 0 reads its lines, 1 parses them, 2
+ * replays them through session @s (prepared: its symbol table loaded, so
+ * that only the replay is timed).  Returns the bytes, or 0 with *ret set.
+ */
+static uint64_t lackey_pass(unsigned k, const char *path, struct hwbp_trace_session *s,
+			    struct bench_lackey_result *res, int *ret)
+{
+	struct hwbp_trace_lackey_counts c;
+	uint64_t bytes = 0;
+	char line[256];
+	FILE *f = NULL;
+
+	*ret = 0;
+	if (k == 0) {
+		/* The baseline: only reading the lines. */
+		if (!(f = fopen(path, "r"))) {
+			*ret = -errno;
+			return 0;
+		}
+		while (fgets(line, sizeof(line), f))
+			bytes += strlen(line);
+		fclose(f);
+	} else if (k == 1) {
+		/* Parsing them, without the simulator. */
+		if (!(f = fopen(path, "r"))) {
+			*ret = -errno;
+			return 0;
+		}
+		*ret = hwbp_trace_lackey_scan(f, &c);
+		fclose(f);
+		bytes = c.bytes;
+		res->bad = c.bad;
+	} else {
+		*ret = hwbp_trace_session_run(s);
+		res->hits = session_hits(s);
+		bytes = res->bytes;   /* the file the parse row measured */
+	}
+	return bytes;
+}
+
+int bench_lackey_replay(const char *path, const char *elf, uint64_t expected,
 			struct bench_lackey_result *res)
 {
 	static const char *const entries[] = { "0x40000000/8:rw-", "0x40000040/8:rw-" };
-	struct hwbpi_tracer *t = calloc(1, sizeof(*t));
-	struct hwbp_cpu cpu;
-	char err[160];
+	const struct hwbp_trace_mode mode = { false, 16, 0, false };
+	const struct hwbp_trace_output out = { NULL, NULL, NULL, NULL, NULL };
 	int ret = 0;
 
 	memset(res, 0, sizeof(*res));
 	res->expected = expected;
-	if (!t)
-		return -ENOMEM;
-	t->syms = tab;
-	t->hist_entries = 16;
-	for (unsigned i = 0; i < 2; i++) {
-		struct hwbp_trace_entry e;
-		unsigned col;
-		const char *msg;
-
-		ret = hwbp_trace_filter_parse(entries[i], &e, &col, &msg);
-		if (ret == 0)
-			ret = hwbpi_tracer_apply(t, &e, err, sizeof(err));
-		if (ret)
-			goto out;
-	}
-	hwbp_cpu_preset(BENCH_LACKEY_CPU, &cpu);
 	for (unsigned round = 0; round < BENCH_LACKEY_ROUNDS; round++) {
 		for (unsigned k = 0; k < 3; k++) {
-			struct hwbpi_lackey s = { 0 };
-			struct hwbpi_work_access a;
-			char line[256];
-			uint64_t bytes = 0;
+			/* A session runs once: a new one per replay, prepared
+			 * before the clock starts. */
+			struct hwbp_trace_session *s = NULL;
+			uint64_t bytes;
 			double t0;
 
-			s.in = fopen(path, "r");
-			if (!s.in) {
-				ret = -errno;
-				goto out;
-			}
+			if (k == 2 && !(s = bench_session(path, elf, &mode, &out, entries, 2)))
+				return -EIO;
 			t0 = bench_now_ns();
-			if (k == 0) {
-				/* The baseline: only reading the lines. */
-				while (fgets(line, sizeof(line), s.in))
-					bytes += strlen(line);
-			} else if (k == 1) {
-				/* Parsing them, without the simulator. */
-				while (hwbpi_lackey_next(&s, &a))
-					;
-				bytes = s.bytes;
-			} else {
-				ret = hwbpi_tracer_start(t, 1, false, 0, false);
-				if (ret == 0)
-					ret = hwbpi_trace_sim(t, &cpu, 1, hwbpi_lackey_next, &s, err,
-							      sizeof(err));
-				bytes = s.bytes;
-				res->hits = hwbpi_tracer_hits(t);
-				res->bad = s.bad;
-				hwbpi_tracer_fini(t);
-			}
+			bytes = lackey_pass(k, path, s, res, &ret);
 			t0 = bench_now_ns() - t0;
-			fclose(s.in);
+			if (ret && s)
+				fprintf(stderr, "hwbp: bench: lackey replay: %s %s\n", cli_errno_name(ret),
+					hwbp_trace_session_message(s, NULL));
+			else if (ret)
+				fprintf(stderr, "hwbp: bench: lackey: %s: %s\n", path, cli_errno_name(ret));
+			hwbp_trace_session_free(s);
 			if (ret)
-				goto out;
+				return ret;
 			res->bytes = bytes;
 			if ((double)bytes / t0 * 1e3 > res->mbps[k])
 				res->mbps[k] = (double)bytes / t0 * 1e3;
 		}
 	}
-out:
-	if (ret)
-		fprintf(stderr, "hwbp: bench: lackey replay: %s %s\n", cli_errno_name(ret), err);
-	free(t);
-	return ret;
+	return 0;
 }

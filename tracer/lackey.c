@@ -133,6 +133,25 @@ bool hwbpi_lackey_next(void *state, struct hwbpi_work_access *a)
 	return false;
 }
 
+/* The same reader with the accesses only counted: what a replay costs
+ * before the simulator sees an access. */
+int hwbp_trace_lackey_scan(FILE *in, struct hwbp_trace_lackey_counts *c)
+{
+	struct hwbpi_lackey s = { 0 };
+	struct hwbpi_work_access a;
+
+	if (!in || !c)
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	s.in = in;
+	while (hwbpi_lackey_next(&s, &a))
+		c->accesses++;
+	c->lines = s.lines;
+	c->bad = s.bad;
+	c->bytes = s.bytes;
+	return ferror(in) ? -EIO : 0;
+}
+
 /* ET_DYN from the ELF header itself (e_type at offset 16, in the file's
  * byte order): a position-independent executable or a shared object. */
 static bool elf_is_dyn(const char *path)

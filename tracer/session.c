@@ -245,6 +245,19 @@ void hwbp_trace_session_hit(struct hwbp_trace_session *s, const struct hwbp_trac
 	hwbpi_tracer_hit(&s->t, ev);
 }
 
+/* The event-management layer a prepared session holds (a benchmark reads
+ * its counts, drains its rings); prepared is set only once the tracer
+ * started and the outputs opened, and the tracer lives until free. */
+const struct hwbp_hist *hwbp_trace_session_hist(const struct hwbp_trace_session *s)
+{
+	return s && s->prepared && !s->t.trace ? &s->t.hist : NULL;
+}
+
+struct hwbp_ring *hwbp_trace_session_ring(struct hwbp_trace_session *s, unsigned cpu)
+{
+	return s && s->prepared && s->t.trace && cpu < s->t.ncpus ? s->t.ring[cpu] : NULL;
+}
+
 /* ---------------------------------------------------------- entries */
 
 /* One filter entry; errors name the column. */

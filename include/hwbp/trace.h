@@ -437,6 +437,48 @@ bool hwbp_trace_session_wait_status(const struct hwbp_trace_session *s, int *sta
  */
 void hwbp_trace_session_hit(struct hwbp_trace_session *s, const struct hwbp_trace_event *ev);
 
+/*
+ * hwbp_trace_session_hist - histogram mode: the session's histogram (one
+ * breakpoint per watch, in the order the entries gave them), from a
+ * successful prepare until hwbp_trace_session_free(); NULL otherwise
+ * (trace mode, not prepared, NULL @s).  Read-only: its counts are those of
+ * the hits so far, so read them while no hit is being fed (after run(), or
+ * between the caller's own hwbp_trace_session_hit() calls).  No error.
+ */
+const struct hwbp_hist *hwbp_trace_session_hist(const struct hwbp_trace_session *s);
+
+/*
+ * hwbp_trace_session_ring - trace mode: CPU @cpu's ring, from a successful
+ * prepare until hwbp_trace_session_free(); NULL otherwise (histogram mode,
+ * not prepared, @cpu beyond the backend's CPUs, NULL @s).  Popping events
+ * from it makes the caller the ring's consumer: only while run() is not
+ * running (run drains the rings itself), and what the caller took is not
+ * written to the session's outputs.  hwbp_ring_stats() on it may be read
+ * any time.  No error.
+ */
+struct hwbp_ring *hwbp_trace_session_ring(struct hwbp_trace_session *s, unsigned cpu);
+
+/* ------------------------------------------------------------------ */
+/* Valgrind lackey traces (the `lackey` backend's input).              */
+/* ------------------------------------------------------------------ */
+struct hwbp_trace_lackey_counts {
+	uint64_t lines;      /* lines read */
+	uint64_t bad;        /* lines that are neither an instruction nor a data access */
+	uint64_t accesses;   /* data accesses (L, S, M lines) */
+	uint64_t bytes;      /* bytes read */
+};
+
+/*
+ * hwbp_trace_lackey_scan - parse a lackey trace (valgrind --tool=lackey
+ * --trace-mem=yes) from @in to its end exactly as the `lackey` backend
+ * does, counting into *@c (zeroed first) without replaying anything: to
+ * check a trace before a session replays it, or to time the parser alone.
+ * Errors: -EINVAL (NULL), -EIO (the stream failed: ferror(@in); *@c holds
+ * what was read).  Allocates nothing; one caller per stream (it reads
+ * without the stream's lock); not in a signal handler (stdio).
+ */
+int hwbp_trace_lackey_scan(FILE *in, struct hwbp_trace_lackey_counts *c);
+
 #ifdef __cplusplus
 }
 #endif

@@ -509,6 +509,124 @@ static void test_session_prepare(void **state)
 	hwbp_symtab_free(syms);
 }
 
+/* hwbp_trace_session_hist and _ring: NULL until prepared and in the other
+ * mode; once prepared, the very histogram and rings the hit path feeds. */
+static void test_session_accessors(void **state)
+{
+	const struct hwbp_trace_backend *sim = hwbp_trace_backend_find("sim");
+	static const struct {
+		bool trace;
+		unsigned cpu;     /* the event's CPU (the demo has HWBPI_DEMO_CPUS) */
+	} cases[] = { { false, 0 }, { false, 3 }, { true, 0 }, { true, 3 } };
+
+	(void)state;
+	assert_null(hwbp_trace_session_hist(NULL));
+	assert_null(hwbp_trace_session_ring(NULL, 0));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hwbp_trace_session *s = hwbp_trace_session_new(sim, NULL);
+		struct hwbp_trace_mode m = { cases[i].trace, 4, 4096, false };
+		char *text = NULL;
+		size_t ntext = 0;
+		FILE *f = open_memstream(&text, &ntext);
+		struct hwbp_trace_output o = { NULL, f, NULL, NULL, NULL };
+		struct hwbp_trace_event ev = { 0 }, got[4];
+		const struct hwbp_hist *h;
+		struct hwbp_ring *r;
+		uint64_t produced, lost;
+
+		assert_non_null(f);
+		assert_int_equal(hwbp_trace_session_option(s, "demo", NULL), 0);
+		assert_int_equal(hwbp_trace_session_entry(s, "pid_max:rw-", "-e"), 0);
+		assert_int_equal(hwbp_trace_session_entry(s, "jiffies:rw-", "-e"), 0);
+		assert_int_equal(hwbp_trace_session_mode(s, &m), 0);
+		assert_int_equal(hwbp_trace_session_output(s, &o), 0);
+		assert_null(hwbp_trace_session_hist(s));           /* not prepared */
+		assert_null(hwbp_trace_session_ring(s, 0));
+		assert_int_equal(hwbp_trace_session_prepare(s), 0);
+		h = hwbp_trace_session_hist(s);
+		r = hwbp_trace_session_ring(s, cases[i].cpu);
+		assert_null(hwbp_trace_session_ring(s, HWBPI_DEMO_CPUS));  /* no such CPU */
+		ev.cpu = (uint16_t)cases[i].cpu;
+		ev.bp = 1;
+		ev.ip = 0x1234;
+		ev.kind = HWBP_W;
+		for (unsigned k = 0; k < 3; k++)
+			hwbp_trace_session_hit(s, &ev);
+		if (cases[i].trace) {
+			assert_null(h);
+			assert_non_null(r);
+			/* The caller as the consumer: the three events, in order. */
+			assert_int_equal(hwbp_ring_pop(r, got, 4), 3);
+			assert_int_equal(got[2].ip, 0x1234);
+			assert_int_equal(got[2].cpu, cases[i].cpu);
+			hwbp_ring_stats(r, &produced, &lost);
+			assert_int_equal(produced, 3);
+			assert_int_equal(lost, 0);
+		} else {
+			assert_null(r);
+			assert_non_null(h);
+			assert_int_equal(h->nbp, 2);
+			assert_int_equal(h->n, 4);
+			assert_int_equal(h->hits[0], 0);
+			assert_int_equal(h->hits[1], 3);
+			/* Still the session's after the run: the demo's hits added. */
+			assert_int_equal(hwbp_trace_session_run(s), 0);
+			assert_ptr_equal(hwbp_trace_session_hist(s), h);
+			assert_true(h->hits[1] > 3);
+		}
+		hwbp_trace_session_free(s);
+		fclose(f);
+		free(text);
+	}
+}
+
+/* hwbp_trace_lackey_scan: what the lackey backend reads, counted. */
+static void test_lackey_scan(void **state)
+{
+	static const struct {
+		const char *text;
+		uint64_t lines, bad, accesses;
+	} cases[] = {
+		{ "", 0, 0, 0 },
+		{ "I  04012a3,3\n L 1ffefffd48,8\n S 1ffefffd40,4\n M 0601040,8\n", 4, 0, 3 },
+		{ "I  04012a3,3\r\n L 1ffefffd48,8\r\n", 2, 0, 1 },          /* CRLF */
+		{ "I  04012a3,3\n L 1ffefffd48,8", 2, 0, 1 },                  /* no last newline */
+		{ "==1234== Lackey, an example Valgrind tool\n", 1, 1, 0 },
+		{ "I  zz,3\n L -1,8\n L 0x10,8\n L 10,0\n L 10,65\n", 5, 5, 0 },
+		{ " X 10,8\n L 10,8 \n L 10,64\n", 3, 2, 1 },
+		{ "I  04012a3,3\n L 1000,8\n L 1000,8\n\n", 4, 1, 2 },      /* an empty line */
+	};
+	struct hwbp_trace_lackey_counts c;
+	FILE *w;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len = strlen(cases[i].text);
+		char buf[256];
+		/* fmemopen() refuses 0 bytes: the empty trace is /dev/null. */
+		FILE *f = len ? fmemopen(memcpy(buf, cases[i].text, len), len, "r")
+			      : fopen("/dev/null", "r");
+
+		assert_non_null(f);
+		memset(&c, 0xff, sizeof(c));
+		assert_int_equal(hwbp_trace_lackey_scan(f, &c), 0);
+		assert_int_equal(c.bytes, len);
+		if (c.lines != cases[i].lines || c.bad != cases[i].bad ||
+		    c.accesses != cases[i].accesses)
+			fail_msg("case %zu: lines %llu bad %llu accesses %llu", i,
+				 (unsigned long long)c.lines, (unsigned long long)c.bad,
+				 (unsigned long long)c.accesses);
+		fclose(f);
+	}
+	assert_int_equal(hwbp_trace_lackey_scan(NULL, &c), -EINVAL);
+	assert_int_equal(hwbp_trace_lackey_scan(stdin, NULL), -EINVAL);
+	/* A stream that cannot be read: its error, not an empty trace. */
+	w = fopen("/dev/null", "w");
+	assert_non_null(w);
+	assert_int_equal(hwbp_trace_lackey_scan(w, &c), -EIO);
+	fclose(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +639,8 @@ int main(void)
 		cmocka_unit_test(test_session_run),
 		cmocka_unit_test(test_session_errors),
 		cmocka_unit_test(test_session_prepare),
+		cmocka_unit_test(test_session_accessors),
+		cmocka_unit_test(test_lackey_scan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
