@@ -14,19 +14,6 @@
 
 #include <hwbp/hwbp.h>
 
-/* ------------------------------------------------------------------ */
-/* The new public core API of issue 11 (docs: include/hwbp/hwbp.h once  */
-/* merged).  Declared here until the core branch lands; the prototypes  */
-/* are the header's, so both may be seen together.  cli/compat_core.c   */
-/* holds stand-ins the lead deletes with this block.                    */
-/* ------------------------------------------------------------------ */
-int hwbp_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned slot, char *buf, size_t n);
-int hwbp_status_set(const struct hwbp_cpu *cpu, struct hwbp_status *st, const char *name,
-		    uint64_t value);
-const char *hwbp_status_field(const struct hwbp_cpu *cpu, unsigned i);
-const char *hwbp_status_hint(const struct hwbp_cpu *cpu);
-/* ---------------------------------------------- end of the new API */
-
 /*
  * One option of a subcommand.  @value names what the option takes, for
  * the "needs ..." message ("a number", "PRESET"); NULL for a flag.  @id

@@ -6,6 +6,11 @@
 
 #include "internal.h"
 
+/* The one table that lists the arches: each arch/<a>/caps.c defines its ops. */
+extern const struct hwbpi_arch_ops hwbpi_x86_ops;
+extern const struct hwbpi_arch_ops hwbpi_arm64_ops;
+extern const struct hwbpi_arch_ops hwbpi_powerpc_ops;
+
 const struct hwbpi_arch_ops *hwbpi_arch_ops(enum hwbp_arch arch)
 {
 	switch (arch) {

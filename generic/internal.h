@@ -101,9 +101,6 @@ struct hwbpi_preset {
 	struct hwbp_cpu cpu;
 };
 
-extern const struct hwbpi_arch_ops hwbpi_x86_ops;
-extern const struct hwbpi_arch_ops hwbpi_arm64_ops;
-extern const struct hwbpi_arch_ops hwbpi_powerpc_ops;
 
 /* The ops of @arch, or NULL. */
 const struct hwbpi_arch_ops *hwbpi_arch_ops(enum hwbp_arch arch);

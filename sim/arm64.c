@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "model.h"
-#include "compat_arch.h" /* TEMPORARY: <hwbp/arm64.h> at merge */
+#include <hwbp/arm64.h>
 
 /* ESR_ELx (Arm ARM ESR_EL1): EC [31:26], IL 25, ISS [24:0]. */
 #define ESR_EC_SHIFT 26

@@ -14,7 +14,6 @@
 #include <hwbp/hwbp.h>
 #include <hwbp/sim.h>
 
-#include "compat_core.h" /* TEMPORARY: hwbp_slot_name() is in hwbp.h at merge */
 
 /* Where a runner put its arenas (addresses inside print as B+/C+). */
 struct hwbpi_arenas {

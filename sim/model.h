@@ -9,7 +9,6 @@
 #include <hwbp/hwbp.h>
 #include <hwbp/sim.h>
 
-#include "compat_core.h" /* TEMPORARY: hwbp_regs_apply() is in hwbp.h at merge */
 
 #define HWBPI_SIM_MAXWIN 32
 #define HWBPI_SIM_GRAN_SHIFT 6

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "model.h"
-#include "compat_arch.h" /* TEMPORARY: <hwbp/powerpc.h> at merge */
+#include <hwbp/powerpc.h>
 
 /* Power ISA bits 33 and 43 of SRR1 on a Trace interrupt (IBM numbering). */
 #define PPC_SRR1_TRACE 0x40000000ull           /* bit 33: every Trace interrupt */

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "model.h"
-#include "compat_arch.h" /* TEMPORARY: <hwbp/x86.h> at merge */
+#include <hwbp/x86.h>
 
 /* DR6 (SDM §17.2.3, Figure 17-1). */
 #define DR6_BD (1ull << 13)

@@ -26,7 +26,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "compat_linux.h"
 #include "linux.h"
 #include "perf_int.h"
 

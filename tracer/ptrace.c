@@ -4,7 +4,7 @@
  * the event loop: arm every thread, wait for stops, follow clones and
  * forks, take and feed hits.  Starting and attaching are ptrace_start.c,
  * the tables ptrace_task.c, /proc/PID/maps proc_maps.c.  The debug registers of one thread
- * are the arch's Linux glue (generic/linux.h, arch/<a>/linux.c: x86
+ * are the arch's Linux glue (tracer/linux.h, arch/<a>/linux.c: x86
  * PTRACE_POKEUSER on u_debugreg, arm64 PTRACE_SETREGSET NT_ARM_HW_WATCH /
  * NT_ARM_HW_BREAK), always with hwbp's own encoding of the planned slots;
  * hits are decoded through the generic API.

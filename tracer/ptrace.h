@@ -29,7 +29,7 @@
  *    Linux drops the ptrace breakpoints (flush_thread() ->
  *    flush_ptrace_hw_breakpoint()); such a process runs on unwatched.
  *
- * The debug registers are the arch's (generic/linux.h, arch/<a>/linux.c):
+ * The debug registers are the arch's (tracer/linux.h, arch/<a>/linux.c):
  * x86_64 DR0-DR7 through PTRACE_POKEUSER; arm64 DBGWCR/DBGBCR through
  * PTRACE_SETREGSET NT_ARM_HW_WATCH / NT_ARM_HW_BREAK, with the kernel's
  * slot counts as the CPU model (hwbpi_ptrace_cpu()); powerpc one DAWR or

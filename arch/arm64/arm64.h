@@ -10,6 +10,9 @@
 
 #include "internal.h"
 
+/* This arch's operations (caps.c), listed by generic/arch.c. */
+extern const struct hwbpi_arch_ops hwbpi_arm64_ops;
+
 /* log2 of a power of two (x != 0). */
 static inline unsigned hwbpi_arm64_log2(uint64_t x)
 {
@@ -41,32 +44,5 @@ size_t hwbpi_arm64_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned slo
 			     size_t n);
 int hwbpi_arm64_status_set(struct hwbp_status *st, const char *name, uint64_t value);
 extern const char *const hwbpi_arm64_status_fields[];
-
-
-/*
- * Old names of the layout facts, for sim/arm64.c until it includes
- * <hwbp/arm64.h> (compatibility only; nothing in arch/ uses them).
- */
-#define HWBPI_ARM64_BCR_BAS_SHIFT HWBP_ARM64_BCR_BAS_SHIFT
-#define HWBPI_ARM64_BCR_BT_MASK HWBP_ARM64_BCR_BT_MASK
-#define HWBPI_ARM64_BCR_BT_SHIFT HWBP_ARM64_BCR_BT_SHIFT
-#define HWBPI_ARM64_CR_E HWBP_ARM64_CR_E
-#define HWBPI_ARM64_CR_PAC_MASK HWBP_ARM64_CR_PAC_MASK
-#define HWBPI_ARM64_CR_PAC_SHIFT HWBP_ARM64_CR_PAC_SHIFT
-#define HWBPI_ARM64_CR_SSC_MASK HWBP_ARM64_CR_SSC_MASK
-#define HWBPI_ARM64_CR_SSC_SHIFT HWBP_ARM64_CR_SSC_SHIFT
-#define HWBPI_ARM64_MDSCR_KDE HWBP_ARM64_MDSCR_KDE
-#define HWBPI_ARM64_MDSCR_MDE HWBP_ARM64_MDSCR_MDE
-#define HWBPI_ARM64_PAC_EL0 HWBP_ARM64_PAC_EL0
-#define HWBPI_ARM64_PAC_EL1 HWBP_ARM64_PAC_EL1
-#define HWBPI_ARM64_WCR_BAS_MASK HWBP_ARM64_WCR_BAS_MASK
-#define HWBPI_ARM64_WCR_BAS_SHIFT HWBP_ARM64_WCR_BAS_SHIFT
-#define HWBPI_ARM64_WCR_LSC_MASK HWBP_ARM64_WCR_LSC_MASK
-#define HWBPI_ARM64_WCR_LSC_SHIFT HWBP_ARM64_WCR_LSC_SHIFT
-#define HWBPI_ARM64_WCR_MASK_MASK HWBP_ARM64_WCR_MASK_MASK
-#define HWBPI_ARM64_WCR_MASK_SHIFT HWBP_ARM64_WCR_MASK_SHIFT
-#define HWBPI_ARM64_WCR_WT HWBP_ARM64_WCR_WT
-#define hwbpi_arm64_nbrp hwbp_arm64_nbrp
-#define hwbpi_arm64_nwrp hwbp_arm64_nwrp
 
 #endif /* HWBP_ARCH_ARM64_H */

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arm64 under Linux ptrace, the pure part (generic/linux.h; built on
+ * arm64 under Linux ptrace, the pure part (tracer/linux.h; built on
  * every host): the kernel's slot counts as a CPU model, a TRAP_HWBKPT
  * siginfo as a status, and the slot encodings the kernel accepts.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "arm64.h"
+#include <hwbp/arm64.h>
+
 #include "linux.h"
+#include "linux_decode.h"
 
 /* ESR_ELx of a debug exception from EL0 (Arm ARM ESR_ELx: EC [31:26],
  * IL [25], WnR [6], DFSC/IFSC [5:0] = 0b100010 debug). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * powerpc Linux ptrace glue (generic/linux.h; built only for Linux on
+ * powerpc Linux ptrace glue (tracer/linux.h; built only for Linux on
  * ppc64/ppc64le): the model from PPC_PTRACE_GETHWDBGINFO, each planned
  * data slot as one PPC_PTRACE_SETHWDEBUG request (its piece read back
  * from hwbp's own DAWR/DABR encoding), PPC_PTRACE_DELHWDEBUG to clear,
@@ -18,8 +18,10 @@
 #include <sys/ptrace.h>
 #include <sys/types.h>
 
+#include <hwbp/powerpc.h>
+
 #include "linux.h"
-#include "powerpc.h"
+#include "linux_decode.h"
 
 #ifndef TRAP_HWBKPT
 #define TRAP_HWBKPT 4   /* include/uapi/asm-generic/siginfo.h */

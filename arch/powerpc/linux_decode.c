@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * powerpc under Linux ptrace, the pure part (generic/linux.h; built on
+ * powerpc under Linux ptrace, the pure part (tracer/linux.h; built on
  * every host).
  */
 #include <errno.h>
 #include <string.h>
 
+#include <hwbp/powerpc.h>
+
 #include "linux.h"
-#include "powerpc.h"
+#include "linux_decode.h"
 
 /* struct ppc_debug_info.features (arch/powerpc/include/uapi/asm/ptrace.h). */
 #define FEATURE_DATA_BP_DAWR 0x10u

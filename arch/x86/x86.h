@@ -10,6 +10,9 @@
 
 #include "internal.h"
 
+/* This arch's operations (caps.c), listed by generic/arch.c. */
+extern const struct hwbpi_arch_ops hwbpi_x86_ops;
+
 void hwbpi_x86_reset(const struct hwbp_cpu *cpu, struct hwbp_regs *regs);
 int hwbpi_x86_encode(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 		     unsigned slot, bool inst, const struct hwbp_piece *piece,
@@ -28,26 +31,5 @@ size_t hwbpi_x86_slot_name(const struct hwbp_cpu *cpu, bool inst, unsigned slot,
 			   size_t n);
 int hwbpi_x86_status_set(struct hwbp_status *st, const char *name, uint64_t value);
 extern const char *const hwbpi_x86_status_fields[];
-
-
-/*
- * Old names of the layout facts, for sim/x86.c until it includes
- * <hwbp/x86.h> (compatibility only; nothing in arch/ uses them).
- */
-#define HWBPI_X86_AMD_MASK_MAX HWBP_X86_AMD_MASK_MAX
-#define HWBPI_X86_DR6_B_MASK HWBP_X86_DR6_B_MASK
-#define HWBPI_X86_DR6_RESET HWBP_X86_DR6_RESET
-#define HWBPI_X86_DR7_RESET HWBP_X86_DR7_RESET
-#define HWBPI_X86_LEN_8 HWBP_X86_LEN_8
-#define HWBPI_X86_RW_IO HWBP_X86_RW_IO
-#define HWBPI_X86_RW_RW HWBP_X86_RW_RW
-#define HWBPI_X86_RW_W HWBP_X86_RW_W
-#define HWBPI_X86_RW_X HWBP_X86_RW_X
-#define HWBPI_X86_SLOTS HWBP_X86_SLOTS
-#define hwbpi_x86_addr_max hwbp_x86_addr_max
-#define hwbpi_x86_en_shift hwbp_x86_en_shift
-#define hwbpi_x86_len_bytes hwbp_x86_len_bytes
-#define hwbpi_x86_len_shift hwbp_x86_len_shift
-#define hwbpi_x86_rw_shift hwbp_x86_rw_shift
 
 #endif /* HWBP_ARCH_X86_H */

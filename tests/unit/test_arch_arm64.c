@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "arm64/arm64.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -25,7 +25,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "internal.h"
+#include "powerpc/powerpc.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -17,7 +17,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "internal.h"
+#include "x86/x86.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

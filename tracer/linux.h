@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Linux ptrace glue between the arch-neutral ptrace backend
- * (tracer/ptrace.c: processes, threads, stops, the event loop) and the
- * debug registers of one architecture (internal).
+ * Linux ptrace glue between the arch-neutral ptrace and perf backends
+ * (tracer/: processes, threads, stops, the event loop) and the debug
+ * registers of one architecture (internal to libhwbp-trace).
  *
  * Two files per architecture, with the same names in every arch/<a>/:
  *   arch/<a>/linux.c         the hwbpi_linux_* functions below: ptrace(2)
@@ -13,10 +13,12 @@
  *                            kernel's view (slot counts, siginfo) maps to
  *                            hwbp's CPU models and status.  Built on every
  *                            host so that tests/unit/test_linux_decode.c
- *                            checks them everywhere.
+ *                            checks them everywhere; declared in the
+ *                            arch's own linux_decode.h.
+ * CPUs without a linux.c get tracer/linux_none.c.
  */
-#ifndef HWBP_GENERIC_LINUX_H
-#define HWBP_GENERIC_LINUX_H
+#ifndef HWBP_TRACER_LINUX_H
+#define HWBP_TRACER_LINUX_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -87,68 +89,4 @@ int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwb
 uint64_t hwbpi_linux_exec_len(void);
 #endif /* __linux__ */
 
-/* ---- arch/arm64/linux_decode.c (every host) ------------------------ */
-
-/*
- * An arm64 model from the dbg_info words of NT_ARM_HW_BREAK (@brk) and
- * NT_ARM_HW_WATCH (@wtch) (struct user_hwdebug_state: slot count in bits
- * [7:0], debug architecture in [15:8]; arch/arm64/kernel/ptrace.c
- * ptrace_hbp_get_resource_info()).
- * Errors: -EINVAL (@cpu NULL), -EOPNOTSUPP (no watchpoint or no
- *         breakpoint slot, debug arch 0, or more than HWBP_MAX_SLOTS).
- */
-int hwbpi_arm64_linux_cpu(uint32_t brk, uint32_t wtch, struct hwbp_cpu *cpu);
-
-/*
- * The status of a TRAP_HWBKPT stop on arm64 from what Linux gives a
- * tracer: the PC and si_addr (bkpt->trigger: the instruction for a
- * breakpoint, the watchpoint's reported data address FAR for a
- * watchpoint; ptrace_hbptriggered() in arch/arm64/kernel/ptrace.c; a
- * native task gets no slot number, si_errno is 0).  ESR is synthesised:
- * a breakpoint when an armed breakpoint holds @pc and @addr == @pc, else a
- * watchpoint with WnR chosen so that an armed watchpoint of that kind
- * matches: the kind whose watchpoints hold @addr itself, else a store,
- * then a load (hwbp's nearest-above rule).  *@kind_known: one kind only
- * fits.
- * Errors: -EINVAL (NULL), -ENOENT (no armed slot matches).
- */
-int hwbpi_arm64_linux_status(const struct hwbp_cpu *cpu, const struct hwbp_regs *armed,
-			     uint64_t pc, uint64_t addr, struct hwbp_status *st,
-			     bool *kind_known);
-
-/*
- * Whether Linux's ptrace (arch_bp_generic_fields(), hw_breakpoint_arch_
- * parse()) accepts the slot encoding @wcr/@bcr: 0, or -EOPNOTSUPP (MASK,
- * linked, non-contiguous BAS, breakpoint BAS other than 0b1111).
- */
-int hwbpi_arm64_linux_ctrl_ok(bool inst, uint64_t ctrl);
-
-/* ---- arch/x86/linux_decode.c (every host) --------------------------- */
-
-/*
- * DR7 as a tracer may write it through PTRACE_POKEUSER: the enable and
- * R/W-LEN fields only (bits 0-7 and 16-31); GE/LE/GD and the reserved
- * bits are the kernel's (arch/x86/kernel/ptrace.c ptrace_write_dr7()).
- */
-uint64_t hwbpi_x86_linux_dr7(uint64_t dr7);
-
-/* ---- arch/powerpc/linux_decode.c (every host) ----------------------- */
-
-/*
- * A powerpc model from struct ppc_debug_info (PPC_PTRACE_GETHWDBGINFO):
- * @num_data_bps data breakpoints (DAWRs or the DABR; ptrace programs
- * one of them), @num_inst_bps instruction breakpoints, @features
- * PPC_DEBUG_FEATURE_* (arch/powerpc/include/uapi/asm/ptrace.h).
- * Errors: -EINVAL (@cpu NULL), -EOPNOTSUPP (no data breakpoint).
- */
-int hwbpi_powerpc_linux_cpu(uint32_t num_inst_bps, uint32_t num_data_bps, uint64_t features,
-			    struct hwbp_cpu *cpu);
-
-/*
- * The status of a TRAP_HWBKPT stop on powerpc: a DSI (0x300) with the
- * DABR/DAWR match bit, DAR = @addr (si_addr), ip = @nip.
- * Errors: -EINVAL (@st NULL).
- */
-int hwbpi_powerpc_linux_status(uint64_t nip, uint64_t addr, struct hwbp_status *st);
-
-#endif /* HWBP_GENERIC_LINUX_H */
+#endif /* HWBP_TRACER_LINUX_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The Linux ptrace glue (generic/linux.h) for a CPU that hwbp has no
+ * The Linux ptrace glue (tracer/linux.h) for a CPU that hwbp has no
  * arch/<a>/linux.c for (i386, riscv64, ...): the library, the CLI and the
  * simulator backends build and work there; the ptrace backend reports
  * that this CPU has no debug registers it can program, in one line, from
