@@ -2,8 +2,10 @@
 /*
  * arm64 glue for a kernel running at EL1: the real debug registers
  * (DBGBVR/DBGBCR/DBGWVR/DBGWCR<n>_EL1, MDSCR_EL1, OSLAR_EL1, PSTATE.D)
- * through MSR/MRS.  Built only for an AArch64 freestanding target (the
- * bare-metal harness, tests/qemu/arm64/), never for the host library.
+ * through MSR/MRS, for an AArch64 kernel (the bare-metal harness,
+ * tests/qemu/arm64/, is the first).  Built freestanding for an aarch64
+ * build machine and installed as libhwbp-glue.a with this header as
+ * <hwbp/glue.h>; never part of the hosted libraries.
  * The hwbp_a64_* functions are arm64's own primitives; what hwbp and a
  * kernel use is the common glue interface at the end.
  */

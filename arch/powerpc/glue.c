@@ -65,7 +65,7 @@ void hwbp_glue_read_status(struct hwbp_status *st)
 	st->u.ppc.srr1 = mfspr(SPRN_SRR1);
 }
 
-void ppc_glue_shadow(struct hwbp_regs *regs)
+void hwbp_ppc_glue_shadow(struct hwbp_regs *regs)
 {
 	*regs = shadow;
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * powerpc bare-metal glue (tests/qemu/powerpc): writes and reads this
- * thread's real DAWR0/DAWRX0, DAWR1/DAWRX1 and CIABR with mtspr/mfspr.
- * Built only into the freestanding ppc64 harness (hypervisor state,
- * POWER10: every one of those SPRs exists and is writable).  DABR/DABRX
+ * powerpc glue for a kernel in hypervisor state (the bare-metal harness,
+ * tests/qemu/powerpc/, is the first): writes and reads this thread's real
+ * DAWR0/DAWRX0, DAWR1/DAWRX1 and CIABR with mtspr/mfspr (POWER10: every
+ * one of those SPRs exists and is writable; a pseries guest would go
+ * through H_SET_MODE instead).  Built freestanding for a ppc64 build
+ * machine and installed as libhwbp-glue.a with this header as
+ * <hwbp/glue.h>; never part of the hosted libraries.  DABR/DABRX
  * are kept in a shadow only (POWER8 and later lack them).
  */
 #ifndef HWBP_ARCH_POWERPC_GLUE_H
@@ -41,6 +44,6 @@ void hwbp_glue_read_regs(struct hwbp_regs *regs);
 void hwbp_glue_read_status(struct hwbp_status *st);
 
 /* The last values written (DABR/DABRX, which POWER10 lacks, only live here). */
-void ppc_glue_shadow(struct hwbp_regs *regs);
+void hwbp_ppc_glue_shadow(struct hwbp_regs *regs);
 
 #endif

@@ -15,13 +15,13 @@
 #define DR7_FIXED1 0x400ull
 
 static int (*const dr_to[8])(uint64_t) = {
-	x86_movdr_to0, x86_movdr_to1, x86_movdr_to2, x86_movdr_to3,
-	x86_movdr_to4, x86_movdr_to5, x86_movdr_to6, x86_movdr_to7,
+	hwbp_x86_movdr_to0, hwbp_x86_movdr_to1, hwbp_x86_movdr_to2, hwbp_x86_movdr_to3,
+	hwbp_x86_movdr_to4, hwbp_x86_movdr_to5, hwbp_x86_movdr_to6, hwbp_x86_movdr_to7,
 };
 
 static int (*const dr_from[8])(uint64_t *) = {
-	x86_movdr_from0, x86_movdr_from1, x86_movdr_from2, x86_movdr_from3,
-	x86_movdr_from4, x86_movdr_from5, x86_movdr_from6, x86_movdr_from7,
+	hwbp_x86_movdr_from0, hwbp_x86_movdr_from1, hwbp_x86_movdr_from2, hwbp_x86_movdr_from3,
+	hwbp_x86_movdr_from4, hwbp_x86_movdr_from5, hwbp_x86_movdr_from6, hwbp_x86_movdr_from7,
 };
 
 /* Shadow of DR0-DR7 (4 and 5 unused): what the registers hold. */
@@ -29,7 +29,7 @@ static uint64_t shadow[8] = { 0, 0, 0, 0, 0, 0, DR6_FIXED1, DR7_FIXED1 };
 
 static int gd_armed(void)
 {
-	return (shadow[7] & X86_DR7_GD) != 0;
+	return (shadow[7] & HWBP_X86_GLUE_DR7_GD) != 0;
 }
 
 /* Read the real register into the shadow (only while GD is clear). */
@@ -41,7 +41,7 @@ static void refresh(unsigned k)
 		shadow[k] = v;
 }
 
-int x86_dr_write(unsigned n, uint64_t v, int de)
+int hwbp_x86_dr_write(unsigned n, uint64_t v, int de)
 {
 	unsigned k = n;
 	int vec;
@@ -51,9 +51,9 @@ int x86_dr_write(unsigned n, uint64_t v, int de)
 	if ((n == 4 || n == 5) && !de)
 		k = n + 2;
 	vec = dr_to[n](v);
-	if (vec == X86_VEC_DB) {
+	if (vec == HWBP_X86_GLUE_VEC_DB) {
 		/* General detect: GD is clear now, DR6 has BD. */
-		shadow[7] &= ~X86_DR7_GD;
+		shadow[7] &= ~HWBP_X86_GLUE_DR7_GD;
 		refresh(7);
 		refresh(6);
 		return vec;
@@ -70,7 +70,7 @@ int x86_dr_write(unsigned n, uint64_t v, int de)
 	return 0;
 }
 
-uint64_t x86_dr_read(unsigned n)
+uint64_t hwbp_x86_dr_read(unsigned n)
 {
 	if (n > 7 || n == 4 || n == 5)
 		return 0;
@@ -78,11 +78,11 @@ uint64_t x86_dr_read(unsigned n)
 	return shadow[n];
 }
 
-uint64_t x86_dr6_read_raw(void)
+uint64_t hwbp_x86_dr6_read_raw(void)
 {
 	uint64_t v = 0, before = shadow[6];
 
-	if (x86_movdr_from6(&v) != X86_VEC_DB) {
+	if (hwbp_x86_movdr_from6(&v) != HWBP_X86_GLUE_VEC_DB) {
 		shadow[6] = v;
 		return v;
 	}
@@ -93,38 +93,38 @@ uint64_t x86_dr6_read_raw(void)
 	 * the CPU left it: BD only if it was set before, GD armed again.
 	 * (On hardware the #DB delivery itself clears GD; QEMU does not.)
 	 */
-	x86_movdr_from6(&v);
-	if (!(before & X86_DR6_BD)) {
-		v &= ~X86_DR6_BD;
-		x86_movdr_to6(v);
+	hwbp_x86_movdr_from6(&v);
+	if (!(before & HWBP_X86_GLUE_DR6_BD)) {
+		v &= ~HWBP_X86_GLUE_DR6_BD;
+		hwbp_x86_movdr_to6(v);
 	}
 	shadow[6] = v;
-	x86_movdr_to7(shadow[7]);
+	hwbp_x86_movdr_to7(shadow[7]);
 	return v;
 }
 
-uint64_t x86_dr7_shadow(void)
+uint64_t hwbp_x86_dr7_shadow(void)
 {
 	return shadow[7];
 }
 
-void x86_dr_reset(void)
+void hwbp_x86_dr_reset(void)
 {
 	/* A first write may only disarm GD (general-detect #DB): retry. */
-	if (x86_dr_write(7, 0, 0) == X86_VEC_DB)
-		x86_dr_write(7, 0, 0);
+	if (hwbp_x86_dr_write(7, 0, 0) == HWBP_X86_GLUE_VEC_DB)
+		hwbp_x86_dr_write(7, 0, 0);
 	for (unsigned i = 0; i < 4; i++)
-		x86_dr_write(i, 0, 0);
-	x86_dr_write(6, 0, 0);
+		hwbp_x86_dr_write(i, 0, 0);
+	hwbp_x86_dr_write(6, 0, 0);
 }
 
 /* DR6 is the whole status (SDM §17.2.3): which Bn, BD, BS. */
 void hwbp_glue_read_status(struct hwbp_status *st)
 {
-	st->u.x86.dr6 = x86_dr6_read_raw();
+	st->u.x86.dr6 = hwbp_x86_dr6_read_raw();
 }
 
-void x86_db_entry(uint64_t rip, struct hwbp_status *st)
+void hwbp_x86_db_entry(uint64_t rip, struct hwbp_status *st)
 {
 	st->ip = rip;
 	hwbp_glue_read_status(st);
@@ -144,17 +144,17 @@ int hwbp_glue_write_regs(const struct hwbp_regs *regs)
 		unsigned n = i < 4 ? i : 7;
 		uint64_t v = i < 4 ? regs->u.x86.dr[i] : regs->u.x86.dr7;
 		uint64_t dr6 = shadow[6];
-		int vec = x86_dr_write(n, v, 0);
+		int vec = hwbp_x86_dr_write(n, v, 0);
 
-		if (vec == X86_VEC_DB) {
+		if (vec == HWBP_X86_GLUE_VEC_DB) {
 			/*
 			 * DR7.GD was armed: the MOV faulted (GD now clear, DR6.BD
 			 * set).  hwbp's write is the kernel's own, not the
 			 * guarded MOV a scenario makes: undo BD and write again.
 			 */
-			if (!(dr6 & X86_DR6_BD))
-				x86_dr_write(6, dr6, 0);
-			vec = x86_dr_write(n, v, 0);
+			if (!(dr6 & HWBP_X86_GLUE_DR6_BD))
+				hwbp_x86_dr_write(6, dr6, 0);
+			vec = hwbp_x86_dr_write(n, v, 0);
 		}
 		if (vec)
 			return -EIO;
@@ -166,9 +166,9 @@ void hwbp_glue_read_regs(struct hwbp_regs *regs)
 {
 	regs->arch = HWBP_ARCH_X86;
 	for (unsigned i = 0; i < 4; i++) {
-		regs->u.x86.dr[i] = x86_dr_read(i);
+		regs->u.x86.dr[i] = hwbp_x86_dr_read(i);
 		regs->u.x86.addr_mask[i] = 0;
 	}
-	regs->u.x86.dr6 = x86_dr_read(6);
-	regs->u.x86.dr7 = x86_dr_read(7);
+	regs->u.x86.dr6 = hwbp_x86_dr_read(6);
+	regs->u.x86.dr7 = hwbp_x86_dr_read(7);
 }

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * x86 glue: the part of hwbp that touches the real debug registers.  Built
- * only for an x86_64 kernel (the bare-metal harness, tests/qemu/x86/), never
- * by the host build.
+ * x86 glue: the part of hwbp that touches the real debug registers, for an
+ * x86_64 kernel (the bare-metal harness, tests/qemu/x86/, is the first).
+ * Built freestanding for an x86_64 build machine and installed as
+ * libhwbp-glue.a with this header as <hwbp/glue.h>; never part of the
+ * hosted libraries.
  *
  * The host kernel provides the instruction-level primitives below: one MOV
  * to/from each DRn that returns the vector it raised (0: none, 1: #DB
  * general detect, 6: #UD, 13: #GP) instead of taking it, i.e. each MOV sits
- * on an exception fix-up (tests/qemu/x86/boot.S).  On top of them glue.c
+ * on an exception fix-up (as tests/qemu/x86/boot.S does).  On top of them glue.c
  * keeps a shadow of DR0-DR3/DR6/DR7 so that, while DR7.GD is armed, reading
  * the registers (arch_read_regs(), for hwbp_decode_status()) does not
  * itself raise a general-detect #DB and disarm GD.  The x86_* functions
@@ -22,29 +24,29 @@
 #include <hwbp/hwbp.h>
 
 /* Primitives (host kernel): return the vector raised, 0 if none. */
-int x86_movdr_to0(uint64_t v);
-int x86_movdr_to1(uint64_t v);
-int x86_movdr_to2(uint64_t v);
-int x86_movdr_to3(uint64_t v);
-int x86_movdr_to4(uint64_t v);
-int x86_movdr_to5(uint64_t v);
-int x86_movdr_to6(uint64_t v);
-int x86_movdr_to7(uint64_t v);
-int x86_movdr_from0(uint64_t *v);
-int x86_movdr_from1(uint64_t *v);
-int x86_movdr_from2(uint64_t *v);
-int x86_movdr_from3(uint64_t *v);
-int x86_movdr_from4(uint64_t *v);
-int x86_movdr_from5(uint64_t *v);
-int x86_movdr_from6(uint64_t *v);
-int x86_movdr_from7(uint64_t *v);
+int hwbp_x86_movdr_to0(uint64_t v);
+int hwbp_x86_movdr_to1(uint64_t v);
+int hwbp_x86_movdr_to2(uint64_t v);
+int hwbp_x86_movdr_to3(uint64_t v);
+int hwbp_x86_movdr_to4(uint64_t v);
+int hwbp_x86_movdr_to5(uint64_t v);
+int hwbp_x86_movdr_to6(uint64_t v);
+int hwbp_x86_movdr_to7(uint64_t v);
+int hwbp_x86_movdr_from0(uint64_t *v);
+int hwbp_x86_movdr_from1(uint64_t *v);
+int hwbp_x86_movdr_from2(uint64_t *v);
+int hwbp_x86_movdr_from3(uint64_t *v);
+int hwbp_x86_movdr_from4(uint64_t *v);
+int hwbp_x86_movdr_from5(uint64_t *v);
+int hwbp_x86_movdr_from6(uint64_t *v);
+int hwbp_x86_movdr_from7(uint64_t *v);
 
-#define X86_VEC_DB 1
-#define X86_VEC_UD 6
-#define X86_VEC_GP 13
+#define HWBP_X86_GLUE_VEC_DB 1
+#define HWBP_X86_GLUE_VEC_UD 6
+#define HWBP_X86_GLUE_VEC_GP 13
 
-#define X86_DR7_GD (1ull << 13)
-#define X86_DR6_BD (1ull << 13)
+#define HWBP_X86_GLUE_DR7_GD (1ull << 13)
+#define HWBP_X86_GLUE_DR6_BD (1ull << 13)
 
 /*
  * MOV to DRn (n = 0..7; 4 and 5 are the aliases of 6 and 7 with CR4.DE =
@@ -52,23 +54,23 @@ int x86_movdr_from7(uint64_t *v);
  * is then unchanged, except that a general-detect #DB cleared DR7.GD and
  * set DR6.BD) or 0.  @de is CR4.DE as the caller set it (for the alias).
  */
-int x86_dr_write(unsigned n, uint64_t v, int de);
+int hwbp_x86_dr_write(unsigned n, uint64_t v, int de);
 
 /* DRn (n = 0..3, 6, 7): the live value, or the shadow while GD is armed. */
-uint64_t x86_dr_read(unsigned n);
+uint64_t hwbp_x86_dr_read(unsigned n);
 
 /*
  * DR6 from inside the #DB handler: the real register.  With DR7.GD armed
  * the MOV raises a general-detect #DB; the value is read again and GD
  * re-armed, BD cleared unless it was set before.
  */
-uint64_t x86_dr6_read_raw(void);
+uint64_t hwbp_x86_dr6_read_raw(void);
 
 /* DR7 as last written (GD included): no MOV. */
-uint64_t x86_dr7_shadow(void);
+uint64_t hwbp_x86_dr7_shadow(void);
 
 /* DR0-DR3 = 0, DR7 = 0x400, DR6 = 0xFFFF0FF0 (disarming GD first). */
-void x86_dr_reset(void);
+void hwbp_x86_dr_reset(void);
 
 /*
  * The #DB entry helper: the status a handler passes to hwbp_decode():
@@ -76,7 +78,7 @@ void x86_dr_reset(void);
  * exception frame.  DR6 is left as it is (the processor rewrites B0-B3 on
  * every breakpoint #DB).
  */
-void x86_db_entry(uint64_t rip, struct hwbp_status *st);
+void hwbp_x86_db_entry(uint64_t rip, struct hwbp_status *st);
 
 /*
  * The glue interface, the same in every arch/<a>/glue.h: what a kernel

@@ -10,13 +10,13 @@
  * Every function returns 0 (or a non-negative count) on success and a
  * negative errno on failure.  A failed call changes no state.  The errno
  * values are the C library's (Linux numbers in a freestanding or kernel
- * build); docs/design.md explains what each means, ERANGE (never fits
+ * build); design.md explains what each means, ERANGE (never fits
  * this CPU) against ENOSPC (does not fit what is free now) above all.
  *
  * Context and locking.  The core allocates nothing, takes no lock, makes
  * no system call and uses no floating point, so every function may run in
  * any context a caller's own code may run in (kernel code included:
- * docs/design.md, "The freestanding core").  What the caller must provide:
+ * design.md, "The freestanding core").  What the caller must provide:
  *
  *  - Pure functions (CPU models, capabilities, hwbp_request_check,
  *    hwbp_plan, hwbp_regs_*, hwbp_encode_piece, hwbp_decode_slot,
@@ -43,7 +43,7 @@
  *    a task it builds that CPU's registers in percpu[cpu].live), any
  *    number for different CPUs at once.  It writes nothing else.
  *
- *    Against a change of the same context, what slots.c does is: first
+ *    Against a change of the same context, what the library does is: first
  *    compute each affected CPU's new registers in the ctx's scratch and
  *    write them through glue.on_cpu (nothing decode reads is written in
  *    this phase), then, once every write succeeded, commit: rewrite those
@@ -68,6 +68,8 @@
  *  Too big for a kernel stack: allocate them, once, at setup.
  *  hwbp_ctx_size(ncpus) is the size of one allocation holding a context
  *  and its per-CPU array (hwbp_ctx_percpu() finds the array).
+ *
+ * (design.md and scenarios.md are installed with hwbp in share/doc/hwbp/.)
  */
 #ifndef HWBP_HWBP_H
 #define HWBP_HWBP_H
@@ -502,7 +504,7 @@ const char *hwbp_status_hint(const struct hwbp_cpu *cpu);
 /* ------------------------------------------------------------------ */
 
 /*
- * The services a host kernel gives hwbp (docs/design.md, "The glue"):
+ * The services a host kernel gives hwbp (design.md, "The glue"):
  * on_cpu runs @fn(@fnarg) on @cpu and returns its result (an IPI, or a
  * direct call when already there); write_regs, called by @fn on that CPU,
  * writes this CPU's debug registers from @regs.  Both may fail with a

@@ -16,6 +16,8 @@
  * call locks: the caller serialises every call on one simulator (including
  * those that reach it through hwbp_sim_glue()); distinct simulators are
  * independent.  Errors are negative errno values.
+ *
+ * (design.md and scenarios.md are installed with hwbp in share/doc/hwbp/.)
  */
 #ifndef HWBP_SIM_H
 #define HWBP_SIM_H
@@ -92,7 +94,7 @@ void hwbp_sim_free(struct hwbp_sim *sim);
 
 /*
  * hwbp_sim_set_reg - write a register by name (the names `set` lines use,
- * docs/scenarios.md).  The write itself may raise an exception (x86
+ * scenarios.md).  The write itself may raise an exception (x86
  * DR7.GD): then *res says so and the register is not written.
  * Errors: -EINVAL (bad cpu, NULL), -ENOENT (no such register on this CPU).
  */
@@ -170,7 +172,7 @@ struct hwbp_sim_quirk {
 const struct hwbp_sim_quirk *hwbp_sim_quirk(unsigned i);
 
 /* ------------------------------------------------------------------ */
-/* Scenario files (.hws, the language of docs/scenarios.md).            */
+/* Scenario files (.hws, the language of scenarios.md).            */
 /* ------------------------------------------------------------------ */
 struct hwbp_scenario_opts {
 	enum hwbp_sim_profile profile;

@@ -2,7 +2,7 @@
 /*
  * hwbp ksym tracer: watch symbols by name, record hits.
  *
- * Four layers (docs/design.md), each calling only the one below it:
+ * Four layers (design.md), each calling only the one below it:
  *   hooking          hwbp core + glue / simulator: where a hit comes from
  *   event definition struct hwbp_trace_event: one fixed-size hit record
  *   event management filters (hwbp_trace_filter_*), histograms (hwbp_hist_*)
@@ -12,6 +12,8 @@
  *
  * Everything on the hit path (hwbp_hist_add, hwbp_ring_push) allocates
  * nothing, takes no lock and makes no system call.
+ *
+ * (design.md and scenarios.md are installed with hwbp in share/doc/hwbp/.)
  */
 #ifndef HWBP_TRACE_H
 #define HWBP_TRACE_H

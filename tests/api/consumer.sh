@@ -50,7 +50,7 @@ int main(void)
 	o.profile = HWBP_SIM_SDM;
 	o.out = stdout;
 	ret = hwbp_scenario_run("mem.hws", file, sizeof(file) - 1, &o, &st, err, sizeof(err));
-	printf("hwbp-sim: %d, %u passed, %u failed\n", ret, st.passed, st.failed);
+	printf("hwbp-sim: run %d, %u expectations held, %u did not\n", ret, st.passed, st.failed);
 	return ret == 0 && st.passed == 2 && st.failed == 0 ? 0 : 1;
 }
 C

@@ -281,7 +281,7 @@ int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
 	int ret;
 
 	memset(res, 0, sizeof(*res));
-	ppc_glue_shadow(&r);
+	hwbp_ppc_glue_shadow(&r);
 	ret = hwbp_regs_set(&cur_cpu, &r, name, value);
 	if (ret == -ENOENT)
 		return -ENOENT;

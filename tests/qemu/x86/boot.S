@@ -228,8 +228,8 @@ exc_common:
 .endm
 
 .macro DR_TO n
-	.globl x86_movdr_to\n
-x86_movdr_to\n:
+	.globl hwbp_x86_movdr_to\n
+hwbp_x86_movdr_to\n:
 	movl $0, x86_fixup_vec(%rip)
 1:	movq %rdi, %dr\n
 2:	movl x86_fixup_vec(%rip), %eax
@@ -238,8 +238,8 @@ x86_movdr_to\n:
 .endm
 
 .macro DR_FROM n
-	.globl x86_movdr_from\n
-x86_movdr_from\n:
+	.globl hwbp_x86_movdr_from\n
+hwbp_x86_movdr_from\n:
 	movl $0, x86_fixup_vec(%rip)
 	xorl %eax, %eax
 1:	movq %dr\n, %rax

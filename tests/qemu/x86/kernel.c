@@ -101,7 +101,7 @@ static void serial_raw(char c)
 
 static bool io_slot_armed(void)
 {
-	uint64_t dr7 = x86_dr7_shadow();
+	uint64_t dr7 = hwbp_x86_dr7_shadow();
 
 	for (unsigned i = 0; i < 4; i++)
 		if (((dr7 >> (2 * i)) & 3) && ((dr7 >> (16 + 4 * i)) & 3) == 2)
@@ -120,15 +120,15 @@ static void flush_raw(void)
 /* Flush now even with an I/O slot armed: DR7 off meanwhile (unless GD). */
 static void flush_forced(void)
 {
-	uint64_t dr7 = x86_dr7_shadow();
+	uint64_t dr7 = hwbp_x86_dr7_shadow();
 
-	if (!io_slot_armed() || (dr7 & X86_DR7_GD)) {
+	if (!io_slot_armed() || (dr7 & HWBP_X86_GLUE_DR7_GD)) {
 		flush_raw();
 		return;
 	}
-	x86_dr_write(7, 0, 0);
+	hwbp_x86_dr_write(7, 0, 0);
 	flush_raw();
-	x86_dr_write(7, dr7, 0);
+	hwbp_x86_dr_write(7, dr7, 0);
 }
 
 void arch_putc(char c)
@@ -149,7 +149,7 @@ static void kputs(const char *s)
 __attribute__((noreturn)) void arch_exit(int code)
 {
 	/* Nothing armed while the buffer drains. */
-	x86_dr_reset();
+	hwbp_x86_dr_reset();
 	flush_raw();
 	x86_debug_exit(code);
 }
@@ -185,16 +185,16 @@ void x86_exception(struct x86_frame *f)
 	/* A listed instruction (MOV DRn, WRMSR): report the vector, skip it. */
 	for (const struct fixup *x = __start_x86_fixup; x < __stop_x86_fixup; x++) {
 		if (x->insn == f->rip &&
-		    (f->vector == X86_VEC_DB || f->vector == X86_VEC_UD || f->vector == X86_VEC_GP)) {
+		    (f->vector == HWBP_X86_GLUE_VEC_DB || f->vector == HWBP_X86_GLUE_VEC_UD || f->vector == HWBP_X86_GLUE_VEC_GP)) {
 			x86_fixup_vec = (int)f->vector;
 			f->rip = x->cont;
 			return;
 		}
 	}
-	if (f->vector == X86_VEC_DB) {
+	if (f->vector == HWBP_X86_GLUE_VEC_DB) {
 		struct hwbp_status st;
 
-		x86_db_entry(f->rip, &st);
+		hwbp_x86_db_entry(f->rip, &st);
 		if (!db.active) {
 			stray_db++;
 			stray_rip = f->rip;
@@ -210,7 +210,7 @@ void x86_exception(struct x86_frame *f)
 			f->rflags |= RFLAGS_RF;
 		return;
 	}
-	x86_dr_reset();
+	hwbp_x86_dr_reset();
 	flush_raw();
 	kputs("\n# x86 harness: unexpected exception vector ");
 	hex(f->vector);
@@ -268,7 +268,7 @@ void arch_read_regs(struct hwbp_regs *regs)
 void arch_reset(const struct hwbp_cpu *cpu)
 {
 	cur_cpu = *cpu;
-	x86_dr_reset();
+	hwbp_x86_dr_reset();
 	write_cr4(read_cr4() & ~CR4_DE);
 	rf_pending = false;
 	memset(x86_arena_c, 0xc3, 0x10000);
@@ -280,7 +280,7 @@ static void fault_result(struct hwbp_sim_result *res, enum hwbp_sim_class cls)
 {
 	res->cls = cls;
 	res->timing = HWBP_TIMING_BEFORE;
-	res->st.u.x86.dr6 = x86_dr_read(6);
+	res->st.u.x86.dr6 = hwbp_x86_dr_read(6);
 }
 
 static void status_dr6(struct hwbp_sim_result *res, uint64_t dr6)
@@ -334,25 +334,25 @@ int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
 			return -ENOENT;
 		vec = x86_wrmsr_safe(msr[name[2] - '0'], value);
 		if (vec)
-			fault_result(res, vec == X86_VEC_GP ? HWBP_SIM_GP : HWBP_SIM_UD);
+			fault_result(res, vec == HWBP_X86_GLUE_VEC_GP ? HWBP_SIM_GP : HWBP_SIM_UD);
 		return 0;
 	}
 	if (n < 0)
 		return -ENOENT;
-	vec = x86_dr_write((unsigned)n, value, cr4_de());
+	vec = hwbp_x86_dr_write((unsigned)n, value, cr4_de());
 	switch (vec) {
 	case 0:
 		break;
-	case X86_VEC_DB:
+	case HWBP_X86_GLUE_VEC_DB:
 		/* General detect: a fault before the MOV, DR6.BD (§17.3.1.3). */
 		res->cls = HWBP_SIM_DB;
 		res->timing = HWBP_TIMING_BEFORE;
-		status_dr6(res, x86_dr_read(6));
+		status_dr6(res, hwbp_x86_dr_read(6));
 		break;
-	case X86_VEC_UD:
+	case HWBP_X86_GLUE_VEC_UD:
 		fault_result(res, HWBP_SIM_UD);
 		break;
-	case X86_VEC_GP:
+	case HWBP_X86_GLUE_VEC_GP:
 		fault_result(res, HWBP_SIM_GP);
 		break;
 	default:
@@ -465,7 +465,7 @@ int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 	if (db.count) {
 		res->cls = HWBP_SIM_DB;
 		res->timing = db.fault ? HWBP_TIMING_BEFORE : HWBP_TIMING_AFTER;
-		res->data_slots = (uint32_t)(db.dr6 & DR6_B_MASK) & enabled_slots(x86_dr7_shadow());
+		res->data_slots = (uint32_t)(db.dr6 & DR6_B_MASK) & enabled_slots(hwbp_x86_dr7_shadow());
 		res->inst_slots = 0;
 		status_dr6(res, db.dr6);
 		/* The sim knows the IP of an execute fault only. */

@@ -59,7 +59,7 @@ void x86_idt_init(void)
 
 __attribute__((noreturn)) void x86_debug_exit(int code)
 {
-	x86_dr_reset();
+	hwbp_x86_dr_reset();
 	outl(DEBUG_EXIT_PORT, (uint32_t)(code + EXIT_BIAS));
 	for (;;)
 		__asm__ volatile("cli; hlt");

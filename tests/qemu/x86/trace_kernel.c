@@ -146,12 +146,12 @@ static void on_db(struct x86_frame *f)
 {
 	struct hwbp_status st;
 	struct hwbp_hit hit;
-	uint64_t dr7 = x86_dr7_shadow();
+	uint64_t dr7 = hwbp_x86_dr7_shadow();
 	const struct demo_site *site;
 
-	x86_db_entry(f->rip, &st);
+	hwbp_x86_db_entry(f->rip, &st);
 	/* Nothing armed while the handler reads the watched bytes. */
-	x86_dr_write(7, 0, 0);
+	hwbp_x86_dr_write(7, 0, 0);
 	dbs++;
 	site = no_sites ? NULL : find_site(f->rip);
 	if (hwbp_decode(&ctx, 0, NULL, &st, NULL, &hit) == 0) {
@@ -200,24 +200,24 @@ static void on_db(struct x86_frame *f)
 			putc_('\n');
 		}
 	}
-	x86_dr_write(7, dr7, 0);
+	hwbp_x86_dr_write(7, dr7, 0);
 }
 
 void x86_exception(struct x86_frame *f)
 {
 	for (const struct fixup *x = __start_x86_fixup; x < __stop_x86_fixup; x++) {
 		if (x->insn == f->rip &&
-		    (f->vector == X86_VEC_DB || f->vector == X86_VEC_UD || f->vector == X86_VEC_GP)) {
+		    (f->vector == HWBP_X86_GLUE_VEC_DB || f->vector == HWBP_X86_GLUE_VEC_UD || f->vector == HWBP_X86_GLUE_VEC_GP)) {
 			x86_fixup_vec = (int)f->vector;
 			f->rip = x->cont;
 			return;
 		}
 	}
-	if (f->vector == X86_VEC_DB) {
+	if (f->vector == HWBP_X86_GLUE_VEC_DB) {
 		on_db(f);
 		return;
 	}
-	x86_dr_reset();
+	hwbp_x86_dr_reset();
 	puts_("\nX exception");
 	hex(f->vector);
 	hex(f->error);
@@ -298,7 +298,7 @@ void kmain(uint32_t mbi)
 
 	x86_serial_init();
 	x86_idt_init();
-	x86_dr_reset();
+	hwbp_x86_dr_reset();
 	/* Multiboot v1 info: flags bit 2, the command line at offset 16. */
 	if (!mbi || !(info[0] & 4) || parse_cmdline((const char *)(uintptr_t)info[4])) {
 		puts_("X cmdline\n");
@@ -325,7 +325,7 @@ void kmain(uint32_t mbi)
 			kexit(1);
 	}
 	demo_run();
-	x86_dr_reset();
+	hwbp_x86_dr_reset();
 	putc_('E');
 	hex(hits);
 	hex(dbs);
