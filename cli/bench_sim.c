@@ -61,20 +61,6 @@ static double bare_loop(const struct hwbp_sim_access *a, uint64_t total)
 }
 
 /*
- * What a kernel does before its first watchpoint fires, where the CPU
- * masks debug exceptions at reset (an OS lock and PSTATE.D on some CPUs:
- * see docs/scenarios.md).  A register this CPU lacks (-ENOENT) is no
- * error: there is nothing to unmask.
- */
-static const struct {
-	const char *reg;
-	uint64_t value;
-} unmask[] = {
-	{ "oslar", 0 },
-	{ "daif_d", 0 },
-};
-
-/*
  * Arm @n watchpoints (8 bytes, read or write) at @where[] as a kernel
  * would: requests placed by the library and written through the
  * simulator's glue, so that the register layout of each arch stays in
@@ -86,17 +72,15 @@ static int arm(struct hwbp_sim *sim, const struct hwbp_cpu *cpu, unsigned n, con
 		struct hwbp_ctx ctx;
 		struct hwbp_slots percpu[1];
 	} *a = calloc(1, sizeof(*a));
-	struct hwbp_sim_result r;
 	int ret, id;
 
 	if (!a)
 		return -ENOMEM;
 	ret = hwbp_ctx_init(&a->ctx, cpu, 1, a->percpu, hwbp_sim_glue(sim));
-	for (size_t i = 0; ret == 0 && i < sizeof(unmask) / sizeof(unmask[0]); i++) {
-		ret = hwbp_sim_set_reg(sim, 0, unmask[i].reg, unmask[i].value, &r);
-		if (ret == -ENOENT)
-			ret = 0;
-	}
+	/* Debug exceptions on, as a kernel keeps them (arm64: the OS lock and
+	 * PSTATE.D released; the model knows). */
+	if (ret == 0)
+		ret = hwbp_sim_debug_ready(sim, 0);
 	for (unsigned i = 0; ret == 0 && i < n; i++) {
 		struct hwbp_request q = { where[i], 8, HWBP_RW, HWBP_SCOPE_BOTH, 0 };
 

@@ -123,7 +123,7 @@ static void run_watch(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c, si
 	if (hwbpi_scn_find_name(r, c->name) >= 0)
 		r->cmd_err = -EBUSY;
 	else
-		r->cmd_err = hwbp_install(&r->ctx, &q, -1, NULL, &id);
+		r->cmd_err = hwbp_install(&r->ctx, &q, HWBP_CPU_ALL, NULL, &id);
 	if (r->cmd_err == 0) {
 		snprintf(r->names[id], HWBPI_SCN_NAME_LEN, "%s", c->name);
 		r->nlive++;

@@ -294,7 +294,7 @@ int hwbpi_trace_sim(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu_model, un
 			ret = -EINVAL;
 			break;
 		}
-		ret = hwbp_install(ctx, &q, -1, NULL, &w->req);
+		ret = hwbp_install(ctx, &q, HWBP_CPU_ALL, NULL, &w->req);
 		if (ret) {
 			char why[96];
 

@@ -287,7 +287,7 @@ static void fuzz_ctx(struct fz *f, const struct hwbp_cpu *cpu, const struct hwbp
 		r.scope = (enum hwbp_scope)((b >> 2) % 3);
 		r.flags = (b >> 4) & HWBP_REQ_FLAGS_MASK;
 		/* refused requests are simply not there */
-		if (hwbp_install(&ctx, &r, c % 3 == 2 ? -1 : (int)(c % 3), (c & 4) ? &task : NULL,
+		if (hwbp_install(&ctx, &r, c % 3 == 2 ? HWBP_CPU_ALL : (int)(c % 3), (c & 4) ? &task : NULL,
 				 &id) == 0) {
 			CHECK(id >= 0 && id < HWBP_MAX_REQUESTS && hwbp_plan_of(&ctx, id));
 			if (c & 8)

@@ -146,8 +146,8 @@ static void test_filter_is_exact(void **state)
 								  HWBP_REQ_WIDEN };
 
 					/* Both or neither: the same request on the same model. */
-					assert_int_equal(hwbp_install(&ca, &q, -1, NULL, &id),
-							 hwbp_install(&cb, &q, -1, NULL, &id));
+					assert_int_equal(hwbp_install(&ca, &q, HWBP_CPU_ALL, NULL, &id),
+							 hwbp_install(&cb, &q, HWBP_CPU_ALL, NULL, &id));
 				}
 				for (int i = 0; i < 400; i++) {
 					struct hwbp_sim_access acc;
@@ -212,8 +212,8 @@ static void test_run_equals_model(void **state)
 				struct hwbp_request q = { base + 0x1000 + 0x200 * (uint64_t)k, 16,
 							  HWBP_RW, HWBP_SCOPE_BOTH, 0 };
 
-				assert_int_equal(hwbp_install(&ca, &q, -1, NULL, &id), 0);
-				assert_int_equal(hwbp_install(&cb, &q, -1, NULL, &id), 0);
+				assert_int_equal(hwbp_install(&ca, &q, HWBP_CPU_ALL, NULL, &id), 0);
+				assert_int_equal(hwbp_install(&cb, &q, HWBP_CPU_ALL, NULL, &id), 0);
 			}
 			/* 0 below, 1 above, 2 among, 3 across, 4 below with the
 			 * slots reached at the end of the stream */
@@ -329,7 +329,7 @@ static void test_debug_ready(void **state)
 		sim = hwbp_sim_new(&cpu, HWBP_SIM_SDM, 2, &err);
 		assert_non_null(sim);
 		assert_int_equal(hwbp_ctx_init(&ctx, &cpu, 2, percpu, hwbp_sim_glue(sim)), 0);
-		assert_int_equal(hwbp_install(&ctx, &q, -1, NULL, &id), 0);
+		assert_int_equal(hwbp_install(&ctx, &q, HWBP_CPU_ALL, NULL, &id), 0);
 		assert_int_equal(write_hits(sim, 0, 0x1000), rows[i].fires_at_reset);
 		assert_int_equal(hwbp_sim_debug_ready(sim, 0), 0);
 		assert_true(write_hits(sim, 0, 0x1000));
@@ -390,7 +390,7 @@ static void test_models(void **state)
 		hwbp_sim_set_reg(sim, 0, "daif_d", 0, &r);
 		assert_int_equal(hwbp_ctx_init(ctx, &cpu, 1, percpu, hwbp_sim_glue(sim)), 0);
 		q = (struct hwbp_request){ b + (m->zero_block ? m->zero_block : 64) - 8, 8, HWBP_W, 0, 0 };
-		assert_int_equal(hwbp_install(ctx, &q, -1, NULL, &id), 0);
+		assert_int_equal(hwbp_install(ctx, &q, HWBP_CPU_ALL, NULL, &id), 0);
 		if (m->zero_block) {
 			assert_true(m->zero_block >= 8 && !(m->zero_block & (m->zero_block - 1)));
 			assert_true(zero_hits(sim, b));

@@ -666,7 +666,7 @@ static void test_glue(void **state)
 
 		(void)state;
 		assert_int_equal(hwbp_ctx_init(&ctx, &cpu, 1, percpu, hwbp_sim_glue(sim)), 0);
-		assert_int_equal(hwbp_install(&ctx, &q, -1, NULL, &id), 0);
+		assert_int_equal(hwbp_install(&ctx, &q, HWBP_CPU_ALL, NULL, &id), 0);
 		assert_int_equal(hwbp_sim_get_reg(sim, 0, "mdscr", &v), 0);
 		assert_int_equal(v, MDE | KDE);
 		assert_int_equal(hwbp_sim_get_reg(sim, 0, "oslar", &v), 0);

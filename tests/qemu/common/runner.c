@@ -145,7 +145,7 @@ int harness_main(void)
 			q.scope = (enum hwbp_scope)h->scope;
 			q.flags = h->widen ? HWBP_REQ_WIDEN : 0;
 			/* A failing watch prints nothing, as in the simulator. */
-			if (find_name(h->name) < 0 && hwbp_install(&ctx, &q, -1, NULL, &id) == 0)
+			if (find_name(h->name) < 0 && hwbp_install(&ctx, &q, HWBP_CPU_ALL, NULL, &id) == 0)
 				strncpy(names[id], h->name, NAME_LEN - 1);
 			break;
 		}
