@@ -386,8 +386,19 @@ static int plan_into(const struct hwbp_ctx *ctx, const struct hwbp_request *req,
 
 	if (ret)
 		return ret;
-	if (freeslots == 0)
-		return pool_size(ctx, req->type == HWBP_X) ? -ENOSPC : -EOPNOTSUPP;
+	if (freeslots == 0 && !pool_size(ctx, req->type == HWBP_X))
+		return -EOPNOTSUPP;
+	if (freeslots == 0) {
+		/*
+		 * Nothing free now.  Whether that is -ENOSPC (fits once slots
+		 * are freed) or -ERANGE (no number of this CPU's slots ever
+		 * holds it) is the whole pool's plan's to say (a plan for 0
+		 * free slots is one for the whole pool); the caller scrubs
+		 * @plan on error.
+		 */
+		ret = hwbp_plan(&ctx->cpu, req, 0, plan);
+		return ret ? ret : -ENOSPC;
+	}
 	return hwbp_plan(&ctx->cpu, req, freeslots, plan);
 }
 

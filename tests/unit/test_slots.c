@@ -852,6 +852,63 @@ static void test_request_limit(void **state)
 	assert_int_equal(F.percpu[0].data[0].refs, HWBP_MAX_REQUESTS);
 }
 
+/*
+ * -ENOSPC means "fits once slots are free", -ERANGE "never fits this CPU",
+ * whatever is free now: with the pool full, a request no pool could hold
+ * is still -ERANGE, one the empty pool holds -ENOSPC, and nothing changes.
+ */
+static void test_full_pool_errors(void **state)
+{
+	static const struct {
+		const char *preset;
+		uint64_t addr, len;
+		unsigned type, flags;
+		int when_empty, when_full;
+	} rows[] = {
+		/* 24 unaligned bytes: 4 doublewords, enlarged into 4 slots. */
+		{ "x86_64", 0x1001, 24, HWBP_W, 0, 0, -ENOSPC },
+		/* 32 unaligned bytes touch 5 doublewords: no 4-slot plan. */
+		{ "x86_64", 0x1001, 32, HWBP_W, 0, -ERANGE, -ERANGE },
+		{ "x86_64", 0x1001, 4096, HWBP_W, 0, -ERANGE, -ERANGE },
+		{ "x86_64", 0x1000, 16, HWBP_RW, HWBP_REQ_EXACT, 0, -ENOSPC },
+		/* 1 + 2 + 4 + 4 + 2 bytes: 5 exact pieces, never 4. */
+		{ "x86_64", 0x1001, 13, HWBP_RW, HWBP_REQ_EXACT, -ERANGE, -ERANGE },
+		{ "x86_64", 0x1000, 4, HWBP_R, 0, -EOPNOTSUPP, -EOPNOTSUPP },
+		{ "power9", 0x1000, 1024, HWBP_W, 0, -ERANGE, -ERANGE },
+		{ "power9", 0x1000, 64, HWBP_W, 0, 0, -ENOSPC },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct hwbp_request r = rq(rows[i].addr, rows[i].len, rows[i].type);
+		struct hwbp_caps caps;
+		int id, ret;
+
+		r.flags = rows[i].flags;
+		setup_ctx(rows[i].preset, 1);
+		assert_int_equal(hwbp_caps_get(&F.cpu, &caps), 0);
+		ret = hwbp_install(&F.ctx, &r, 0, NULL, &id);
+		if (ret != rows[i].when_empty)
+			print_message("row %zu: empty pool gives %d\n", i, ret);
+		assert_int_equal(ret, rows[i].when_empty);
+		if (ret == 0)
+			assert_int_equal(hwbp_remove(&F.ctx, id), 0);
+		/* Fill the pool: one distinct 1-byte watch per slot. */
+		for (unsigned k = 0; k < caps.data_slots; k++) {
+			struct hwbp_request fill = rq(0x100000 + 0x1000 * k, 1, HWBP_W);
+
+			assert_int_equal(hwbp_install(&F.ctx, &fill, 0, NULL, &id), 0);
+		}
+		assert_int_equal(hwbp_free_slots(&F.ctx, 0, NULL, false), 0);
+		{
+			struct hwbp_slots before = F.percpu[0];
+
+			assert_int_equal(hwbp_install(&F.ctx, &r, 0, NULL, &id), rows[i].when_full);
+			assert_memory_equal(&before, &F.percpu[0], sizeof(before));
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -866,6 +923,7 @@ int main(void)
 		cmocka_unit_test(test_decode_filter),
 		cmocka_unit_test(test_decode_ppc),
 		cmocka_unit_test(test_request_limit),
+		cmocka_unit_test(test_full_pool_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
