@@ -926,86 +926,8 @@ static void test_regs_set_then_decode(void **state)
 	assert_int_equal(s, HWBP_SCOPE_USER);
 }
 
-/* ---- names, status fields and the glue's write (hwbp_slot_name, hwbp_status_set,
- * hwbp_regs_apply) ---- */
-
-static const struct slot_name_row {
-	const char *cpu;
-	bool inst;
-	unsigned slot;
-	const char *name;   /* NULL: -EINVAL */
-	const char *source;
-} slot_name_rows[] = {
-	{ "cortex-a57", false, 0, "wp0", "DBGWVR0/DBGWCR0" },
-	{ "cortex-a57", false, 3, "wp3", "A57 TRM: 4 watchpoints" },
-	{ "cortex-a57", false, 4, NULL, "no fifth watchpoint" },
-	{ "cortex-a57", true, 5, "bp5", "A57 TRM: 6 breakpoints" },
-	{ "cortex-a57", true, 6, NULL, "no seventh breakpoint" },
-	{ "arm64-max16", true, 15, "bp15", "BRPs = 15: 16 breakpoints" },
-	{ "arm64-max16", false, 15, "wp15", "WRPs = 15: 16 watchpoints" },
-	{ "arm64-max16", false, 16, NULL, "past the 4-bit field" },
-};
-
-static void test_slot_names(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < sizeof(slot_name_rows) / sizeof(slot_name_rows[0]); i++) {
-		const struct slot_name_row *r = &slot_name_rows[i];
-		struct hwbp_cpu cpu;
-		char buf[16];
-		int ret;
-
-		assert_int_equal(hwbp_cpu_preset(r->cpu, &cpu), 0);
-		ret = hwbp_slot_name(&cpu, r->inst, r->slot, buf, sizeof(buf));
-		if (ret != (r->name ? 0 : -EINVAL) || (r->name && strcmp(buf, r->name) != 0))
-			fail_msg("row %zu (%s %s %u, %s): got %d \"%s\"", i, r->cpu,
-				 r->inst ? "inst" : "data", r->slot, r->source, ret, ret ? "" : buf);
-		/* A buffer one byte short of the name and its NUL fails. */
-		if (r->name)
-			assert_int_equal(hwbp_slot_name(&cpu, r->inst, r->slot, buf, strlen(r->name)),
-					 -EINVAL);
-	}
-}
-
-static const struct status_field_row {
-	const char *cpu;
-	const char *field;
-	uint64_t value;
-	int ret;            /* 1 event field, 0 auxiliary, -ENOENT */
-	struct hwbp_status want;
-	const char *source;
-} status_field_rows[] = {
-	{ "cortex-a57", "esr", 0xd4000022, 1, { .u.arm64.esr = 0xd4000022 }, "EC 0x35: watchpoint, same EL" },
-	{ "cortex-a53", "far", 0x1000, 0, { .u.arm64.far = 0x1000 }, "FAR: address, not the event" },
-	{ "cortex-a57", "ip", 0x400000, 0, { .ip = 0x400000 }, "ELR" },
-	{ "cortex-a57", "dr6", 1, -ENOENT, { 0 }, "x86's field" },
-	{ "cortex-a57", "elr", 1, -ENOENT, { 0 }, "ELR is given as ip" },
-};
-
-static void test_status_set(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < sizeof(status_field_rows) / sizeof(status_field_rows[0]); i++) {
-		const struct status_field_row *r = &status_field_rows[i];
-		struct hwbp_cpu cpu;
-		struct hwbp_status st;
-
-		assert_int_equal(hwbp_cpu_preset(r->cpu, &cpu), 0);
-		memset(&st, 0, sizeof(st));
-		if (hwbp_status_set(&cpu, &st, r->field, r->value) != r->ret)
-			fail_msg("row %zu (%s %s): %s", i, r->cpu, r->field, r->source);
-		assert_memory_equal(&st, &r->want, sizeof(st));
-	}
-	{
-		struct hwbp_cpu cpu;
-
-		assert_int_equal(hwbp_cpu_preset("cortex-a57", &cpu), 0);
-		assert_string_equal(hwbp_status_field(&cpu, 0), "esr");
-		assert_string_equal(hwbp_status_field(&cpu, 1), "far");
-		assert_null(hwbp_status_field(&cpu, 2));
-		assert_string_equal(hwbp_status_hint(&cpu), "esr (and far)");
-	}
-}
+/* ---- the glue's write (hwbp_regs_apply); names and status fields are
+ * tests/unit/test_arch.c's ---- */
 
 static void test_regs_apply(void **state)
 {
@@ -1066,8 +988,6 @@ int main(void)
 		cmocka_unit_test(test_regs_list_values),
 		cmocka_unit_test(test_regs_set),
 		cmocka_unit_test(test_regs_set_then_decode),
-		cmocka_unit_test(test_slot_names),
-		cmocka_unit_test(test_status_set),
 		cmocka_unit_test(test_regs_apply),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -815,96 +815,8 @@ static void test_decode_srr1(void **state)
 	}
 }
 
-/* ---- names, status fields and the glue's write (hwbp_slot_name, hwbp_status_set,
- * hwbp_regs_apply) ---- */
-
-static const struct slot_name_row {
-	const char *cpu;
-	bool inst;
-	unsigned slot;
-	const char *name;   /* NULL: -EINVAL */
-	const char *source;
-} slot_name_rows[] = {
-	{ "power7", false, 0, "dabr", "Power ISA 2.06: one DABR" },
-	{ "power7", false, 1, NULL, "no second data unit" },
-	{ "power7", true, 0, NULL, "no CIABR before 2.07" },
-	{ "power8", false, 0, "dawr0", "Power ISA 2.07: DAWR0" },
-	{ "power8", true, 0, "ciabr", "Power ISA 2.07: CIABR" },
-	{ "power9", false, 1, NULL, "one DAWR before 3.1" },
-	{ "power10", false, 1, "dawr1", "Power ISA 3.1: DAWR1" },
-	{ "power10", true, 1, NULL, "one CIABR" },
-};
-
-static void test_slot_names(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < sizeof(slot_name_rows) / sizeof(slot_name_rows[0]); i++) {
-		const struct slot_name_row *r = &slot_name_rows[i];
-		struct hwbp_cpu cpu;
-		char buf[16];
-		int ret;
-
-		assert_int_equal(hwbp_cpu_preset(r->cpu, &cpu), 0);
-		ret = hwbp_slot_name(&cpu, r->inst, r->slot, buf, sizeof(buf));
-		if (ret != (r->name ? 0 : -EINVAL) || (r->name && strcmp(buf, r->name) != 0))
-			fail_msg("row %zu (%s %s %u, %s): got %d \"%s\"", i, r->cpu,
-				 r->inst ? "inst" : "data", r->slot, r->source, ret, ret ? "" : buf);
-		/* A buffer one byte short of the name and its NUL fails. */
-		if (r->name)
-			assert_int_equal(hwbp_slot_name(&cpu, r->inst, r->slot, buf, strlen(r->name)),
-					 -EINVAL);
-	}
-}
-
-static const struct status_field_row {
-	const char *cpu;
-	const char *field;
-	uint64_t value;
-	int ret;            /* 1 event field, 0 auxiliary, -ENOENT */
-	struct hwbp_status want;
-	const char *source;
-} status_field_rows[] = {
-	{ "power9", "vector", 0x300, 1, { .u.ppc.vector = 0x300 }, "DSI" },
-	{ "power9", "vector", 0xd00, 1, { .u.ppc.vector = 0xd00 }, "trace (CIABR)" },
-	{ "power9", "dsisr", 0x00400000, 1, { .u.ppc.vector = 0x300, .u.ppc.dsisr = 0x00400000 }, "DSISR implies a DSI" },
-	{ "power7", "dar", 0x1000, 1, { .u.ppc.vector = 0x300, .u.ppc.dar = 0x1000 }, "so does DAR" },
-	{ "power10", "srr1", 0x00100000, 0, { .u.ppc.srr1 = 0x00100000 }, "SRR1[43] only qualifies a trace" },
-	{ "power10", "ip", 0x10000, 0, { .ip = 0x10000 }, "SIAR/SRR0" },
-	{ "power9", "esr", 1, -ENOENT, { 0 }, "arm64's field" },
-	{ "power9", "srr0", 1, -ENOENT, { 0 }, "SRR0 is given as ip" },
-};
-
-static void test_status_set(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < sizeof(status_field_rows) / sizeof(status_field_rows[0]); i++) {
-		const struct status_field_row *r = &status_field_rows[i];
-		struct hwbp_cpu cpu;
-		struct hwbp_status st;
-
-		assert_int_equal(hwbp_cpu_preset(r->cpu, &cpu), 0);
-		memset(&st, 0, sizeof(st));
-		if (hwbp_status_set(&cpu, &st, r->field, r->value) != r->ret)
-			fail_msg("row %zu (%s %s): %s", i, r->cpu, r->field, r->source);
-		assert_memory_equal(&st, &r->want, sizeof(st));
-	}
-	{
-		struct hwbp_cpu cpu;
-		struct hwbp_status st;
-
-		assert_int_equal(hwbp_cpu_preset("power9", &cpu), 0);
-		/* A vector given first stays: dsisr/dar imply DSI only while
-		 * no vector is set. */
-		memset(&st, 0, sizeof(st));
-		assert_int_equal(hwbp_status_set(&cpu, &st, "vector", 0xd00), 1);
-		assert_int_equal(hwbp_status_set(&cpu, &st, "dar", 0x2000), 1);
-		assert_true(st.u.ppc.vector == 0xd00 && st.u.ppc.dar == 0x2000);
-		assert_string_equal(hwbp_status_field(&cpu, 0), "vector");
-		assert_string_equal(hwbp_status_field(&cpu, 3), "srr1");
-		assert_null(hwbp_status_field(&cpu, 4));
-		assert_string_equal(hwbp_status_hint(&cpu), "dsisr and dar");
-	}
-}
+/* ---- the glue's write (hwbp_regs_apply); names and status fields are
+ * tests/unit/test_arch.c's ---- */
 
 static void test_regs_apply(void **state)
 {
@@ -949,8 +861,6 @@ int main(void)
 		cmocka_unit_test(test_decode_srr1),
 		cmocka_unit_test(test_regs_list_set),
 		cmocka_unit_test(test_null_args),
-		cmocka_unit_test(test_slot_names),
-		cmocka_unit_test(test_status_set),
 		cmocka_unit_test(test_regs_apply),
 	};
 

@@ -1031,84 +1031,8 @@ static void test_regs_set_decode(void **state)
 	assert_roundtrip(&cpu, &r, 2, &want);
 }
 
-/* ---- names, status fields and the glue's write (hwbp_slot_name, hwbp_status_set,
- * hwbp_regs_apply) ---- */
-
-static const struct slot_name_row {
-	const char *cpu;
-	bool inst;
-	unsigned slot;
-	const char *name;   /* NULL: -EINVAL */
-	const char *source;
-} slot_name_rows[] = {
-	{ "x86_64", false, 0, "dr0", "SDM Vol.3 §17.2.1: DR0" },
-	{ "x86_64", false, 3, "dr3", "DR3, the last address register" },
-	{ "x86_64", true, 2, "dr2", "execute breakpoints use the same DR0-DR3" },
-	{ "i386", true, 3, "dr3", "the same four in 32-bit mode" },
-	{ "x86_64", false, 4, NULL, "no DR4 address register (alias of DR6)" },
-	{ "x86_64-amd", true, 4, NULL, "the AMD mask extension adds no slot" },
-};
-
-static void test_slot_names(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < sizeof(slot_name_rows) / sizeof(slot_name_rows[0]); i++) {
-		const struct slot_name_row *r = &slot_name_rows[i];
-		struct hwbp_cpu cpu;
-		char buf[16];
-		int ret;
-
-		assert_int_equal(hwbp_cpu_preset(r->cpu, &cpu), 0);
-		ret = hwbp_slot_name(&cpu, r->inst, r->slot, buf, sizeof(buf));
-		if (ret != (r->name ? 0 : -EINVAL) || (r->name && strcmp(buf, r->name) != 0))
-			fail_msg("row %zu (%s %s %u, %s): got %d \"%s\"", i, r->cpu,
-				 r->inst ? "inst" : "data", r->slot, r->source, ret, ret ? "" : buf);
-		/* A buffer one byte short of the name and its NUL fails. */
-		if (r->name)
-			assert_int_equal(hwbp_slot_name(&cpu, r->inst, r->slot, buf, strlen(r->name)),
-					 -EINVAL);
-	}
-}
-
-static const struct status_field_row {
-	const char *cpu;
-	const char *field;
-	uint64_t value;
-	int ret;            /* 1 event field, 0 auxiliary, -ENOENT */
-	struct hwbp_status want;
-	const char *source;
-} status_field_rows[] = {
-	{ "x86_64", "dr6", 0xffff0ff1, 1, { .u.x86.dr6 = 0xffff0ff1 }, "SDM §17.2.3: DR6 B0" },
-	{ "i386", "dr6", 0x4, 1, { .u.x86.dr6 = 0x4 }, "DR6 alone names the slot" },
-	{ "x86_64", "ip", 0x401000, 0, { .ip = 0x401000 }, "the trapping instruction" },
-	{ "x86_64", "dr7", 1, -ENOENT, { 0 }, "DR7 is control, not status" },
-	{ "x86_64", "esr", 1, -ENOENT, { 0 }, "arm64's field" },
-	{ "x86_64", "DR6", 1, -ENOENT, { 0 }, "names are lower case" },
-};
-
-static void test_status_set(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < sizeof(status_field_rows) / sizeof(status_field_rows[0]); i++) {
-		const struct status_field_row *r = &status_field_rows[i];
-		struct hwbp_cpu cpu;
-		struct hwbp_status st;
-
-		assert_int_equal(hwbp_cpu_preset(r->cpu, &cpu), 0);
-		memset(&st, 0, sizeof(st));
-		if (hwbp_status_set(&cpu, &st, r->field, r->value) != r->ret)
-			fail_msg("row %zu (%s %s): %s", i, r->cpu, r->field, r->source);
-		assert_memory_equal(&st, &r->want, sizeof(st));
-	}
-	{
-		struct hwbp_cpu cpu;
-
-		assert_int_equal(hwbp_cpu_preset("x86_64", &cpu), 0);
-		assert_string_equal(hwbp_status_field(&cpu, 0), "dr6");
-		assert_null(hwbp_status_field(&cpu, 1));
-		assert_string_equal(hwbp_status_hint(&cpu), "dr6");
-	}
-}
+/* ---- the glue's write (hwbp_regs_apply); names and status fields are
+ * tests/unit/test_arch.c's ---- */
 
 static void test_regs_apply(void **state)
 {
@@ -1168,8 +1092,6 @@ int main(void)
 		cmocka_unit_test(test_regs_list),
 		cmocka_unit_test(test_regs_set),
 		cmocka_unit_test(test_regs_set_decode),
-		cmocka_unit_test(test_slot_names),
-		cmocka_unit_test(test_status_set),
 		cmocka_unit_test(test_regs_apply),
 	};
 
