@@ -144,14 +144,10 @@ static int num_arg(const char *opt, const char *v, uint64_t *out, uint64_t max)
 	return 0;
 }
 
-/* Returns 0, an exit status, or -1: done (help, version, list printed). */
-static int parse_args(int argc, char **argv, struct topts *o, int *done)
+/* getopt_long()'s tables: the generic options, then every backend option
+ * but the -- CMD one, each with its short name (if any) added to @shorts. */
+static void option_tables(struct option *longs, char *shorts)
 {
-	struct option longs[16 + MAX_BOPTS];
-	char shorts[8 + 2 * MAX_BOPTS] = "+:he:";
-	unsigned nl = 0;
-	int c, ret = 0;
-
 	static const struct option generic[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "filter-file", required_argument, NULL, OPT_FILTER },
@@ -166,12 +162,8 @@ static int parse_args(int argc, char **argv, struct topts *o, int *done)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, OPT_HELP },
 	};
+	unsigned nl = 0;
 
-	memset(o, 0, sizeof(*o));
-	*done = 0;
-	o->hist_entries = 16;
-	o->buffer_kb = 1024;
-	o->format = "text";
 	for (size_t i = 0; i < sizeof(generic) / sizeof(generic[0]); i++)
 		longs[nl++] = generic[i];
 	for (unsigned k = 0; k < nbopt; k++) {
@@ -191,84 +183,124 @@ static int parse_args(int argc, char **argv, struct topts *o, int *done)
 		}
 	}
 	memset(&longs[nl], 0, sizeof(longs[nl]));
+}
+
+/* getopt's ':', a missing value: name the option as it was given. */
+static int missing_value(char **argv)
+{
+	if (optopt == 'e')
+		return usage_error("trace: %s needs an entry such as pid_max:rw-", "-e");
+	for (unsigned k = 0; k < nbopt; k++)
+		if (bopt[k]->short_name && bopt[k]->short_name == optopt &&
+		    strcmp(bopt[k]->name, "pid") == 0)
+			return usage_error("trace: %s needs a process id", "-p");
+	return usage_error("trace: %s needs a value", argv[optind - 1]);
+}
+
+/* Backend option @c (value @v), by its code or its short name, kept in
+ * order in @o.  Returns 0 or an exit status. */
+static int backend_value(int c, const char *v, char **argv, struct topts *o)
+{
+	unsigned k = (unsigned)(c - OPT_BACKEND_BASE);
+
+	/* a backend option's short name (-p) */
+	for (unsigned j = 0; c < OPT_FILTER && j < nbopt; j++)
+		if (bopt[j]->short_name == c)
+			k = j, c = OPT_BACKEND_BASE + (int)j;
+
+	if (c < OPT_BACKEND_BASE || k >= nbopt)
+		return usage_error("trace: unexpected option '%s'", argv[optind - 1]);
+	if (o->ngiven == MAX_BOPTS)
+		return usage_error("trace: too many options at '%s'", argv[optind - 1]);
+	o->given[o->ngiven] = bopt[k];
+	o->value[o->ngiven++] = v;
+	return 0;
+}
+
+/* An option with a value in @o: a generic one here, the others
+ * backend_value()'s.  Returns 0 or an exit status. */
+static int option_value(int c, const char *v, char **argv, struct topts *o)
+{
+	switch (c) {
+	case 'e':
+		if (o->nentries == sizeof(o->entries) / sizeof(o->entries[0]))
+			return usage_error("trace: too many -e at '%s'", v);
+		o->entries[o->nentries++] = v;
+		return 0;
+	case OPT_FILTER:
+		o->filter_file = v;
+		return 0;
+	case OPT_CPU:
+		o->cpu = v;
+		return 0;
+	case OPT_BACKEND:
+		o->backend = v;
+		return 0;
+	case OPT_SYMBOLS:
+		o->symbols = v;
+		return 0;
+	case OPT_HIST:
+		o->have_hist = true;
+		return num_arg("--hist-entries", v, &o->hist_entries, 1u << 16);
+	case OPT_BUFFER:
+		o->have_buffer = true;
+		return num_arg("--buffer-kb", v, &o->buffer_kb, 1u << 20);
+	case OPT_TRACE:
+		o->trace_file = v;
+		return 0;
+	case OPT_FORMAT:
+		if (strcmp(v, "text") != 0 && strcmp(v, "ctf") != 0)
+			return usage_error("trace: bad --format '%s' (text, ctf)", v);
+		o->format = v;
+		o->have_format = true;
+		return 0;
+	case OPT_OVERWRITE:
+		o->overwrite = true;
+		return 0;
+	default:
+		return backend_value(c, v, argv, o);
+	}
+}
+
+/* One result @c of getopt_long(): 0, an exit status, or with *done set
+ * the status of --help or --version. */
+static int take_option(int c, const char *v, char **argv, struct topts *o, int *done)
+{
+	switch (c) {
+	case 'h':
+	case OPT_HELP:
+		*done = 1;
+		return trace_help();
+	case OPT_VERSION:
+		*done = 1;
+		return cli_version();
+	case ':':
+		return missing_value(argv);
+	case '?':
+		return usage_error("trace: unexpected option '%s' (try --help)", argv[optind - 1]);
+	default:
+		return option_value(c, v, argv, o);
+	}
+}
+
+/* Returns 0, an exit status, or -1: done (help, version, list printed). */
+static int parse_args(int argc, char **argv, struct topts *o, int *done)
+{
+	struct option longs[16 + MAX_BOPTS];
+	char shorts[8 + 2 * MAX_BOPTS] = "+:he:";
+	int c, ret;
+
+	memset(o, 0, sizeof(*o));
+	*done = 0;
+	o->hist_entries = 16;
+	o->buffer_kb = 1024;
+	o->format = "text";
+	option_tables(longs, shorts);
 	opterr = 0;
 	optind = 0;   /* glibc: a full restart of the scan */
 	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
-		const char *v = optarg;
-
-		switch (c) {
-		case 'h':
-		case OPT_HELP:
-			*done = 1;
-			return trace_help();
-		case OPT_VERSION:
-			*done = 1;
-			return cli_version();
-		case 'e':
-			if (o->nentries == sizeof(o->entries) / sizeof(o->entries[0]))
-				return usage_error("trace: too many -e at '%s'", v);
-			o->entries[o->nentries++] = v;
-			break;
-		case OPT_FILTER:
-			o->filter_file = v;
-			break;
-		case OPT_CPU:
-			o->cpu = v;
-			break;
-		case OPT_BACKEND:
-			o->backend = v;
-			break;
-		case OPT_SYMBOLS:
-			o->symbols = v;
-			break;
-		case OPT_HIST:
-			o->have_hist = true;
-			ret = num_arg("--hist-entries", v, &o->hist_entries, 1u << 16);
-			break;
-		case OPT_BUFFER:
-			o->have_buffer = true;
-			ret = num_arg("--buffer-kb", v, &o->buffer_kb, 1u << 20);
-			break;
-		case OPT_TRACE:
-			o->trace_file = v;
-			break;
-		case OPT_FORMAT:
-			if (strcmp(v, "text") != 0 && strcmp(v, "ctf") != 0)
-				return usage_error("trace: bad --format '%s' (text, ctf)", v);
-			o->format = v;
-			o->have_format = true;
-			break;
-		case OPT_OVERWRITE:
-			o->overwrite = true;
-			break;
-		case ':':
-			/* a missing value: name the option as it was given */
-			if (optopt == 'e')
-				return usage_error("trace: %s needs an entry such as pid_max:rw-", "-e");
-			for (unsigned k = 0; k < nbopt; k++)
-				if (bopt[k]->short_name && bopt[k]->short_name == optopt &&
-				    strcmp(bopt[k]->name, "pid") == 0)
-					return usage_error("trace: %s needs a process id", "-p");
-			return usage_error("trace: %s needs a value", argv[optind - 1]);
-		case '?':
-			return usage_error("trace: unexpected option '%s' (try --help)", argv[optind - 1]);
-		default: {
-			unsigned k = (unsigned)(c - OPT_BACKEND_BASE);
-
-			/* a backend option's short name (-p) */
-			for (unsigned j = 0; c < OPT_FILTER && j < nbopt; j++)
-				if (bopt[j]->short_name == c)
-					k = j, c = OPT_BACKEND_BASE + (int)j;
-
-			if (c < OPT_BACKEND_BASE || k >= nbopt)
-				return usage_error("trace: unexpected option '%s'", argv[optind - 1]);
-			if (o->ngiven == MAX_BOPTS)
-				return usage_error("trace: too many options at '%s'", argv[optind - 1]);
-			o->given[o->ngiven] = bopt[k];
-			o->value[o->ngiven++] = v;
-		}
-		}
-		if (ret)
+		ret = take_option(c, optarg, argv, o, done);
+		if (ret || *done)
 			return ret;
 	}
 	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {

@@ -316,81 +316,97 @@ static void remove_made(const char *dir, unsigned ncpus, bool made_dir)
 		rmdir(dir);
 }
 
-struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *const *watch_names,
-				 unsigned nwatch, int *err)
+static bool open_args_ok(const char *dir, unsigned ncpus, const char *const *watch_names,
+			 unsigned nwatch)
 {
-	struct hwbpi_ctf *c;
-	struct stat st;
-	bool made_dir = false;
-	FILE *meta = NULL;
-	int ret = 0;
-
 	if (!dir || !*dir || ncpus == 0 || ncpus > HWBPI_CTF_MAX_CPUS || nwatch > MAX_WATCH ||
-	    (nwatch && !watch_names)) {
-		ret = -EINVAL;
-		goto fail;
-	}
+	    (nwatch && !watch_names))
+		return false;
 	for (unsigned i = 0; i < nwatch; i++)
-		if (!watch_names[i]) {
-			ret = -EINVAL;
-			goto fail;
-		}
-	c = calloc(1, sizeof(*c) + ncpus * sizeof(c->s[0]));
-	if (!c) {
-		ret = -ENOMEM;
-		goto fail;
-	}
+		if (!watch_names[i])
+			return false;
+	return true;
+}
+
+/* The writer, in memory: the names copied, a packet buffer per CPU.
+ * NULL: -ENOMEM. */
+static struct hwbpi_ctf *new_ctf(unsigned ncpus, const char *const *watch_names, unsigned nwatch)
+{
+	struct hwbpi_ctf *c = calloc(1, sizeof(*c) + ncpus * sizeof(c->s[0]));
+
+	if (!c)
+		return NULL;
 	c->ncpus = ncpus;
 	c->names = calloc(nwatch ? nwatch : 1, sizeof(*c->names));
 	if (!c->names) {
 		free(c);
-		ret = -ENOMEM;
-		goto fail;
+		return NULL;
 	}
 	/* Copy the names now: the caller's table may not outlive the trace. */
 	for (; c->nwatch < nwatch; c->nwatch++) {
 		c->names[c->nwatch] = malloc(name_len(watch_names[c->nwatch]) + 1);
 		if (!c->names[c->nwatch]) {
-			ret = -ENOMEM;
-			goto fail_free;
+			free_ctf(c);
+			return NULL;
 		}
 		put_str((unsigned char *)c->names[c->nwatch], watch_names[c->nwatch]);
 	}
 	for (unsigned i = 0; i < ncpus; i++) {
 		c->s[i].buf = malloc(PACKET_MAX);
 		if (!c->s[i].buf) {
-			ret = -ENOMEM;
-			goto fail_free;
+			free_ctf(c);
+			return NULL;
 		}
 		c->s[i].len = PACKET_HDR;
 	}
-	if (mkdir(dir, 0777) == 0) {
-		made_dir = true;
-	} else if (errno != EEXIST) {
-		ret = -errno;
-		goto fail_free;
-	} else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		ret = -ENOTDIR;
-		goto fail_free;
-	}
+	return c;
+}
+
+/* Directory @dir made (*made_dir) or an existing one taken.  Errors:
+ * -errno of mkdir(), -ENOTDIR. */
+static int use_dir(const char *dir, bool *made_dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0777) == 0)
+		*made_dir = true;
+	else if (errno != EEXIST)
+		return -errno;
+	else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	return 0;
+}
+
+/* The metadata written, the stream files opened.  Errors: those of
+ * open_file(), write_metadata(), io_err(). */
+static int make_files(struct hwbpi_ctf *c, const char *dir)
+{
+	FILE *meta;
+	int ret = 0;
+
 	/* The metadata first: a trace cut short by a crash stays readable up
 	 * to its last whole packet. */
 	meta = open_file(dir, "metadata", 0, false, &ret);
 	if (!meta)
-		goto fail_files;
+		return ret;
 	ret = write_metadata(meta, c);
 	errno = 0;
 	if (fclose(meta) != 0 && ret == 0)
 		ret = io_err();
 	if (ret)
-		goto fail_files;
-	for (unsigned i = 0; i < ncpus; i++) {
+		return ret;
+	for (unsigned i = 0; i < c->ncpus; i++) {
 		c->s[i].f = open_file(dir, "stream_", i, true, &ret);
 		if (!c->s[i].f)
-			goto fail_files;
+			return ret;
 	}
-	/* A reused directory may hold the streams of a trace with more CPUs;
-	 * readers would merge them in.  Only names this writer makes go. */
+	return 0;
+}
+
+/* A reused directory may hold the streams of a trace with more CPUs;
+ * readers would merge them in.  Only names this writer makes go. */
+static void remove_stale(const char *dir, unsigned ncpus)
+{
 	for (unsigned i = ncpus; i < HWBPI_CTF_MAX_CPUS; i++) {
 		char *p = path_of(dir, "stream_", i, true);
 
@@ -398,6 +414,31 @@ struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *co
 			remove(p);
 		free(p);
 	}
+}
+
+struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *const *watch_names,
+				 unsigned nwatch, int *err)
+{
+	struct hwbpi_ctf *c;
+	bool made_dir = false;
+	int ret;
+
+	if (!open_args_ok(dir, ncpus, watch_names, nwatch)) {
+		ret = -EINVAL;
+		goto fail;
+	}
+	c = new_ctf(ncpus, watch_names, nwatch);
+	if (!c) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	ret = use_dir(dir, &made_dir);
+	if (ret)
+		goto fail_free;
+	ret = make_files(c, dir);
+	if (ret)
+		goto fail_files;
+	remove_stale(dir, ncpus);
 	return c;
 
 fail_files:

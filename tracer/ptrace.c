@@ -42,6 +42,7 @@ struct loop {
 	struct hwbp_regs regs;
 	size_t off[HWBP_MAX_REQUESTS], shadow_len;
 	uint8_t cur[4096];
+	bool stopping;   /* asked to stop: stop_all() done */
 };
 
 static void read_shadow(struct loop *L, struct proc *p, pid_t tid)
@@ -269,74 +270,219 @@ static bool stop_sig(int sig)
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
-int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
-		       const struct hwbp_cpu *cpu, int *status, char *err, size_t errlen)
+/* The tracing loop has been asked to end (hwbpi_ptrace_request_stop()):
+ * attached threads interrupted, started processes killed. */
+static void stop_all(struct hwbpi_ptrace *s)
 {
-	struct hwbp_caps want, have;
-	struct loop *L;
-	bool stopping = false;
-	int ret;
+	for (size_t i = 0; s->attached && i < s->nthr; i++)
+		ptrace(PTRACE_INTERRUPT, s->thr[i].tid, NULL, NULL);
+	for (size_t i = 0; !s->attached && i < s->nthr; i++)
+		kill(s->thr[i].tgid, SIGKILL);
+}
 
-	if (!s || !t || s->traced || t->nw == 0)
-		return -EINVAL;
-	/*
-	 * A model given by the caller must be one the kernel can program:
-	 * the same architecture, no more slots or longer pieces than the
-	 * kernel's own model (e.g. i386 on x86_64 is fine, cortex-a57 on an
-	 * arm64 kernel with 4 watchpoints too).
-	 */
-	if (cpu && (hwbp_caps_get(cpu, &want) || hwbp_caps_get(&s->cpu, &have) ||
-		    want.arch != have.arch || want.data_slots > have.data_slots ||
-		    want.inst_slots > have.inst_slots || want.max_piece > have.max_piece)) {
-		hwbpi_say(err, errlen, "the ptrace backend needs a CPU model this kernel can program "
-		    "(here %s with %u watchpoints and %u breakpoints), not %s", hwbp_arch_name(s->cpu.arch),
-		    hwbp_caps_get(&s->cpu, &have) ? 0 : have.data_slots, have.inst_slots,
-		    cpu->name[0] ? cpu->name : hwbp_arch_name(cpu->arch));
-		return -EINVAL;
+/*
+ * The first stop of thread @w, a new thread or child whose creator's
+ * event has not been seen yet: the thread (and a new process) added.
+ * NULL: -ENOMEM.
+ */
+static struct thr *first_stop(struct loop *L, pid_t w)
+{
+	struct hwbpi_ptrace *s = L->s;
+	pid_t tgid = hwbpi_pt_status_field(w, "Tgid");
+	bool newproc;
+	struct thr *th;
+	struct proc *p;
+
+	if (tgid <= 0)
+		tgid = w;
+	newproc = !hwbpi_pt_proc_find(s, tgid);
+	th = hwbpi_pt_thr_add(s, w, tgid);
+	p = th ? hwbpi_pt_proc_add(s, tgid, L->shadow_len) : NULL;
+	if (!p)
+		return NULL;
+	/* A forked child: its bytes, stopped now. */
+	if (newproc)
+		read_shadow(L, p, w);
+	return th;
+}
+
+/* A stop of thread @th (@w) while stopping an attached session: it is
+ * detached, its signal delivered, unless a hit's trap is still queued. */
+static void detach_stopped(struct loop *L, struct thr *th, pid_t w, int sig, int ev)
+{
+	struct hwbpi_ptrace *s = L->s;
+
+	/* A hit's SIGTRAP may already be queued to the thread (force_sig()
+	 * from the debug exception) while this is another stop: once
+	 * detached it would kill the process (SIGTRAP's default action).
+	 * Let it surface first, with no breakpoint left to raise another. */
+	hwbpi_linux_write(w, &s->cpu, &s->off);
+	if (ev == 0 && sig == SIGTRAP) {
+		ptrace(PTRACE_DETACH, w, NULL, NULL);   /* suppressed */
+	} else if (trap_pending(w)) {
+		th->step = false;
+		hwbpi_pt_resume(w, ev == 0 && !group_stop(w) ? sig : 0);
+		return;
+	} else {
+		/* A signal-delivery stop: delivered on detach. */
+		ptrace(PTRACE_DETACH, w, NULL,
+		       (void *)(uintptr_t)(ev == 0 && !group_stop(w) ? sig : 0));
 	}
-	if (!cpu)
-		cpu = &s->cpu;
-	L = calloc(1, sizeof(*L));
-	if (!L)
-		return -ENOMEM;
-	L->s = s;
-	L->t = t;
-	s->traced = true;
-	stop_requested = 0;
-	ret = setup(L, cpu, err, errlen);
-	if (ret == 0 && !hwbpi_pt_proc_add(s, s->pid, L->shadow_len))
-		ret = -ENOMEM;
-	if (ret == 0)
-		read_shadow(L, hwbpi_pt_proc_find(s, s->pid), s->pid);
-	/* Every known thread is stopped: arm them all, then let them go. */
-	for (size_t i = 0; ret == 0 && i < s->nthr; i++) {
-		ret = hwbpi_linux_write(s->thr[i].tid, &s->cpu, &L->regs);
-		if (ret == -ESRCH) {
-			ret = 0;   /* gone meanwhile: its exit comes through waitpid */
-		} else if (ret) {
-			hwbpi_say(err, errlen, "the kernel refused the debug registers: %s", strerror(-ret));
-			ret = -EIO;
+	hwbpi_pt_thr_del(s, w);
+}
+
+/* A clone, fork or vfork event of thread @th (@w): the new thread (and
+ * process) known before its own first stop.  Errors: -ENOMEM. */
+static int on_clone(struct loop *L, struct thr *th, pid_t w, int ev)
+{
+	struct hwbpi_ptrace *s = L->s;
+	unsigned long nt = 0;
+	pid_t tgid = th->tgid, ptgid = th->tgid;
+
+	ptrace(PTRACE_GETEVENTMSG, w, NULL, &nt);
+	if (ev != PTRACE_EVENT_CLONE || hwbpi_pt_status_field((pid_t)nt, "Tgid") == (pid_t)nt)
+		tgid = (pid_t)nt;
+	if (nt && !hwbpi_pt_thr_find(s, (pid_t)nt)) {
+		struct proc *pp, *np;
+
+		if (!hwbpi_pt_thr_add(s, (pid_t)nt, tgid) || !hwbpi_pt_proc_add(s, tgid, L->shadow_len))
+			return -ENOMEM;
+		/* fork copies memory: the child's bytes are the parent's,
+		 * stopped now. */
+		pp = hwbpi_pt_proc_find(s, ptgid);
+		np = hwbpi_pt_proc_find(s, tgid);
+		if (pp && np && np != pp) {
+			np->watched = pp->watched;
+			memcpy(np->shadow, pp->shadow, L->shadow_len);
 		}
 	}
-	if (ret) {
-		free(L);
-		return ret;
+	/* hwbpi_pt_thr_add() may have moved the array. */
+	hwbpi_pt_resume_thr(hwbpi_pt_thr_find(s, w), 0);
+	return 0;
+}
+
+/* An exec event of thread @th (@w).  The old address space and the
+ * breakpoints are gone (flush_ptrace_hw_breakpoint() in flush_thread()). */
+static void on_exec(struct loop *L, struct thr *th, pid_t w)
+{
+	struct hwbpi_ptrace *s = L->s;
+	struct proc *p = hwbpi_pt_proc_find(s, th->tgid);
+	unsigned long old = 0;
+
+	if (p)
+		p->watched = false;
+	ptrace(PTRACE_GETEVENTMSG, w, NULL, &old);
+	if ((pid_t)old != w)
+		hwbpi_pt_thr_del(s, (pid_t)old);   /* a non-leader exec'd */
+	th = hwbpi_pt_thr_find(s, w);
+	if (th)
+		th->step = false;   /* exec ends a step (new image) */
+	hwbpi_pt_resume_thr(th, 0);
+}
+
+/* A SIGTRAP signal-delivery stop of thread @th (@w): the end of a step
+ * over a hit, a hit, or the program's own trap. */
+static void on_sigtrap(struct loop *L, struct thr *th, pid_t w)
+{
+	struct hwbpi_ptrace *s = L->s;
+	struct proc *p = hwbpi_pt_proc_find(s, th->tgid);
+	struct hwbp_status hs;
+	siginfo_t si;
+
+	if (ptrace(PTRACE_GETSIGINFO, w, NULL, &si))
+		memset(&si, 0, sizeof(si));
+	/* The step over a hit is done (TRAP_TRACE; a step over a system
+	 * call may report SI_USER from the kernel, si_pid 0:
+	 * user_single_step_report()), or (si_code SIGTRAP) a handler was
+	 * entered first. */
+	if (th->step && (si.si_code > 0 || (si.si_code == SI_USER && si.si_pid == 0))) {
+		step_done(L, th, si.si_code != SIGTRAP);
+		hwbpi_pt_resume_thr(th, 0);
+	} else if (!th->step &&
+		   hwbpi_linux_hit(w, &s->cpu, p && p->watched ? &L->regs : &s->off,
+				   &si, &hs) == 0) {
+		on_hit(L, th, &hs);
+		hwbpi_pt_resume_thr(th, 0);
+	} else {
+		hwbpi_pt_resume_thr(th, SIGTRAP);   /* the program's own */
 	}
-	for (size_t i = 0; i < s->nthr; i++) {
-		hwbpi_pt_resume_thr(&s->thr[i], s->thr[i].pending);
-		s->thr[i].pending = 0;
+}
+
+/* A stop of armed thread @th (@w), by kind.  Errors: -ENOMEM. */
+static int on_stop(struct loop *L, struct thr *th, pid_t w, int sig, int ev)
+{
+	if (ev == PTRACE_EVENT_CLONE || ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK)
+		return on_clone(L, th, w, ev);
+	if (ev == PTRACE_EVENT_EXEC) {
+		on_exec(L, th, w);
+	} else if (ev == PTRACE_EVENT_STOP) {
+		/* Seized: group-stop stays stopped (PTRACE_LISTEN); an
+		 * interrupt stop goes on. */
+		if (stop_sig(sig))
+			ptrace(PTRACE_LISTEN, w, NULL, NULL);
+		else
+			hwbpi_pt_resume_thr(th, 0);
+	} else if (ev) {
+		hwbpi_pt_resume_thr(th, 0);
+	} else if (sig == SIGTRAP) {
+		on_sigtrap(L, th, w);
+	} else if (stop_sig(sig) && group_stop(w)) {
+		hwbpi_pt_resume_thr(th, 0);
+	} else {
+		/* A signal while stepping over a hit: delivered with the
+		 * step (the handler's entry ends it, on_sigtrap()). */
+		hwbpi_pt_resume_thr(th, sig);
 	}
-	for (;;) {
-		struct thr *th;
-		int st, sig, ev;
+	return 0;
+}
+
+/* Status @st of tracee @w from waitpid().  Errors: -ENOMEM. */
+static int on_status(struct loop *L, pid_t w, int st)
+{
+	struct hwbpi_ptrace *s = L->s;
+	struct thr *th = hwbpi_pt_thr_find(s, w);
+	int sig, ev;
+
+	if (WIFEXITED(st) || WIFSIGNALED(st)) {
+		if (w == s->pid)
+			s->status = st;
+		hwbpi_pt_thr_del(s, w);
+		return 0;
+	}
+	if (!WIFSTOPPED(st))
+		return 0;
+	sig = WSTOPSIG(st);
+	ev = st >> 16;
+	if (!th && !(th = first_stop(L, w)))
+		return -ENOMEM;
+	if (L->stopping && s->attached) {
+		detach_stopped(L, th, w, sig, ev);
+		return 0;
+	}
+	if (!th->armed) {
+		arm(L, th);
+		if ((sig == SIGSTOP && ev == 0) || ev == PTRACE_EVENT_STOP) {
+			hwbpi_pt_resume_thr(th, 0);
+			return 0;
+		}
+	}
+	return on_stop(L, th, w, sig, ev);
+}
+
+/* Wait for every tracee's stops until none is left.  Errors: -ENOMEM,
+ * -errno of waitpid(). */
+static int event_loop(struct loop *L)
+{
+	struct hwbpi_ptrace *s = L->s;
+	int ret = 0;
+
+	while (ret == 0) {
+		int st;
 		pid_t w;
 
-		if (stop_requested && !stopping) {
-			stopping = true;
-			for (size_t i = 0; s->attached && i < s->nthr; i++)
-				ptrace(PTRACE_INTERRUPT, s->thr[i].tid, NULL, NULL);
-			for (size_t i = 0; !s->attached && i < s->nthr; i++)
-				kill(s->thr[i].tgid, SIGKILL);
+		if (stop_requested && !L->stopping) {
+			L->stopping = true;
+			stop_all(s);
 		}
 		/* Every tracee known (a new one is added at its creator's
 		 * event or its own first stop, whichever comes first): none
@@ -352,147 +498,89 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 				ret = -errno;
 			break;
 		}
-		th = hwbpi_pt_thr_find(s, w);
-		if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			if (w == s->pid)
-				s->status = st;
-			hwbpi_pt_thr_del(s, w);
-			continue;
-		}
-		if (!WIFSTOPPED(st))
-			continue;
-		sig = WSTOPSIG(st);
-		ev = st >> 16;
-		if (!th) {
-			/* A new thread or child whose creator's event has not
-			 * been seen yet: its first stop. */
-			pid_t tgid = hwbpi_pt_status_field(w, "Tgid");
-			bool newproc;
-			struct proc *p;
+		ret = on_status(L, w, st);
+	}
+	return ret;
+}
 
-			if (tgid <= 0)
-				tgid = w;
-			newproc = !hwbpi_pt_proc_find(s, tgid);
-			th = hwbpi_pt_thr_add(s, w, tgid);
-			p = th ? hwbpi_pt_proc_add(s, tgid, L->shadow_len) : NULL;
-			if (!p) {
-				ret = -ENOMEM;
-				break;
-			}
-			/* A forked child: its bytes, stopped now. */
-			if (newproc)
-				read_shadow(L, p, w);
-		}
-		if (stopping && s->attached) {
-			/* A hit's SIGTRAP may already be queued to the thread
-			 * (force_sig() from the debug exception) while this is
-			 * another stop: once detached it would kill the
-			 * process (SIGTRAP's default action).  Let it surface
-			 * first, with no breakpoint left to raise another. */
-			hwbpi_linux_write(w, &s->cpu, &s->off);
-			if (ev == 0 && sig == SIGTRAP) {
-				ptrace(PTRACE_DETACH, w, NULL, NULL);   /* suppressed */
-			} else if (trap_pending(w)) {
-				th->step = false;
-				hwbpi_pt_resume(w, ev == 0 && !group_stop(w) ? sig : 0);
-				continue;
-			} else {
-				/* A signal-delivery stop: delivered on detach. */
-				ptrace(PTRACE_DETACH, w, NULL,
-				       (void *)(uintptr_t)(ev == 0 && !group_stop(w) ? sig : 0));
-			}
-			hwbpi_pt_thr_del(s, w);
-			continue;
-		}
-		if (!th->armed) {
-			arm(L, th);
-			if ((sig == SIGSTOP && ev == 0) || ev == PTRACE_EVENT_STOP) {
-				hwbpi_pt_resume_thr(th, 0);
-				continue;
-			}
-		}
-		if (ev == PTRACE_EVENT_CLONE || ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK) {
-			unsigned long nt = 0;
-			pid_t tgid = th->tgid, ptgid = th->tgid;
+/*
+ * A model given by the caller must be one the kernel can program:
+ * the same architecture, no more slots or longer pieces than the
+ * kernel's own model (e.g. i386 on x86_64 is fine, cortex-a57 on an
+ * arm64 kernel with 4 watchpoints too).
+ */
+static int check_model(struct hwbpi_ptrace *s, const struct hwbp_cpu *cpu, char *err, size_t errlen)
+{
+	struct hwbp_caps want, have;
 
-			ptrace(PTRACE_GETEVENTMSG, w, NULL, &nt);
-			if (ev != PTRACE_EVENT_CLONE || hwbpi_pt_status_field((pid_t)nt, "Tgid") == (pid_t)nt)
-				tgid = (pid_t)nt;
-			if (nt && !hwbpi_pt_thr_find(s, (pid_t)nt)) {
-				struct proc *pp, *np;
+	if (cpu && (hwbp_caps_get(cpu, &want) || hwbp_caps_get(&s->cpu, &have) ||
+		    want.arch != have.arch || want.data_slots > have.data_slots ||
+		    want.inst_slots > have.inst_slots || want.max_piece > have.max_piece)) {
+		hwbpi_say(err, errlen, "the ptrace backend needs a CPU model this kernel can program "
+		    "(here %s with %u watchpoints and %u breakpoints), not %s", hwbp_arch_name(s->cpu.arch),
+		    hwbp_caps_get(&s->cpu, &have) ? 0 : have.data_slots, have.inst_slots,
+		    cpu->name[0] ? cpu->name : hwbp_arch_name(cpu->arch));
+		return -EINVAL;
+	}
+	return 0;
+}
 
-				if (!hwbpi_pt_thr_add(s, (pid_t)nt, tgid) || !hwbpi_pt_proc_add(s, tgid, L->shadow_len)) {
-					ret = -ENOMEM;
-					break;
-				}
-				/* fork copies memory: the child's bytes are
-				 * the parent's, stopped now. */
-				pp = hwbpi_pt_proc_find(s, ptgid);
-				np = hwbpi_pt_proc_find(s, tgid);
-				if (pp && np && np != pp) {
-					np->watched = pp->watched;
-					memcpy(np->shadow, pp->shadow, L->shadow_len);
-				}
-			}
-			/* hwbpi_pt_thr_add() may have moved the array. */
-			hwbpi_pt_resume_thr(hwbpi_pt_thr_find(s, w), 0);
-		} else if (ev == PTRACE_EVENT_EXEC) {
-			/* The old address space and the breakpoints are gone
-			 * (flush_ptrace_hw_breakpoint() in flush_thread()). */
-			struct proc *p = hwbpi_pt_proc_find(s, th->tgid);
-			unsigned long old = 0;
+/* The plan (setup()), the first process and its bytes, every known
+ * thread armed.  Errors: those of setup(), -ENOMEM, -EIO. */
+static int start(struct loop *L, const struct hwbp_cpu *cpu, char *err, size_t errlen)
+{
+	struct hwbpi_ptrace *s = L->s;
+	int ret = setup(L, cpu, err, errlen);
 
-			if (p)
-				p->watched = false;
-			ptrace(PTRACE_GETEVENTMSG, w, NULL, &old);
-			if ((pid_t)old != w)
-				hwbpi_pt_thr_del(s, (pid_t)old);   /* a non-leader exec'd */
-			th = hwbpi_pt_thr_find(s, w);
-			if (th)
-				th->step = false;   /* exec ends a step (new image) */
-			hwbpi_pt_resume_thr(th, 0);
-		} else if (ev == PTRACE_EVENT_STOP) {
-			/* Seized: group-stop stays stopped (PTRACE_LISTEN);
-			 * an interrupt stop goes on. */
-			if (stop_sig(sig))
-				ptrace(PTRACE_LISTEN, w, NULL, NULL);
-			else
-				hwbpi_pt_resume_thr(th, 0);
-		} else if (ev) {
-			hwbpi_pt_resume_thr(th, 0);
-		} else if (sig == SIGTRAP) {
-			struct proc *p = hwbpi_pt_proc_find(s, th->tgid);
-			struct hwbp_status hs;
-			siginfo_t si;
-
-			if (ptrace(PTRACE_GETSIGINFO, w, NULL, &si))
-				memset(&si, 0, sizeof(si));
-			/* The step over a hit is done (TRAP_TRACE; a step
-			 * over a system call may report SI_USER from the
-			 * kernel, si_pid 0: user_single_step_report()), or
-			 * (si_code SIGTRAP) a handler was entered first. */
-			if (th->step && (si.si_code > 0 || (si.si_code == SI_USER && si.si_pid == 0))) {
-				step_done(L, th, si.si_code != SIGTRAP);
-				hwbpi_pt_resume_thr(th, 0);
-			} else if (!th->step &&
-				   hwbpi_linux_hit(w, &s->cpu, p && p->watched ? &L->regs : &s->off,
-						   &si, &hs) == 0) {
-				on_hit(L, th, &hs);
-				hwbpi_pt_resume_thr(th, 0);
-			} else {
-				hwbpi_pt_resume_thr(th, SIGTRAP);   /* the program's own */
-			}
-		} else if (stop_sig(sig) && group_stop(w)) {
-			hwbpi_pt_resume_thr(th, 0);
-		} else {
-			/* A signal while stepping over a hit: delivered with
-			 * the step (the handler's entry ends it, above). */
-			hwbpi_pt_resume_thr(th, sig);
+	if (ret == 0 && !hwbpi_pt_proc_add(s, s->pid, L->shadow_len))
+		ret = -ENOMEM;
+	if (ret == 0)
+		read_shadow(L, hwbpi_pt_proc_find(s, s->pid), s->pid);
+	/* Every known thread is stopped: arm them all, then let them go. */
+	for (size_t i = 0; ret == 0 && i < s->nthr; i++) {
+		ret = hwbpi_linux_write(s->thr[i].tid, &s->cpu, &L->regs);
+		if (ret == -ESRCH) {
+			ret = 0;   /* gone meanwhile: its exit comes through waitpid */
+		} else if (ret) {
+			hwbpi_say(err, errlen, "the kernel refused the debug registers: %s", strerror(-ret));
+			ret = -EIO;
 		}
 	}
+	return ret;
+}
+
+int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
+		       const struct hwbp_cpu *cpu, int *status, char *err, size_t errlen)
+{
+	struct loop *L;
+	int ret;
+
+	if (!s || !t || s->traced || t->nw == 0)
+		return -EINVAL;
+	ret = check_model(s, cpu, err, errlen);
+	if (ret)
+		return ret;
+	if (!cpu)
+		cpu = &s->cpu;
+	L = calloc(1, sizeof(*L));
+	if (!L)
+		return -ENOMEM;
+	L->s = s;
+	L->t = t;
+	s->traced = true;
+	stop_requested = 0;
+	ret = start(L, cpu, err, errlen);
+	if (ret) {
+		free(L);
+		return ret;
+	}
+	for (size_t i = 0; i < s->nthr; i++) {
+		hwbpi_pt_resume_thr(&s->thr[i], s->thr[i].pending);
+		s->thr[i].pending = 0;
+	}
+	ret = event_loop(L);
 	if (status)
 		*status = s->status;
 	free(L);
 	return ret;
 }
-

@@ -182,120 +182,135 @@ static void on_err(void *arg, const char *line)
 	}
 }
 
-int hwbpi_trace_qemu_x86(struct hwbpi_tracer *t, const char *kernel,
-			 volatile sig_atomic_t *stop, uint64_t *disagree, char *err, size_t errlen)
+/* QEMU's command line in @argv (32 entries): the machine of run.sh, the
+ * kernel, its command line @watch. */
+static void qemu_argv(char *argv[], const char *qemu, const char *kernel, char *watch)
 {
-	const char *qemu = getenv("QEMU"), *to = getenv("HARNESS_TIMEOUT"), *base;
-	char watch[4096];
-	char *argv[32];
-	int out[2] = { -1, -1 }, ep[2] = { -1, -1 }, xp[2] = { -1, -1 }, ret, st = 0, e = 0;
+	static const char *const fixed[] = {
+		"-nodefaults", "-machine", "pc,accel=tcg", "-cpu", "qemu64", "-m", "512M",
+		"-display", "none", "-no-reboot", "-monitor", "none",
+		"-chardev", "stdio,id=ser0,signal=off", "-serial", "chardev:ser0",
+		"-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
+	};
 	unsigned na = 0;
-	double deadline, timeout = to && atoi(to) > 0 ? atoi(to) : 120;
-	bool timed_out = false, stopped = false, out_open = true, err_open = true;
-	struct feed *f;
-	pid_t pid;
 
-	if (!t || !kernel || t->nw == 0)
-		return -EINVAL;
-	if ((ret = watch_arg(t, watch, sizeof(watch), err, errlen)))
+	argv[na++] = (char *)qemu;
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		argv[na++] = (char *)fixed[i];
+	argv[na++] = "-kernel";
+	argv[na++] = (char *)kernel;
+	argv[na++] = "-append";
+	argv[na++] = watch;
+	argv[na] = NULL;
+}
+
+/* The pipes of the QEMU child: its stdout, its stderr, the exec's errno
+ * (-1: not open). */
+struct pipes {
+	int out[2], ep[2], xp[2];
+};
+
+static void close_pipes(struct pipes *p)
+{
+	for (int i = 0; i < 2; i++) {
+		if (p->out[i] >= 0)
+			close(p->out[i]);
+		if (p->ep[i] >= 0)
+			close(p->ep[i]);
+		if (p->xp[i] >= 0)
+			close(p->xp[i]);
+	}
+}
+
+/* Fork and exec QEMU (@argv, child()); the pipes in @p, only the read
+ * ends left open here.  Errors: -errno of pipe() or fork(). */
+static int spawn(char *const argv[], struct pipes *p, pid_t *pid)
+{
+	int ret;
+
+	if ((ret = cloexec_pipe(p->out)) || (ret = cloexec_pipe(p->ep)) || (ret = cloexec_pipe(p->xp)))
 		return ret;
-	if (access(kernel, R_OK) != 0) {
-		hwbpi_say(err, errlen, "no kernel image %s", kernel);
-		return -ENOENT;
-	}
-	qemu = qemu && *qemu ? qemu : "qemu-system-x86_64";
-	base = strrchr(qemu, '/') ? strrchr(qemu, '/') + 1 : qemu;
-	{
-		static const char *const fixed[] = {
-			"-nodefaults", "-machine", "pc,accel=tcg", "-cpu", "qemu64", "-m", "512M",
-			"-display", "none", "-no-reboot", "-monitor", "none",
-			"-chardev", "stdio,id=ser0,signal=off", "-serial", "chardev:ser0",
-			"-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
-		};
-
-		argv[na++] = (char *)qemu;
-		for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-			argv[na++] = (char *)fixed[i];
-		argv[na++] = "-kernel";
-		argv[na++] = (char *)kernel;
-		argv[na++] = "-append";
-		argv[na++] = watch;
-		argv[na] = NULL;
-	}
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	f->t = t;
-	f->err = err;
-	f->errlen = errlen;
-	if ((ret = cloexec_pipe(out)) || (ret = cloexec_pipe(ep)) || (ret = cloexec_pipe(xp)))
-		goto out;
 	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		ret = -errno;
-		goto out;
-	}
-	if (pid == 0)
-		child(argv, out[1], ep[1], xp[1]);
-	close(out[1]);
-	close(ep[1]);
-	close(xp[1]);
-	out[1] = ep[1] = xp[1] = -1;
+	*pid = fork();
+	if (*pid < 0)
+		return -errno;
+	if (*pid == 0)
+		child(argv, p->out[1], p->ep[1], p->xp[1]);
+	close(p->out[1]);
+	close(p->ep[1]);
+	close(p->xp[1]);
+	p->out[1] = p->ep[1] = p->xp[1] = -1;
+	return 0;
+}
+
+/* Whether the exec of QEMU (@qemu, named @base) failed: then the child
+ * reaped, the reason said and *ret its error (-ENOENT: not found). */
+static bool exec_failed(int xfd, pid_t pid, const char *qemu, const char *base, int *ret,
+			char *err, size_t errlen)
+{
+	int r, e = 0;
+
 	/* The exec's errno, or end of file once it exec'd. */
-	while ((ret = (int)read(xp[0], &e, sizeof(e))) < 0 && errno == EINTR)
+	while ((r = (int)read(xfd, &e, sizeof(e))) < 0 && errno == EINTR)
 		;
-	if (ret == (int)sizeof(e)) {
-		waitpid(pid, NULL, 0);
-		if (e == ENOENT) {
-			hwbpi_say(err, errlen, "%s not found", base);
-			ret = -ENOENT;
-		} else {
-			hwbpi_say(err, errlen, "cannot run %s: %s", qemu, hwbp_errno_name(-e));
-			ret = -e;
-		}
-		goto out;
+	if (r != (int)sizeof(e))
+		return false;
+	waitpid(pid, NULL, 0);
+	if (e == ENOENT) {
+		hwbpi_say(err, errlen, "%s not found", base);
+		*ret = -ENOENT;
+	} else {
+		hwbpi_say(err, errlen, "cannot run %s: %s", qemu, hwbp_errno_name(-e));
+		*ret = -e;
 	}
-	deadline = now() + timeout;
+	return true;
+}
+
+/* Why pump() returned. */
+enum end { END_CLOSED, END_STOPPED, END_TIMED_OUT };
+
+/* QEMU's stdout fed to the tracer, its stderr's last line kept, until
+ * both end (or poll() fails), *@stop is set or @timeout seconds pass. */
+static enum end pump(struct feed *f, const struct pipes *p, volatile sig_atomic_t *stop,
+		     double timeout)
+{
+	double deadline = now() + timeout;
+	bool out_open = true, err_open = true;
+
 	while (out_open || err_open) {
-		struct pollfd pf[2] = { { out[0], POLLIN, 0 }, { ep[0], POLLIN, 0 } };
+		struct pollfd pf[2] = { { p->out[0], POLLIN, 0 }, { p->ep[0], POLLIN, 0 } };
 		double left = deadline - now();
 		int n;
 
-		if (stop && *stop) {
-			stopped = true;
-			break;
-		}
-		if (left <= 0) {
-			timed_out = true;
-			break;
-		}
-		pf[0].fd = out_open ? out[0] : -1;
-		pf[1].fd = err_open ? ep[0] : -1;
+		if (stop && *stop)
+			return END_STOPPED;
+		if (left <= 0)
+			return END_TIMED_OUT;
+		pf[0].fd = out_open ? p->out[0] : -1;
+		pf[1].fd = err_open ? p->ep[0] : -1;
 		/* At most 200 ms, so that a stop is seen without a signal. */
 		n = poll(pf, 2, left > 0.2 ? 200 : (int)(left * 1000) + 1);
 		if (n < 0 && errno != EINTR)
 			break;
 		if (n > 0 && (pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
-			out_open = read_lines(out[0], &f->lo, on_out, f) && out_open;
+			out_open = read_lines(p->out[0], &f->lo, on_out, f) && out_open;
 		if (n > 0 && (pf[1].revents & (POLLIN | POLLHUP | POLLERR)))
-			err_open = read_lines(ep[0], &f->le, on_err, f) && err_open;
+			err_open = read_lines(p->ep[0], &f->le, on_err, f) && err_open;
 	}
-	if (timed_out || stopped)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	ret = f->run.ret;
-	if (disagree)
-		*disagree = f->run.disagree;
-	if (ret || stopped)
-		goto out;
+	return END_CLOSED;
+}
+
+/* How QEMU ended (wait status @st): 0 when the kernel finished, else
+ * -EIO and why. */
+static int check_end(const struct feed *f, int st, bool timed_out, double timeout,
+		     char *err, size_t errlen)
+{
 	if (timed_out) {
 		char why[64];
 
 		snprintf(why, sizeof(why), "QEMU timed out after %.0fs (the kernel hangs)", timeout);
 		say_ended(err, errlen, why);
-		ret = -EIO;
+		return -EIO;
 	} else if (!WIFEXITED(st) || WEXITSTATUS(st) != 65 || !f->run.ended) {
 		/* 65: the kernel's code 0 through isa-debug-exit */
 		char why[300];
@@ -309,17 +324,55 @@ int hwbpi_trace_qemu_x86(struct hwbpi_tracer *t, const char *kernel,
 			snprintf(why, sizeof(why), "QEMU ended with status %d without the kernel's exit",
 				 WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 		say_ended(err, errlen, why);
-		ret = -EIO;
+		return -EIO;
 	}
+	return 0;
+}
+
+int hwbpi_trace_qemu_x86(struct hwbpi_tracer *t, const char *kernel,
+			 volatile sig_atomic_t *stop, uint64_t *disagree, char *err, size_t errlen)
+{
+	const char *qemu = getenv("QEMU"), *to = getenv("HARNESS_TIMEOUT"), *base;
+	char watch[4096];
+	char *argv[32];
+	struct pipes p = { { -1, -1 }, { -1, -1 }, { -1, -1 } };
+	int ret, st = 0;
+	double timeout = to && atoi(to) > 0 ? atoi(to) : 120;
+	enum end end;
+	struct feed *f;
+	pid_t pid;
+
+	if (!t || !kernel || t->nw == 0)
+		return -EINVAL;
+	if ((ret = watch_arg(t, watch, sizeof(watch), err, errlen)))
+		return ret;
+	if (access(kernel, R_OK) != 0) {
+		hwbpi_say(err, errlen, "no kernel image %s", kernel);
+		return -ENOENT;
+	}
+	qemu = qemu && *qemu ? qemu : "qemu-system-x86_64";
+	base = strrchr(qemu, '/') ? strrchr(qemu, '/') + 1 : qemu;
+	qemu_argv(argv, qemu, kernel, watch);
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->t = t;
+	f->err = err;
+	f->errlen = errlen;
+	if ((ret = spawn(argv, &p, &pid)) || exec_failed(p.xp[0], pid, qemu, base, &ret, err, errlen))
+		goto out;
+	end = pump(f, &p, stop, timeout);
+	if (end != END_CLOSED)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	ret = f->run.ret;
+	if (disagree)
+		*disagree = f->run.disagree;
+	if (ret == 0 && end != END_STOPPED)
+		ret = check_end(f, st, end == END_TIMED_OUT, timeout, err, errlen);
 out:
-	for (int i = 0; i < 2; i++) {
-		if (out[i] >= 0)
-			close(out[i]);
-		if (ep[i] >= 0)
-			close(ep[i]);
-		if (xp[i] >= 0)
-			close(xp[i]);
-	}
+	close_pipes(&p);
 	free(f);
 	return ret;
 }

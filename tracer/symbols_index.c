@@ -163,14 +163,124 @@ uint64_t hwbpi_symtab_hash_name(const char *s)
 	return h;
 }
 
+/* The arrays of a finish, all allocated before anything changes. */
+struct scratch {
+	uint32_t *order, *fpos;
+	struct tmp *tp;
+	struct hwbp_sym *sym;
+	uint32_t *hslot;
+};
+
+static int scratch_alloc(struct scratch *a, size_t n, size_t hcap)
+{
+	a->order = malloc((n ? n : 1) * sizeof(*a->order));
+	a->fpos = malloc((n ? n : 1) * sizeof(*a->fpos));
+	a->tp = malloc((n ? n : 1) * sizeof(*a->tp));
+	a->sym = calloc(n ? n : 1, sizeof(*a->sym));
+	a->hslot = calloc(hcap, sizeof(*a->hslot));
+	return a->order && a->fpos && a->tp && a->sym && a->hslot ? 0 : -ENOMEM;
+}
+
+static void scratch_free(struct scratch *a)
+{
+	free(a->order);
+	free(a->fpos);
+	free(a->tp);
+	free(a->sym);
+	free(a->hslot);
+}
+
+/* The sort keys of the entries in a->tp; returns how many are functions. */
+static size_t sort_keys(const struct hwbp_symtab *t, struct scratch *a)
+{
+	size_t nf = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		a->tp[i].start = t->ent[i].addr;
+		a->tp[i].sym = (uint32_t)i;
+		nf += is_func_type(t->ent[i].type);
+	}
+	return nf;
+}
+
+/* The symbols in address order in a->sym, their insertion indices in
+ * a->order. */
+static void sort_syms(const struct hwbp_symtab *t, struct scratch *a)
+{
+	size_t n = t->n;
+
+	qsort(a->tp, n, sizeof(*a->tp), cmp_tmp);
+	for (size_t i = 0; i < n; i++)
+		a->order[i] = a->tp[i].sym;
+	for (size_t i = 0; i < n; i++) {
+		const struct ent *e = &t->ent[a->order[i]];
+
+		a->sym[i].addr = e->addr;
+		a->sym[i].size = e->size;
+		a->sym[i].name = t->pool + e->name;
+		a->sym[i].type = e->type;
+	}
+}
+
+/* Map sources give no sizes: a symbol reaches up to the next one at a
+ * higher address (aliases share it); the last one stays exact. */
+static void infer_sizes(const struct hwbp_symtab *t, struct scratch *a)
+{
+	struct hwbp_sym *sym = a->sym;
+	size_t n = t->n;
+
+	for (size_t i = 0, next = 0; i < n; i++) {
+		if (next <= i)
+			for (next = i + 1; next < n && sym[next].addr == sym[i].addr; next++)
+				;
+		if (t->ent[a->order[i]].infer && !sym[i].size && next < n)
+			sym[i].size = sym[next].addr - sym[i].addr;
+	}
+}
+
+/* Names: insert in address order, but an existing equal name wins only
+ * if it was added earlier (order[] holds the insertion index). */
+static void hash_names(struct scratch *a, size_t n, size_t hcap)
+{
+	const struct hwbp_sym *sym = a->sym;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t h = (size_t)hwbpi_symtab_hash_name(sym[i].name) & (hcap - 1);
+
+		for (;; h = (h + 1) & (hcap - 1)) {
+			uint32_t o = a->hslot[h];
+
+			if (!o) {
+				a->hslot[h] = (uint32_t)i + 1;
+				break;
+			}
+			if (!strcmp(sym[o - 1].name, sym[i].name)) {
+				if (a->order[i] < a->order[o - 1])
+					a->hslot[h] = (uint32_t)i + 1;
+				break;
+			}
+		}
+	}
+}
+
+/* The positions of all symbols in a->fpos, of the functions in a->order. */
+static void positions(struct scratch *a, size_t n)
+{
+	size_t nf = 0;
+
+	/* order[] is free now: reuse it for the function positions. */
+	for (size_t i = 0; i < n; i++) {
+		a->fpos[i] = (uint32_t)i;
+		if (is_func_type(a->sym[i].type))
+			a->order[nf++] = (uint32_t)i;
+	}
+}
+
 int hwbp_symtab_finish(struct hwbp_symtab *t)
 {
-	uint32_t *order = NULL, *fpos = NULL;
-	struct tmp *tp = NULL;
-	struct hwbp_sym *sym = NULL;
-	uint32_t *hslot = NULL;
+	struct scratch a = { 0 };
 	struct ivl_index all = { 0 }, func = { 0 };
-	size_t n, nf = 0, hcap = 4;
+	size_t n, nf, hcap = 4;
 	int r = -ENOMEM;
 
 	if (!t)
@@ -182,83 +292,30 @@ int hwbp_symtab_finish(struct hwbp_symtab *t)
 		hcap *= 2;
 	/* Everything is allocated before anything changes: a failed finish
 	 * leaves a loadable, unfinished table. */
-	order = malloc((n ? n : 1) * sizeof(*order));
-	fpos = malloc((n ? n : 1) * sizeof(*fpos));
-	tp = malloc((n ? n : 1) * sizeof(*tp));
-	sym = calloc(n ? n : 1, sizeof(*sym));
-	hslot = calloc(hcap, sizeof(*hslot));
-	if (!order || !fpos || !tp || !sym || !hslot)
+	if (scratch_alloc(&a, n, hcap))
 		goto out;
-	for (size_t i = 0; i < n; i++) {
-		tp[i].start = t->ent[i].addr;
-		tp[i].sym = (uint32_t)i;
-		nf += is_func_type(t->ent[i].type);
-	}
+	nf = sort_keys(t, &a);
 	if (ivl_alloc(&all, n) || ivl_alloc(&func, nf))
 		goto out;
 
-	qsort(tp, n, sizeof(*tp), cmp_tmp);
-	for (size_t i = 0; i < n; i++)
-		order[i] = tp[i].sym;
-	for (size_t i = 0; i < n; i++) {
-		const struct ent *e = &t->ent[order[i]];
-
-		sym[i].addr = e->addr;
-		sym[i].size = e->size;
-		sym[i].name = t->pool + e->name;
-		sym[i].type = e->type;
-	}
-	/* Map sources give no sizes: a symbol reaches up to the next one at a
-	 * higher address (aliases share it); the last one stays exact. */
-	for (size_t i = 0, next = 0; i < n; i++) {
-		if (next <= i)
-			for (next = i + 1; next < n && sym[next].addr == sym[i].addr; next++)
-				;
-		if (t->ent[order[i]].infer && !sym[i].size && next < n)
-			sym[i].size = sym[next].addr - sym[i].addr;
-	}
-
-	/* Names: insert in address order, but an existing equal name wins only
-	 * if it was added earlier (order[] holds the insertion index). */
-	for (size_t i = 0; i < n; i++) {
-		size_t h = (size_t)hwbpi_symtab_hash_name(sym[i].name) & (hcap - 1);
-
-		for (;; h = (h + 1) & (hcap - 1)) {
-			uint32_t o = hslot[h];
-
-			if (!o) {
-				hslot[h] = (uint32_t)i + 1;
-				break;
-			}
-			if (!strcmp(sym[o - 1].name, sym[i].name)) {
-				if (order[i] < order[o - 1])
-					hslot[h] = (uint32_t)i + 1;
-				break;
-			}
-		}
-	}
-
-	t->sym = sym;
-	/* order[] is free now: reuse it for the function positions. */
-	nf = 0;
-	for (size_t i = 0; i < n; i++) {
-		fpos[i] = (uint32_t)i;
-		if (is_func_type(sym[i].type))
-			order[nf++] = (uint32_t)i;
-	}
-	ivl_build(&all, t, fpos, tp);
-	ivl_build(&func, t, order, tp);
+	sort_syms(t, &a);
+	infer_sizes(t, &a);
+	hash_names(&a, n, hcap);
+	t->sym = a.sym;
+	positions(&a, n);
+	ivl_build(&all, t, a.fpos, a.tp);
+	ivl_build(&func, t, a.order, a.tp);
 
 	free(t->ent);
 	t->ent = NULL;
 	t->cap = 0;
-	t->hslot = hslot;
+	t->hslot = a.hslot;
 	t->hmask = hcap - 1;
 	t->all = all;
 	t->func = func;
 	t->finished = true;
-	hslot = NULL;
-	sym = NULL;
+	a.hslot = NULL;
+	a.sym = NULL;
 	r = 0;
 out:
 	if (r) {
@@ -266,11 +323,6 @@ out:
 		hwbpi_symtab_ivl_free(&func);
 		t->sym = NULL;
 	}
-	free(order);
-	free(fpos);
-	free(tp);
-	free(sym);
-	free(hslot);
+	scratch_free(&a);
 	return r;
 }
-

@@ -170,23 +170,16 @@ int hwbpi_arm64_decode_slot(const struct hwbp_cpu *cpu, const struct hwbp_regs *
 	return ret;
 }
 
-static int decode_watchpoint(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
-			     const struct hwbp_status *st, struct hwbp_hit *hit)
+/*
+ * Candidates: enabled watchpoints whose LSC includes the access kind
+ * (WnR: 1 store, 0 load; a DC ZVA or cache maintenance instruction
+ * that hits reports WnR = 1).  Linux watchpoint_handler() applies
+ * the same type filter.
+ */
+static uint32_t wp_candidates(const struct hwbp_regs *regs, unsigned nw, unsigned kind)
 {
-	uint32_t esr = (uint32_t)st->u.arm64.esr;
-	unsigned kind = (esr & ESR_WNR) ? HWBP_W : HWBP_R;
-	uint64_t far = st->u.arm64.far;
-	uint64_t win_end = (far & ~(FAR_WINDOW - 1)) + (FAR_WINDOW - 1);
-	uint64_t best = UINT64_MAX;
-	uint32_t cand = 0, slots = 0;
-	unsigned nw = hwbp_arm64_nwrp(cpu);
+	uint32_t cand = 0;
 
-	/*
-	 * Candidates: enabled watchpoints whose LSC includes the access kind
-	 * (WnR: 1 store, 0 load; a DC ZVA or cache maintenance instruction
-	 * that hits reports WnR = 1).  Linux watchpoint_handler() applies
-	 * the same type filter.
-	 */
 	for (unsigned i = 0; i < nw; i++) {
 		struct hwbp_piece p;
 		enum hwbp_scope s;
@@ -195,6 +188,66 @@ static int decode_watchpoint(const struct hwbp_cpu *cpu, const struct hwbp_regs 
 		    (p.type & kind))
 			cand |= 1u << i;
 	}
+	return cand;
+}
+
+/*
+ * The candidates of @cand that FAR @far blames.
+ *
+ * FAR lies between the lowest accessed byte and the highest watched
+ * byte accessed, in one naturally aligned block of at most 2 KiB
+ * (Arm ARM "Determining the memory location that caused a Watchpoint
+ * exception").  So the watchpoint that fired has a watched byte h
+ * with FAR <= h, h in FAR's 2 KiB block.  Exact containment first;
+ * otherwise the nearest such watchpoint(s) above FAR.
+ *
+ * Choice: Linux get_distance_from_watchpoint() measures distance in
+ * both directions; hwbp uses the one-sided reading of the
+ * architecture (FAR never exceeds the highest watched byte accessed),
+ * which never blames a watchpoint that lies wholly below FAR.
+ */
+static uint32_t far_slots(const struct hwbp_regs *regs, unsigned nw, uint32_t cand, uint64_t far)
+{
+	uint64_t win_end = (far & ~(FAR_WINDOW - 1)) + (FAR_WINDOW - 1);
+	uint64_t best = UINT64_MAX;
+	uint32_t slots = 0;
+
+	for (unsigned i = 0; i < nw; i++) {
+		struct hwbp_piece p;
+		enum hwbp_scope s;
+		uint64_t lo, hi, dist;
+
+		/* Decoded again rather than kept from the first pass: an array
+		 * of 16 pieces would not fit a kernel-sized stack frame. */
+		if (!(cand & (1u << i)) ||
+		    wp_decode(regs->u.arm64.wvr[i], regs->u.arm64.wcr[i], &p, &s) != 1)
+			continue;
+		lo = p.addr;
+		hi = lo + (p.len - 1);
+		if (lo <= far && far <= hi)
+			dist = 0;
+		else if (far < lo && lo <= win_end)
+			dist = lo - far;
+		else
+			continue;
+		if (dist < best) {
+			best = dist;
+			slots = 0;
+		}
+		if (dist == best)
+			slots |= 1u << i;
+	}
+	return slots;
+}
+
+static int decode_watchpoint(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
+			     const struct hwbp_status *st, struct hwbp_hit *hit)
+{
+	uint32_t esr = (uint32_t)st->u.arm64.esr;
+	unsigned kind = (esr & ESR_WNR) ? HWBP_W : HWBP_R;
+	uint64_t far = st->u.arm64.far;
+	unsigned nw = hwbp_arm64_nwrp(cpu);
+	uint32_t cand = wp_candidates(regs, nw, kind), slots;
 
 	hit->kind = kind;
 	hit->ip = st->ip;
@@ -228,44 +281,7 @@ static int decode_watchpoint(const struct hwbp_cpu *cpu, const struct hwbp_regs 
 		return 0;
 	}
 
-	/*
-	 * FAR lies between the lowest accessed byte and the highest watched
-	 * byte accessed, in one naturally aligned block of at most 2 KiB
-	 * (Arm ARM "Determining the memory location that caused a Watchpoint
-	 * exception").  So the watchpoint that fired has a watched byte h
-	 * with FAR <= h, h in FAR's 2 KiB block.  Exact containment first;
-	 * otherwise the nearest such watchpoint(s) above FAR.
-	 *
-	 * Choice: Linux get_distance_from_watchpoint() measures distance in
-	 * both directions; hwbp uses the one-sided reading of the
-	 * architecture (FAR never exceeds the highest watched byte accessed),
-	 * which never blames a watchpoint that lies wholly below FAR.
-	 */
-	for (unsigned i = 0; i < nw; i++) {
-		struct hwbp_piece p;
-		enum hwbp_scope s;
-		uint64_t lo, hi, dist;
-
-		/* Decoded again rather than kept from the first pass: an array
-		 * of 16 pieces would not fit a kernel-sized stack frame. */
-		if (!(cand & (1u << i)) ||
-		    wp_decode(regs->u.arm64.wvr[i], regs->u.arm64.wcr[i], &p, &s) != 1)
-			continue;
-		lo = p.addr;
-		hi = lo + (p.len - 1);
-		if (lo <= far && far <= hi)
-			dist = 0;
-		else if (far < lo && lo <= win_end)
-			dist = lo - far;
-		else
-			continue;
-		if (dist < best) {
-			best = dist;
-			slots = 0;
-		}
-		if (dist == best)
-			slots |= 1u << i;
-	}
+	slots = far_slots(regs, nw, cand, far);
 	if (!slots)
 		return -ENOENT;
 	hit->data_slots = slots;
