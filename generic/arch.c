@@ -236,33 +236,6 @@ int hwbp_type_parse(const char *s, unsigned *type)
 	return -EINVAL;
 }
 
-const char *hwbp_errno_name(int err)
-{
-	if (err < 0)
-		err = -err;
-	switch (err) {
-	case 0:
-		return "OK";
-	case EINVAL:
-		return "EINVAL";
-	case ENOSPC:
-		return "ENOSPC";
-	case EBUSY:
-		return "EBUSY";
-	case EOPNOTSUPP:
-		return "EOPNOTSUPP";
-	case ERANGE:
-		return "ERANGE";
-	case EFAULT:
-		return "EFAULT";
-	case ENOENT:
-		return "ENOENT";
-	case EIO:
-		return "EIO";
-	}
-	return "EUNKNOWN";
-}
-
 const char *hwbp_version(void)
 {
 	return HWBP_VERSION_STRING;

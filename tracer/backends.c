@@ -258,11 +258,13 @@ static int qemu_run(struct hwbp_trace_session *s)
 	uint64_t disagree = 0;
 	int ret = hwbpi_trace_qemu_x86(&s->t, q->kernel, &s->stop, &disagree, err, sizeof(err));
 
-	if (ret == -ENOENT || ret == -EIO)
-		/* Not a watch the CPU refused: QEMU or the demo kernel failed. */
-		return hwbpi_fail(s, ret, false, "qemu-x86: %s", err[0] ? err : hwbp_errno_name(ret));
-	if (ret)
+	/* A watch the planner refused, as the sim backend says it; anything
+	 * else is QEMU or the demo kernel failing (a missing image, an exec
+	 * error, a crash). */
+	if (ret == -ENOSPC || ret == -ERANGE || ret == -EOPNOTSUPP || ret == -EFAULT)
 		return hwbpi_fail(s, ret, false, "cannot watch %s", err[0] ? err : hwbp_errno_name(ret));
+	if (ret)
+		return hwbpi_fail(s, ret, false, "qemu-x86: %s", err[0] ? err : hwbp_errno_name(ret));
 	if (disagree)
 		hwbpi_note(s, "qemu-x86: %" PRIu64 " loads (by the access site table) changed the "
 			   "watched bytes", disagree);

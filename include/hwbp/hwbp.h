@@ -426,8 +426,10 @@ int hwbp_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
  *   hwbp_type_name: "R", "W", "RW", "X", "none", ... ("invalid" past 7);
  *   hwbp_type_parse: "r"/"R", "w"/"W", "rw"/"RW", "x"/"X" into *type;
  *     errors: -EINVAL (NULL, anything else);
- *   hwbp_errno_name: "EINVAL" ... for the errnos the core returns,
- *     "EUNKNOWN" for others (the CLI has the full list);
+ *   hwbp_errno_name: "EINVAL", "EACCES" ... (sign ignored, "OK" for 0):
+ *     every errno of the platform's <errno.h> on Linux, hosted or in a
+ *     kernel; in a freestanding build only those the core returns;
+ *     "EUNKNOWN" for a value with no name;
  *   hwbp_arch_name: "x86", "arm64", "powerpc" ("unknown").
  */
 const char *hwbp_type_name(unsigned type);

@@ -45,7 +45,8 @@ cc() { # cc SRC OBJNAME FLAGS...
 cc tests/qemu/arm64/start.S start.o $CFLAGS
 cc tests/qemu/arm64/harness_arm64.c harness_arm64.o $CFLAGS
 cc arch/arm64/glue.c glue.o $CORE_FLAGS
-for f in generic/arch.c generic/cpu.c generic/plan.c generic/slots.c \
+# libhwbp: every generic/*.c and each arch's caps, encode and decode.
+for f in generic/*.c \
 	 arch/x86/caps.c arch/x86/encode.c arch/x86/decode.c \
 	 arch/arm64/caps.c arch/arm64/encode.c arch/arm64/decode.c \
 	 arch/powerpc/caps.c arch/powerpc/encode.c arch/powerpc/decode.c; do

@@ -31,7 +31,7 @@ core=("${core_flags[@]}" -O2 -Wall -Wextra -Werror -isystem "$("$CC" -print-file
       -I include -I generic -I arch/powerpc)
 
 own=(tests/qemu/powerpc/kernel.c)
-lib=(arch/powerpc/glue.c generic/arch.c generic/cpu.c generic/plan.c generic/slots.c
+lib=(arch/powerpc/glue.c generic/*.c
      arch/x86/caps.c arch/x86/encode.c arch/x86/decode.c
      arch/arm64/caps.c arch/arm64/encode.c arch/arm64/decode.c
      arch/powerpc/caps.c arch/powerpc/encode.c arch/powerpc/decode.c)

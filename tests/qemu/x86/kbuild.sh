@@ -27,7 +27,7 @@ kcflags="-ffreestanding -nostdlib -fno-builtin -fno-stack-protector -std=c11 $kc
 # libhwbp as the kernels use it: all three arches' encoders (generic/arch.c
 # references them), no glue but x86's.
 kcore="$top/arch/x86/glue.c
-	$top/generic/arch.c $top/generic/cpu.c $top/generic/plan.c $top/generic/slots.c
+	$(echo "$top"/generic/*.c)
 	$top/arch/x86/caps.c $top/arch/x86/encode.c $top/arch/x86/decode.c
 	$top/arch/arm64/caps.c $top/arch/arm64/encode.c $top/arch/arm64/decode.c
 	$top/arch/powerpc/caps.c $top/arch/powerpc/encode.c $top/arch/powerpc/decode.c"
