@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Slot accounting, installation through the host's glue, and hit dispatch.
+ * Slot accounting and installation through the host's glue (the registers
+ * a task needs and hit dispatch are hit.c's).
  *
  * Model (after Linux kernel/events/hw_breakpoint.c): every CPU has its own
  * slot set for CPU-bound requests; a task has a slot set that follows it
@@ -18,36 +19,15 @@
  * succeeded (change_cpus()).
  */
 
-#include "internal.h"
+#include "hwbp_libc.h"
+#include "slots.h"
 
 /* slot bit masks and the identity slot table below */
 _Static_assert(HWBP_MAX_SLOTS == 16, "identity[] lists HWBP_MAX_SLOTS slot numbers");
 
-struct pool {
-	struct hwbp_slot *s;
-	unsigned n;
-};
-
-static unsigned pool_size(const struct hwbp_ctx *ctx, bool inst)
-{
-	unsigned n = (inst && !ctx->caps.shared) ? ctx->caps.inst_slots : ctx->caps.data_slots;
-
-	return n > HWBP_MAX_SLOTS ? HWBP_MAX_SLOTS : n;
-}
-
-/* x86 shares one pool between execute and data: both live in data[]. */
-static struct pool pool_of(const struct hwbp_ctx *ctx, struct hwbp_slots *set, bool inst)
-{
-	struct pool p;
-
-	p.s = (inst && !ctx->caps.shared) ? set->inst : set->data;
-	p.n = pool_size(ctx, inst);
-	return p;
-}
-
 static unsigned used(const struct hwbp_ctx *ctx, const struct hwbp_slots *set, bool inst)
 {
-	struct pool p = pool_of(ctx, (struct hwbp_slots *)set, inst);
+	struct hwbpi_pool p = hwbpi_pool_of(ctx, (struct hwbp_slots *)set, inst);
 	unsigned u = 0;
 
 	for (unsigned i = 0; i < p.n; i++)
@@ -81,19 +61,11 @@ static unsigned max_cpu_used(const struct hwbp_ctx *ctx, bool inst)
 	return m;
 }
 
-static bool task_registered(const struct hwbp_ctx *ctx, const struct hwbp_task *task)
-{
-	for (const struct hwbp_task *t = ctx->tasks; t; t = t->next)
-		if (t == task)
-			return true;
-	return false;
-}
-
 /* Free slots for a new request; cpu == HWBP_CPU_ALL means the minimum. */
 static unsigned free_in(const struct hwbp_ctx *ctx, int cpu,
 			const struct hwbp_task *task, bool inst)
 {
-	unsigned size = pool_size(ctx, inst), taken;
+	unsigned size = hwbpi_pool_size(ctx, inst), taken;
 
 	if (task) {
 		taken = max_cpu_used(ctx, inst) + used(ctx, &task->slots, inst);
@@ -137,7 +109,7 @@ int hwbp_task_init(struct hwbp_ctx *ctx, struct hwbp_task *task)
 {
 	if (!ctx || !task)
 		return -EINVAL;
-	if (task_registered(ctx, task))
+	if (hwbpi_task_registered(ctx, task))
 		return -EBUSY;
 	memset(task, 0, sizeof(*task));
 	hwbp_regs_reset(&ctx->cpu, &task->slots.regs);
@@ -151,7 +123,7 @@ int hwbp_task_fini(struct hwbp_ctx *ctx, struct hwbp_task *task)
 {
 	struct hwbp_task **pp;
 
-	if (!ctx || !task || !task_registered(ctx, task))
+	if (!ctx || !task || !hwbpi_task_registered(ctx, task))
 		return -EINVAL;
 	for (unsigned i = 0; i < HWBP_MAX_REQUESTS; i++)
 		if (ctx->req[i].live && ctx->req[i].task == task)
@@ -179,7 +151,7 @@ static bool same_piece(const struct hwbp_slot *s, const struct hwbp_piece *p,
 static void apply(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id,
 		  const struct hwbp_plan *plan)
 {
-	struct pool p = pool_of(ctx, set, plan->inst);
+	struct hwbpi_pool p = hwbpi_pool_of(ctx, set, plan->inst);
 	bool local = plan->req.flags & HWBP_REQ_LOCAL;
 
 	for (unsigned i = 0; i < plan->n; i++) {
@@ -206,7 +178,7 @@ static void apply(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id,
 static void unapply(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id,
 		    const struct hwbp_plan *plan)
 {
-	struct pool p = pool_of(ctx, set, plan->inst);
+	struct hwbpi_pool p = hwbpi_pool_of(ctx, set, plan->inst);
 
 	/* One reference per piece of the plan: identical pieces inside one
 	 * plan cannot occur (they are disjoint), so each slot holding this
@@ -231,8 +203,8 @@ static void unapply(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id,
  * says whether it is an execute piece: on x86's shared pool both kinds sit
  * in data[].
  */
-static void encode_pool(const struct hwbp_ctx *ctx, const struct hwbp_slot *s,
-			const int *slotno, unsigned n, struct hwbp_regs *regs)
+void hwbpi_encode_pool(const struct hwbp_ctx *ctx, const struct hwbp_slot *s,
+		       const int *slotno, unsigned n, struct hwbp_regs *regs)
 {
 	for (unsigned k = 0; k < n; k++) {
 		if (!s[k].refs || slotno[k] < 0)
@@ -252,9 +224,9 @@ static const int identity[HWBP_MAX_SLOTS] = {
 static void reencode(const struct hwbp_ctx *ctx, struct hwbp_slots *set)
 {
 	hwbp_regs_reset(&ctx->cpu, &set->regs);
-	encode_pool(ctx, set->data, identity, pool_size(ctx, false), &set->regs);
+	hwbpi_encode_pool(ctx, set->data, identity, hwbpi_pool_size(ctx, false), &set->regs);
 	if (!ctx->caps.shared)
-		encode_pool(ctx, set->inst, identity, pool_size(ctx, true), &set->regs);
+		hwbpi_encode_pool(ctx, set->inst, identity, hwbpi_pool_size(ctx, true), &set->regs);
 }
 
 struct write_call {
@@ -298,15 +270,6 @@ static void transform(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id
 }
 
 /*
- * The ctx's scratch is zero between calls, so that a call that fails
- * leaves the ctx byte for byte as it was (and nothing stale is kept).
- */
-static void scrub(void *p, size_t n)
-{
-	memset(p, 0, n);
-}
-
-/*
  * Change CPUs [first, last] for request @id from @oldp to @newp (install:
  * oldp NULL; remove: newp NULL; modify: both); all-or-nothing.
  *
@@ -342,12 +305,12 @@ static int change_cpus(struct hwbp_ctx *ctx, unsigned first, unsigned last, int 
 		if (ret) {
 			for (unsigned u = c + 1; u-- > first;)
 				(void)write_cpu(ctx, u, &ctx->percpu[u].regs);
-			scrub(tmp, sizeof(*tmp));
+			hwbpi_scrub(tmp, sizeof(*tmp));
 			return ret;
 		}
 	}
 	if (ctx->glue)
-		scrub(tmp, sizeof(*tmp));
+		hwbpi_scrub(tmp, sizeof(*tmp));
 	for (unsigned c = first; c <= last; c++)
 		transform(ctx, &ctx->percpu[c], id, oldp, newp);
 	return 0;
@@ -386,7 +349,7 @@ static int plan_into(const struct hwbp_ctx *ctx, const struct hwbp_request *req,
 
 	if (ret)
 		return ret;
-	if (freeslots == 0 && !pool_size(ctx, req->type == HWBP_X))
+	if (freeslots == 0 && !hwbpi_pool_size(ctx, req->type == HWBP_X))
 		return -EOPNOTSUPP;
 	if (freeslots == 0) {
 		/*
@@ -411,7 +374,7 @@ int hwbp_install(struct hwbp_ctx *ctx, const struct hwbp_request *req,
 	if (!ctx || !req || !id)
 		return -EINVAL;
 	if (task) {
-		if (!task_registered(ctx, task))
+		if (!hwbpi_task_registered(ctx, task))
 			return -EINVAL;
 		cpu = HWBP_CPU_TASK;
 	} else if (cpu < HWBP_CPU_ALL || (cpu >= 0 && (unsigned)cpu >= ctx->ncpus)) {
@@ -433,7 +396,7 @@ int hwbp_install(struct hwbp_ctx *ctx, const struct hwbp_request *req,
 	if (ret == 0)
 		ret = change_request(ctx, cpu, task, slot, NULL, plan);
 	if (ret) {
-		scrub(plan, sizeof(*plan));
+		hwbpi_scrub(plan, sizeof(*plan));
 		return ret;
 	}
 	ctx->req[slot].live = true;
@@ -466,7 +429,7 @@ int hwbp_remove(struct hwbp_ctx *ctx, int id)
 static unsigned free_for_modify(struct hwbp_ctx *ctx, int id, bool inst)
 {
 	const struct hwbp_reqrec *rec = &ctx->req[id];
-	unsigned size = pool_size(ctx, inst), taken;
+	unsigned size = hwbpi_pool_size(ctx, inst), taken;
 	struct hwbp_slots *tmp = &ctx->scratch_set;  /* not on the stack */
 
 	if (rec->task) {
@@ -489,7 +452,7 @@ static unsigned free_for_modify(struct hwbp_ctx *ctx, int id, bool inst)
 		}
 		taken = u + max_task_used(ctx, inst);
 	}
-	scrub(tmp, sizeof(*tmp));
+	hwbpi_scrub(tmp, sizeof(*tmp));
 	return taken >= size ? 0 : size - taken;
 }
 
@@ -509,7 +472,7 @@ int hwbp_modify(struct hwbp_ctx *ctx, int id, const struct hwbp_request *req)
 		ret = change_request(ctx, rec->cpu, rec->task, id, &rec->plan, plan);
 	if (ret == 0)
 		rec->plan = *plan;
-	scrub(plan, sizeof(*plan));
+	hwbpi_scrub(plan, sizeof(*plan));
 	return ret;
 }
 
@@ -526,167 +489,10 @@ int hwbp_free_slots(const struct hwbp_ctx *ctx, int cpu,
 	if (!ctx)
 		return -EINVAL;
 	if (task) {
-		if (!task_registered(ctx, task))
+		if (!hwbpi_task_registered(ctx, task))
 			return -EINVAL;
 	} else if (cpu < HWBP_CPU_ALL || (cpu >= 0 && (unsigned)cpu >= ctx->ncpus)) {
 		return -EINVAL;
 	}
 	return (int)free_in(ctx, task ? HWBP_CPU_TASK : cpu, task, inst);
-}
-
-/*
- * Slot numbers of a task's pieces on a CPU: the CPU's own pieces keep their
- * slots, the task's take the free ones in order.  The accounting invariant
- * guarantees there are enough.
- */
-static void task_slotno(const struct hwbp_ctx *ctx, unsigned cpu,
-			const struct hwbp_task *task, bool inst, int *slotno)
-{
-	struct pool cp = pool_of(ctx, &ctx->percpu[cpu], inst);
-	struct pool tp = pool_of(ctx, (struct hwbp_slots *)&task->slots, inst);
-	unsigned next = 0;
-
-	for (unsigned k = 0; k < tp.n; k++) {
-		slotno[k] = -1;
-		if (!tp.s[k].refs)
-			continue;
-		while (next < cp.n && cp.s[next].refs)
-			next++;
-		slotno[k] = (int)next++;
-	}
-}
-
-int hwbp_task_regs(const struct hwbp_ctx *ctx, unsigned cpu,
-		   const struct hwbp_task *task, struct hwbp_regs *regs)
-{
-	int dno[HWBP_MAX_SLOTS], ino[HWBP_MAX_SLOTS];
-
-	if (!ctx || !regs || cpu >= ctx->ncpus)
-		return -EINVAL;
-	*regs = ctx->percpu[cpu].regs;
-	if (!task)
-		return 0;
-	if (!task_registered(ctx, task))
-		return -EINVAL;
-	task_slotno(ctx, cpu, task, false, dno);
-	encode_pool(ctx, task->slots.data, dno, pool_size(ctx, false), regs);
-	if (!ctx->caps.shared) {
-		task_slotno(ctx, cpu, task, true, ino);
-		encode_pool(ctx, task->slots.inst, ino, pool_size(ctx, true), regs);
-	}
-	return 0;
-}
-
-/* Requests behind hardware slot @no of a pool on @cpu (with @task). */
-static uint64_t requests_of(const struct hwbp_ctx *ctx, unsigned cpu,
-			    const struct hwbp_task *task, bool inst, unsigned no)
-{
-	const struct hwbp_slots *cs = &ctx->percpu[cpu];
-	const struct hwbp_slot *s = (inst && !ctx->caps.shared) ? cs->inst : cs->data;
-	int tno[HWBP_MAX_SLOTS];
-
-	if (s[no].refs)
-		return s[no].requests;
-	if (!task)
-		return 0;
-	task_slotno(ctx, cpu, task, inst, tno);
-	s = (inst && !ctx->caps.shared) ? task->slots.inst : task->slots.data;
-	for (unsigned k = 0; k < pool_size(ctx, inst); k++)
-		if (tno[k] == (int)no)
-			return s[k].requests;
-	return 0;
-}
-
-/* Should request @rec be reported for this access? */
-static bool request_matches(const struct hwbp_plan *plan, const struct hwbp_hit *h,
-			    const struct hwbp_access *acc, enum hwbp_precision prec)
-{
-	const struct hwbp_request *r = &plan->req;
-	uint64_t rlast = r->addr + (r->len - 1);
-	unsigned kind = acc && acc->kind ? acc->kind : h->kind;
-
-	if (acc && acc->size) {
-		uint64_t alast = acc->addr + (acc->size - 1);
-
-		/* Touched only bytes outside the request (extra bytes of an
-		 * enlarged plan, or a ppc doubleword's neighbours). */
-		if (alast < r->addr || acc->addr > rlast)
-			return false;
-	} else if (h->addr_known && prec == HWBP_ADDR_EXACT && r->type != HWBP_X) {
-		/* DAR is the access's first byte (Power ISA Book III, DSI):
-		 * an access starting past the request cannot touch it.  One
-		 * starting before may still reach in, so keep it. */
-		if (h->addr > rlast)
-			return false;
-	}
-	/* The kind, when known, must be the request's: an instruction fetch
-	 * is not a data access of an RW watch on the same bytes, nor a load
-	 * the fetch of an execute breakpoint (x86 DR6 may name a data slot
-	 * and an execute slot together). */
-	if (kind && (kind == HWBP_X) != (r->type == HWBP_X))
-		return false;
-	if (kind && r->type != HWBP_X) {
-		if (kind == HWBP_R && !(r->type & HWBP_R))
-			return false;
-		if (kind == HWBP_W && !(r->type & HWBP_W))
-			return false;
-	}
-	if (acc && acc->priv >= 0) {
-		if (r->scope == HWBP_SCOPE_USER && acc->priv == 0)
-			return false;
-		if (r->scope == HWBP_SCOPE_KERNEL && acc->priv == 1)
-			return false;
-	}
-	return true;
-}
-
-int hwbp_decode(const struct hwbp_ctx *ctx, unsigned cpu,
-		const struct hwbp_task *task, const struct hwbp_status *st,
-		const struct hwbp_access *acc, struct hwbp_hit *hit)
-{
-	const struct hwbp_regs *regs;
-	struct hwbp_hit h;
-	uint64_t cand = 0;
-	int ret;
-
-	if (!ctx || !st || !hit || cpu >= ctx->ncpus)
-		return -EINVAL;
-	/*
-	 * The registers CPU @cpu holds: its own set's, or with a task the
-	 * combination hwbp_task_regs() computes, built in that CPU's scratch
-	 * (a register block does not fit the 512-byte frame budget, and the
-	 * ctx's own scratch belongs to install/modify/remove).
-	 */
-	if (task) {
-		ret = hwbp_task_regs(ctx, cpu, task, &ctx->percpu[cpu].live);
-		if (ret)
-			return ret;
-		regs = &ctx->percpu[cpu].live;
-	} else {
-		regs = &ctx->percpu[cpu].regs;
-	}
-	ret = hwbp_decode_status(&ctx->cpu, regs, st, &h);
-	if (task)
-		scrub(&ctx->percpu[cpu].live, sizeof(ctx->percpu[cpu].live));
-	if (ret)
-		return ret;
-	for (unsigned i = 0; i < HWBP_MAX_SLOTS; i++) {
-		if (h.data_slots & (1u << i))
-			cand |= requests_of(ctx, cpu, task, false, i);
-		if (h.inst_slots & (1u << i))
-			cand |= requests_of(ctx, cpu, task, true, i);
-	}
-	h.requests = 0;
-	for (unsigned id = 0; id < HWBP_MAX_REQUESTS; id++) {
-		if (!(cand & (UINT64_C(1) << id)) || !ctx->req[id].live)
-			continue;
-		if (request_matches(&ctx->req[id].plan, &h, acc, ctx->caps.precision))
-			h.requests |= UINT64_C(1) << id;
-	}
-	h.filtered = cand && !h.requests;
-	/* A widened request reports the kind only when it is known. */
-	if (acc && acc->kind)
-		h.kind = acc->kind;
-	*hit = h;
-	return 0;
 }
