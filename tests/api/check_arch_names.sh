@@ -4,8 +4,8 @@
 # outside arch/ names a particular architecture.  Allowed: arch/ itself,
 # the one table that lists the arches (generic/arch.c), and the
 # simulator's per-arch models with the one table that lists them (each
-# model's files are named after its arch: sim/x86.c, and the parts split
-# from it with their private header, sim/x86_regs.c and sim/x86_model.h).
+# model's files are named after its arch: sim/<arch>.c, and the parts split
+# from it with their private header, e.g. sim/x86_regs.c, sim/x86_model.h).
 # Public headers (include/) describe each arch's registers and are not
 # code.
 set -euo pipefail
