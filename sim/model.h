@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal interface between the simulator engine (sim/sim.c) and the
- * per-arch semantic models (sim/x86.c, sim/arm64.c, sim/powerpc.c).
+ * per-arch semantic models (sim/x86.c, sim/arm64.c, sim/powerpc.c; the
+ * register files of the first two are sim/x86_regs.c, sim/arm64_regs.c).
  */
 #ifndef HWBP_SIM_MODEL_H
 #define HWBP_SIM_MODEL_H

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The arm64 debug-unit model (sim/arm64.c) through the public simulator
- * API.  Every table row cites what it encodes: Arm ARM D2 "AArch64
- * Self-hosted Debug" (enabling, breakpoint and watchpoint exceptions, the
- * FAR window), the D19 / System register descriptions (DBGWCR, DBGBCR,
- * MDSCR_EL1, OSLAR/OSLSR, ESR_EL1), and for the qemu profile the QEMU 10.0
- * functions (target/arm/debug_helper.c, accel/tcg/watchpoint.c,
- * target/arm/tcg/helper-a64.c).  The qemu rows were also checked on
- * qemu-system-aarch64 10.0.2 (-M virt -cpu cortex-a57, a bare-metal EL1
- * program): OS lock ignored, FAR of two matching watchpoints, DC ZVA FAR,
- * non-contiguous BAS, breakpoint ESR 0xc6000022 with FAR 0.
+ * The arm64 debug-unit model (sim/arm64.c, sim/arm64_regs.c) through the
+ * public simulator API.  Every table row cites what it encodes: Arm ARM D2
+ * "AArch64 Self-hosted Debug" (enabling, breakpoint and watchpoint
+ * exceptions, the FAR window), the D19 / System register descriptions
+ * (DBGWCR, DBGBCR, MDSCR_EL1, OSLAR/OSLSR, ESR_EL1), and for the qemu
+ * profile the QEMU 10.0 functions (target/arm/debug_helper.c,
+ * accel/tcg/watchpoint.c, target/arm/tcg/helper-a64.c).  The qemu rows were
+ * also checked on qemu-system-aarch64 10.0.2 (-M virt -cpu cortex-a57, a
+ * bare-metal EL1 program): OS lock ignored, FAR of two matching
+ * watchpoints, DC ZVA FAR, non-contiguous BAS, breakpoint ESR 0xc6000022
+ * with FAR 0.
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The x86 debug-unit model (sim/x86.c) through the public simulator API:
- * a table of single accesses against raw register states, under both
- * profiles (every quirks_x86.def row has rows that differ), then the
- * sequences a table cannot hold: reset, general detect, DR4/DR5, RF and
- * resume, mode, register write faults, and the filter property.
+ * The x86 debug-unit model (sim/x86.c, sim/x86_regs.c) through the public
+ * simulator API: a table of single accesses against raw register states,
+ * under both profiles (every quirks_x86.def row has rows that differ), then
+ * the sequences a table cannot hold: reset, general detect, DR4/DR5, RF
+ * and resume, mode, register write faults, and the filter property.
  *
  * Sources: Intel SDM Vol. 3 §17.2-§17.3; AMD APM Vol. 2 §13.1; QEMU
  * target/i386/tcg/system/bpt_helper.c; kvm-unit-tests x86/debug.c.
