@@ -6,7 +6,13 @@
  *   target := '*'                                     (all; type must be ---)
  *           | '0x' HEX ['/' NUM]                      (absolute address)
  *           | SYM ['+' NUM] ['/' NUM]                 (symbol, offset, length)
- *   SYM    := [A-Za-z_.$][A-Za-z0-9_.$]*  (at most HWBP_TRACE_SYM_LEN - 1)
+ *   SYM    := [LIB ':'] NAME ['@' ['@'] QUAL]  (at most HWBP_TRACE_SYM_LEN - 1)
+ *   NAME   := [A-Za-z_.$][A-Za-z0-9_.$]*
+ *   LIB    := any bytes but ':', blanks, NUL       (a file: libc.so.6, a path)
+ *   QUAL   := [A-Za-z0-9_.$-]+                     (a version, GLIBC_2.2.5, or a
+ *                                                   shared object: holds ".so")
+ * LIB is there only when the entry has a second ':': the last ':' before
+ * the type letters always separates the type.
  *   NUM    := decimal digits | '0x' hex digits        (at most 2^64 - 1)
  *   type   := ('r'|'-') ('w'|'-') ('x'|'-')
  *   blank  := ' ' | '\t' | '\r' | '\n'
@@ -18,6 +24,7 @@
  * ftrace syntax never had octal, and a user typing /010 means ten.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <hwbp/trace.h>
@@ -160,6 +167,71 @@ static int expect_colon(struct cur *c, const char *msg)
 	return 0;
 }
 
+/* Does the entry at @p start with "LIB:"?  Only when a NAME follows the
+ * first ':' and a second ':' (the type's) follows, with no blank before
+ * it: "pid_max::rw-" and "pid_max:rw- a:b" keep their own errors. */
+static bool lib_prefix(const char *p)
+{
+	const char *colon = strchr(p, ':'), *type = colon ? strchr(colon + 1, ':') : NULL;
+
+	if (!type || colon == p || !is_sym_first(colon[1]))
+		return false;
+	for (; p < type; p++)
+		if (is_blank(*p))
+			return false;
+	return true;
+}
+
+static bool is_qual_char(char ch)
+{
+	return is_sym_char(ch) || ch == '-';
+}
+
+/* One byte of the name into @sym at *n. */
+static int put_sym(struct cur *c, char *sym, size_t *n)
+{
+	if (*n == HWBP_TRACE_SYM_LEN - 1)
+		return fail(c, c->i, "symbol name too long", -EINVAL);
+	sym[(*n)++] = c->s[c->i++];
+	return 0;
+}
+
+/*
+ * SYM: [LIB ':'] NAME ['@' ['@'] QUAL], copied whole into @sym, which
+ * hwbp_symtab_find() resolves (a version or a file to choose among
+ * same-named symbols: include/hwbp/trace.h).
+ */
+static int parse_sym(struct cur *c, char *sym)
+{
+	const char *s = c->s;
+	size_t n = 0;
+	int ret;
+
+	if (lib_prefix(s + c->i)) {
+		while (s[c->i] != ':')
+			if ((ret = put_sym(c, sym, &n)))
+				return ret;
+		if ((ret = put_sym(c, sym, &n)))
+			return ret;   /* the ':' */
+	}
+	while (is_sym_char(s[c->i]))
+		if ((ret = put_sym(c, sym, &n)))
+			return ret;
+	if (s[c->i] == '@') {
+		if ((ret = put_sym(c, sym, &n)))
+			return ret;
+		if (s[c->i] == '@' && (ret = put_sym(c, sym, &n)))
+			return ret;
+		if (!is_qual_char(s[c->i]))
+			return fail(c, c->i, "expected a version or a library after '@'", -EINVAL);
+		while (is_qual_char(s[c->i]))
+			if ((ret = put_sym(c, sym, &n)))
+				return ret;
+	}
+	sym[n] = '\0';
+	return 0;
+}
+
 static int parse(struct cur *c, struct hwbp_trace_entry *e)
 {
 	const char *s = c->s;
@@ -198,15 +270,10 @@ static int parse(struct cur *c, struct hwbp_trace_entry *e)
 		ret = expect_colon(c, e->len ? "expected ':'" : "expected '/' or ':'");
 		if (ret)
 			return ret;
-	} else if (is_sym_first(s[c->i])) {
-		size_t n = 0;
-
-		for (; is_sym_char(s[c->i]); c->i++, n++) {
-			if (n == HWBP_TRACE_SYM_LEN - 1)
-				return fail(c, c->i, "symbol name too long", -EINVAL);
-			e->sym[n] = s[c->i];
-		}
-		e->sym[n] = '\0';
+	} else if (is_sym_first(s[c->i]) || lib_prefix(s + c->i)) {
+		ret = parse_sym(c, e->sym);
+		if (ret)
+			return ret;
 		/* The message lists what could still come at this point. */
 		msg = "expected '+', '/' or ':'";
 		if (s[c->i] == '+') {

@@ -121,27 +121,41 @@ int hwbpi_proc_load_bias(pid_t pid, const char *exe_path, uint64_t *bias)
 	return ret;
 }
 
-int hwbpi_proc_load_symbols(struct hwbp_symtab *syms, pid_t pid)
+/* The symbols of one mapped file (@m at offset 0) at its load bias:
+ * the number added, 0 for a file without symbols, or an error. */
+static int load_mapped(struct hwbp_symtab *syms, const struct mapent *m)
+{
+	uint64_t page;
+	int n;
+
+	if (elf_first_page(m->path, &page))
+		return 0;   /* not a 64-bit ELF (a locale archive, a data file) */
+	n = hwbp_symtab_load_elf(syms, m->path, m->start - page);
+	if (n == -EINVAL || n == -ENOENT || n == -EACCES)
+		return 0;   /* stripped, or gone since: no symbols to add */
+	return n;
+}
+
+/* One pass over the maps: the executable only (@exe), or every other
+ * file mapped at offset 0, each once. */
+static int load_pass(struct hwbp_symtab *syms, FILE *f, bool exe, const struct stat *xsb)
 {
 	char line[4300];
 	struct mapent m;
 	uint64_t seen[512];
 	unsigned nseen = 0;
-	FILE *f;
-	int ret, total = 0;
+	int total = 0;
 
-	if (!syms || pid <= 0)
-		return -EINVAL;
-	f = open_maps(pid, &ret);
-	if (!f)
-		return ret;
 	while (fgets(line, sizeof(line), f)) {
-		uint64_t page;
-		bool dup = false;
+		bool dup = false, is_exe;
 		int n;
 
 		/* Files only ([vdso], [heap], anonymous maps are not). */
 		if (!parse_maps_line(line, &m) || m.off != 0 || m.ino == 0 || m.path[0] != '/')
+			continue;
+		is_exe = xsb && m.ino == (uint64_t)xsb->st_ino && m.maj == major(xsb->st_dev) &&
+			 m.min == minor(xsb->st_dev);
+		if (is_exe != exe)
 			continue;
 		for (unsigned i = 0; i < nseen; i++)
 			dup |= seen[i] == m.ino;
@@ -149,18 +163,44 @@ int hwbpi_proc_load_symbols(struct hwbp_symtab *syms, pid_t pid)
 			continue;
 		if (nseen < sizeof(seen) / sizeof(seen[0]))
 			seen[nseen++] = m.ino;
-		if (elf_first_page(m.path, &page))
-			continue;   /* not a 64-bit ELF (a locale archive, a data file) */
-		n = hwbp_symtab_load_elf(syms, m.path, m.start - page);
-		if (n == -EINVAL || n == -ENOENT || n == -EACCES)
-			continue;   /* stripped, or gone since: no symbols to add */
-		if (n < 0) {
-			total = n;
-			break;
-		}
+		n = load_mapped(syms, &m);
+		if (n < 0)
+			return n;
 		total += n;
+		if (exe)
+			break;
 	}
-	fclose(f);
 	return total;
 }
 
+int hwbpi_proc_load_symbols(struct hwbp_symtab *syms, pid_t pid)
+{
+	char exe[64];
+	struct stat xsb;
+	bool have_exe;
+	FILE *f;
+	int ret, n;
+
+	if (!syms || pid <= 0)
+		return -EINVAL;
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+	have_exe = stat(exe, &xsb) == 0;
+	f = open_maps(pid, &ret);
+	if (!f)
+		return ret;
+	/*
+	 * The dynamic linker's order, so that "first added wins" picks the
+	 * copy the program uses: the executable first (its copy relocations,
+	 * R_*_COPY, make its .bss copy of a library's variable the one every
+	 * module reads: glibc's do_lookup_x() searches the executable's scope
+	 * first), then the libraries as mapped.
+	 */
+	ret = have_exe ? load_pass(syms, f, true, &xsb) : 0;
+	if (ret >= 0) {
+		rewind(f);
+		n = load_pass(syms, f, false, have_exe ? &xsb : NULL);
+		ret = n < 0 ? n : ret + n;
+	}
+	fclose(f);
+	return ret;
+}

@@ -58,7 +58,9 @@ void hwbp_symtab_free(struct hwbp_symtab *t)
 		return;
 	free(t->ent);
 	free(t->pool);
+	free(t->obj);
 	free(t->sym);
+	free(t->sx);
 	free(t->hslot);
 	hwbpi_symtab_ivl_free(&t->all);
 	hwbpi_symtab_ivl_free(&t->func);
@@ -96,25 +98,67 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-int hwbpi_symtab_add_n(struct hwbp_symtab *t, const char *name, size_t len, uint64_t addr,
-		       uint64_t size, char type, bool infer)
+int hwbpi_symtab_add_v(struct hwbp_symtab *t, const char *name, size_t len, const char *ver,
+		       size_t vlen, uint64_t addr, uint64_t size, char type, bool infer)
 {
+	size_t total;
 	struct ent *e;
 
-	if (t->n >= MAX_SYMS || len > SIZE_MAX - t->pool_len - 1)
+	if (!ver)
+		vlen = 0;
+	if (t->n >= MAX_SYMS || len > SIZE_MAX / 2 || vlen > SIZE_MAX / 2 ||
+	    len + vlen + 2 > SIZE_MAX - t->pool_len)
 		return -ENOMEM;
+	total = len + 1 + (ver ? vlen + 1 : 0);
 	if (grow((void **)&t->ent, &t->cap, t->n + 1, sizeof(*t->ent)) ||
-	    grow((void **)&t->pool, &t->pool_cap, t->pool_len + len + 1, 1))
+	    grow((void **)&t->pool, &t->pool_cap, t->pool_len + total, 1))
 		return -ENOMEM;
 	memcpy(t->pool + t->pool_len, name, len);
 	t->pool[t->pool_len + len] = '\0';
+	if (ver) {
+		memcpy(t->pool + t->pool_len + len + 1, ver, vlen);
+		t->pool[t->pool_len + len + 1 + vlen] = '\0';
+	}
 	e = &t->ent[t->n++];
 	e->addr = addr;
 	e->size = size;
 	e->name = t->pool_len;
 	e->type = type;
 	e->infer = infer;
+	e->ver = ver != NULL;
+	t->pool_len += total;
+	return 0;
+}
+
+int hwbpi_symtab_add_n(struct hwbp_symtab *t, const char *name, size_t len, uint64_t addr,
+		       uint64_t size, char type, bool infer)
+{
+	return hwbpi_symtab_add_v(t, name, len, NULL, 0, addr, size, type, infer);
+}
+
+/* A string into the pool; its offset in *off. */
+static int pool_str(struct hwbp_symtab *t, const char *s, size_t *off)
+{
+	size_t len = strlen(s);
+
+	if (len > SIZE_MAX - t->pool_len - 1 ||
+	    grow((void **)&t->pool, &t->pool_cap, t->pool_len + len + 1, 1))
+		return -ENOMEM;
+	memcpy(t->pool + t->pool_len, s, len + 1);
+	*off = t->pool_len;
 	t->pool_len += len + 1;
+	return 0;
+}
+
+int hwbpi_symtab_add_obj(struct hwbp_symtab *t, struct mark m, const char *path,
+			 const char *soname)
+{
+	struct obj o = { 0, NO_SONAME, (uint32_t)m.n, (uint32_t)t->n };
+
+	if (grow((void **)&t->obj, &t->obj_cap, t->nobj + 1, sizeof(*t->obj)) ||
+	    pool_str(t, path, &o.path) || (soname && pool_str(t, soname, &o.soname)))
+		return -ENOMEM;
+	t->obj[t->nobj++] = o;
 	return 0;
 }
 
@@ -123,7 +167,7 @@ int hwbpi_symtab_add_n(struct hwbp_symtab *t, const char *name, size_t len, uint
 
 struct mark hwbpi_symtab_mark_of(const struct hwbp_symtab *t)
 {
-	struct mark m = { t->n, t->pool_len };
+	struct mark m = { t->n, t->pool_len, t->nobj };
 
 	return m;
 }
@@ -132,6 +176,7 @@ void hwbpi_symtab_rollback(struct hwbp_symtab *t, struct mark m)
 {
 	t->n = m.n;
 	t->pool_len = m.pool_len;
+	t->nobj = m.nobj;
 }
 
 int hwbp_symtab_add(struct hwbp_symtab *t, const char *name, uint64_t addr,
@@ -148,12 +193,10 @@ int hwbp_symtab_add(struct hwbp_symtab *t, const char *name, uint64_t addr,
 /* Lookups: no allocation, no lock, no system call.                    */
 /* ------------------------------------------------------------------ */
 
-const struct hwbp_sym *hwbp_symtab_find(const struct hwbp_symtab *t, const char *name)
+static const struct hwbp_sym *hash_find(const struct hwbp_symtab *t, const char *name)
 {
 	size_t h;
 
-	if (!t || !t->finished || !name)
-		return NULL;
 	for (h = (size_t)hwbpi_symtab_hash_name(name) & t->hmask;; h = (h + 1) & t->hmask) {
 		uint32_t o = t->hslot[h];
 
@@ -162,6 +205,111 @@ const struct hwbp_sym *hwbp_symtab_find(const struct hwbp_symtab *t, const char 
 		if (!strcmp(t->sym[o - 1].name, name))
 			return &t->sym[o - 1];
 	}
+}
+
+/* A part of a qualified name: bytes [p, p + len). */
+struct part {
+	const char *p;
+	size_t len;
+};
+
+static bool part_is(struct part a, const char *s)
+{
+	return a.p && strlen(s) == a.len && !memcmp(a.p, s, a.len);
+}
+
+/* Does @q name object @o: its path as loaded, the path's last component
+ * or its DT_SONAME ("libc.so.6" for /lib/x86_64-linux-gnu/libc.so.6)? */
+static bool obj_is(const struct hwbp_symtab *t, const struct obj *o, struct part q)
+{
+	const char *path = t->pool + o->path, *base = strrchr(path, '/');
+
+	return part_is(q, path) || part_is(q, base ? base + 1 : path) ||
+	       (o->soname != NO_SONAME && part_is(q, t->pool + o->soname));
+}
+
+/* The object holding insertion index @ins (objects are in insertion
+ * order and do not overlap), or NULL. */
+static const struct obj *obj_of(const struct hwbp_symtab *t, uint32_t ins)
+{
+	size_t lo = 0, hi = t->nobj;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->obj[mid].end <= ins)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->nobj && t->obj[lo].first <= ins ? &t->obj[lo] : NULL;
+}
+
+/*
+ * "[LIB:]NAME[@[@]VERSION|@LIB]" (include/hwbp/trace.h): the first-added
+ * symbol NAME of that version and file.  A plain scan of the table: it
+ * runs once per filter entry, never on a hit, and keeps the finished
+ * table free of a per-name chain.
+ */
+static const struct hwbp_sym *qualified_find(const struct hwbp_symtab *t, const char *spec)
+{
+	struct part lib = { NULL, 0 }, ver = { NULL, 0 }, name;
+	const char *colon = strchr(spec, ':'), *at;
+	const struct hwbp_sym *best = NULL;
+	uint32_t best_ins = UINT32_MAX;
+
+	if (colon) {
+		lib = (struct part){ spec, (size_t)(colon - spec) };
+		spec = colon + 1;
+	}
+	at = strchr(spec, '@');
+	name = (struct part){ spec, at ? (size_t)(at - spec) : strlen(spec) };
+	if (at) {
+		struct part q;
+
+		at += at[1] == '@' ? 2 : 1;
+		q = (struct part){ at, strlen(at) };
+		/* A shared object's name holds ".so"; a version never does. */
+		if (strstr(at, ".so")) {
+			if (lib.p)
+				return NULL;  /* two files named */
+			lib = q;
+		} else {
+			ver = q;
+		}
+	}
+	if (!name.len || (lib.p && !lib.len) || (at && !*at))
+		return NULL;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct hwbp_sym *s = &t->sym[i];
+		uint32_t ins = t->sx[i] & ~SX_VER;
+
+		if (ins >= best_ins || !part_is(name, s->name))
+			continue;
+		if (ver.p && (!(t->sx[i] & SX_VER) || !part_is(ver, s->name + name.len + 1)))
+			continue;
+		if (lib.p) {
+			const struct obj *o = obj_of(t, ins);
+
+			if (!o || !obj_is(t, o, lib))
+				continue;
+		}
+		best = s;
+		best_ins = ins;
+	}
+	return best;
+}
+
+const struct hwbp_sym *hwbp_symtab_find(const struct hwbp_symtab *t, const char *name)
+{
+	const struct hwbp_sym *s;
+
+	if (!t || !t->finished || !name)
+		return NULL;
+	s = hash_find(t, name);
+	if (s || !strpbrk(name, ":@"))
+		return s;
+	return qualified_find(t, name);
 }
 
 static const struct hwbp_sym *ivl_lookup(const struct hwbp_symtab *t, const struct ivl_index *x,

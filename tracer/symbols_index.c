@@ -168,6 +168,7 @@ struct scratch {
 	uint32_t *order, *fpos;
 	struct tmp *tp;
 	struct hwbp_sym *sym;
+	uint32_t *sx;
 	uint32_t *hslot;
 };
 
@@ -177,8 +178,9 @@ static int scratch_alloc(struct scratch *a, size_t n, size_t hcap)
 	a->fpos = malloc((n ? n : 1) * sizeof(*a->fpos));
 	a->tp = malloc((n ? n : 1) * sizeof(*a->tp));
 	a->sym = calloc(n ? n : 1, sizeof(*a->sym));
+	a->sx = malloc((n ? n : 1) * sizeof(*a->sx));
 	a->hslot = calloc(hcap, sizeof(*a->hslot));
-	return a->order && a->fpos && a->tp && a->sym && a->hslot ? 0 : -ENOMEM;
+	return a->order && a->fpos && a->tp && a->sym && a->sx && a->hslot ? 0 : -ENOMEM;
 }
 
 static void scratch_free(struct scratch *a)
@@ -187,6 +189,7 @@ static void scratch_free(struct scratch *a)
 	free(a->fpos);
 	free(a->tp);
 	free(a->sym);
+	free(a->sx);
 	free(a->hslot);
 }
 
@@ -204,7 +207,7 @@ static size_t sort_keys(const struct hwbp_symtab *t, struct scratch *a)
 }
 
 /* The symbols in address order in a->sym, their insertion indices in
- * a->order. */
+ * a->order and a->sx (with SX_VER: a version follows the name). */
 static void sort_syms(const struct hwbp_symtab *t, struct scratch *a)
 {
 	size_t n = t->n;
@@ -219,6 +222,7 @@ static void sort_syms(const struct hwbp_symtab *t, struct scratch *a)
 		a->sym[i].size = e->size;
 		a->sym[i].name = t->pool + e->name;
 		a->sym[i].type = e->type;
+		a->sx[i] = a->order[i] | (e->ver ? SX_VER : 0);
 	}
 }
 
@@ -310,12 +314,14 @@ int hwbp_symtab_finish(struct hwbp_symtab *t)
 	t->ent = NULL;
 	t->cap = 0;
 	t->hslot = a.hslot;
+	t->sx = a.sx;
 	t->hmask = hcap - 1;
 	t->all = all;
 	t->func = func;
 	t->finished = true;
 	a.hslot = NULL;
 	a.sym = NULL;
+	a.sx = NULL;
 	r = 0;
 out:
 	if (r) {

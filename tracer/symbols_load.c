@@ -264,12 +264,131 @@ static char elf_letter(Elf *e, const GElf_Sym *s, Elf32_Word shndx, const char *
 	return local ? (char)(c - 'A' + 'a') : c;
 }
 
-static int load_elf(struct hwbp_symtab *t, Elf *e, uint64_t bias)
+/* The section of type @type linked to section @link (any link: SIZE_MAX). */
+static Elf_Scn *find_scn(Elf *e, unsigned type, size_t link, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e, scn)) != NULL)
+		if (gelf_getshdr(scn, sh) && sh->sh_type == type &&
+		    (link == SIZE_MAX || sh->sh_link == link))
+			return scn;
+	return NULL;
+}
+
+#define VER_MAX 0x8000  /* versym indices are 15 bits; bit 15: hidden */
+
+/*
+ * The version names of a .dynsym by versym index: the file's own
+ * (.gnu.version_d, Verdef) and those it needs (.gnu.version_r, Vernaux,
+ * e.g. an executable's copy-relocated "optind" of GLIBC_2.2.5).  Indices
+ * 0 (local) and 1 (global, unversioned) have no name.  NULL when the file
+ * has no versions (or on -ENOMEM: the symbols then load unversioned).
+ */
+static const char **elf_version_names(Elf *e)
+{
+	const char **name = NULL;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	Elf_Data *d;
+
+	if ((scn = find_scn(e, SHT_GNU_verdef, SIZE_MAX, &sh)) && (d = elf_getdata(scn, NULL)) &&
+	    (name = name ? name : calloc(VER_MAX, sizeof(*name)))) {
+		size_t off = 0;
+
+		for (size_t n = 0; n < sh.sh_info; n++) {
+			GElf_Verdef vd;
+			GElf_Verdaux va;
+
+			if (!gelf_getverdef(d, (int)off, &vd))
+				break;
+			if ((vd.vd_ndx & 0x7fff) >= 2 && vd.vd_cnt &&
+			    gelf_getverdaux(d, (int)(off + vd.vd_aux), &va))
+				name[vd.vd_ndx & 0x7fff] = elf_strptr(e, sh.sh_link, va.vda_name);
+			if (!vd.vd_next)
+				break;
+			off += vd.vd_next;
+		}
+	}
+	if ((scn = find_scn(e, SHT_GNU_verneed, SIZE_MAX, &sh)) && (d = elf_getdata(scn, NULL)) &&
+	    (name = name ? name : calloc(VER_MAX, sizeof(*name)))) {
+		size_t off = 0;
+
+		for (size_t n = 0; n < sh.sh_info; n++) {
+			GElf_Verneed vn;
+			size_t ao;
+
+			if (!gelf_getverneed(d, (int)off, &vn))
+				break;
+			ao = off + vn.vn_aux;
+			for (unsigned k = 0; k < vn.vn_cnt; k++) {
+				GElf_Vernaux va;
+
+				if (!gelf_getvernaux(d, (int)ao, &va))
+					break;
+				if ((va.vna_other & 0x7fff) >= 2)
+					name[va.vna_other & 0x7fff] =
+						elf_strptr(e, sh.sh_link, va.vna_name);
+				if (!va.vna_next)
+					break;
+				ao += va.vna_next;
+			}
+			if (!vn.vn_next)
+				break;
+			off += vn.vn_next;
+		}
+	}
+	return name;
+}
+
+/* DT_SONAME of the file, or NULL. */
+static const char *elf_soname(Elf *e)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_scn(e, SHT_DYNAMIC, SIZE_MAX, &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	size_t ent = gelf_fsize(e, ELF_T_DYN, 1, EV_CURRENT);
+
+	for (size_t i = 0; d && ent && i < d->d_size / ent; i++) {
+		GElf_Dyn dyn;
+
+		if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+			break;
+		if (dyn.d_tag == DT_SONAME)
+			return elf_strptr(e, sh.sh_link, dyn.d_un.d_val);
+	}
+	return NULL;
+}
+
+/*
+ * Add one ELF symbol under its plain name, its version kept beside it:
+ * a .symtab spells a versioned symbol "optind@GLIBC_2.2.5" (or "@@" for
+ * the default version), a .dynsym gives the version through @vname.
+ */
+static int add_elf_sym(struct hwbp_symtab *t, const char *name, const char *vname,
+		       uint64_t addr, uint64_t size, char c)
+{
+	const char *at = strchr(name, '@');
+	size_t len = at ? (size_t)(at - name) : strlen(name);
+
+	if (at && len) {
+		vname = at + (at[1] == '@' ? 2 : 1);
+		if (!*vname)
+			vname = NULL;
+	} else if (at) {
+		len = strlen(name);   /* "@x": no name before it, keep it whole */
+	}
+	return hwbpi_symtab_add_v(t, name, len, vname, vname ? strlen(vname) : 0, addr, size, c,
+				  false);
+}
+
+static int load_elf(struct hwbp_symtab *t, Elf *e, uint64_t bias, const char **soname)
 {
 	Elf_Scn *scn = NULL, *symscn = NULL, *dynscn = NULL;
-	Elf_Data *data, *xdata = NULL;
+	Elf_Data *data, *xdata = NULL, *vdata = NULL;
 	GElf_Shdr sh, symsh;
 	size_t nsym, entsize, symndx;
+	const char **vnames = NULL;
 	int added = 0;
 
 	if (elf_kind(e) != ELF_K_ELF || gelf_getclass(e) == ELFCLASSNONE)
@@ -296,26 +415,39 @@ static int load_elf(struct hwbp_symtab *t, Elf *e, uint64_t bias)
 	entsize = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
 	if (!data || !entsize)
 		return -EINVAL;
+	/* A .dynsym's versions are in .gnu.version, one per symbol. */
+	if (symsh.sh_type == SHT_DYNSYM && (scn = find_scn(e, SHT_GNU_versym, symndx, &sh)) &&
+	    (vdata = elf_getdata(scn, NULL)))
+		vnames = elf_version_names(e);
+	*soname = elf_soname(e);
 	nsym = data->d_size / entsize;
 	for (size_t i = 1; i < nsym; i++) {
 		GElf_Sym s;
+		GElf_Versym vs;
 		Elf32_Word x = 0, shndx;
-		const char *name;
+		const char *name, *vname = NULL;
 		char c;
 		int r;
 
-		if (!gelf_getsymshndx(data, xdata, (int)i, &s, &x))
+		if (!gelf_getsymshndx(data, xdata, (int)i, &s, &x)) {
+			free(vnames);
 			return -EINVAL;
+		}
 		shndx = s.st_shndx == SHN_XINDEX ? x : s.st_shndx;
 		name = elf_strptr(e, symsh.sh_link, s.st_name);
 		c = elf_letter(e, &s, shndx, name);
 		if (!c)
 			continue;
-		r = hwbpi_symtab_add_n(t, name, strlen(name), s.st_value + bias, s.st_size, c, false);
-		if (r < 0)
+		if (vnames && gelf_getversym(vdata, (int)i, &vs))
+			vname = vnames[vs & 0x7fff];
+		r = add_elf_sym(t, name, vname, s.st_value + bias, s.st_size, c);
+		if (r < 0) {
+			free(vnames);
 			return r;
+		}
 		added++;
 	}
+	free(vnames);
 	return added;
 }
 #endif
@@ -323,6 +455,7 @@ static int load_elf(struct hwbp_symtab *t, Elf *e, uint64_t bias)
 int hwbp_symtab_load_elf(struct hwbp_symtab *t, const char *path, uint64_t bias)
 {
 #ifdef HWBP_HAVE_LIBELF
+	const char *soname = NULL;
 	struct mark m;
 	Elf *e;
 	int fd, r;
@@ -344,7 +477,10 @@ int hwbp_symtab_load_elf(struct hwbp_symtab *t, const char *path, uint64_t bias)
 		return -EINVAL;
 	}
 	m = hwbpi_symtab_mark_of(t);
-	r = load_elf(t, e, bias);
+	r = load_elf(t, e, bias, &soname);
+	/* The file's name and soname, for "LIB:sym" and "sym@LIB". */
+	if (r >= 0 && hwbpi_symtab_add_obj(t, m, path, soname))
+		r = -ENOMEM;
 	if (r < 0)
 		hwbpi_symtab_rollback(t, m);
 	elf_end(e);

@@ -26,7 +26,22 @@ struct ent {
 	size_t name;          /* offset into the pool */
 	char type;
 	bool infer;           /* from a map: size 0 means "up to the next symbol" */
+	bool ver;             /* a version follows the name's NUL in the pool */
 };
+
+/* The file one hwbp_symtab_load_elf() call read (a library, the
+ * executable): its symbols are the insertion indices [first, end), so
+ * that "LIB:sym" and "sym@LIB" can choose among same-named symbols. */
+struct obj {
+	size_t path;          /* pool offsets: the path as given */
+	size_t soname;        /* DT_SONAME, or NO_SONAME */
+	uint32_t first, end;
+};
+#define NO_SONAME SIZE_MAX
+
+/* Per finished symbol (t->sx): its insertion index, and SX_VER when it
+ * has a version (MAX_SYMS leaves the top bit free). */
+#define SX_VER UINT32_C(0x80000000)
 
 /* Per node of an index (Eytzinger order, like the keys). */
 struct ivl {
@@ -64,9 +79,12 @@ struct hwbp_symtab {
 	size_t n, cap;
 	char *pool;
 	size_t pool_len, pool_cap;
+	struct obj *obj;              /* in insertion order */
+	size_t nobj, obj_cap;
 	/* finished */
 	bool finished;
 	struct hwbp_sym *sym;         /* n, sorted by address, ties in insertion order */
+	uint32_t *sx;                 /* n: insertion index | SX_VER */
 	uint32_t *hslot;              /* name hash: sym position + 1, 0 = empty */
 	size_t hmask;
 	struct ivl_index all, func;
@@ -74,7 +92,7 @@ struct hwbp_symtab {
 
 /* Where a load started: a failed load rolls the table back to it. */
 struct mark {
-	size_t n, pool_len;
+	size_t n, pool_len, nobj;
 };
 
 /* Add one symbol of @len name bytes (symbols.c).  @infer: a map's
@@ -82,6 +100,15 @@ struct mark {
  * the table is not finished.  Errors: -ENOMEM (also past MAX_SYMS). */
 int hwbpi_symtab_add_n(struct hwbp_symtab *t, const char *name, size_t len, uint64_t addr,
 		       uint64_t size, char type, bool infer);
+/* The same with a version (@ver, @vlen bytes; NULL: none), stored after
+ * the name's NUL (an ELF symbol "optind@GLIBC_2.2.5" is "optind" with
+ * version "GLIBC_2.2.5", so that plain "optind" finds it). */
+int hwbpi_symtab_add_v(struct hwbp_symtab *t, const char *name, size_t len, const char *ver,
+		       size_t vlen, uint64_t addr, uint64_t size, char type, bool infer);
+/* Record that the symbols added since @m came from the file @path (its
+ * DT_SONAME @soname, NULL: none).  Errors: -ENOMEM. */
+int hwbpi_symtab_add_obj(struct hwbp_symtab *t, struct mark m, const char *path,
+			 const char *soname);
 struct mark hwbpi_symtab_mark_of(const struct hwbp_symtab *t);
 void hwbpi_symtab_rollback(struct hwbp_symtab *t, struct mark m);
 /* Free an index's arrays (symbols.c). */

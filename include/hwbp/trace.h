@@ -56,6 +56,9 @@ int hwbp_symtab_add(struct hwbp_symtab *t, const char *name, uint64_t addr,
 /*
  * hwbp_symtab_load_elf - add the symbols of an ELF file (.symtab, else
  * .dynsym) through libelf, each address plus @bias (a PIE's load bias).
+ * A versioned symbol (a .symtab's "optind@GLIBC_2.2.5", a .dynsym's
+ * .gnu.version) is added by its plain name with the version beside it;
+ * the file (its path and DT_SONAME) is remembered for hwbp_symtab_find().
  * Returns the number added.
  * Errors: -ENOENT (no such file) and other open() errors as they are
  *         (-EACCES...), -EINVAL (not ELF / no symbol table), -EBUSY,
@@ -84,7 +87,18 @@ int hwbp_symtab_load_map_text(struct hwbp_symtab *t, const char *text, size_t le
  */
 int hwbp_symtab_finish(struct hwbp_symtab *t);
 
-/* By name (the first one added wins); NULL if none or not finished. */
+/*
+ * hwbp_symtab_find - by name: the first one added wins (load a process's
+ * files in the dynamic linker's order, the executable first, and a
+ * plain name finds the copy the program uses).  @name may choose among
+ * same-named symbols: "NAME@VERSION" (or "@@"), and a file loaded with
+ * hwbp_symtab_load_elf() as "LIB:NAME" or "NAME@LIB", LIB its path, its
+ * path's last component or its soname; after '@' a name holding ".so"
+ * is a file, anything else a version; both: "LIB:NAME@VERSION".  A name
+ * in the table as given always matches first.  Qualified lookups scan
+ * the table (O(n)); plain ones hash.  No allocation; any thread once
+ * finished.  NULL if none, or not finished.
+ */
 const struct hwbp_sym *hwbp_symtab_find(const struct hwbp_symtab *t, const char *name);
 
 /* The function (type t/T/w/W/i) containing @ip, or NULL.  O(log n), no
@@ -111,7 +125,10 @@ struct hwbp_trace_entry {
 
 /*
  * hwbp_trace_filter_parse - parse one entry ("pid_max:rw-", "buf+8/16:-w-",
- * "0xffffffff81000000/8:rw-", "pid_max:---", "*:---").
+ * "0xffffffff81000000/8:rw-", "pid_max:---", "*:---").  SYM may be
+ * qualified, "optind@GLIBC_2.2.5", "libc.so.6:optind", "optind@libc.so.6"
+ * (kept whole in ->sym for hwbp_symtab_find()); "LIB:" only when a second
+ * ':' follows, the last ':' always separating the type.
  * Errors: -EINVAL with *col = the 1-based column of the offending character
  *         (and *msg a static description), -ERANGE (a number overflows).
  */

@@ -67,6 +67,16 @@ static const struct good goods[] = {
 	{ "pid_max:rw-  \t", "pid_max", 0, 0, 0, R | W },
 	{ " *:--- \r\n", "*", 0, 0, 0, 0 },
 	{ "jiffies:-w-\n", "jiffies", 0, 0, 0, W },
+	/* Versions and files, kept whole for hwbp_symtab_find(). */
+	{ "optind@GLIBC_2.2.5:rw-", "optind@GLIBC_2.2.5", 0, 0, 0, R | W },
+	{ "optind@@GLIBC_2.2.5+1/2:r--", "optind@@GLIBC_2.2.5", 0, 1, 2, R },
+	{ "optind@libc.so.6:rw-", "optind@libc.so.6", 0, 0, 0, R | W },
+	{ "x@ld-linux-x86-64.so.2:r--", "x@ld-linux-x86-64.so.2", 0, 0, 0, R },
+	{ "libc.so.6:optind:rw-", "libc.so.6:optind", 0, 0, 0, R | W },
+	{ "/lib/libc.so.6:stderr/8:r--", "/lib/libc.so.6:stderr", 0, 0, 8, R },
+	{ "libstdc++.so.6:_ZSt4cout+8:r--", "libstdc++.so.6:_ZSt4cout", 0, 8, 0, R },
+	{ "prog:optind@GLIBC_2.2.5:-w-", "prog:optind@GLIBC_2.2.5", 0, 0, 0, W },
+	{ " libc.so.6:optind:rw- ", "libc.so.6:optind", 0, 0, 0, R | W },
 };
 
 struct bad {
@@ -136,6 +146,15 @@ static const struct bad bads[] = {
 	{ ":r--", -EINVAL, 1, "expected a symbol, 0xADDR or '*'" },
 	{ "  @foo:r--", -EINVAL, 3, "expected a symbol, 0xADDR or '*'" },
 	{ "f\xc3\xa9:r--", -EINVAL, 2, "expected '+', '/' or ':'" },
+	/* Versions and files. */
+	{ "optind@:rw-", -EINVAL, 8, "expected a version or a library after '@'" },
+	{ "optind@@:rw-", -EINVAL, 9, "expected a version or a library after '@'" },
+	{ "optind@@@V:rw-", -EINVAL, 9, "expected a version or a library after '@'" },
+	{ "optind@V@W:rw-", -EINVAL, 9, "expected '+', '/' or ':'" },
+	{ "optind@/lib/libc.so.6:rw-", -EINVAL, 8, "expected a version or a library after '@'" },
+	{ "a b:optind:rw-", -EINVAL, 2, "expected '+', '/' or ':'" },
+	{ "libc.so.6:9x:rw-", -EINVAL, 11, "bad type letter (expected r, w, x or -)" },
+	{ "libc.so.6:optind:rw-:", -EINVAL, 21, "unexpected character after the type" },
 };
 
 static void test_good(void **state)

@@ -476,9 +476,11 @@ static const struct esym esyms[] = {
 	{ "cmt", 0, 4, 1, 1, SEC_COMMENT, 0 },
 	{ "tlsv", 0, 4, 1, 6, SEC_DATA, 0 },
 	{ "gdata", 0x2010, 8, 1, 1, SEC_DATA, 'D' },
+	/* A .symtab's versioned name: found as "vdata", "vdata@VER_1" too. */
+	{ "vdata@@VER_1", 0x2020, 4, 1, 1, SEC_DATA, 'D' },
 };
 #define NESYM (sizeof(esyms) / sizeof(esyms[0]))
-#define NKEPT 8
+#define NKEPT 9
 
 struct shd {
 	unsigned type;
@@ -648,6 +650,8 @@ static void test_elf_synthetic(void **state)
 		assert_string_equal(hwbp_symtab_func(t, 0x1030 + cases[c].bias)->name, "gfunc");
 		assert_string_equal(hwbp_symtab_func(t, 0x10f0 + cases[c].bias)->name, "entry");
 		assert_string_equal(hwbp_symtab_at(t, 0x2014 + cases[c].bias)->name, "gdata");
+		assert_string_equal(hwbp_symtab_at(t, 0x2020 + cases[c].bias)->name, "vdata");
+		assert_ptr_equal(hwbp_symtab_find(t, "vdata"), hwbp_symtab_find(t, "vdata@VER_1"));
 		hwbp_symtab_free(t);
 	}
 
@@ -681,6 +685,77 @@ static void test_elf_synthetic(void **state)
 	}
 #endif
 	unlink(path);
+	free(w);
+}
+
+/*
+ * Qualified names (include/hwbp/trace.h): the same file loaded twice, as
+ * a program and as "libv.so.1" above it, as the dynamic linker's order
+ * would have it.  Plain names and versions find the first file's symbol;
+ * "LIB:sym" and "sym@LIB" (any spelling of the file) the other's.
+ */
+static void test_elf_qualified(void **state)
+{
+	char path[] = "/tmp/hwbp_test_elf_XXXXXX", dir[] = "/tmp/hwbp_test_lib_XXXXXX";
+	char lib[64], q[160];
+	const char *base;
+	struct ew *w = malloc(sizeof(*w));
+	struct hwbp_symtab *t = new_tab();
+	int fd = mkstemp(path);
+	size_t len;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_non_null(mkdtemp(dir));
+	snprintf(lib, sizeof(lib), "%s/libv.so.1", dir);
+	assert_non_null(w);
+	len = build_elf(w, true, false, 2);
+	write_file(path, w->b, len);
+	write_file(lib, w->b, len);
+	assert_int_equal(hwbp_symtab_add(t, "manual", 0x9000, 4, 'D'), 0);
+	if (hwbp_symtab_load_elf(t, path, 0) == -EOPNOTSUPP) {
+		hwbp_symtab_free(t);
+		goto out;
+	}
+	assert_int_equal(hwbp_symtab_load_elf(t, lib, 0x100000), NKEPT);
+	assert_int_equal(hwbp_symtab_finish(t), 0);
+
+	assert_true(hwbp_symtab_find(t, "gdata")->addr == 0x2010);
+	assert_true(hwbp_symtab_find(t, "libv.so.1:gdata")->addr == 0x102010);
+	assert_true(hwbp_symtab_find(t, "gdata@libv.so.1")->addr == 0x102010);
+	snprintf(q, sizeof(q), "%s:gdata", lib);
+	assert_true(hwbp_symtab_find(t, q)->addr == 0x102010);
+	base = strrchr(path, '/') + 1;
+	snprintf(q, sizeof(q), "%s:gdata", base);
+	assert_true(hwbp_symtab_find(t, q)->addr == 0x2010);
+	snprintf(q, sizeof(q), "%s:gdata", path);
+	assert_true(hwbp_symtab_find(t, q)->addr == 0x2010);
+
+	assert_string_equal(hwbp_symtab_find(t, "vdata")->name, "vdata");
+	assert_true(hwbp_symtab_find(t, "vdata")->addr == 0x2020);
+	assert_true(hwbp_symtab_find(t, "vdata@VER_1")->addr == 0x2020);
+	assert_true(hwbp_symtab_find(t, "vdata@@VER_1")->addr == 0x2020);
+	assert_true(hwbp_symtab_find(t, "libv.so.1:vdata@VER_1")->addr == 0x102020);
+	assert_true(hwbp_symtab_find(t, "manual")->addr == 0x9000);
+
+	assert_null(hwbp_symtab_find(t, "vdata@VER_2"));
+	assert_null(hwbp_symtab_find(t, "vdata@VER"));
+	assert_null(hwbp_symtab_find(t, "gdata@VER_1"));      /* unversioned */
+	assert_null(hwbp_symtab_find(t, "nofile.so:gdata"));
+	assert_null(hwbp_symtab_find(t, "gdata@nofile.so"));
+	assert_null(hwbp_symtab_find(t, "libv.so:gdata"));    /* whole names only */
+	assert_null(hwbp_symtab_find(t, "libv.so.1:gdata@libv.so.1"));
+	assert_null(hwbp_symtab_find(t, "libv.so.1:manual")); /* added by hand: no file */
+	assert_null(hwbp_symtab_find(t, ":gdata"));
+	assert_null(hwbp_symtab_find(t, "libv.so.1:"));
+	assert_null(hwbp_symtab_find(t, "gdata@"));
+	assert_null(hwbp_symtab_find(t, "vdata@VER_1@VER_1"));
+	hwbp_symtab_free(t);
+out:
+	unlink(path);
+	unlink(lib);
+	rmdir(dir);
 	free(w);
 }
 
@@ -831,6 +906,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_elf_self),
 		cmocka_unit_test(test_elf_synthetic),
+		cmocka_unit_test(test_elf_qualified),
 		cmocka_unit_test(test_random_table),
 	};
 

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Copy-relocated data (issue 12, item 10): a program using getopt() and
+# fprintf(stderr) touches the executable's .bss copies of optind and
+# stderr (R_X86_64_COPY), never libc's.  hwbp trace must resolve in the
+# dynamic linker's order (the executable first), take versioned names
+# (optind@GLIBC_2.2.5, also from a stripped program's .dynsym and its
+# .gnu.version_r) and let a file be chosen (libc.so.6:optind, whose copy
+# nothing uses).  main's accesses are exact (-O0: 4 reads of optind, 3 of
+# stderr); getopt()'s, in the stripped libc (function "?"), must not be 0.
+set -euo pipefail
+hwbp=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cc -O0 -o "$tmp/prog" "$src"
+strip -o "$tmp/prog-stripped" "$tmp/prog"
+fail() { echo "FAIL: $*"; echo "--- output:"; cat "$tmp/out"; exit 1; }
+
+# $1: the program; the rest: hwbp trace's entries.  The histogram in
+# $tmp/out, the program's own stderr in $tmp/err.
+run() {
+	local prog=$1
+	shift
+	"$hwbp" trace --backend ptrace "$@" -- "$prog" -x >"$tmp/out" 2>"$tmp/err" ||
+		fail "hwbp trace $* exited $?"
+	[ "$(grep -c '^copyreloc: x=1 optind=2$' "$tmp/err")" = 3 ] || fail "the program's output"
+}
+# The counter of the row "KIND SYMBOL FUNCTION", 0 when there is none.
+count() {
+	awk -v k="$1" -v s="$2" -v f="$3" '$1 == k && $2 == s && $3 == f { n = $4 } END { print n + 0 }' \
+		"$tmp/out"
+}
+# The sum of SYMBOL's rows from functions other than main.
+others() {
+	awk -v s="$1" '$2 == s && $3 != "main" && $4 ~ /^[0-9]+$/ { n += $4 } END { print n + 0 }' \
+		"$tmp/out"
+}
+expect() { [ "$1" = "$2" ] || fail "$3: $1, want $2"; }
+
+run "$tmp/prog" -e optind:rw- -e stderr:rw-
+expect "$(count '?' optind main)" 4 "main's reads of optind"
+expect "$(count '?' stderr main)" 3 "main's reads of stderr"
+[ "$(others optind)" -gt 0 ] || fail "getopt's accesses to optind: 0"
+expect "$(others stderr)" 0 "stderr outside main"
+
+# The versioned name is the same variable; '@@' (the default version) too.
+run "$tmp/prog" -e optind@GLIBC_2.2.5:rw- -e stderr@@GLIBC_2.2.5:rw-
+expect "$(count '?' optind@GLIBC_2.2.5 main)" 4 "optind@GLIBC_2.2.5 in main"
+expect "$(count '?' stderr@@GLIBC_2.2.5 main)" 3 "stderr@@GLIBC_2.2.5 in main"
+[ "$(others optind@GLIBC_2.2.5)" -gt 0 ] || fail "getopt's accesses to optind@GLIBC_2.2.5: 0"
+
+# The executable by its file name; libc's own copies, which nothing uses.
+run "$tmp/prog" -e prog:optind:rw- -e libc.so.6:optind:rw- -e stderr@libc.so.6:rw-
+expect "$(count '?' prog:optind main)" 4 "prog:optind in main"
+grep -qx 'libc.so.6:optind: 0 functions, overrun 0' "$tmp/out" || fail "libc.so.6:optind"
+grep -qx 'stderr@libc.so.6: 0 functions, overrun 0' "$tmp/out" || fail "stderr@libc.so.6"
+
+# Stripped: only .dynsym, the versions from .gnu.version_r; no main, so
+# every access is from "?": 4 + 3 in main, getopt's besides.
+run "$tmp/prog-stripped" -e optind@GLIBC_2.2.5:rw- -e stderr:rw-
+expect "$(count '?' stderr '?')" 3 "stderr, stripped"
+[ "$(others optind@GLIBC_2.2.5)" -gt 4 ] || fail "optind@GLIBC_2.2.5, stripped: $(others optind@GLIBC_2.2.5)"
+
+# A version or a file that does not exist: the usual one-line error.
+if "$hwbp" trace --backend ptrace -e optind@GLIBC_9:rw- -- "$tmp/prog" -x >"$tmp/out" 2>&1; then
+	fail "optind@GLIBC_9 accepted"
+fi
+grep -q "no symbol 'optind@GLIBC_9'" "$tmp/out" || fail "optind@GLIBC_9's message"
+echo "copyreloc: ok"
