@@ -69,6 +69,8 @@ struct sim_state {
 	void *arg;
 	struct hwbpi_demo_state demo;
 	struct hwbpi_lackey lk;
+	bool bias_guessed;        /* lackey: no --load-bias, the guess was used */
+	uint64_t bias;
 	uint64_t count;
 };
 
@@ -121,6 +123,29 @@ static int sim_open(struct hwbp_trace_session *s)
 	return 0;
 }
 
+/* A wrong guess of the load bias looks like a watch nothing touched:
+ * one line naming the watches without a hit, the guess and the way out.
+ * (Trace mode counts no hits per watch: there, when none had any.) */
+static void warn_guessed_bias(struct hwbp_trace_session *s, const struct sim_state *st)
+{
+	char names[256] = "";
+	size_t len = 0;
+	unsigned zero = 0;
+
+	for (unsigned i = 0; i < s->t.nw; i++) {
+		if (s->t.trace ? hwbpi_tracer_hits(&s->t) != 0 : s->t.hist.hits[i] != 0)
+			continue;
+		if (len < sizeof(names))
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+						zero ? ", " : "", s->t.w[i].name);
+		zero++;
+	}
+	if (zero)
+		hwbpi_note(s, "warning: 0 hits for %s with the load bias 0x%" PRIx64
+			   " guessed for --elf: if the trace ran it elsewhere, give --load-bias",
+			   names, st->bias);
+}
+
 static int sim_run(struct hwbp_trace_session *s)
 {
 	struct sim_state *st = s->bstate;
@@ -132,6 +157,8 @@ static int sim_run(struct hwbp_trace_session *s)
 	if (st->lk.in && st->lk.bad > st->lk.lines / 2)
 		hwbpi_note(s, "%" PRIu64 " of %" PRIu64 " lackey lines were not accesses", st->lk.bad,
 			   st->lk.lines);
+	if (st->bias_guessed)
+		warn_guessed_bias(s, st);
 	return 0;
 }
 
@@ -165,6 +192,8 @@ static int lackey_open(struct hwbp_trace_session *s)
 	st = s->bstate;
 	if (!bias_s)
 		bias = hwbpi_lackey_guess_bias(path, elf);
+	st->bias_guessed = !bias_s;
+	st->bias = bias;
 	s->syms = hwbp_symtab_new(&ret);
 	if (!s->syms)
 		return hwbpi_fail(s, ret, false, "cannot build the symbol table");

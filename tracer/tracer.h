@@ -138,8 +138,10 @@ bool hwbpi_lackey_next(void *state, struct hwbpi_work_access *a);
 
 /*
  * The load bias of a PIE from a lackey trace: the page-aligned bias that
- * puts the most instruction addresses inside @syms' functions (tried: each
- * instruction page minus each function page, bounded).  Returns 0 if the
+ * puts the most instruction addresses inside its functions (tried: each
+ * instruction page minus main's or _start's page, bounded), or, with
+ * neither (stripped), inside its PF_X segments (tried: each executed
+ * address at e_entry's page offset minus e_entry).  Returns 0 if the
  * executable is not position-independent or nothing fits better.
  */
 uint64_t hwbpi_lackey_guess_bias(const char *lackey_path, const char *elf_path);
