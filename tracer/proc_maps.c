@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,71 +137,243 @@ static int load_mapped(struct hwbp_symtab *syms, const struct mapent *m)
 	return n;
 }
 
-/* One pass over the maps: the executable only (@exe), or every other
- * file mapped at offset 0, each once. */
-static int load_pass(struct hwbp_symtab *syms, FILE *f, bool exe, const struct stat *xsb)
+/* ------------------------------------------------------------------ */
+/* The dynamic linker's order.                                         */
+/* ------------------------------------------------------------------ */
+
+/* A file mapped at offset 0, with what its PT_DYNAMIC says: DT_SONAME
+ * and the DT_NEEDED names, NUL-separated in needed[] (those past its
+ * end are left out: such a file is placed in maps order instead). */
+struct mapped {
+	struct mapent m;
+	char soname[256];
+	char needed[2048];
+	size_t nlen;
+	bool placed;
+};
+
+/* The file offset of virtual address @v, through the PT_LOAD segments. */
+static bool vaddr_off(int fd, const Elf64_Ehdr *eh, uint64_t v, uint64_t *off)
+{
+	Elf64_Phdr ph;
+
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh->e_phoff + i * sizeof(ph))) !=
+		    (ssize_t)sizeof(ph))
+			return false;
+		if (ph.p_type == PT_LOAD && v >= ph.p_vaddr && v - ph.p_vaddr < ph.p_filesz) {
+			*off = v - ph.p_vaddr + ph.p_offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* String @i of the dynamic string table at file offset @str (@strsz). */
+static void dyn_str(int fd, uint64_t str, uint64_t strsz, uint64_t i, char *out, size_t n)
+{
+	ssize_t r = i < strsz ? pread(fd, out, n - 1, (off_t)(str + i)) : -1;
+
+	out[r > 0 ? (size_t)r : 0] = '\0';
+	out[strnlen(out, n - 1)] = '\0';
+}
+
+/* DT_SONAME and DT_NEEDED of @f (a 64-bit ELF of this machine's byte
+ * order, as every file mapped in a process it can trace is); nothing
+ * for a file without PT_DYNAMIC. */
+static void read_dynamic(struct mapped *f)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	Elf64_Dyn d;
+	uint64_t dyn = 0, ndyn = 0, strva = 0, strsz = 0, str, soname = UINT64_MAX;
+	uint64_t need[128];
+	unsigned nneed = 0;
+	int fd = open(f->m.path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(ph))
+		goto out;
+	for (unsigned i = 0; i < eh.e_phnum && !ndyn; i++)
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) ==
+			    (ssize_t)sizeof(ph) && ph.p_type == PT_DYNAMIC) {
+			dyn = ph.p_offset;
+			ndyn = ph.p_filesz / sizeof(d);
+		}
+	for (uint64_t i = 0; i < ndyn; i++) {
+		if (pread(fd, &d, sizeof(d), (off_t)(dyn + i * sizeof(d))) != (ssize_t)sizeof(d) ||
+		    d.d_tag == DT_NULL)
+			break;
+		if (d.d_tag == DT_STRTAB)
+			strva = d.d_un.d_ptr;
+		else if (d.d_tag == DT_STRSZ)
+			strsz = d.d_un.d_val;
+		else if (d.d_tag == DT_SONAME)
+			soname = d.d_un.d_val;
+		else if (d.d_tag == DT_NEEDED && nneed < sizeof(need) / sizeof(need[0]))
+			need[nneed++] = d.d_un.d_val;
+	}
+	if (!strva || !vaddr_off(fd, &eh, strva, &str))
+		goto out;
+	if (soname != UINT64_MAX)
+		dyn_str(fd, str, strsz, soname, f->soname, sizeof(f->soname));
+	for (unsigned i = 0; i < nneed && f->nlen < sizeof(f->needed) - 1; i++) {
+		char name[256];
+		size_t len;
+
+		dyn_str(fd, str, strsz, need[i], name, sizeof(name));
+		len = strlen(name);
+		if (!len || len + 1 > sizeof(f->needed) - 1 - f->nlen)
+			break;
+		memcpy(f->needed + f->nlen, name, len + 1);
+		f->nlen += len + 1;
+	}
+out:
+	close(fd);
+}
+
+/* The files mapped at offset 0 in maps order, each once, the executable
+ * (@xsb, NULL: unknown) first, into *file (grown as needed).  Returns
+ * how many, or -ENOMEM. */
+static int list_files(FILE *f, const struct stat *xsb, struct mapped **file)
 {
 	char line[4300];
+	size_t n = 0, cap = 0;
 	struct mapent m;
-	uint64_t seen[512];
-	unsigned nseen = 0;
-	int total = 0;
 
+	*file = NULL;
 	while (fgets(line, sizeof(line), f)) {
-		bool dup = false, is_exe;
-		int n;
+		bool dup = false;
+		struct mapped *x;
 
 		/* Files only ([vdso], [heap], anonymous maps are not). */
 		if (!parse_maps_line(line, &m) || m.off != 0 || m.ino == 0 || m.path[0] != '/')
 			continue;
-		is_exe = xsb && m.ino == (uint64_t)xsb->st_ino && m.maj == major(xsb->st_dev) &&
-			 m.min == minor(xsb->st_dev);
-		if (is_exe != exe)
-			continue;
-		for (unsigned i = 0; i < nseen; i++)
-			dup |= seen[i] == m.ino;
+		for (size_t i = 0; i < n; i++)
+			dup |= (*file)[i].m.ino == m.ino && (*file)[i].m.maj == m.maj &&
+			       (*file)[i].m.min == m.min;
 		if (dup)
 			continue;
-		if (nseen < sizeof(seen) / sizeof(seen[0]))
-			seen[nseen++] = m.ino;
-		n = load_mapped(syms, &m);
-		if (n < 0)
-			return n;
-		total += n;
-		if (exe)
-			break;
+		if (n == cap) {
+			struct mapped *nf = n < INT_MAX / 2 ?
+				realloc(*file, (cap = cap ? 2 * cap : 16) * sizeof(**file)) : NULL;
+
+			if (!nf) {
+				free(*file);
+				*file = NULL;
+				return -ENOMEM;
+			}
+			*file = nf;
+		}
+		x = &(*file)[n];
+		x->m = m;
+		x->soname[0] = x->needed[0] = '\0';
+		x->nlen = 0;
+		x->placed = false;
+		if (xsb && m.ino == (uint64_t)xsb->st_ino && m.maj == major(xsb->st_dev) &&
+		    m.min == minor(xsb->st_dev) && n) {
+			struct mapped t = *x;   /* the executable goes first */
+
+			memmove(&(*file)[1], &(*file)[0], n * sizeof(**file));
+			(*file)[0] = t;
+		}
+		n++;
 	}
-	return total;
+	return (int)n;
+}
+
+/* The mapped file DT_NEEDED @name refers to: by soname, else by the
+ * path's last component; not yet placed. */
+static struct mapped *find_needed(struct mapped *file, unsigned n, const char *name)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const char *base = strrchr(file[i].m.path, '/');
+
+		if (!file[i].placed && (!strcmp(file[i].soname, name) || !strcmp(base + 1, name)))
+			return &file[i];
+	}
+	return NULL;
+}
+
+/*
+ * @order: the files in the order of the dynamic linker's global scope
+ * (glibc's _dl_map_object_deps(): the executable, then its DT_NEEDED
+ * breadth first), then whatever else is mapped (dlopen()ed libraries,
+ * LD_PRELOAD ones) in maps order.
+ */
+static void scope_order(struct mapped *file, unsigned n, unsigned *order)
+{
+	unsigned k = 0;
+
+
+	if (!n)
+		return;
+	file[0].placed = true;
+	order[k++] = 0;
+	for (unsigned q = 0; q < k; q++) {
+		const struct mapped *x = &file[order[q]];
+
+		for (size_t i = 0; i < x->nlen; i += strlen(x->needed + i) + 1) {
+			struct mapped *y = find_needed(file, n, x->needed + i);
+
+			if (y) {
+				y->placed = true;
+				order[k++] = (unsigned)(y - file);
+			}
+		}
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (!file[i].placed)
+			order[k++] = i;
 }
 
 int hwbpi_proc_load_symbols(struct hwbp_symtab *syms, pid_t pid)
 {
+	struct mapped *file = NULL;
+	unsigned *order;
 	char exe[64];
 	struct stat xsb;
-	bool have_exe;
 	FILE *f;
-	int ret, n;
+	int ret, n, total = 0;
 
 	if (!syms || pid <= 0)
 		return -EINVAL;
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
-	have_exe = stat(exe, &xsb) == 0;
 	f = open_maps(pid, &ret);
 	if (!f)
 		return ret;
-	/*
-	 * The dynamic linker's order, so that "first added wins" picks the
-	 * copy the program uses: the executable first (its copy relocations,
-	 * R_*_COPY, make its .bss copy of a library's variable the one every
-	 * module reads: glibc's do_lookup_x() searches the executable's scope
-	 * first), then the libraries as mapped.
-	 */
-	ret = have_exe ? load_pass(syms, f, true, &xsb) : 0;
-	if (ret >= 0) {
-		rewind(f);
-		n = load_pass(syms, f, false, have_exe ? &xsb : NULL);
-		ret = n < 0 ? n : ret + n;
-	}
+	n = list_files(f, stat(exe, &xsb) == 0 ? &xsb : NULL, &file);
 	fclose(f);
-	return ret;
+	if (n < 0)
+		return n;
+	order = malloc(((size_t)n + 1) * sizeof(*order));
+	if (!order) {
+		free(file);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < n; i++)
+		read_dynamic(&file[i]);
+	/*
+	 * Loaded in the dynamic linker's order, so that "first added wins"
+	 * picks the copy the program uses: the executable first (its copy
+	 * relocations, R_*_COPY, make its .bss copy of a library's variable
+	 * the one every module reads: glibc's do_lookup_x() searches the
+	 * scope in this order), then its libraries breadth first.
+	 */
+	scope_order(file, (unsigned)n, order);
+	for (int i = 0; i < n; i++) {
+		int r = load_mapped(syms, &file[order[i]].m);
+
+		if (r < 0) {
+			total = r;
+			break;
+		}
+		total += r;
+	}
+	free(order);
+	free(file);
+	return total;
 }

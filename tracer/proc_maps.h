@@ -25,9 +25,12 @@ int hwbpi_proc_load_bias(pid_t pid, const char *exe_path, uint64_t *bias);
 /*
  * hwbpi_proc_load_symbols - add the ELF symbols of every file mapped in
  * @pid at offset 0 (the executable, ld.so, the libraries loaded so far)
- * with their load biases.  Files without a symbol table are skipped.
- * Returns the number of symbols added.
- * Errors: open errors of /proc/PID/maps (-ENOENT, -EACCES), those of
+ * with their load biases, in the dynamic linker's order: the executable,
+ * then DT_NEEDED breadth first (matched by DT_SONAME or file name), then
+ * the rest (dlopen()ed, LD_PRELOAD) in maps order, so that a plain name
+ * finds the definition the program binds to.  Files without a symbol
+ * table are skipped.  Returns the number of symbols added.
+ * Errors: -ENOMEM, open errors of /proc/PID/maps (-ENOENT, -EACCES), those of
  *         hwbp_symtab_load_elf() other than -EINVAL/-ENOENT/-EACCES
  *         (-EBUSY, -ENOMEM, -EIO, -EOPNOTSUPP: built without libelf).
  */

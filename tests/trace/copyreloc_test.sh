@@ -5,7 +5,7 @@
 # dynamic linker's order (the executable first), take versioned names
 # (optind@GLIBC_2.2.5, also from a stripped program's .dynsym and its
 # .gnu.version_r) and let a file be chosen (libc.so.6:optind, whose copy
-# nothing uses).  main's accesses are exact (-O0: 4 reads of optind, 3 of
+# nothing uses); among libraries, the order is DT_NEEDED breadth first.  main's accesses are exact (-O0: 4 reads of optind, 3 of
 # stderr); getopt()'s, in the stripped libc (function "?"), must not be 0.
 set -euo pipefail
 hwbp=$1 src=$2
@@ -59,6 +59,22 @@ grep -qx 'stderr@libc.so.6: 0 functions, overrun 0' "$tmp/out" || fail "stderr@l
 run "$tmp/prog-stripped" -e optind@GLIBC_2.2.5:rw- -e stderr:rw-
 expect "$(count '?' stderr '?')" 3 "stderr, stripped"
 [ "$(others optind@GLIBC_2.2.5)" -gt 4 ] || fail "optind@GLIBC_2.2.5, stripped: $(others optind@GLIBC_2.2.5)"
+
+# Two libraries defining the same variable (liba.so, libb.so, needed in
+# that order): the dynamic linker binds liba's own reference to liba's
+# copy (the scope breadth first, whatever the addresses), so must we;
+# libb's is unused.  liba writes it 5 times and reads it 6.
+printf 'int shared_var;\nint touch_a(int n) { for (int i = 0; i < n; i++) shared_var += 1; return shared_var; }\n' >"$tmp/a.c"
+printf 'int shared_var;\nint touch_b(void) { return 0; }\n' >"$tmp/b.c"
+printf 'int touch_a(int); int touch_b(void);\nint main(void) { return touch_a(5) == 5 && touch_b() == 0 ? 0 : 1; }\n' >"$tmp/m.c"
+cc -O0 -shared -fPIC -o "$tmp/liba.so" "$tmp/a.c"
+cc -O0 -shared -fPIC -o "$tmp/libb.so" "$tmp/b.c"
+cc -O0 -o "$tmp/two" "$tmp/m.c" -L"$tmp" -la -lb -Wl,-rpath,"$tmp"
+"$hwbp" trace --backend ptrace -e shared_var:rw- -e libb.so:shared_var:rw- -- "$tmp/two" >"$tmp/out" ||
+	fail "two libraries: exit $?"
+expect "$(count W shared_var touch_a)" 5 "liba's writes of shared_var"
+expect "$(count '?' shared_var touch_a)" 6 "liba's reads of shared_var"
+grep -qx 'libb.so:shared_var: 0 functions, overrun 0' "$tmp/out" || fail "libb.so:shared_var"
 
 # A version or a file that does not exist: the usual one-line error.
 if "$hwbp" trace --backend ptrace -e optind@GLIBC_9:rw- -- "$tmp/prog" -x >"$tmp/out" 2>&1; then
