@@ -11,11 +11,12 @@
  *   LIB    := any bytes but ':', blanks, NUL       (a file: libc.so.6, a path)
  *   QUAL   := [A-Za-z0-9_.$-]+                     (a version, GLIBC_2.2.5, or a
  *                                                   shared object: holds ".so")
- * LIB is there only when the entry has a second ':': the last ':' before
- * the type letters always separates the type.
  *   NUM    := decimal digits | '0x' hex digits        (at most 2^64 - 1)
  *   type   := ('r'|'-') ('w'|'-') ('x'|'-')
  *   blank  := ' ' | '\t' | '\r' | '\n'
+ *
+ * LIB is there only when the entry has a second ':' (the last ':' before
+ * the type letters always separates the type) and no blank before it.
  *
  * The grammar is hand-written (no sscanf/strtoull) because every error has
  * to name the exact column of the first character that cannot belong to a
