@@ -183,14 +183,17 @@ static bool read_elf_hdr(const char *path, struct elf_hdr *h)
 	bool ok = false, is64, msb;
 	uint64_t phoff;
 	unsigned phentsize, phnum;
+	size_t got;
 
 	memset(h, 0, sizeof(*h));
 	if (!f)
 		return false;
-	if (fread(eh, 1, sizeof(eh), f) < 52 || memcmp(eh, "\177ELF", 4) != 0 ||
-	    (eh[4] != 1 && eh[4] != 2))
+	got = fread(eh, 1, sizeof(eh), f);
+	if (got < 52 || memcmp(eh, "\177ELF", 4) != 0 || (eh[4] != 1 && eh[4] != 2))
 		goto out;
 	is64 = eh[4] == 2;
+	if (is64 && got < 64)
+		goto out;
 	msb = eh[5] == 2;
 	h->dyn = get_n(eh + 16, 2, msb) == 3;
 	h->entry = get_n(eh + 24, is64 ? 8 : 4, msb);
