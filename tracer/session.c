@@ -200,6 +200,11 @@ int hwbp_trace_session_mode(struct hwbp_trace_session *s, const struct hwbp_trac
 		return -EINVAL;
 	if (s->opened)
 		return -EBUSY;
+	if (m->trace && m->ring_bytes > HWBPI_RING_MAX_BYTES)
+		return hwbpi_fail(s, -ERANGE, true,
+				  "--buffer-kb %zu: at most %zu (%zu MiB per CPU): %s",
+				  m->ring_bytes / 1024, HWBPI_RING_MAX_BYTES / 1024,
+				  HWBPI_RING_MAX_BYTES >> 20, hwbp_errno_name(-ERANGE));
 	s->mode = *m;
 	return 0;
 }
@@ -270,26 +275,81 @@ static int apply_entry(struct hwbp_trace_session *s, const char *text, const cha
 	int ret = hwbp_trace_filter_parse(text, &e, &col, &msg);
 
 	if (ret)
-		return hwbpi_fail(s, -EINVAL, true, "%s '%s': column %u: %s", where, text, col,
-				  ret == -ERANGE ? "number too large" : msg);
+		return hwbpi_fail(s, ret, true, "%s '%s': column %u: %s (%s)", where, text, col, msg,
+				  hwbp_errno_name(ret));
 	ret = hwbpi_tracer_apply(&s->t, &e, err, sizeof(err));
 	if (ret)
 		return hwbpi_fail(s, ret, true, "%s '%s': %s", where, text, err);
 	return 0;
 }
 
+/*
+ * One line of @f into *@buf (grown as needed, up to
+ * HWBPI_FILTER_LINE_MAX bytes without its newline), NUL-terminated, the
+ * newline dropped.  Returns 1 (a line), 0 (end of file), -EIO or the read's
+ * errno (-EISDIR for a directory: read(2) on it), -EOVERFLOW (longer than
+ * the limit: never cut, since the tail would parse as an entry of its
+ * own), -EINVAL (a NUL byte: not text; /dev/zero ends here at once), or
+ * -ENOMEM.
+ */
+static int read_line(FILE *f, char **buf, size_t *cap)
+{
+	size_t n = 0;
+	int ch;
+
+	errno = 0;
+	while ((ch = getc(f)) != EOF && ch != '\n') {
+		if (ch == '\0')
+			return -EINVAL;
+		if (n == HWBPI_FILTER_LINE_MAX)
+			return -EOVERFLOW;
+		if (n + 1 >= *cap) {
+			size_t c = *cap ? *cap * 2 : 256;
+			char *p = realloc(*buf, c);
+
+			if (!p)
+				return -ENOMEM;
+			*buf = p;
+			*cap = c;
+		}
+		(*buf)[n++] = (char)ch;
+	}
+	if (ferror(f))
+		return errno ? -errno : -EIO;
+	if (ch == EOF && n == 0)
+		return 0;
+	if (!*buf && !(*buf = malloc(*cap = 1)))
+		return -ENOMEM;
+	(*buf)[n] = '\0';
+	return 1;
+}
+
+/* The reason read_line() gave, for the message. */
+static const char *line_error(int ret)
+{
+	switch (ret) {
+	case -EOVERFLOW:
+		return "line longer than " HWBPI_FILTER_LINE_MAX_TEXT " bytes";
+	default:
+		return "a NUL byte (not a text file)";
+	}
+}
+
 static int apply_filter_file(struct hwbp_trace_session *s, const char *path)
 {
-	char line[512], where[600];
+	char where[600], *line = NULL;
+	size_t cap = 0;
 	unsigned n = 0;
 	FILE *f = fopen(path, "r");
-	int ret = 0;
+	int ret;
 
-	if (!f)
-		return hwbpi_fail(s, -errno, true, "cannot read --filter-file '%s': %s", path,
-				  strerror(errno));
-	while (ret == 0 && fgets(line, sizeof(line), f)) {
-		size_t l = strcspn(line, "\r\n");
+	if (!f) {
+		ret = -errno;
+		return hwbpi_fail(s, ret, true, "cannot read --filter-file '%s': %s", path,
+				  hwbp_errno_name(ret));
+	}
+	while ((ret = read_line(f, &line, &cap)) == 1) {
+		size_t l = strcspn(line, "\r");
 
 		n++;
 		line[l] = '\0';
@@ -297,9 +357,19 @@ static int apply_filter_file(struct hwbp_trace_session *s, const char *path)
 			continue;
 		snprintf(where, sizeof(where), "%s:%u:", path, n);
 		ret = apply_entry(s, line, where);
+		if (ret)
+			goto out;
 	}
+	if (ret == -EOVERFLOW || ret == -EINVAL)
+		hwbpi_fail(s, ret, true, "--filter-file %s:%u: %s: %s", path, n + 1, line_error(ret),
+			   hwbp_errno_name(ret));
+	else if (ret < 0)
+		hwbpi_fail(s, ret, true, "cannot read --filter-file '%s': %s", path,
+			   hwbp_errno_name(ret));
+out:
+	free(line);
 	fclose(f);
-	return ret;
+	return ret < 0 ? ret : 0;
 }
 
 static int resolve_watches(struct hwbp_trace_session *s)

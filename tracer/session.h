@@ -14,6 +14,14 @@
 #define HWBPI_SESSION_MAX_SYMFILES 8
 #define HWBPI_SESSION_MAX_ENTRIES (2 * HWBP_MAX_REQUESTS)
 #define HWBPI_DRAIN_EVENTS (1u << 16)
+/* The longest --filter-file line (its newline aside): long enough for any
+ * entry and comment a person writes, short enough that a file without
+ * newlines ends with an error rather than eating memory. */
+#define HWBPI_FILTER_LINE_MAX 65536u
+/* The largest trace-mode ring per CPU (--buffer-kb 65536): 64 MiB holds
+ * over a million events, and the rings are allocated for every CPU. */
+#define HWBPI_RING_MAX_BYTES ((size_t)64 << 20)
+#define HWBPI_FILTER_LINE_MAX_TEXT "65536"
 
 struct hwbpi_ctf;
 

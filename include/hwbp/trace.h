@@ -308,7 +308,7 @@ hwbp_trace_backend_option(const struct hwbp_trace_backend *b, const char *name);
 struct hwbp_trace_mode {
 	bool trace;              /* every hit into per-CPU rings, else a histogram */
 	unsigned hist_entries;   /* histogram entries per watch; 0: 16 */
-	size_t ring_bytes;       /* trace mode: bytes per CPU ring; 0: 1 MiB */
+	size_t ring_bytes;       /* trace mode: bytes per CPU ring; 0: 1 MiB; at most 64 MiB */
 	bool overwrite;          /* trace mode: a full ring drops its oldest event */
 };
 
@@ -369,7 +369,9 @@ int hwbp_trace_session_symbols(struct hwbp_trace_session *s, const char *path);
  * hwbp_trace_session_entry - a filter entry (SYM[+OFF][/LEN]:rwx), applied
  * in the order given once the backend's symbols are loaded; @where names
  * its origin in messages ("-e").  hwbp_trace_session_filter_file - a file
- * of entries, one a line ('#' comments), applied where it was given.
+ * of entries, one a line ('#' comments; at most 65536 bytes a line, a
+ * longer line or a NUL byte is refused by run with -EOVERFLOW or -EINVAL,
+ * never cut), applied where it was given.
  * Errors: -EINVAL (NULL), -ENOSPC (more than 2 * HWBP_MAX_REQUESTS),
  * -EBUSY.  A bad entry is reported by hwbp_trace_session_run().
  */
@@ -377,7 +379,8 @@ int hwbp_trace_session_entry(struct hwbp_trace_session *s, const char *entry, co
 int hwbp_trace_session_filter_file(struct hwbp_trace_session *s, const char *path);
 
 /* Histogram or trace mode, outputs.  Errors: -EINVAL (NULL; CTF without
- * trace mode; trace mode without an output), -EBUSY. */
+ * trace mode; trace mode without an output), -ERANGE with input set
+ * (ring_bytes above 64 MiB per CPU), -EBUSY. */
 int hwbp_trace_session_mode(struct hwbp_trace_session *s, const struct hwbp_trace_mode *m);
 int hwbp_trace_session_output(struct hwbp_trace_session *s, const struct hwbp_trace_output *o);
 
