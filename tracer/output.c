@@ -45,7 +45,18 @@ int hwbpi_output_open(struct hwbp_trace_session *s)
 		return hwbpi_fail(s, -ENOMEM, false, "cannot start: %s", hwbp_errno_name(-ENOMEM));
 	if (!s->out.ctf_dir)
 		return 0;
-	s->ctf = hwbpi_ctf_open(s->out.ctf_dir, s->ncpus, watch_names(s, names), s->t.nw, &ret);
+	s->ctf = hwbpi_ctf_open(s->out.ctf_dir, s->ncpus, watch_names(s, names), s->t.nw,
+				s->force, &ret);
+	if (!s->ctf && ret == -EEXIST)
+		return hwbpi_fail(s, ret, true,
+				  "CTF --trace '%s' is a directory that is not empty (--force "
+				  "replaces an earlier hwbp trace there): %s",
+				  s->out.ctf_dir, hwbp_errno_name(ret));
+	if (!s->ctf && ret == -ENOTEMPTY)
+		return hwbpi_fail(s, ret, true,
+				  "CTF --trace '%s' holds files that are not an hwbp trace: "
+				  "nothing replaced: %s",
+				  s->out.ctf_dir, hwbp_errno_name(ret));
 	if (!s->ctf)
 		return hwbpi_fail(s, ret, true, "cannot write CTF --trace '%s': %s", s->out.ctf_dir,
 				  hwbp_errno_name(ret));

@@ -111,6 +111,16 @@ int hwbp_trace_session_option(struct hwbp_trace_session *s, const char *name, co
 
 	if (!s || !name)
 		return -EINVAL;
+	/* The one option of the session's own, for every backend: the
+	 * outputs' (CTF --trace may replace an earlier hwbp trace). */
+	if (strcmp(name, "force") == 0) {
+		if (value)
+			return hwbpi_fail(s, -EINVAL, true, "--force takes no value");
+		if (s->opened || s->force)
+			return hwbpi_fail(s, -EBUSY, true, "--force given twice");
+		s->force = true;
+		return 0;
+	}
 	if (s->opened || s->nopt == HWBPI_SESSION_MAX_OPTS || hwbpi_session_opt(s, name))
 		return hwbpi_fail(s, -EBUSY, true, "--%s given twice", name);
 	o = hwbp_trace_backend_option(s->backend, name);
@@ -425,6 +435,8 @@ int hwbp_trace_session_prepare(struct hwbp_trace_session *s)
 	s->msg[0] = '\0';
 	if (s->mode.trace && !s->out.text && !s->out.ctf_dir)
 		return hwbpi_fail(s, -EINVAL, true, "trace mode needs an output");
+	if (s->force && !s->out.ctf_dir)
+		return hwbpi_fail(s, -EINVAL, true, "--force applies only with --format ctf");
 	s->opened = true;
 	ret = b->open ? b->open(s) : 0;
 	if (ret == 0)

@@ -47,6 +47,7 @@ struct hwbp_trace_session {
 	unsigned nentry;
 	struct hwbp_trace_mode mode;
 	struct hwbp_trace_output out;
+	bool force;                            /* option "force": CTF may replace */
 	/* set by the backend's open */
 	struct hwbp_symtab *syms;
 	bool syms_finished;                    /* the backend finished the table */

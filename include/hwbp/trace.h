@@ -316,7 +316,9 @@ struct hwbp_trace_mode {
 struct hwbp_trace_output {
 	FILE *hist;              /* histogram mode: the table (NULL: not printed) */
 	FILE *text;              /* trace mode, text: one line per event */
-	const char *ctf_dir;     /* trace mode, CTF 1.8: a directory (instead of text) */
+	const char *ctf_dir;     /* trace mode, CTF 1.8: a directory (instead of text),
+				  * new or empty unless option "force"; files made with
+				  * O_EXCL|O_NOFOLLOW */
 	FILE *diag;              /* notes and the trace summary (NULL: none) */
 	const char *diag_prefix; /* before each note ("hwbp: trace: "), NULL: "" */
 };
@@ -334,7 +336,10 @@ void hwbp_trace_session_free(struct hwbp_trace_session *s);
 
 /*
  * hwbp_trace_session_option - set the backend's option @name (without
- * dashes) to @value (NULL for a flag).  Values are checked by the
+ * dashes) to @value (NULL for a flag).  One option is the session's own,
+ * for every backend: "force" (a flag; only with a CTF output), the CTF
+ * directory may hold an earlier hwbp trace (its metadata and stream_N
+ * files only), which is replaced; anything else there is refused.  Values are checked by the
  * backend's open.  Errors (message set): -EINVAL (NULL, a value for a flag
  * or none for an option that takes one), -ENOENT (the backend does not
  * take @name), -EBUSY (already set, or the session ran).

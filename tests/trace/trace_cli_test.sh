@@ -103,10 +103,11 @@ exact 0 'hwbp: trace: 6510 events produced, 6510 recorded, 0 lost' \
 "$hwbp" trace --demo -e pid_max:rw- --trace /dev/full 2>"$tmp/err"; st=$?
 [ $st -eq 1 ] && grep -q "write error on --trace '/dev/full': ENOSPC" "$tmp/err" ||
   bad "--trace /dev/full: status $st, $(cat "$tmp/err")"
+# a stream file planted as a symlink: never written through
 mkdir "$tmp/ctf" && ln -s /dev/full "$tmp/ctf/stream_0"
-"$hwbp" trace --demo --trace "$tmp/ctf" --format ctf 2>"$tmp/err"; st=$?
-[ $st -eq 1 ] && grep -q "writing CTF --trace '$tmp/ctf' failed: ENOSPC" "$tmp/err" ||
-  bad "CTF stream on /dev/full: status $st, $(cat "$tmp/err")"
+exact 2 "hwbp: trace: CTF --trace '$tmp/ctf' holds files that are not an hwbp trace: nothing replaced: ENOTEMPTY" \
+  --demo --trace "$tmp/ctf" --format ctf --force
+[ -L "$tmp/ctf/stream_0" ] && [ "$(ls "$tmp/ctf")" = stream_0 ] || bad "the planted stream_0 was touched"
 
 [ $fail -eq 0 ] && echo "hwbp trace conventions: OK"
 exit $fail
