@@ -66,6 +66,7 @@ struct ctf_stream {
 	uint64_t last_ts;              /* last event's timestamp (valid when any_ev) */
 	bool any_ev;
 	bool written;                  /* a packet is in the file */
+	off_t bytes;                   /* the file's whole packets */
 	uint64_t written_discarded, written_end;
 };
 
@@ -76,6 +77,7 @@ struct hwbpi_ctf {
 	char **names;
 	uint64_t min_ts, max_ts;       /* over all CPUs (valid when any_ev) */
 	bool any_ev;
+	uint64_t written;              /* events in packets the files took */
 	struct ctf_stream s[];
 };
 
@@ -223,6 +225,18 @@ static void put_header(unsigned char *buf, size_t len, unsigned cpu, uint64_t be
 	put32(buf + OFF_CPU_ID, cpu);
 }
 
+/* A packet's write failed (a full disk takes part of it): the file cut
+ * back to its whole packets, which readers still read.  Returns the
+ * write's errno. */
+static int cut_back(struct ctf_stream *s)
+{
+	int ret = io_err();
+
+	if (ftruncate(fileno(s->f), s->bytes) == 0)
+		lseek(fileno(s->f), s->bytes, SEEK_SET);
+	return ret;
+}
+
 /* Write the current packet of @s ending at @end and start an empty one. */
 static int flush_packet(struct hwbpi_ctf *c, unsigned cpu, uint64_t end)
 {
@@ -240,7 +254,8 @@ static int flush_packet(struct hwbpi_ctf *c, unsigned cpu, uint64_t end)
 		put_header(hdr, sizeof(hdr), cpu, s->begin, s->begin, 0);
 		errno = 0;
 		if (fwrite(hdr, 1, sizeof(hdr), s->f) != sizeof(hdr))
-			return io_err();
+			return cut_back(s);
+		s->bytes += (off_t)sizeof(hdr);
 		s->written = true;
 		s->written_discarded = 0;
 		s->written_end = s->begin;
@@ -248,7 +263,9 @@ static int flush_packet(struct hwbpi_ctf *c, unsigned cpu, uint64_t end)
 	put_header(s->buf, s->len, cpu, s->begin, end, s->discarded);
 	errno = 0;
 	if (fwrite(s->buf, 1, s->len, s->f) != s->len)
-		return io_err();
+		return cut_back(s);
+	s->bytes += (off_t)s->len;
+	c->written += s->nev;
 	s->written = true;
 	s->written_discarded = s->discarded;
 	s->written_end = end;
@@ -500,6 +517,10 @@ static int make_files(struct hwbpi_ctf *c)
 		c->s[i].f = open_file(c->dfd, "stream_", i, true, &ret);
 		if (!c->s[i].f)
 			return ret;
+		/* Unbuffered: packets are buffered here already, and a
+		 * packet's fwrite failing then means it is not in the file,
+		 * so the count of written events is exact. */
+		setvbuf(c->s[i].f, NULL, _IONBF, 0);
 		c->s[i].made = true;
 	}
 	return 0;
@@ -612,10 +633,12 @@ int hwbpi_ctf_lost(struct hwbpi_ctf *c, unsigned cpu, uint64_t lost_total)
 	return 0;
 }
 
-int hwbpi_ctf_close(struct hwbpi_ctf *c, const uint64_t *lost_per_cpu)
+int hwbpi_ctf_close(struct hwbpi_ctf *c, const uint64_t *lost_per_cpu, uint64_t *written)
 {
 	int ret = 0;
 
+	if (written)
+		*written = 0;
 	if (!c)
 		return 0;
 	for (unsigned i = 0; i < c->ncpus; i++) {
@@ -640,6 +663,8 @@ int hwbpi_ctf_close(struct hwbpi_ctf *c, const uint64_t *lost_per_cpu)
 			ret = io_err();
 		s->f = NULL;
 	}
+	if (written)
+		*written = c->written;
 	free_ctf(c);
 	return ret;
 }

@@ -66,11 +66,13 @@ int hwbpi_ctf_lost(struct hwbpi_ctf *c, unsigned cpu, uint64_t lost_total);
 /*
  * hwbpi_ctf_close - write every CPU's last packet, its events_discarded
  * being @lost_per_cpu[cpu] (NULL: no more than hwbpi_ctf_lost said), and
- * free @c (always, even on error).  A CPU without events still gets one
- * empty packet, so every stream file is a valid stream.
+ * free @c (always, even on error); *@written (may be NULL) the events in
+ * packets the files took (all written, or fewer after a failed write).  A
+ * CPU without events still gets one empty packet, so every stream file is
+ * a valid stream.
  * Errors: the errno of a failed write or close (-ENOSPC, -EIO ...: the
  *         trace is incomplete).
  */
-int hwbpi_ctf_close(struct hwbpi_ctf *c, const uint64_t *lost_per_cpu);
+int hwbpi_ctf_close(struct hwbpi_ctf *c, const uint64_t *lost_per_cpu, uint64_t *written);
 
 #endif /* HWBP_TRACER_CTF_H */

@@ -86,6 +86,8 @@ struct hwbp_trace_session *hwbp_trace_session_new(const struct hwbp_trace_backen
 
 void hwbp_trace_session_free(struct hwbp_trace_session *s)
 {
+	int e = errno;   /* kept: the caller may be about to report a write error */
+
 	if (!s)
 		return;
 	if (s->opened && s->backend->close)
@@ -94,7 +96,9 @@ void hwbp_trace_session_free(struct hwbp_trace_session *s)
 		hwbpi_tracer_fini(&s->t);
 	hwbp_symtab_free(s->syms);
 	free(s->drain);
+	free(s->line_end);
 	free(s);
+	errno = e;
 }
 
 const char *hwbpi_session_opt(const struct hwbp_trace_session *s, const char *name)

@@ -58,7 +58,8 @@ struct hwbp_trace_session {
 	bool tracer_started;
 	struct hwbpi_ctf *ctf;
 	struct hwbp_trace_event *drain;        /* trace mode: HWBPI_DRAIN_EVENTS, for sorting */
-	int out_err;                           /* the first failed CTF write */
+	size_t *line_end;                      /* text: HWBPI_DRAIN_EVENTS line ends */
+	int out_err;                           /* the first failed write (text, CTF) */
 	uint64_t recorded, polls;
 	volatile sig_atomic_t stop;
 	/* results */

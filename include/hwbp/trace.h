@@ -404,14 +404,17 @@ int hwbp_trace_session_prepare(struct hwbp_trace_session *s);
  * hwbp_trace_session_run - (prepare if not done, then) open the backend, resolve the watches, run the
  * workload to its end (or hwbp_trace_session_stop), and write the results:
  * the histogram, or the remaining events and the summary ("N events
- * produced, N recorded, N lost").  Once per session.
+ * produced, N recorded, N lost"; after a failed write ", N not written
+ * (ENOSPC)": recorded is then what the file holds, whole lines or whole
+ * CTF packets, and the run is stopped).  Once per session.
  * Errors (one line: hwbp_trace_session_message): -EINVAL with input set
  * (a bad entry or option value, nothing to watch, unreadable input file),
  * the backend's errors (a watch the CPU cannot hold: -ENOSPC, -ERANGE,
  * -EOPNOTSUPP; a process that cannot be traced: -EPERM, -ESRCH ...),
  * -EIO or the errno of a failed write to an output (CTF), -EBUSY (ran).
- * Writes to hist/text streams are not checked here: the caller checks
- * the streams (ferror, fclose) as it closes them.
+ * Writes to the hist stream, and the text stream's error, are not
+ * reported here: the caller checks the streams (ferror, fclose) as it
+ * closes them; after a failed text write errno is its errno.
  */
 int hwbp_trace_session_run(struct hwbp_trace_session *s);
 

@@ -103,6 +103,36 @@ exact 0 'hwbp: trace: 6510 events produced, 6510 recorded, 0 lost' \
 "$hwbp" trace --demo -e pid_max:rw- --trace /dev/full 2>"$tmp/err"; st=$?
 [ $st -eq 1 ] && grep -q "write error on --trace '/dev/full': ENOSPC" "$tmp/err" ||
   bad "--trace /dev/full: status $st, $(cat "$tmp/err")"
+# a full filesystem (a 64 KiB tmpfs): exit 1 with the errno's name, and
+# the summary says what was written: "recorded" is exactly the whole lines
+# (CTF: the events babeltrace2 reads), produced = recorded + lost + not
+# written, never "0 lost" alone.
+full=$tmp/full
+mkdir "$full"
+if mount -t tmpfs -o size=64k tmpfs "$full"; then
+  trap 'umount "$full"; rm -rf "$tmp"' EXIT
+  "$hwbp" trace --demo --trace "$full/t.txt" 2>"$tmp/err"; st=$?
+  whole=$(tr -cd '\n' <"$full/t.txt" | wc -c)
+  read -r p r nw <<<"$(sed -n '1s/^hwbp: trace: \([0-9]*\) events produced, \([0-9]*\) recorded, 0 lost, \([0-9]*\) not written (ENOSPC)$/\1 \2 \3/p' "$tmp/err")"
+  [ $st -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 2 ] && [ -n "${p:-}" ] && [ "$r" -eq "$whole" ] &&
+    [ "$nw" -gt 0 ] && [ $((r + nw)) -eq "$p" ] &&
+    [ "$(sed -n 2p "$tmp/err")" = "hwbp: write error on --trace '$full/t.txt': ENOSPC (No space left on device)" ] ||
+    bad "--trace onto a full tmpfs: status $st, $whole lines in the file, $(cat "$tmp/err")"
+  rm -f "$full/t.txt"
+  umount "$full" && mount -t tmpfs -o size=256k tmpfs "$full" || bad "cannot remount the tmpfs"
+  "$hwbp" trace --demo --trace "$full/c" --format ctf 2>"$tmp/err"; st=$?
+  read -r p r nw <<<"$(sed -n '1s/^hwbp: trace: \([0-9]*\) events produced, \([0-9]*\) recorded, 0 lost, \([0-9]*\) not written (ENOSPC)$/\1 \2 \3/p' "$tmp/err")"
+  got=$(babeltrace2 "$full/c" 2>/dev/null | grep -c ' hwbp_hit: ')
+  [ $st -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 2 ] && [ -n "${p:-}" ] && [ "$r" -eq "$got" ] &&
+    [ "$nw" -gt 0 ] && [ $((r + nw)) -eq "$p" ] &&
+    [ "$(sed -n 2p "$tmp/err")" = "hwbp: trace: writing CTF --trace '$full/c' failed: ENOSPC" ] ||
+    bad "CTF onto a full tmpfs: status $st, babeltrace2 reads $got, $(cat "$tmp/err")"
+  umount "$full"
+  trap 'rm -rf "$tmp"' EXIT
+else
+  bad "cannot mount a tmpfs (this test runs as root)"
+fi
+
 # a stream file planted as a symlink: never written through
 mkdir "$tmp/ctf" && ln -s /dev/full "$tmp/ctf/stream_0"
 exact 2 "hwbp: trace: CTF --trace '$tmp/ctf' holds files that are not an hwbp trace: nothing replaced: ENOTEMPTY" \

@@ -273,8 +273,15 @@ static void test_write_errors(void **state)
 	assert_int_equal(hwbpi_ctf_lost(c, 0, 3), 0);
 	assert_int_equal(hwbpi_ctf_lost(c, 0, 2), -EINVAL);   /* counts only grow */
 	assert_int_equal(hwbpi_ctf_lost(c, 0, 3), 0);
-	assert_int_equal(hwbpi_ctf_close(c, NULL), 0);
-	assert_int_equal(hwbpi_ctf_close(NULL, NULL), 0);
+	{
+		uint64_t written = 99;
+
+		assert_int_equal(hwbpi_ctf_close(c, NULL, &written), 0);
+		assert_int_equal(written, 3);   /* the events written above */
+		assert_int_equal(hwbpi_ctf_close(NULL, NULL, &written), 0);
+		assert_int_equal(written, 0);
+	}
+	assert_int_equal(hwbpi_ctf_close(NULL, NULL, NULL), 0);
 	/* the failed writes left nothing: cpu 0 has its two good events */
 	assert_int_equal(read_stream(dir, 0, pk, 4, evs, 8, &nev, &b), 2);   /* +1 empty start packet */
 	assert_int_equal(nev, 2);
@@ -306,7 +313,7 @@ static void test_fields_and_metadata(void **state)
 	e.size = 4;
 	e.kind_how = HWBP_KIND_VALUE;
 	assert_int_equal(hwbpi_ctf_write(c, &e, "copy_process"), 0);
-	assert_int_equal(hwbpi_ctf_close(c, NULL), 0);
+	assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
 
 	assert_int_equal(read_stream(dir, 1, pk, 2, r, 2, &nev, &b), 1);
 	assert_int_equal(nev, 1);
@@ -372,7 +379,7 @@ static void test_packets_tile(void **state)
 
 		assert_int_equal(hwbpi_ctf_write(c, &e, "a_function_name"), 0);
 	}
-	assert_int_equal(hwbpi_ctf_close(c, NULL), 0);
+	assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
 	np = read_stream(dir, 0, pk, 16, r, N, &nev, &b);
 	assert_true(np >= 2 && np <= 16);
 	assert_int_equal(nev, N);
@@ -434,7 +441,7 @@ static void test_lost_snapshots(void **state)
 		}
 		assert_int_equal(hwbpi_ctf_lost(c, 0, steps[i].lost), 0);
 	}
-	assert_int_equal(hwbpi_ctf_close(c, lost), 0);
+	assert_int_equal(hwbpi_ctf_close(c, lost, NULL), 0);
 	np = read_stream(dir, 0, pk, 8, r, 32, &nev, &b);
 	assert_int_equal(np, sizeof(want) / sizeof(want[0]));
 	for (unsigned i = 0; i < np; i++) {
@@ -507,7 +514,7 @@ static void test_reuse_dir(void **state)
 	assert_int_equal(mkdir(dir, 0777), 0);   /* empty: taken */
 	c = hwbpi_ctf_open(dir, 4, names2, 2, false, &err);
 	assert_non_null(c);
-	assert_int_equal(hwbpi_ctf_close(c, NULL), 0);
+	assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
 	/* not empty, no force: refused, the trace left whole */
 	err = 0;
 	assert_null(hwbpi_ctf_open(dir, 2, names2, 2, false, &err));
@@ -518,7 +525,7 @@ static void test_reuse_dir(void **state)
 	assert_non_null(c);
 	memset(longname, 'x', sizeof(longname) - 1);
 	assert_int_equal(hwbpi_ctf_write(c, &e, longname), 0);
-	assert_int_equal(hwbpi_ctf_close(c, NULL), 0);
+	assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
 	assert_false(exists(dir, "stream_2") || exists(dir, "stream_3"));
 	assert_true(exists(dir, "stream_1"));
 	assert_int_equal(read_stream(dir, 0, pk, 2, r, 2, &nev, &b), 1);
@@ -550,7 +557,7 @@ static void test_reuse_dir(void **state)
 	new_dir(dir, sizeof(dir));
 	c = hwbpi_ctf_open(dir, 1, names2, 2, false, &err);
 	assert_non_null(c);
-	assert_int_equal(hwbpi_ctf_close(c, NULL), 0);
+	assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
 	snprintf(p, sizeof(p), "%s/metadata", dir);
 	snprintf(q, sizeof(q), "%s.meta", dir);
 	assert_int_equal(rename(p, q), 0);
