@@ -408,7 +408,11 @@ int hwbp_trace_session_prepare(struct hwbp_trace_session *s);
  * (ENOSPC)": recorded is then what the file holds, whole lines or whole
  * CTF packets, and the run is stopped).  Once per session.
  * Errors (one line: hwbp_trace_session_message): -EINVAL with input set
- * (a bad entry or option value, nothing to watch, unreadable input file),
+ * (a bad entry or option value, nothing to watch), -ERANGE with input set
+ * (an entry whose range wraps past 2^64), the errno of an unreadable
+ * filter file with input set (-ENOENT, -EISDIR; -EOVERFLOW a line over
+ * 65536 bytes, -EINVAL a NUL byte), -EEXIST / -ENOTEMPTY with input set
+ * (a CTF directory that is not empty / not hwbp's to replace),
  * the backend's errors (a watch the CPU cannot hold: -ENOSPC, -ERANGE,
  * -EOPNOTSUPP; a process that cannot be traced: -EPERM, -ESRCH ...),
  * -EIO or the errno of a failed write to an output (CTF), -EBUSY (ran).
