@@ -24,7 +24,7 @@
 
 enum {
 	OPT_FILTER = 256, OPT_CPU, OPT_BACKEND, OPT_SYMBOLS, OPT_HIST, OPT_TRACE, OPT_FORMAT,
-	OPT_BUFFER, OPT_OVERWRITE, OPT_VERSION, OPT_HELP,
+	OPT_BUFFER, OPT_OVERWRITE, OPT_VERSION, OPT_HELP, OPT_FORCE,
 	OPT_BACKEND_BASE = 512,     /* + index into bopt[] */
 };
 
@@ -32,7 +32,7 @@ struct topts {
 	const char *entries[2 * HWBP_MAX_REQUESTS];
 	unsigned nentries;
 	const char *filter_file, *cpu, *backend, *symbols, *trace_file, *format;
-	bool overwrite, have_format, have_hist, have_buffer;
+	bool overwrite, have_format, have_hist, have_buffer, force;
 	uint64_t hist_entries, buffer_kb;
 	char *const *cmd;
 	/* backend options given, in order */
@@ -94,14 +94,16 @@ static int trace_help(void)
 	printf("usage: hwbp trace [-e ENTRY]... [--filter-file FILE] [--cpu PRESET]\n"
 	       "                  [--backend NAME|list] WORKLOAD\n"
 	       "                  [--symbols System.map|kallsyms] [--hist-entries N]\n"
-	       "                  [--trace FILE [--format text|ctf] [--buffer-kb N] [--overwrite]]\n"
+	       "                  [--trace FILE [--format text|ctf [--force]] [--buffer-kb N]\n"
+	       "                   [--overwrite]]\n"
 	       "       hwbp trace --version | --help\n"
 	       "Watch symbols by name and print a usage histogram by function (default) or\n"
 	       "every hit (--trace). ENTRY is SYM[+OFF][/LEN]:rwx with - for an absent letter\n"
 	       "(pid_max:rw-, buf+8/16:-w-, 0xADDR/8:rw-); SYM:--- removes one, *:--- all.\n"
 	       "The default length is the symbol's size. WORKLOAD is one of: %s.\n"
 	       "--format ctf writes FILE as a directory holding a CTF 1.8 trace (babeltrace2\n"
-	       "FILE), one stream per CPU. --cpu defaults to the backend's model.\n"
+	       "FILE), one stream per CPU; --force replaces an earlier hwbp trace there.\n"
+	       "--cpu defaults to the backend's model.\n"
 	       "Backends (the first that takes the workload given is the default):\n", wl);
 	for (unsigned i = 0; hwbp_trace_backend_at(i); i++) {
 		const struct hwbp_trace_backend *b = hwbp_trace_backend_at(i);
@@ -159,6 +161,7 @@ static void option_tables(struct option *longs, char *shorts)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "buffer-kb", required_argument, NULL, OPT_BUFFER },
 		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, OPT_HELP },
 	};
@@ -256,6 +259,9 @@ static int option_value(int c, const char *v, char **argv, struct topts *o)
 		return 0;
 	case OPT_OVERWRITE:
 		o->overwrite = true;
+		return 0;
+	case OPT_FORCE:
+		o->force = true;
 		return 0;
 	default:
 		return backend_value(c, v, argv, o);
@@ -440,6 +446,8 @@ static int configure(struct hwbp_trace_session *s, const struct topts *o, FILE *
 
 	for (unsigned i = 0; ret == 0 && i < o->ngiven; i++)
 		ret = hwbp_trace_session_option(s, o->given[i]->name, o->given[i]->arg ? o->value[i] : NULL);
+	if (ret == 0 && o->force)
+		ret = hwbp_trace_session_option(s, "force", NULL);
 	if (ret == 0 && o->cmd)
 		ret = hwbp_trace_session_command(s, o->cmd);
 	if (ret == 0 && o->cpu)

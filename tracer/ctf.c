@@ -24,7 +24,9 @@
  * report the difference between consecutive packets (and a first packet's
  * non-zero count) as "discarded events" between the two packets' ends.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -54,6 +56,7 @@ enum {
 
 struct ctf_stream {
 	FILE *f;
+	bool made;                     /* this writer created the file */
 	unsigned char *buf;
 	size_t len;                    /* bytes of the packet so far (header included) */
 	unsigned nev;                  /* events in it */
@@ -63,14 +66,18 @@ struct ctf_stream {
 	uint64_t last_ts;              /* last event's timestamp (valid when any_ev) */
 	bool any_ev;
 	bool written;                  /* a packet is in the file */
+	off_t bytes;                   /* the file's whole packets */
 	uint64_t written_discarded, written_end;
 };
 
 struct hwbpi_ctf {
 	unsigned ncpus, nwatch;
+	int dfd;                       /* the directory, while opening */
+	bool made_meta;
 	char **names;
 	uint64_t min_ts, max_ts;       /* over all CPUs (valid when any_ev) */
 	bool any_ev;
+	uint64_t written;              /* events in packets the files took */
 	struct ctf_stream s[];
 };
 
@@ -218,6 +225,18 @@ static void put_header(unsigned char *buf, size_t len, unsigned cpu, uint64_t be
 	put32(buf + OFF_CPU_ID, cpu);
 }
 
+/* A packet's write failed (a full disk takes part of it): the file cut
+ * back to its whole packets, which readers still read.  Returns the
+ * write's errno. */
+static int cut_back(struct ctf_stream *s)
+{
+	int ret = io_err();
+
+	if (ftruncate(fileno(s->f), s->bytes) == 0)
+		lseek(fileno(s->f), s->bytes, SEEK_SET);
+	return ret;
+}
+
 /* Write the current packet of @s ending at @end and start an empty one. */
 static int flush_packet(struct hwbpi_ctf *c, unsigned cpu, uint64_t end)
 {
@@ -235,7 +254,8 @@ static int flush_packet(struct hwbpi_ctf *c, unsigned cpu, uint64_t end)
 		put_header(hdr, sizeof(hdr), cpu, s->begin, s->begin, 0);
 		errno = 0;
 		if (fwrite(hdr, 1, sizeof(hdr), s->f) != sizeof(hdr))
-			return io_err();
+			return cut_back(s);
+		s->bytes += (off_t)sizeof(hdr);
 		s->written = true;
 		s->written_discarded = 0;
 		s->written_end = s->begin;
@@ -243,7 +263,9 @@ static int flush_packet(struct hwbpi_ctf *c, unsigned cpu, uint64_t end)
 	put_header(s->buf, s->len, cpu, s->begin, end, s->discarded);
 	errno = 0;
 	if (fwrite(s->buf, 1, s->len, s->f) != s->len)
-		return io_err();
+		return cut_back(s);
+	s->bytes += (off_t)s->len;
+	c->written += s->nev;
 	s->written = true;
 	s->written_discarded = s->discarded;
 	s->written_end = end;
@@ -252,20 +274,6 @@ static int flush_packet(struct hwbpi_ctf *c, unsigned cpu, uint64_t end)
 	s->sealed = false;
 	s->begin = end;
 	return 0;
-}
-
-static char *path_of(const char *dir, const char *name, unsigned n, bool numbered)
-{
-	size_t l = strlen(dir) + strlen(name) + 16;
-	char *p = malloc(l);
-
-	if (p) {
-		if (numbered)
-			snprintf(p, l, "%s/%s%u", dir, name, n);
-		else
-			snprintf(p, l, "%s/%s", dir, name);
-	}
-	return p;
 }
 
 static void free_ctf(struct hwbpi_ctf *c)
@@ -277,41 +285,56 @@ static void free_ctf(struct hwbpi_ctf *c)
 	}
 	for (unsigned i = 0; i < c->nwatch; i++)
 		free(c->names[i]);
+	if (c->dfd >= 0)
+		close(c->dfd);
 	free(c->names);
 	free(c);
 }
 
-/* Open (create, truncate) DIR/NAME[N]; on failure *err is set. */
-static FILE *open_file(const char *dir, const char *name, unsigned n, bool numbered, int *err)
+/* NAME or NAME<n> into @buf. */
+static const char *file_name(char *buf, size_t n, const char *name, unsigned cpu, bool numbered)
 {
-	char *p = path_of(dir, name, n, numbered);
+	if (numbered)
+		snprintf(buf, n, "%s%u", name, cpu);
+	else
+		snprintf(buf, n, "%s", name);
+	return buf;
+}
+
+/* Create DIR/NAME[N], which must not exist (O_EXCL: never a file of the
+ * user's, O_NOFOLLOW: never through a symlink planted there); on
+ * failure *err is set. */
+static FILE *open_file(int dfd, const char *name, unsigned n, bool numbered, int *err)
+{
+	char b[32];
+	int fd = openat(dfd, file_name(b, sizeof(b), name, n, numbered),
+			O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 	FILE *f;
 
-	if (!p) {
-		*err = -ENOMEM;
+	if (fd < 0) {
+		*err = -errno;
 		return NULL;
 	}
-	f = fopen(p, "wb");
-	if (!f)
-		*err = errno ? -errno : -EIO;
-	free(p);
+	f = fdopen(fd, "wb");
+	if (!f) {
+		*err = errno ? -errno : -ENOMEM;
+		close(fd);
+		unlinkat(dfd, b, 0);
+	}
 	return f;
 }
 
-/* Undo a failed open: the files it made, the directory if it made it. */
-static void remove_made(const char *dir, unsigned ncpus, bool made_dir)
+/* Undo a failed open: only the files it created, the directory if it
+ * made it. */
+static void remove_made(struct hwbpi_ctf *c, const char *dir, bool made_dir)
 {
-	char *p = path_of(dir, "metadata", 0, false);
+	char b[32];
 
-	if (p)
-		remove(p);
-	free(p);
-	for (unsigned i = 0; i < ncpus; i++) {
-		p = path_of(dir, "stream_", i, true);
-		if (p)
-			remove(p);
-		free(p);
-	}
+	if (c->made_meta)
+		unlinkat(c->dfd, "metadata", 0);
+	for (unsigned i = 0; i < c->ncpus; i++)
+		if (c->s[i].made)
+			unlinkat(c->dfd, file_name(b, sizeof(b), "stream_", i, true), 0);
 	if (made_dir)
 		rmdir(dir);
 }
@@ -337,6 +360,7 @@ static struct hwbpi_ctf *new_ctf(unsigned ncpus, const char *const *watch_names,
 	if (!c)
 		return NULL;
 	c->ncpus = ncpus;
+	c->dfd = -1;
 	c->names = calloc(nwatch ? nwatch : 1, sizeof(*c->names));
 	if (!c->names) {
 		free(c);
@@ -362,33 +386,127 @@ static struct hwbpi_ctf *new_ctf(unsigned ncpus, const char *const *watch_names,
 	return c;
 }
 
-/* Directory @dir made (*made_dir) or an existing one taken.  Errors:
- * -errno of mkdir(), -ENOTDIR. */
-static int use_dir(const char *dir, bool *made_dir)
+/* Whether @name is one this writer makes: "metadata", or "stream_N" with
+ * N below HWBPI_CTF_MAX_CPUS written as it writes it (no leading 0). */
+static bool own_name(const char *name)
 {
+	const char *p = name + 7;
+	unsigned n = 0;
+
+	if (strcmp(name, "metadata") == 0)
+		return true;
+	if (strncmp(name, "stream_", 7) != 0 || !*p || (p[0] == '0' && p[1]))
+		return false;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9' || (n = n * 10 + (unsigned)(*p - '0')) >= HWBPI_CTF_MAX_CPUS)
+			return false;
+	}
+	return true;
+}
+
+/* Whether DIR/metadata is a regular file (not a symlink) that this writer
+ * wrote: it starts as write_metadata() starts and names hwbp as its
+ * tracer. */
+static bool own_metadata(int dfd)
+{
+	static const char head[] = "/* CTF 1.8 */\n";
+	char buf[1024];
 	struct stat st;
+	ssize_t n;
+	int fd = openat(dfd, "metadata", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return false;
+	n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, buf, sizeof(buf) - 1) : -1;
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return strncmp(buf, head, sizeof(head) - 1) == 0 &&
+	       strstr(buf, "\tdomain = \"hwbp\";\n\ttracer_name = \"hwbp\";\n") != NULL;
+}
+
+/*
+ * An existing directory: taken when empty; with @force, when it holds only
+ * an earlier trace of this writer (its metadata, regular stream_N files),
+ * which is then removed.  Errors: -EEXIST (not empty, no @force),
+ * -ENOTEMPTY (a file that is not hwbp's: nothing removed), -errno of
+ * opendir/unlinkat.
+ */
+static int take_dir(int dfd, bool force)
+{
+	int fd = dup(dfd), ret = 0;
+	bool any = false, meta = false;
+	struct dirent *d;
+	DIR *dp;
+
+	if (fd < 0 || !(dp = fdopendir(fd))) {
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	while (ret == 0 && (d = readdir(dp))) {
+		struct stat st;
+
+		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
+			continue;
+		any = true;
+		meta |= strcmp(d->d_name, "metadata") == 0;
+		if (!force)
+			ret = -EEXIST;
+		else if (!own_name(d->d_name) ||
+			 fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+			ret = -ENOTEMPTY;
+	}
+	if (ret == 0 && any && (!meta || !own_metadata(dfd)))
+		ret = -ENOTEMPTY;
+	/* Only now, every name checked: remove the earlier trace. */
+	if (ret == 0 && any) {
+		rewinddir(dp);
+		while (ret == 0 && (d = readdir(dp)))
+			if (own_name(d->d_name) && unlinkat(dfd, d->d_name, 0) != 0)
+				ret = -errno;
+	}
+	closedir(dp);
+	return ret;
+}
+
+/* Directory @dir made (*made_dir) or an existing one taken (take_dir), its
+ * descriptor in *@dfd.  Errors: -errno of mkdir()/open() (-ENOTDIR: a file
+ * in the way), those of take_dir(). */
+static int use_dir(const char *dir, bool force, bool *made_dir, int *dfd)
+{
+	int ret;
 
 	if (mkdir(dir, 0777) == 0)
 		*made_dir = true;
 	else if (errno != EEXIST)
 		return -errno;
-	else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	return 0;
+	*dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*dfd < 0) {
+		ret = -errno;
+		if (*made_dir)
+			rmdir(dir);
+		*made_dir = false;
+		return ret;
+	}
+	return *made_dir ? 0 : take_dir(*dfd, force);
 }
 
 /* The metadata written, the stream files opened.  Errors: those of
  * open_file(), write_metadata(), io_err(). */
-static int make_files(struct hwbpi_ctf *c, const char *dir)
+static int make_files(struct hwbpi_ctf *c)
 {
 	FILE *meta;
 	int ret = 0;
 
 	/* The metadata first: a trace cut short by a crash stays readable up
 	 * to its last whole packet. */
-	meta = open_file(dir, "metadata", 0, false, &ret);
+	meta = open_file(c->dfd, "metadata", 0, false, &ret);
 	if (!meta)
 		return ret;
+	c->made_meta = true;
 	ret = write_metadata(meta, c);
 	errno = 0;
 	if (fclose(meta) != 0 && ret == 0)
@@ -396,28 +514,20 @@ static int make_files(struct hwbpi_ctf *c, const char *dir)
 	if (ret)
 		return ret;
 	for (unsigned i = 0; i < c->ncpus; i++) {
-		c->s[i].f = open_file(dir, "stream_", i, true, &ret);
+		c->s[i].f = open_file(c->dfd, "stream_", i, true, &ret);
 		if (!c->s[i].f)
 			return ret;
+		/* Unbuffered: packets are buffered here already, and a
+		 * packet's fwrite failing then means it is not in the file,
+		 * so the count of written events is exact. */
+		setvbuf(c->s[i].f, NULL, _IONBF, 0);
+		c->s[i].made = true;
 	}
 	return 0;
 }
 
-/* A reused directory may hold the streams of a trace with more CPUs;
- * readers would merge them in.  Only names this writer makes go. */
-static void remove_stale(const char *dir, unsigned ncpus)
-{
-	for (unsigned i = ncpus; i < HWBPI_CTF_MAX_CPUS; i++) {
-		char *p = path_of(dir, "stream_", i, true);
-
-		if (p)
-			remove(p);
-		free(p);
-	}
-}
-
 struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *const *watch_names,
-				 unsigned nwatch, int *err)
+				 unsigned nwatch, bool force, int *err)
 {
 	struct hwbpi_ctf *c;
 	bool made_dir = false;
@@ -432,19 +542,17 @@ struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *co
 		ret = -ENOMEM;
 		goto fail;
 	}
-	ret = use_dir(dir, &made_dir);
-	if (ret)
+	ret = use_dir(dir, force, &made_dir, &c->dfd);
+	if (ret == 0)
+		ret = make_files(c);
+	if (ret) {
+		remove_made(c, dir, made_dir);
 		goto fail_free;
-	ret = make_files(c, dir);
-	if (ret)
-		goto fail_files;
-	remove_stale(dir, ncpus);
+	}
+	close(c->dfd);
+	c->dfd = -1;
 	return c;
 
-fail_files:
-	free_ctf(c);
-	remove_made(dir, ncpus, made_dir);
-	goto fail;
 fail_free:
 	free_ctf(c);
 fail:
@@ -525,10 +633,12 @@ int hwbpi_ctf_lost(struct hwbpi_ctf *c, unsigned cpu, uint64_t lost_total)
 	return 0;
 }
 
-int hwbpi_ctf_close(struct hwbpi_ctf *c, const uint64_t *lost_per_cpu)
+int hwbpi_ctf_close(struct hwbpi_ctf *c, const uint64_t *lost_per_cpu, uint64_t *written)
 {
 	int ret = 0;
 
+	if (written)
+		*written = 0;
 	if (!c)
 		return 0;
 	for (unsigned i = 0; i < c->ncpus; i++) {
@@ -553,6 +663,8 @@ int hwbpi_ctf_close(struct hwbpi_ctf *c, const uint64_t *lost_per_cpu)
 			ret = io_err();
 		s->f = NULL;
 	}
+	if (written)
+		*written = c->written;
 	free_ctf(c);
 	return ret;
 }

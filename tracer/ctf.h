@@ -13,6 +13,7 @@
 #ifndef HWBP_TRACER_CTF_H
 #define HWBP_TRACER_CTF_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <hwbp/trace.h>
@@ -23,16 +24,22 @@
 struct hwbpi_ctf;
 
 /*
- * hwbpi_ctf_open - create directory @dir (an existing one is reused: its
- * metadata and stream_N files are replaced, stale stream_N of a wider
- * trace removed) and write the metadata.  @watch_names[bp] names breakpoint
- * bp (copied; at most 255 names).
+ * hwbpi_ctf_open - create directory @dir, or take an existing empty one,
+ * or with @force one holding only an earlier trace of this writer (a
+ * regular `metadata` file it wrote, recognised by its env's tracer_name
+ * "hwbp", and regular stream_N files), which is removed; then write the
+ * metadata.  Every file is created with O_EXCL | O_NOFOLLOW: never a
+ * user's file truncated, never a symlink followed; on failure only files
+ * this call created are removed (and @dir if it made it).  @watch_names[bp]
+ * names breakpoint bp (copied; at most 255 names).
  * Errors (NULL, *err): -EINVAL (NULL/empty dir, ncpus 0 or above
  *         HWBPI_CTF_MAX_CPUS, nwatch above 255 or a NULL name), -ENOMEM,
- *         or the errno of mkdir/fopen/write (-ENOTDIR, -EACCES, -EIO ...).
+ *         -EEXIST (@dir not empty, no @force), -ENOTEMPTY (@force, but @dir
+ *         holds a file that is not this writer's: nothing removed), or the
+ *         errno of mkdir/open/write (-ENOTDIR, -EACCES, -EIO ...).
  */
 struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *const *watch_names,
-				 unsigned nwatch, int *err);
+				 unsigned nwatch, bool force, int *err);
 
 /*
  * hwbpi_ctf_write - append one event to its CPU's stream; @func_name is
@@ -59,11 +66,13 @@ int hwbpi_ctf_lost(struct hwbpi_ctf *c, unsigned cpu, uint64_t lost_total);
 /*
  * hwbpi_ctf_close - write every CPU's last packet, its events_discarded
  * being @lost_per_cpu[cpu] (NULL: no more than hwbpi_ctf_lost said), and
- * free @c (always, even on error).  A CPU without events still gets one
- * empty packet, so every stream file is a valid stream.
+ * free @c (always, even on error); *@written (may be NULL) the events in
+ * packets the files took (all written, or fewer after a failed write).  A
+ * CPU without events still gets one empty packet, so every stream file is
+ * a valid stream.
  * Errors: the errno of a failed write or close (-ENOSPC, -EIO ...: the
  *         trace is incomplete).
  */
-int hwbpi_ctf_close(struct hwbpi_ctf *c, const uint64_t *lost_per_cpu);
+int hwbpi_ctf_close(struct hwbpi_ctf *c, const uint64_t *lost_per_cpu, uint64_t *written);
 
 #endif /* HWBP_TRACER_CTF_H */

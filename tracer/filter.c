@@ -285,9 +285,15 @@ static int parse(struct cur *c, struct hwbp_trace_entry *e)
 			msg = "expected '/' or ':'";
 		}
 		if (s[c->i] == '/') {
+			size_t at = c->i + 1;
+
 			ret = parse_len(c, &e->len);
 			if (ret)
 				return ret;
+			/* Whatever the symbol's address, +OFF/LEN whose last
+			 * byte is past 2^64 - 1 can never be watched. */
+			if (e->len - 1 > UINT64_MAX - e->off)
+				return fail(c, at, "offset + length wraps past 2^64", -ERANGE);
 			msg = "expected ':'";
 		}
 		ret = expect_colon(c, msg);

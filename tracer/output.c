@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "ctf.h"
 #include "session.h"
@@ -43,13 +45,120 @@ int hwbpi_output_open(struct hwbp_trace_session *s)
 	s->drain = malloc(HWBPI_DRAIN_EVENTS * sizeof(*s->drain));
 	if (!s->drain)
 		return hwbpi_fail(s, -ENOMEM, false, "cannot start: %s", hwbp_errno_name(-ENOMEM));
+	if (s->out.text) {
+		/* where each line of a batch ends, to count what a failed
+		 * write kept */
+		s->line_end = malloc(HWBPI_DRAIN_EVENTS * sizeof(*s->line_end));
+		if (!s->line_end)
+			return hwbpi_fail(s, -ENOMEM, false, "cannot start: %s",
+					  hwbp_errno_name(-ENOMEM));
+	}
 	if (!s->out.ctf_dir)
 		return 0;
-	s->ctf = hwbpi_ctf_open(s->out.ctf_dir, s->ncpus, watch_names(s, names), s->t.nw, &ret);
+	s->ctf = hwbpi_ctf_open(s->out.ctf_dir, s->ncpus, watch_names(s, names), s->t.nw,
+				s->force, &ret);
+	if (!s->ctf && ret == -EEXIST)
+		return hwbpi_fail(s, ret, true,
+				  "CTF --trace '%s' is a directory that is not empty (--force "
+				  "replaces an earlier hwbp trace there): %s",
+				  s->out.ctf_dir, hwbp_errno_name(ret));
+	if (!s->ctf && ret == -ENOTEMPTY)
+		return hwbpi_fail(s, ret, true,
+				  "CTF --trace '%s' holds files that are not an hwbp trace: "
+				  "nothing replaced: %s",
+				  s->out.ctf_dir, hwbp_errno_name(ret));
 	if (!s->ctf)
 		return hwbpi_fail(s, ret, true, "cannot write CTF --trace '%s': %s", s->out.ctf_dir,
 				  hwbp_errno_name(ret));
 	return 0;
+}
+
+/* An output failed with @err (a negative errno): keep the first, and end
+ * the run, since nothing more it gathers could be written. */
+static void output_failed(struct hwbp_trace_session *s, int err)
+{
+	if (s->out_err == 0) {
+		s->out_err = err;
+		hwbp_trace_session_stop(s);
+	}
+}
+
+/* Of a batch whose lines end at @end[0..n-1] (bytes from the batch's
+ * start), the lines wholly in the file: the file's offset now (lseek: what
+ * write(2) took, a short write included) against where the batch began;
+ * none when that is not known (a pipe). */
+static size_t lines_in_file(FILE *f, off_t start, const size_t *end, size_t n)
+{
+	off_t now = start >= 0 ? lseek(fileno(f), 0, SEEK_CUR) : -1;
+	size_t k = 0;
+
+	if (now < start)
+		return 0;
+	while (k < n && end[k] <= (size_t)(now - start))
+		k++;
+	return k;
+}
+
+/* Text: the batch's lines, flushed, so that "recorded" counts exactly the
+ * lines the file took (a full disk fails the flush, not the fprintf). */
+static void write_text(struct hwbp_trace_session *s, const struct hwbp_trace_event *buf, size_t n)
+{
+	const struct hwbpi_tracer *t = &s->t;
+	FILE *out = s->out.text;
+	off_t start;
+	size_t done = 0, printed = 0, bytes = 0;
+	bool bad = false;
+	int err = 0;
+
+	if (s->out_err || n == 0)
+		return;
+	/* Every batch ends flushed, so the stream's position is the file's. */
+	start = ftello(out);
+	for (; done < n; done++) {
+		const struct hwbp_trace_event *e = &buf[done];
+		const struct hwbp_sym *f = t->syms ? hwbp_symtab_func(t->syms, e->ip) : NULL;
+		const struct hwbpi_watch *w = &t->w[e->bp];
+		int k = fprintf(out, "%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s\n", e->cpu, e->ts,
+				w->name, e->addr - w->addr, e->kind ? hwbp_type_name(e->kind) : "?",
+				f ? f->name : "?");
+
+		if (k < 0) {
+			bad = true;
+			err = errno ? -errno : -EIO;
+			break;
+		}
+		bytes += (size_t)k;
+		s->line_end[printed++] = bytes;
+	}
+	errno = 0;
+	if (!bad && (fflush(out) != 0 || ferror(out))) {
+		bad = true;
+		err = errno ? -errno : -EIO;
+	}
+	if (!bad) {
+		s->recorded += n;
+		return;
+	}
+	output_failed(s, err);
+	s->recorded += lines_in_file(out, start, s->line_end, printed);
+	/* The caller checks the stream as it closes it (ferror, fflush):
+	 * the C library has dropped what failed, so errno is all it has. */
+	errno = -err;
+}
+
+/* CTF: each event into its CPU's packet; "recorded" is what the writer
+ * put in the files (hwbpi_ctf_close says the total). */
+static void write_ctf(struct hwbp_trace_session *s, const struct hwbp_trace_event *buf, size_t n)
+{
+	const struct hwbpi_tracer *t = &s->t;
+
+	for (size_t i = 0; i < n && !s->out_err; i++) {
+		const struct hwbp_sym *f = t->syms ? hwbp_symtab_func(t->syms, buf[i].ip) : NULL;
+		int r = hwbpi_ctf_write(s->ctf, &buf[i], f ? f->name : NULL);
+
+		if (r)
+			output_failed(s, r);
+	}
 }
 
 /* One batch: up to an equal share of the buffer from each CPU's ring,
@@ -70,26 +179,10 @@ static bool drain_batch(struct hwbp_trace_session *s)
 	/* Text is one merged stream; CTF streams are per CPU (the reader
 	 * merges them: sorting only keeps the code shared). */
 	qsort(buf, n, sizeof(buf[0]), cmp_ev);
-	for (size_t i = 0; i < n; i++) {
-		const struct hwbp_trace_event *e = &buf[i];
-		const struct hwbp_sym *f = t->syms ? hwbp_symtab_func(t->syms, e->ip) : NULL;
-
-		if (s->ctf) {
-			int r = hwbpi_ctf_write(s->ctf, e, f ? f->name : NULL);
-
-			if (r == 0)
-				s->recorded++;
-			else if (s->out_err == 0)
-				s->out_err = r;
-		} else if (s->out.text) {
-			const struct hwbpi_watch *w = &t->w[e->bp];
-
-			fprintf(s->out.text, "%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s\n", e->cpu,
-				e->ts, w->name, e->addr - w->addr,
-				e->kind ? hwbp_type_name(e->kind) : "?", f ? f->name : "?");
-			s->recorded++;
-		}
-	}
+	if (s->ctf)
+		write_ctf(s, buf, n);
+	else if (s->out.text)
+		write_text(s, buf, n);
 	/* Each CPU's loss so far, so that a CTF packet ends where its ring
 	 * lost events. */
 	for (unsigned c = 0; s->ctf && c < t->ncpus; c++) {
@@ -121,7 +214,7 @@ int hwbpi_output_finish(struct hwbp_trace_session *s, bool ok)
 	if (!ok) {
 		/* A failed run: keep what was traced. */
 		if (s->ctf)
-			hwbpi_ctf_close(s->ctf, NULL);
+			hwbpi_ctf_close(s->ctf, NULL, NULL);
 		s->ctf = NULL;
 		return 0;
 	}
@@ -141,15 +234,29 @@ int hwbpi_output_finish(struct hwbp_trace_session *s, bool ok)
 		if (l)
 			hwbpi_note(s, "cpu %u lost %" PRIu64 " of %" PRIu64 " events", c, l, p);
 	}
-	hwbpi_note(s, "%" PRIu64 " events produced, %" PRIu64 " recorded, %" PRIu64 " lost",
-		   produced, s->recorded, lost);
-	if (!s->ctf)
-		return 0;
-	ret = hwbpi_ctf_close(s->ctf, lost_cpu);
-	s->ctf = NULL;
-	if (s->out_err || ret)
-		return hwbpi_fail(s, s->out_err ? s->out_err : ret, false,
-				  "writing CTF --trace '%s' failed: %s", s->out.ctf_dir,
-				  hwbp_errno_name(s->out_err ? s->out_err : ret));
+	if (s->ctf) {
+		uint64_t written = 0;
+
+		ret = hwbpi_ctf_close(s->ctf, lost_cpu, &written);
+		s->ctf = NULL;
+		s->recorded = written;
+		if (ret && !s->out_err)
+			s->out_err = ret;
+	}
+	/* produced = recorded + lost + not written, whatever failed. */
+	if (s->out_err)
+		hwbpi_note(s, "%" PRIu64 " events produced, %" PRIu64 " recorded, %" PRIu64
+			   " lost, %" PRIu64 " not written (%s)", produced, s->recorded, lost,
+			   produced - lost - s->recorded, hwbp_errno_name(s->out_err));
+	else
+		hwbpi_note(s, "%" PRIu64 " events produced, %" PRIu64 " recorded, %" PRIu64 " lost",
+			   produced, s->recorded, lost);
+	if (s->out_err && s->out.ctf_dir)
+		return hwbpi_fail(s, s->out_err, false, "writing CTF --trace '%s' failed: %s",
+				  s->out.ctf_dir, hwbp_errno_name(s->out_err));
+	/* Text: the caller reports it as it closes the stream (see
+	 * write_text), with this errno. */
+	if (s->out_err)
+		errno = -s->out_err;
 	return 0;
 }

@@ -86,6 +86,8 @@ struct hwbp_trace_session *hwbp_trace_session_new(const struct hwbp_trace_backen
 
 void hwbp_trace_session_free(struct hwbp_trace_session *s)
 {
+	int e = errno;   /* kept: the caller may be about to report a write error */
+
 	if (!s)
 		return;
 	if (s->opened && s->backend->close)
@@ -94,7 +96,9 @@ void hwbp_trace_session_free(struct hwbp_trace_session *s)
 		hwbpi_tracer_fini(&s->t);
 	hwbp_symtab_free(s->syms);
 	free(s->drain);
+	free(s->line_end);
 	free(s);
+	errno = e;
 }
 
 const char *hwbpi_session_opt(const struct hwbp_trace_session *s, const char *name)
@@ -111,6 +115,16 @@ int hwbp_trace_session_option(struct hwbp_trace_session *s, const char *name, co
 
 	if (!s || !name)
 		return -EINVAL;
+	/* The one option of the session's own, for every backend: the
+	 * outputs' (CTF --trace may replace an earlier hwbp trace). */
+	if (strcmp(name, "force") == 0) {
+		if (value)
+			return hwbpi_fail(s, -EINVAL, true, "--force takes no value");
+		if (s->opened || s->force)
+			return hwbpi_fail(s, -EBUSY, true, "--force given twice");
+		s->force = true;
+		return 0;
+	}
 	if (s->opened || s->nopt == HWBPI_SESSION_MAX_OPTS || hwbpi_session_opt(s, name))
 		return hwbpi_fail(s, -EBUSY, true, "--%s given twice", name);
 	o = hwbp_trace_backend_option(s->backend, name);
@@ -200,6 +214,11 @@ int hwbp_trace_session_mode(struct hwbp_trace_session *s, const struct hwbp_trac
 		return -EINVAL;
 	if (s->opened)
 		return -EBUSY;
+	if (m->trace && m->ring_bytes > HWBPI_RING_MAX_BYTES)
+		return hwbpi_fail(s, -ERANGE, true,
+				  "--buffer-kb %zu: at most %zu (%zu MiB per CPU): %s",
+				  m->ring_bytes / 1024, HWBPI_RING_MAX_BYTES / 1024,
+				  HWBPI_RING_MAX_BYTES >> 20, hwbp_errno_name(-ERANGE));
 	s->mode = *m;
 	return 0;
 }
@@ -270,26 +289,81 @@ static int apply_entry(struct hwbp_trace_session *s, const char *text, const cha
 	int ret = hwbp_trace_filter_parse(text, &e, &col, &msg);
 
 	if (ret)
-		return hwbpi_fail(s, -EINVAL, true, "%s '%s': column %u: %s", where, text, col,
-				  ret == -ERANGE ? "number too large" : msg);
+		return hwbpi_fail(s, ret, true, "%s '%s': column %u: %s (%s)", where, text, col, msg,
+				  hwbp_errno_name(ret));
 	ret = hwbpi_tracer_apply(&s->t, &e, err, sizeof(err));
 	if (ret)
 		return hwbpi_fail(s, ret, true, "%s '%s': %s", where, text, err);
 	return 0;
 }
 
+/*
+ * One line of @f into *@buf (grown as needed, up to
+ * HWBPI_FILTER_LINE_MAX bytes without its newline), NUL-terminated, the
+ * newline dropped.  Returns 1 (a line), 0 (end of file), -EIO or the read's
+ * errno (-EISDIR for a directory: read(2) on it), -EOVERFLOW (longer than
+ * the limit: never cut, since the tail would parse as an entry of its
+ * own), -EINVAL (a NUL byte: not text; /dev/zero ends here at once), or
+ * -ENOMEM.
+ */
+static int read_line(FILE *f, char **buf, size_t *cap)
+{
+	size_t n = 0;
+	int ch;
+
+	errno = 0;
+	while ((ch = getc(f)) != EOF && ch != '\n') {
+		if (ch == '\0')
+			return -EINVAL;
+		if (n == HWBPI_FILTER_LINE_MAX)
+			return -EOVERFLOW;
+		if (n + 1 >= *cap) {
+			size_t c = *cap ? *cap * 2 : 256;
+			char *p = realloc(*buf, c);
+
+			if (!p)
+				return -ENOMEM;
+			*buf = p;
+			*cap = c;
+		}
+		(*buf)[n++] = (char)ch;
+	}
+	if (ferror(f))
+		return errno ? -errno : -EIO;
+	if (ch == EOF && n == 0)
+		return 0;
+	if (!*buf && !(*buf = malloc(*cap = 1)))
+		return -ENOMEM;
+	(*buf)[n] = '\0';
+	return 1;
+}
+
+/* The reason read_line() gave, for the message. */
+static const char *line_error(int ret)
+{
+	switch (ret) {
+	case -EOVERFLOW:
+		return "line longer than " HWBPI_FILTER_LINE_MAX_TEXT " bytes";
+	default:
+		return "a NUL byte (not a text file)";
+	}
+}
+
 static int apply_filter_file(struct hwbp_trace_session *s, const char *path)
 {
-	char line[512], where[600];
+	char where[600], *line = NULL;
+	size_t cap = 0;
 	unsigned n = 0;
 	FILE *f = fopen(path, "r");
-	int ret = 0;
+	int ret;
 
-	if (!f)
-		return hwbpi_fail(s, -errno, true, "cannot read --filter-file '%s': %s", path,
-				  strerror(errno));
-	while (ret == 0 && fgets(line, sizeof(line), f)) {
-		size_t l = strcspn(line, "\r\n");
+	if (!f) {
+		ret = -errno;
+		return hwbpi_fail(s, ret, true, "cannot read --filter-file '%s': %s", path,
+				  hwbp_errno_name(ret));
+	}
+	while ((ret = read_line(f, &line, &cap)) == 1) {
+		size_t l = strcspn(line, "\r");
 
 		n++;
 		line[l] = '\0';
@@ -297,9 +371,19 @@ static int apply_filter_file(struct hwbp_trace_session *s, const char *path)
 			continue;
 		snprintf(where, sizeof(where), "%s:%u:", path, n);
 		ret = apply_entry(s, line, where);
+		if (ret)
+			goto out;
 	}
+	if (ret == -EOVERFLOW || ret == -EINVAL)
+		hwbpi_fail(s, ret, true, "--filter-file %s:%u: %s: %s", path, n + 1, line_error(ret),
+			   hwbp_errno_name(ret));
+	else if (ret < 0)
+		hwbpi_fail(s, ret, true, "cannot read --filter-file '%s': %s", path,
+			   hwbp_errno_name(ret));
+out:
+	free(line);
 	fclose(f);
-	return ret;
+	return ret < 0 ? ret : 0;
 }
 
 static int resolve_watches(struct hwbp_trace_session *s)
@@ -355,6 +439,8 @@ int hwbp_trace_session_prepare(struct hwbp_trace_session *s)
 	s->msg[0] = '\0';
 	if (s->mode.trace && !s->out.text && !s->out.ctf_dir)
 		return hwbpi_fail(s, -EINVAL, true, "trace mode needs an output");
+	if (s->force && !s->out.ctf_dir)
+		return hwbpi_fail(s, -EINVAL, true, "--force applies only with --format ctf");
 	s->opened = true;
 	ret = b->open ? b->open(s) : 0;
 	if (ret == 0)

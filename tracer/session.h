@@ -14,6 +14,14 @@
 #define HWBPI_SESSION_MAX_SYMFILES 8
 #define HWBPI_SESSION_MAX_ENTRIES (2 * HWBP_MAX_REQUESTS)
 #define HWBPI_DRAIN_EVENTS (1u << 16)
+/* The longest --filter-file line (its newline aside): long enough for any
+ * entry and comment a person writes, short enough that a file without
+ * newlines ends with an error rather than eating memory. */
+#define HWBPI_FILTER_LINE_MAX 65536u
+/* The largest trace-mode ring per CPU (--buffer-kb 65536): 64 MiB holds
+ * over a million events, and the rings are allocated for every CPU. */
+#define HWBPI_RING_MAX_BYTES ((size_t)64 << 20)
+#define HWBPI_FILTER_LINE_MAX_TEXT "65536"
 
 struct hwbpi_ctf;
 
@@ -39,6 +47,7 @@ struct hwbp_trace_session {
 	unsigned nentry;
 	struct hwbp_trace_mode mode;
 	struct hwbp_trace_output out;
+	bool force;                            /* option "force": CTF may replace */
 	/* set by the backend's open */
 	struct hwbp_symtab *syms;
 	bool syms_finished;                    /* the backend finished the table */
@@ -49,7 +58,8 @@ struct hwbp_trace_session {
 	bool tracer_started;
 	struct hwbpi_ctf *ctf;
 	struct hwbp_trace_event *drain;        /* trace mode: HWBPI_DRAIN_EVENTS, for sorting */
-	int out_err;                           /* the first failed CTF write */
+	size_t *line_end;                      /* text: HWBPI_DRAIN_EVENTS line ends */
+	int out_err;                           /* the first failed write (text, CTF) */
 	uint64_t recorded, polls;
 	volatile sig_atomic_t stop;
 	/* results */

@@ -82,6 +82,12 @@ int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 		snprintf(w.name, sizeof(w.name), "0x%" PRIx64, w.addr);
 	}
 	w.type = e->type;
+	/* The symbol's address + OFF (+ LEN) must stay below 2^64: a wrapped
+	 * range would watch bytes at the bottom of the address space. */
+	if (e->sym[0] && (w.addr < e->off || (w.len && w.len - 1 > UINT64_MAX - w.addr))) {
+		hwbpi_say(err, errlen, "%s: address range wraps past 2^64 (ERANGE)", w.name);
+		return -ERANGE;
+	}
 	/* Removal: every watch of that name. */
 	if (!e->type) {
 		unsigned k = 0;

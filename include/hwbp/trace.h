@@ -325,7 +325,7 @@ hwbp_trace_backend_option(const struct hwbp_trace_backend *b, const char *name);
 struct hwbp_trace_mode {
 	bool trace;              /* every hit into per-CPU rings, else a histogram */
 	unsigned hist_entries;   /* histogram entries per watch; 0: 16 */
-	size_t ring_bytes;       /* trace mode: bytes per CPU ring; 0: 1 MiB */
+	size_t ring_bytes;       /* trace mode: bytes per CPU ring; 0: 1 MiB; at most 64 MiB */
 	bool overwrite;          /* trace mode: a full ring drops its oldest event */
 };
 
@@ -333,7 +333,9 @@ struct hwbp_trace_mode {
 struct hwbp_trace_output {
 	FILE *hist;              /* histogram mode: the table (NULL: not printed) */
 	FILE *text;              /* trace mode, text: one line per event */
-	const char *ctf_dir;     /* trace mode, CTF 1.8: a directory (instead of text) */
+	const char *ctf_dir;     /* trace mode, CTF 1.8: a directory (instead of text),
+				  * new or empty unless option "force"; files made with
+				  * O_EXCL|O_NOFOLLOW */
 	FILE *diag;              /* notes and the trace summary (NULL: none) */
 	const char *diag_prefix; /* before each note ("hwbp: trace: "), NULL: "" */
 };
@@ -351,7 +353,10 @@ void hwbp_trace_session_free(struct hwbp_trace_session *s);
 
 /*
  * hwbp_trace_session_option - set the backend's option @name (without
- * dashes) to @value (NULL for a flag).  Values are checked by the
+ * dashes) to @value (NULL for a flag).  One option is the session's own,
+ * for every backend: "force" (a flag; only with a CTF output), the CTF
+ * directory may hold an earlier hwbp trace (its metadata and stream_N
+ * files only), which is replaced; anything else there is refused.  Values are checked by the
  * backend's open.  Errors (message set): -EINVAL (NULL, a value for a flag
  * or none for an option that takes one), -ENOENT (the backend does not
  * take @name), -EBUSY (already set, or the session ran).
@@ -386,7 +391,9 @@ int hwbp_trace_session_symbols(struct hwbp_trace_session *s, const char *path);
  * hwbp_trace_session_entry - a filter entry (SYM[+OFF][/LEN]:rwx), applied
  * in the order given once the backend's symbols are loaded; @where names
  * its origin in messages ("-e").  hwbp_trace_session_filter_file - a file
- * of entries, one a line ('#' comments), applied where it was given.
+ * of entries, one a line ('#' comments; at most 65536 bytes a line, a
+ * longer line or a NUL byte is refused by run with -EOVERFLOW or -EINVAL,
+ * never cut), applied where it was given.
  * Errors: -EINVAL (NULL), -ENOSPC (more than 2 * HWBP_MAX_REQUESTS),
  * -EBUSY.  A bad entry is reported by hwbp_trace_session_run().
  */
@@ -394,7 +401,8 @@ int hwbp_trace_session_entry(struct hwbp_trace_session *s, const char *entry, co
 int hwbp_trace_session_filter_file(struct hwbp_trace_session *s, const char *path);
 
 /* Histogram or trace mode, outputs.  Errors: -EINVAL (NULL; CTF without
- * trace mode; trace mode without an output), -EBUSY. */
+ * trace mode; trace mode without an output), -ERANGE with input set
+ * (ring_bytes above 64 MiB per CPU), -EBUSY. */
 int hwbp_trace_session_mode(struct hwbp_trace_session *s, const struct hwbp_trace_mode *m);
 int hwbp_trace_session_output(struct hwbp_trace_session *s, const struct hwbp_trace_output *o);
 
@@ -413,14 +421,21 @@ int hwbp_trace_session_prepare(struct hwbp_trace_session *s);
  * hwbp_trace_session_run - (prepare if not done, then) open the backend, resolve the watches, run the
  * workload to its end (or hwbp_trace_session_stop), and write the results:
  * the histogram, or the remaining events and the summary ("N events
- * produced, N recorded, N lost").  Once per session.
+ * produced, N recorded, N lost"; after a failed write ", N not written
+ * (ENOSPC)": recorded is then what the file holds, whole lines or whole
+ * CTF packets, and the run is stopped).  Once per session.
  * Errors (one line: hwbp_trace_session_message): -EINVAL with input set
- * (a bad entry or option value, nothing to watch, unreadable input file),
+ * (a bad entry or option value, nothing to watch), -ERANGE with input set
+ * (an entry whose range wraps past 2^64), the errno of an unreadable
+ * filter file with input set (-ENOENT, -EISDIR; -EOVERFLOW a line over
+ * 65536 bytes, -EINVAL a NUL byte), -EEXIST / -ENOTEMPTY with input set
+ * (a CTF directory that is not empty / not hwbp's to replace),
  * the backend's errors (a watch the CPU cannot hold: -ENOSPC, -ERANGE,
  * -EOPNOTSUPP; a process that cannot be traced: -EPERM, -ESRCH ...),
  * -EIO or the errno of a failed write to an output (CTF), -EBUSY (ran).
- * Writes to hist/text streams are not checked here: the caller checks
- * the streams (ferror, fclose) as it closes them.
+ * Writes to the hist stream, and the text stream's error, are not
+ * reported here: the caller checks the streams (ferror, fclose) as it
+ * closes them; after a failed text write errno is its errno.
  */
 int hwbp_trace_session_run(struct hwbp_trace_session *s);
 

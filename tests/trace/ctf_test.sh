@@ -100,5 +100,54 @@ done
 "$hwbp" trace --demo --trace "$tmp/afile" --format ctf > /dev/null 2> "$tmp/usage.err" && bad "a file as the CTF directory accepted"
 grep -q 'cannot write CTF' "$tmp/usage.err" || bad "no error for a file as the CTF directory"
 
+# 5. An existing directory: a non-empty one refused unless --force, and
+# --force replaces only hwbp's own earlier trace; a user's metadata, a
+# symlinked one, or any other file: refused, nothing touched.
+# exactly: status STATUS, stderr the one line TEXT
+exact() {
+  local want=$1 text=$2; shift 2
+  local st=0
+  "$hwbp" trace "$@" > /dev/null 2> "$tmp/x.err" || st=$?
+  [ "$st" -eq "$want" ] && [ "$(cat "$tmp/x.err")" = "$text" ] ||
+    bad "trace $*: status $st (want $want), stderr '$(cat "$tmp/x.err")' (want '$text')"
+}
+summary_line='hwbp: trace: 5264 events produced, 5264 recorded, 0 lost'
+mkdir "$tmp/empty"
+exact 0 "$summary_line" --demo -e jiffies:rw- --trace "$tmp/empty" --format ctf
+exact 2 "hwbp: trace: CTF --trace '$tmp/empty' is a directory that is not empty (--force replaces an earlier hwbp trace there): EEXIST" \
+  --demo -e jiffies:rw- --trace "$tmp/empty" --format ctf
+sum0=$(cat "$tmp/empty"/* | cksum)
+exact 0 "$summary_line" --demo -e jiffies:rw- --trace "$tmp/empty" --format ctf --force
+[ "$(cat "$tmp/empty"/* | cksum)" = "$sum0" ] || bad "--force: the same run wrote another trace"
+babeltrace2 "$tmp/empty" > /dev/null 2>&1 || bad "babeltrace2 failed on the --force trace"
+# a stale wider trace's streams go with --force
+: > "$tmp/empty/stream_9"
+exact 0 "$summary_line" --demo -e jiffies:rw- --trace "$tmp/empty" --format ctf --force
+[ -e "$tmp/empty/stream_9" ] && bad "--force left a stale stream_9"
+echo keep > "$tmp/empty/notes.txt"
+exact 2 "hwbp: trace: CTF --trace '$tmp/empty' holds files that are not an hwbp trace: nothing replaced: ENOTEMPTY" \
+  --demo -e jiffies:rw- --trace "$tmp/empty" --format ctf --force
+[ "$(cat "$tmp/empty/notes.txt")" = keep ] && [ "$(cat "$tmp/empty"/metadata "$tmp/empty"/stream_* | cksum)" = "$sum0" ] ||
+  bad "a refused --force touched the directory"
+# a user's metadata: neither overwritten nor deleted
+mkdir "$tmp/user"
+echo 'my notes' > "$tmp/user/metadata"
+exact 2 "hwbp: trace: CTF --trace '$tmp/user' is a directory that is not empty (--force replaces an earlier hwbp trace there): EEXIST" \
+  --demo --trace "$tmp/user" --format ctf
+exact 2 "hwbp: trace: CTF --trace '$tmp/user' holds files that are not an hwbp trace: nothing replaced: ENOTEMPTY" \
+  --demo --trace "$tmp/user" --format ctf --force
+[ "$(cat "$tmp/user/metadata")" = 'my notes' ] && [ "$(ls "$tmp/user")" = metadata ] ||
+  bad "a user's metadata was touched: $(ls "$tmp/user")"
+# a symlinked metadata (to a file of the user's): never followed
+mkdir "$tmp/link"
+echo 'elsewhere' > "$tmp/target"
+ln -s "$tmp/target" "$tmp/link/metadata"
+exact 2 "hwbp: trace: CTF --trace '$tmp/link' is a directory that is not empty (--force replaces an earlier hwbp trace there): EEXIST" \
+  --demo --trace "$tmp/link" --format ctf
+exact 2 "hwbp: trace: CTF --trace '$tmp/link' holds files that are not an hwbp trace: nothing replaced: ENOTEMPTY" \
+  --demo --trace "$tmp/link" --format ctf --force
+[ "$(cat "$tmp/target")" = elsewhere ] && [ -L "$tmp/link/metadata" ] || bad "a symlinked metadata was followed"
+exact 2 "hwbp: trace: --force applies only with --format ctf" --demo --trace "$tmp/t.txt" --force
+
 [ $fail -eq 0 ] && echo "CTF round trip: OK"
 exit $fail

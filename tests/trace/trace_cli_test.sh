@@ -54,6 +54,45 @@ run 2 "unexpected argument 'extra'" --demo extra
 run 2 '--trace needs a value' --demo --trace
 run 2 "unexpected option '--bogus'" --demo --bogus
 
+# exactly: status STATUS, stderr the one line TEXT
+exact() {
+  local want=$1 text=$2; shift 2
+  # bounded: reading /dev/zero once never ended
+  timeout 20 "$hwbp" trace "$@" >"$tmp/out" 2>"$tmp/err"; local st=$?
+  [ "$st" -eq "$want" ] && [ "$(cat "$tmp/err")" = "$text" ] ||
+    bad "trace $*: status $st (want $want), stderr '$(cat "$tmp/err")' (want '$text')"
+}
+
+# filter files: lines of any length up to 65536 bytes, never cut; a
+# longer one, a NUL byte (/dev/zero) or a directory a clear error
+{ printf '# %0600d\n' 0; echo 'jiffies:rw-'; } >"$tmp/long-comment"
+"$hwbp" trace --demo --filter-file "$tmp/long-comment" >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 0 ] && [ "$(awk '$2 == "jiffies" { print $1 }' "$tmp/out" | sort -u | tr -d '\n')" = RW ] ||
+  bad "a 600-byte comment line: status $st, $(cat "$tmp/out" "$tmp/err")"
+{ printf '# %065534d\n' 0; echo 'jiffies:rw-'; } >"$tmp/max-line"   # 65536 bytes
+"$hwbp" trace --demo --filter-file "$tmp/max-line" >"$tmp/out" 2>"$tmp/err"; st=$?
+[ $st -eq 0 ] && grep -q '^W  *jiffies ' "$tmp/out" ||
+  bad "a 65536-byte line: status $st, $(cat "$tmp/err")"
+{ printf '# %065535d\n' 0; echo 'jiffies:rw-'; } >"$tmp/over-line"  # 65537 bytes
+exact 2 "hwbp: trace: --filter-file $tmp/over-line:1: line longer than 65536 bytes: EOVERFLOW" \
+  --demo --filter-file "$tmp/over-line"
+exact 2 'hwbp: trace: --filter-file /dev/zero:1: a NUL byte (not a text file): EINVAL' \
+  --demo --filter-file /dev/zero
+exact 2 "hwbp: trace: cannot read --filter-file '$tmp': EISDIR" --demo --filter-file "$tmp"
+exact 2 "hwbp: trace: cannot read --filter-file '$tmp/none': ENOENT" --demo --filter-file "$tmp/none"
+
+# offset + length past 2^64
+exact 2 "hwbp: trace: -e 'odd+18446744073709551615/2:rw-': column 26: offset + length wraps past 2^64 (ERANGE)" \
+  --demo -e 'odd+18446744073709551615/2:rw-'
+
+# --buffer-kb: at most 64 MiB per CPU
+exact 2 'hwbp: trace: --buffer-kb 65537: at most 65536 (64 MiB per CPU): ERANGE' \
+  --demo --trace "$tmp/t.txt" --buffer-kb 65537
+exact 2 'hwbp: trace: --buffer-kb 1048576: at most 65536 (64 MiB per CPU): ERANGE' \
+  --demo --trace "$tmp/t.txt" --buffer-kb 1048576
+exact 0 'hwbp: trace: 6510 events produced, 6510 recorded, 0 lost' \
+  --demo --trace "$tmp/t.txt" --buffer-kb 65536
+
 # write errors: stdout, --trace FILE, CTF files
 "$hwbp" trace --demo -e pid_max:rw- >/dev/full 2>"$tmp/err"; st=$?
 [ $st -eq 1 ] && grep -q 'write error on stdout: ENOSPC' "$tmp/err" ||
@@ -64,10 +103,41 @@ run 2 "unexpected option '--bogus'" --demo --bogus
 "$hwbp" trace --demo -e pid_max:rw- --trace /dev/full 2>"$tmp/err"; st=$?
 [ $st -eq 1 ] && grep -q "write error on --trace '/dev/full': ENOSPC" "$tmp/err" ||
   bad "--trace /dev/full: status $st, $(cat "$tmp/err")"
+# a full filesystem (a 64 KiB tmpfs): exit 1 with the errno's name, and
+# the summary says what was written: "recorded" is exactly the whole lines
+# (CTF: the events babeltrace2 reads), produced = recorded + lost + not
+# written, never "0 lost" alone.
+full=$tmp/full
+mkdir "$full"
+if mount -t tmpfs -o size=64k tmpfs "$full"; then
+  trap 'umount "$full"; rm -rf "$tmp"' EXIT
+  "$hwbp" trace --demo --trace "$full/t.txt" 2>"$tmp/err"; st=$?
+  whole=$(tr -cd '\n' <"$full/t.txt" | wc -c)
+  read -r p r nw <<<"$(sed -n '1s/^hwbp: trace: \([0-9]*\) events produced, \([0-9]*\) recorded, 0 lost, \([0-9]*\) not written (ENOSPC)$/\1 \2 \3/p' "$tmp/err")"
+  [ $st -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 2 ] && [ -n "${p:-}" ] && [ "$r" -eq "$whole" ] &&
+    [ "$nw" -gt 0 ] && [ $((r + nw)) -eq "$p" ] &&
+    [ "$(sed -n 2p "$tmp/err")" = "hwbp: write error on --trace '$full/t.txt': ENOSPC (No space left on device)" ] ||
+    bad "--trace onto a full tmpfs: status $st, $whole lines in the file, $(cat "$tmp/err")"
+  rm -f "$full/t.txt"
+  umount "$full" && mount -t tmpfs -o size=256k tmpfs "$full" || bad "cannot remount the tmpfs"
+  "$hwbp" trace --demo --trace "$full/c" --format ctf 2>"$tmp/err"; st=$?
+  read -r p r nw <<<"$(sed -n '1s/^hwbp: trace: \([0-9]*\) events produced, \([0-9]*\) recorded, 0 lost, \([0-9]*\) not written (ENOSPC)$/\1 \2 \3/p' "$tmp/err")"
+  got=$(babeltrace2 "$full/c" 2>/dev/null | grep -c ' hwbp_hit: ')
+  [ $st -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 2 ] && [ -n "${p:-}" ] && [ "$r" -eq "$got" ] &&
+    [ "$nw" -gt 0 ] && [ $((r + nw)) -eq "$p" ] &&
+    [ "$(sed -n 2p "$tmp/err")" = "hwbp: trace: writing CTF --trace '$full/c' failed: ENOSPC" ] ||
+    bad "CTF onto a full tmpfs: status $st, babeltrace2 reads $got, $(cat "$tmp/err")"
+  umount "$full"
+  trap 'rm -rf "$tmp"' EXIT
+else
+  bad "cannot mount a tmpfs (this test runs as root)"
+fi
+
+# a stream file planted as a symlink: never written through
 mkdir "$tmp/ctf" && ln -s /dev/full "$tmp/ctf/stream_0"
-"$hwbp" trace --demo --trace "$tmp/ctf" --format ctf 2>"$tmp/err"; st=$?
-[ $st -eq 1 ] && grep -q "writing CTF --trace '$tmp/ctf' failed: ENOSPC" "$tmp/err" ||
-  bad "CTF stream on /dev/full: status $st, $(cat "$tmp/err")"
+exact 2 "hwbp: trace: CTF --trace '$tmp/ctf' holds files that are not an hwbp trace: nothing replaced: ENOTEMPTY" \
+  --demo --trace "$tmp/ctf" --format ctf --force
+[ -L "$tmp/ctf/stream_0" ] && [ "$(ls "$tmp/ctf")" = stream_0 ] || bad "the planted stream_0 was touched"
 
 [ $fail -eq 0 ] && echo "hwbp trace conventions: OK"
 exit $fail

@@ -10,6 +10,7 @@
 #include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -229,12 +230,12 @@ static void test_open_errors(void **state)
 		struct stat st;
 
 		assert_null(hwbpi_ctf_open(cases[i].dir, cases[i].ncpus, cases[i].names,
-					   cases[i].nwatch, &err));
+					   cases[i].nwatch, false, &err));
 		assert_int_equal(err, cases[i].err);
 		/* a failed open leaves nothing behind */
 		assert_int_not_equal(stat(dir, &st), 0);
 	}
-	assert_null(hwbpi_ctf_open(NULL, 1, names2, 2, NULL));   /* err may be NULL */
+	assert_null(hwbpi_ctf_open(NULL, 1, names2, 2, false, NULL));   /* err may be NULL */
 }
 
 static void test_write_errors(void **state)
@@ -260,7 +261,7 @@ static void test_write_errors(void **state)
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 2, names2, 2, &err);
+	c = hwbpi_ctf_open(dir, 2, names2, 2, false, &err);
 	assert_non_null(c);
 	assert_int_equal(hwbpi_ctf_write(NULL, &e, "f"), -EINVAL);
 	assert_int_equal(hwbpi_ctf_write(c, NULL, "f"), -EINVAL);
@@ -272,8 +273,15 @@ static void test_write_errors(void **state)
 	assert_int_equal(hwbpi_ctf_lost(c, 0, 3), 0);
 	assert_int_equal(hwbpi_ctf_lost(c, 0, 2), -EINVAL);   /* counts only grow */
 	assert_int_equal(hwbpi_ctf_lost(c, 0, 3), 0);
-	assert_int_equal(hwbpi_ctf_close(c, NULL), 0);
-	assert_int_equal(hwbpi_ctf_close(NULL, NULL), 0);
+	{
+		uint64_t written = 99;
+
+		assert_int_equal(hwbpi_ctf_close(c, NULL, &written), 0);
+		assert_int_equal(written, 3);   /* the events written above */
+		assert_int_equal(hwbpi_ctf_close(NULL, NULL, &written), 0);
+		assert_int_equal(written, 0);
+	}
+	assert_int_equal(hwbpi_ctf_close(NULL, NULL, NULL), 0);
 	/* the failed writes left nothing: cpu 0 has its two good events */
 	assert_int_equal(read_stream(dir, 0, pk, 4, evs, 8, &nev, &b), 2);   /* +1 empty start packet */
 	assert_int_equal(nev, 2);
@@ -300,12 +308,12 @@ static void test_fields_and_metadata(void **state)
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 3, names2, 2, &err);
+	c = hwbpi_ctf_open(dir, 3, names2, 2, false, &err);
 	assert_non_null(c);
 	e.size = 4;
 	e.kind_how = HWBP_KIND_VALUE;
 	assert_int_equal(hwbpi_ctf_write(c, &e, "copy_process"), 0);
-	assert_int_equal(hwbpi_ctf_close(c, NULL), 0);
+	assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
 
 	assert_int_equal(read_stream(dir, 1, pk, 2, r, 2, &nev, &b), 1);
 	assert_int_equal(nev, 1);
@@ -364,14 +372,14 @@ static void test_packets_tile(void **state)
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 1, names2, 2, &err);
+	c = hwbpi_ctf_open(dir, 1, names2, 2, false, &err);
 	assert_non_null(c);
 	for (unsigned i = 0; i < N; i++) {
 		struct hwbp_trace_event e = ev(100 + 2 * i, 0, i & 1, (i & 1) ? HWBP_R : HWBP_W);
 
 		assert_int_equal(hwbpi_ctf_write(c, &e, "a_function_name"), 0);
 	}
-	assert_int_equal(hwbpi_ctf_close(c, NULL), 0);
+	assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
 	np = read_stream(dir, 0, pk, 16, r, N, &nev, &b);
 	assert_true(np >= 2 && np <= 16);
 	assert_int_equal(nev, N);
@@ -423,7 +431,7 @@ static void test_lost_snapshots(void **state)
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 2, names2, 2, &err);
+	c = hwbpi_ctf_open(dir, 2, names2, 2, false, &err);
 	assert_non_null(c);
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		for (unsigned k = 0; k < steps[i].events; k++) {
@@ -433,7 +441,7 @@ static void test_lost_snapshots(void **state)
 		}
 		assert_int_equal(hwbpi_ctf_lost(c, 0, steps[i].lost), 0);
 	}
-	assert_int_equal(hwbpi_ctf_close(c, lost), 0);
+	assert_int_equal(hwbpi_ctf_close(c, lost, NULL), 0);
 	np = read_stream(dir, 0, pk, 8, r, 32, &nev, &b);
 	assert_int_equal(np, sizeof(want) / sizeof(want[0]));
 	for (unsigned i = 0; i < np; i++) {
@@ -449,15 +457,51 @@ static void test_lost_snapshots(void **state)
 	free(b);
 }
 
-/* Reusing a directory: files replaced, stale streams of a wider trace go,
- * other files stay. */
+/* @path holds exactly @text (a user's file left as it was). */
+static void assert_file_is(const char *path, const char *text)
+{
+	char buf[256] = "";
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	assert_string_equal(buf, text);
+}
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char p[400];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	char p[400];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return lstat(p, &st) == 0;
+}
+
+/* An existing directory: an empty one is taken; a non-empty one refused
+ * (EEXIST) unless force, and with force only an earlier trace of this
+ * writer is replaced (stale streams of a wider trace go too); a file that
+ * is not its own, a foreign or symlinked metadata: ENOTEMPTY, nothing
+ * touched. */
 static void test_reuse_dir(void **state)
 {
-	char dir[300], p[400];
+	char dir[300], p[400], q[400];
 	int err = 0;
 	struct hwbpi_ctf *c;
-	struct stat st;
-	FILE *f;
 	struct hwbp_trace_event e = ev(1, 0, 0, HWBP_W);
 	static char longname[6000];
 	struct pkt pk[2];
@@ -467,28 +511,67 @@ static void test_reuse_dir(void **state)
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 4, names2, 2, &err);
+	assert_int_equal(mkdir(dir, 0777), 0);   /* empty: taken */
+	c = hwbpi_ctf_open(dir, 4, names2, 2, false, &err);
 	assert_non_null(c);
-	assert_int_equal(hwbpi_ctf_close(c, NULL), 0);
-	snprintf(p, sizeof(p), "%s/README", dir);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fclose(f);
-	c = hwbpi_ctf_open(dir, 2, names2, 2, &err);
+	assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
+	/* not empty, no force: refused, the trace left whole */
+	err = 0;
+	assert_null(hwbpi_ctf_open(dir, 2, names2, 2, false, &err));
+	assert_int_equal(err, -EEXIST);
+	assert_true(exists(dir, "metadata") && exists(dir, "stream_3"));
+	/* force: the earlier trace replaced, the stale stream_2/3 gone */
+	c = hwbpi_ctf_open(dir, 2, names2, 2, true, &err);
 	assert_non_null(c);
 	memset(longname, 'x', sizeof(longname) - 1);
 	assert_int_equal(hwbpi_ctf_write(c, &e, longname), 0);
-	assert_int_equal(hwbpi_ctf_close(c, NULL), 0);
-	snprintf(p, sizeof(p), "%s/stream_2", dir);
-	assert_int_not_equal(stat(p, &st), 0);
-	snprintf(p, sizeof(p), "%s/stream_1", dir);
-	assert_int_equal(stat(p, &st), 0);
-	snprintf(p, sizeof(p), "%s/README", dir);
-	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
+	assert_false(exists(dir, "stream_2") || exists(dir, "stream_3"));
+	assert_true(exists(dir, "stream_1"));
 	assert_int_equal(read_stream(dir, 0, pk, 2, r, 2, &nev, &b), 1);
 	assert_int_equal(nev, 1);
 	assert_int_equal(strlen(r[0].func), 4095);   /* cut */
 	free(b);
+	/* force, and a file that is not hwbp's: nothing removed */
+	put_file(dir, "README", "mine\n");
+	assert_null(hwbpi_ctf_open(dir, 2, names2, 2, true, &err));
+	assert_int_equal(err, -ENOTEMPTY);
+	assert_true(exists(dir, "metadata") && exists(dir, "stream_0") && exists(dir, "stream_1"));
+	assert_file_is(strcat(strcpy(p, dir), "/README"), "mine\n");
+
+	/* a user's own metadata, with and without force: never touched */
+	new_dir(dir, sizeof(dir));
+	assert_int_equal(mkdir(dir, 0777), 0);
+	put_file(dir, "metadata", "my notes\n");
+	snprintf(p, sizeof(p), "%s/metadata", dir);
+	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, false, &err));
+	assert_int_equal(err, -EEXIST);
+	assert_file_is(p, "my notes\n");
+	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, true, &err));
+	assert_int_equal(err, -ENOTEMPTY);
+	assert_file_is(p, "my notes\n");
+	assert_false(exists(dir, "stream_0"));
+
+	/* metadata a symlink to an hwbp metadata elsewhere: not followed,
+	 * neither the link nor its target touched */
+	new_dir(dir, sizeof(dir));
+	c = hwbpi_ctf_open(dir, 1, names2, 2, false, &err);
+	assert_non_null(c);
+	assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
+	snprintf(p, sizeof(p), "%s/metadata", dir);
+	snprintf(q, sizeof(q), "%s.meta", dir);
+	assert_int_equal(rename(p, q), 0);
+	assert_int_equal(symlink(q, p), 0);
+	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, true, &err));
+	assert_int_equal(err, -ENOTEMPTY);
+	{
+		struct stat st;
+
+		assert_int_equal(lstat(p, &st), 0);
+		assert_true(S_ISLNK(st.st_mode));
+		assert_int_equal(stat(q, &st), 0);
+		assert_true(st.st_size > 0);
+	}
 }
 
 int main(void)

@@ -139,6 +139,8 @@ static const struct bad bads[] = {
 	{ "0x10000000000000000:r--", -ERANGE, 19, "number too large (more than 64 bits)" },
 	{ "0xffffffffffffffff/2:r--", -ERANGE, 20, "address range wraps past 2^64" },
 	{ "0xfffffffffffffff0/17:r--", -ERANGE, 20, "address range wraps past 2^64" },
+	{ "buf+18446744073709551615/2:r--", -ERANGE, 26, "offset + length wraps past 2^64" },
+	{ "buf+0xfffffffffffffff0/17:r--", -ERANGE, 24, "offset + length wraps past 2^64" },
 	{ "4096:r--", -EINVAL, 1, "an address needs 0x" },
 	{ "0:r--", -EINVAL, 1, "an address needs 0x" },
 	/* Symbol names. */

@@ -416,6 +416,8 @@ static void test_session_errors(void **state)
 	static const char *const none[] = { "*:---", NULL };
 	static const char *const too_long[] = { "jiffies/4096:rw-", NULL };
 	static const char *const five[] = { "avenrun:rw-", "jiffies:rw-", "pid_max:rw-", NULL };
+	static const char *const wrap_len[] = { "jiffies+18446744073709551615/2:rw-", NULL };
+	static const char *const wrap_off[] = { "jiffies+18446744073709551615:rw-", NULL };
 	static const struct {
 		const char *const *entries;
 		int ret;
@@ -427,6 +429,10 @@ static void test_session_errors(void **state)
 		{ none, -EINVAL, true, "nothing to watch (give -e SYM:rw-)" },
 		{ too_long, -ERANGE, false, "cannot watch jiffies: ERANGE" },
 		{ five, -ENOSPC, false, "cannot watch pid_max: ENOSPC" },
+		{ wrap_len, -ERANGE, true,
+		  "-e 'jiffies+18446744073709551615/2:rw-': column 30: offset + length wraps past 2^64 (ERANGE)" },
+		{ wrap_off, -ERANGE, true,
+		  "-e 'jiffies+18446744073709551615:rw-': jiffies+18446744073709551615: address range wraps past 2^64 (ERANGE)" },
 	};
 
 	(void)state;
