@@ -102,8 +102,7 @@ static int ptrace_run(struct hwbp_trace_session *s)
 
 static void ptrace_stop(struct hwbp_trace_session *s)
 {
-	(void)s;
-	hwbpi_ptrace_request_stop();
+	hwbpi_ptrace_request_stop(s->stop_sig);
 }
 
 static void ptrace_close(struct hwbp_trace_session *s)

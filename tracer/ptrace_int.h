@@ -50,6 +50,7 @@ struct hwbpi_ptrace {
 	struct hwbp_cpu cpu;       /* the kernel's model (hwbpi_linux_cpu()) */
 	struct hwbp_regs off;      /* nothing armed */
 	bool attached, traced;
+	bool ended;                /* the process @pid was reaped: status is its */
 	int status;
 	struct thr *thr;
 	size_t nthr, cthr;
@@ -81,6 +82,11 @@ void hwbpi_pt_resume_thr(const struct thr *th, int sig);
 void hwbpi_pt_resume(pid_t tid, int sig);
 /* waitpid(@pid, __WALL), EINTR retried.  Errors: -errno. */
 int hwbpi_pt_wait_for(pid_t pid, int *st);
+
+/* Forget earlier stop requests (hwbpi_ptrace_request_stop()): start and
+ * attach call it first, so that a request made while they run (a signal
+ * during the attach) ends the trace that follows. */
+void hwbpi_pt_stop_reset(void);
 
 /* ---- tracer/ptrace_start.c ---- */
 

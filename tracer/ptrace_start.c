@@ -218,7 +218,10 @@ int hwbpi_ptrace_native_cpu(struct hwbp_cpu *cpu, char *err, size_t errlen)
 
 int hwbpi_ptrace_start(struct hwbpi_ptrace **out, char *const argv[], char *err, size_t errlen)
 {
-	int ret = hwbpi_ptrace_selftest(err, errlen);
+	int ret;
+
+	hwbpi_pt_stop_reset();
+	ret = hwbpi_ptrace_selftest(err, errlen);
 
 	return ret ? ret : hwbpi_pt_spawn(out, argv, NULL, NULL, err, errlen);
 }
@@ -226,8 +229,10 @@ int hwbpi_ptrace_start(struct hwbpi_ptrace **out, char *const argv[], char *err,
 int hwbpi_ptrace_start_fn(struct hwbpi_ptrace **out, int (*fn)(void *), void *arg,
 			  char *err, size_t errlen)
 {
-	int ret = hwbpi_ptrace_selftest(err, errlen);
+	int ret;
 
+	hwbpi_pt_stop_reset();
+	ret = hwbpi_ptrace_selftest(err, errlen);
 	return ret ? ret : hwbpi_pt_spawn(out, NULL, fn, arg, err, errlen);
 }
 
@@ -326,6 +331,7 @@ int hwbpi_ptrace_attach(struct hwbpi_ptrace **out, pid_t pid, char *err, size_t 
 	if (!out || pid <= 0)
 		return -EINVAL;
 	*out = NULL;
+	hwbpi_pt_stop_reset();
 	ret = hwbpi_ptrace_selftest(err, errlen);
 	if (ret)
 		return ret;

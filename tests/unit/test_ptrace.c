@@ -750,7 +750,7 @@ static void test_attach_eperm(void **state)
 static void on_alarm(int sig)
 {
 	(void)sig;
-	hwbpi_ptrace_request_stop();
+	hwbpi_ptrace_request_stop(0);
 }
 
 /* A stop request while attached: detached, the process runs on. */
