@@ -121,6 +121,23 @@ for sig in INT TERM HUP; do
     bad "-- CMD $sig: $w W hits, the child wrote '${final}': $(cat "$tmp/c-$sig.out")"
 done
 
+# --- -- CMD: raise(SIGSTOP) stops the child until SIGCONT ------------------
+"$hwbp" trace -e counter:-w- -- "$tmp/loop" stop > "$tmp/stop.out" 2> "$tmp/stop.err" & h=$!
+pids+=("$h")
+child=
+find_child() { child=$(pgrep -P "$h" -x loop) && [ -n "$child" ]; }
+poll 10 find_child || bad "-- CMD stop: no child"
+if [ -n "$child" ]; then
+  poll 10 stopped "$child" || bad "-- CMD stop: the child did not stop: $(field "$child" State)"
+  # Stopped after its 20th write (the line "20"): it must print no more.
+  ! poll 1 grown "$tmp/stop.out" 3 || bad "-- CMD stop: the child ran on: $(cat "$tmp/stop.out")"
+  kill -CONT "$child"
+  poll 10 grown "$tmp/stop.out" 5 || bad "-- CMD stop: no writes after SIGCONT"
+fi
+kill -INT "$h"
+rc=0; wait "$h" || rc=$?
+[ "$rc" = 130 ] || bad "-- CMD stop: hwbp exited $rc, want 130: $(cat "$tmp/stop.err")"
+
 # --- a second signal hurries: the child that ignores SIGINT is killed ------
 "$hwbp" trace -e counter:-w- -- "$tmp/loop" ignore > "$tmp/ign.out" 2> "$tmp/ign.err" & h=$!
 pids+=("$h")
