@@ -352,7 +352,7 @@ static void detach_stopped(struct loop *L, struct thr *th, pid_t w, int sig, int
 	 * from the debug exception) while this is another stop: once
 	 * detached it would kill the process (SIGTRAP's default action).
 	 * Let it surface first, with no breakpoint left to raise another. */
-	hwbpi_linux_write(w, &s->cpu, &s->off);
+	hwbpi_pt_disarm(s, w);
 	if (ev == 0 && sig == SIGTRAP) {
 		ptrace(PTRACE_DETACH, w, NULL, NULL);   /* suppressed */
 	} else if (trap_pending(w)) {

@@ -177,6 +177,13 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
  */
 void hwbpi_ptrace_request_stop(int sig);
 
+/*
+ * hwbpi_ptrace_armed_left - how many threads were detached with a debug
+ * register still enabled after clearing and reading back (twice): 0
+ * unless the kernel kept a slot (hwbpi_pt_disarm()).  No error.
+ */
+unsigned hwbpi_ptrace_armed_left(const struct hwbpi_ptrace *s);
+
 /* Kill a started process still alive, detach an attached one; free. */
 void hwbpi_ptrace_free(struct hwbpi_ptrace *s);
 

@@ -426,7 +426,7 @@ void hwbpi_ptrace_free(struct hwbpi_ptrace *s)
 	if (s->attached) {
 		/* Stopped (never traced, or a stop was requested): let go. */
 		for (size_t i = 0; i < s->nthr; i++) {
-			hwbpi_linux_write(s->thr[i].tid, &s->cpu, &s->off);
+			hwbpi_pt_disarm(s, s->thr[i].tid);
 			ptrace(PTRACE_DETACH, s->thr[i].tid, NULL, NULL);
 		}
 	} else {
