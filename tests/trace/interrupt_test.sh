@@ -6,7 +6,8 @@
 #  - SIGINT/SIGTERM to hwbp during -p PID: hwbp exits 0 with the histogram
 #    of what it saw; the target is left untraced (TracerPid 0), is alive
 #    5 s later (no SIGTRAP from a debug register left armed) and still
-#    writes;
+#    writes; with --trace the file holds every event the summary counts
+#    (produced = recorded, 0 lost);
 #  - a target stopped (kill -STOP) when hwbp attaches, then SIGINT: it
 #    stays stopped and untraced, and runs on after SIGCONT;
 #  - SIGINT/SIGTERM/SIGHUP to hwbp during -- CMD: the child gets the same
@@ -105,6 +106,21 @@ for f in "$tmp"/p-INT.out "$tmp"/p-TERM.out "$tmp"/stopped.out; do
   n=$(lines "$f")
   poll 5 grown "$f" $((n + 10)) || bad "$f: the target stopped writing"
 done
+
+# --- --trace: the events up to SIGINT written, produced = recorded + lost --
+t=${target[INT]}
+"$hwbp" trace --backend ptrace -e counter:-w- --trace "$tmp/tr.txt" -p "$t" 2> "$tmp/tr.err" &
+h=$!; pids+=("$h")
+poll 10 traced_by "$t" "$h" || bad "--trace: hwbp did not attach"
+n=$(lines "$tmp/p-INT.out")
+poll 10 grown "$tmp/p-INT.out" $((n + 21)) || bad "--trace: the target stopped writing"
+kill -INT "$h"
+rc=0; wait "$h" || rc=$?
+[ "$rc" = 0 ] || bad "--trace: hwbp exited $rc: $(cat "$tmp/tr.err")"
+ev=$(lines "$tmp/tr.txt")
+grep -qx "hwbp: trace: $ev events produced, $ev recorded, 0 lost" "$tmp/tr.err" && [ "$ev" -ge 200 ] ||
+  bad "--trace: $ev events in the file, want >= 200 and the summary to say so: $(cat "$tmp/tr.err")"
+traced_by "$t" 0 || bad "--trace: target still traced"
 
 # --- -- CMD: the child gets the signal; hits = its writes -------------------
 for sig in INT TERM HUP; do
