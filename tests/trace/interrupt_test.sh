@@ -8,6 +8,7 @@
 #    5 s later (no SIGTRAP from a debug register left armed) and still
 #    writes; with --trace the file holds every event the summary counts
 #    (produced = recorded, 0 lost);
+#  - the same with a target of 100 threads (SIGTERM): each one untraced;
 #  - a target stopped (kill -STOP) when hwbp attaches, then SIGINT: it
 #    stays stopped and untraced, and runs on after SIGCONT;
 #  - SIGINT/SIGTERM/SIGHUP to hwbp during -- CMD: the child gets the same
@@ -28,7 +29,7 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-cc -O0 -g -o "$tmp/loop" "$src"
+cc -O0 -g -pthread -o "$tmp/loop" "$src"
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
@@ -94,15 +95,32 @@ poll 5 state_is "$ts" T || bad "stopped: target not stopped after hwbp: $(field 
 kill -CONT "$ts"
 poll 5 grown "$tmp/stopped.out" $((n + 5)) || bad "stopped: no writes after SIGCONT"
 
+# --- 100 threads: every one detached disarmed ------------------------------
+"$tmp/loop" threads > "$tmp/thr.out" & tt=$!; pids+=("$tt")
+ntask() { [ "$(ls "/proc/$tt/task" | wc -l)" = 100 ]; }
+poll 10 ntask || bad "threads: the target has $(ls "/proc/$tt/task" | wc -l) threads, want 100"
+"$hwbp" trace --backend ptrace -e counter:-w- -p "$tt" > "$tmp/thr.hist" 2> "$tmp/thr.err" &
+h=$!; pids+=("$h")
+poll 10 traced_by "$tt" "$h" || bad "threads: hwbp did not attach"
+n=$(lines "$tmp/thr.out")
+poll 20 grown "$tmp/thr.out" $((n + 21)) || bad "threads: the target stopped writing"
+kill -TERM "$h"
+rc=0; wait "$h" || rc=$?
+[ "$rc" = 0 ] || bad "threads: hwbp exited $rc: $(cat "$tmp/thr.err")"
+for task in /proc/"$tt"/task/*; do
+  traced_by "$tt/task/${task##*/}" 0 || bad "threads: thread ${task##*/} still traced"
+done
+[ "$(whits "$tmp/thr.hist")" -ge 200 ] || bad "threads: histogram: $(cat "$tmp/thr.hist")"
+
 # --- 5 s later: every -p target alive, untraced, still writing -------------
 sleep 5
-for t in "${target[@]}" "$ts"; do
+for t in "${target[@]}" "$ts" "$tt"; do
   if ! kill -0 "$t" 2>/dev/null || state_is "$t" Z; then
     bad "target $t died: $(wait "$t" 2>&1; echo "status $?")"
   fi
   traced_by "$t" 0 || bad "target $t traced 5 s later"
 done
-for f in "$tmp"/p-INT.out "$tmp"/p-TERM.out "$tmp"/stopped.out; do
+for f in "$tmp"/p-INT.out "$tmp"/p-TERM.out "$tmp"/stopped.out "$tmp"/thr.out; do
   n=$(lines "$f")
   poll 5 grown "$f" $((n + 10)) || bad "$f: the target stopped writing"
 done

@@ -3,15 +3,18 @@
  * A target for the interrupt tests (tests/trace/interrupt_test.sh): it
  * writes `counter` once per millisecond, forever, and after every 10th
  * write prints the count so far ("N\n", one write(2) each) to stdout, so
- * that a test sees it go on writing.  Nothing else touches `counter`.
+ * that a test sees it go on writing.  Nothing else touches `counter`
+ * (but the threads of "threads").
  *
  *   loop_prog            loop
  *   loop_prog final      on SIGINT/SIGTERM/SIGHUP print "final N" (the
  *                        writes done) and die of that signal
  *   loop_prog ignore     ignore SIGINT
+ *   loop_prog threads    99 more threads, each writing it every 100 ms
  *   loop_prog stop       raise(SIGSTOP) after 20 writes, then loop
  *   loop_prog segv|kill  after 20 writes, die of SIGSEGV / SIGKILL
  */
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <time.h>
@@ -44,10 +47,23 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
+static void *thread_loop(void *arg)
+{
+	struct timespec t = { 0, 100000000 };
+
+	(void)arg;
+	for (;;) {
+		counter = counter + 1;
+		nanosleep(&t, NULL);
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "loop";
 	struct timespec ms = { 0, 1000000 };
+	long n = 0;
 
 	if (strcmp(mode, "final") == 0) {
 		signal(SIGINT, on_signal);
@@ -56,15 +72,21 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(mode, "ignore") == 0)
 		signal(SIGINT, SIG_IGN);
+	for (int i = 0; strcmp(mode, "threads") == 0 && i < 99; i++) {
+		pthread_t th;
+
+		if (pthread_create(&th, NULL, thread_loop, NULL))
+			return 2;
+	}
 	for (;;) {
 		counter = counter + 1;
-		if (counter % 10 == 0)
+		if (++n % 10 == 0)
 			say("", counter);
-		if (counter == 20 && strcmp(mode, "stop") == 0)
+		if (n == 20 && strcmp(mode, "stop") == 0)
 			raise(SIGSTOP);
-		if (counter == 20 && strcmp(mode, "segv") == 0)
+		if (n == 20 && strcmp(mode, "segv") == 0)
 			raise(SIGSEGV);
-		if (counter == 20 && strcmp(mode, "kill") == 0)
+		if (n == 20 && strcmp(mode, "kill") == 0)
 			raise(SIGKILL);
 		nanosleep(&ms, NULL);
 	}
