@@ -9,6 +9,9 @@
 #    writes; with --trace the file holds every event the summary counts
 #    (produced = recorded, 0 lost);
 #  - the same with a target of 100 threads (SIGTERM): each one untraced;
+#  - the same with a target that forks a writer every 10 writes (SIGINT
+#    mid-fork): the children's hits counted, no child left traced or
+#    stopped (the parent, which reaps each, writes on);
 #  - a target stopped (kill -STOP) when hwbp attaches, then SIGINT: it
 #    stays stopped and untraced, and runs on after SIGCONT;
 #  - SIGINT/SIGTERM/SIGHUP to hwbp during -- CMD: the child gets the same
@@ -112,15 +115,31 @@ for task in /proc/"$tt"/task/*; do
 done
 [ "$(whits "$tmp/thr.hist")" -ge 200 ] || bad "threads: histogram: $(cat "$tmp/thr.hist")"
 
+# --- mid-fork: a child forked every 10 writes, SIGINT among them -----------
+"$tmp/loop" fork > "$tmp/fork.out" & tf=$!; pids+=("$tf")
+poll 5 grown "$tmp/fork.out" 1 || bad "fork: the target prints nothing"
+"$hwbp" trace --backend ptrace -e counter:-w- -p "$tf" > "$tmp/fork.hist" 2> "$tmp/fork.err" &
+h=$!; pids+=("$h")
+poll 10 traced_by "$tf" "$h" || bad "fork: hwbp did not attach"
+n=$(lines "$tmp/fork.out")
+poll 10 grown "$tmp/fork.out" $((n + 21)) || bad "fork: the target stopped writing"
+kill -INT "$h"
+rc=0; wait "$h" || rc=$?
+[ "$rc" = 0 ] || bad "fork: hwbp exited $rc: $(cat "$tmp/fork.err")"
+traced_by "$tf" 0 || bad "fork: target still traced"
+# The children's writes count with the parent's (10 a child).
+fw=$(awk '$1 == "W" && $3 == "fork_writer" { print $4 }' "$tmp/fork.hist")
+[ "${fw:-0}" -ge 190 ] || bad "fork: ${fw:-0} W hits in the children, want >= 190: $(cat "$tmp/fork.hist")"
+
 # --- 5 s later: every -p target alive, untraced, still writing -------------
 sleep 5
-for t in "${target[@]}" "$ts" "$tt"; do
+for t in "${target[@]}" "$ts" "$tt" "$tf"; do
   if ! kill -0 "$t" 2>/dev/null || state_is "$t" Z; then
     bad "target $t died: $(wait "$t" 2>&1; echo "status $?")"
   fi
   traced_by "$t" 0 || bad "target $t traced 5 s later"
 done
-for f in "$tmp"/p-INT.out "$tmp"/p-TERM.out "$tmp"/stopped.out "$tmp"/thr.out; do
+for f in "$tmp"/p-INT.out "$tmp"/p-TERM.out "$tmp"/stopped.out "$tmp"/thr.out "$tmp"/fork.out; do
   n=$(lines "$f")
   poll 5 grown "$f" $((n + 10)) || bad "$f: the target stopped writing"
 done

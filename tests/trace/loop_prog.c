@@ -11,12 +11,15 @@
  *                        writes done) and die of that signal
  *   loop_prog ignore     ignore SIGINT
  *   loop_prog threads    99 more threads, each writing it every 100 ms
+ *   loop_prog fork       after every 10th write a child that writes it 10
+ *                        times and exits (reaped)
  *   loop_prog stop       raise(SIGSTOP) after 20 writes, then loop
  *   loop_prog segv|kill  after 20 writes, die of SIGSEGV / SIGKILL
  */
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,6 +62,20 @@ static void *thread_loop(void *arg)
 	return NULL;
 }
 
+/* A child that writes `counter` 10 times (its copy), reaped. */
+static void fork_writer(void)
+{
+	pid_t p = fork();
+
+	if (p == 0) {
+		for (int i = 0; i < 10; i++)
+			counter = counter + 1;
+		_exit(0);
+	}
+	if (p > 0)
+		waitpid(p, NULL, 0);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "loop";
@@ -82,6 +99,8 @@ int main(int argc, char **argv)
 		counter = counter + 1;
 		if (++n % 10 == 0)
 			say("", counter);
+		if (n % 10 == 0 && strcmp(mode, "fork") == 0)
+			fork_writer();
 		if (n == 20 && strcmp(mode, "stop") == 0)
 			raise(SIGSTOP);
 		if (n == 20 && strcmp(mode, "segv") == 0)
