@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -425,6 +426,73 @@ static int check_outputs(const struct topts *o)
 	return 0;
 }
 
+/* ---- SIGINT, SIGTERM, SIGHUP while a trace runs ---- */
+
+static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+#define NSTOP_SIGS (sizeof(stop_sigs) / sizeof(stop_sigs[0]))
+static struct hwbp_trace_session *volatile running;
+
+/*
+ * End the trace cleanly: the session stops (an attached process is left
+ * disarmed and running) and still writes what was gathered; a second
+ * signal hurries.  A -- CMD child gets the signal too, unless the terminal
+ * sent it (SI_KERNEL: Ctrl-C goes to the whole foreground process group,
+ * the child included), so that it gets it once, as under perf record.
+ */
+static void on_stop_signal(int sig, siginfo_t *si, void *uc)
+{
+	struct hwbp_trace_session *s = running;
+
+	(void)uc;
+	if (s)
+		hwbp_trace_session_stop_signal(s, si && si->si_code == SI_KERNEL ? 0 : sig);
+}
+
+/* The handler for @s's run; the dispositions before it in @old.  A
+ * signal ignored already stays ignored (nohup; a background job of a
+ * shell without job control ignores SIGINT). */
+static void catch_stops(struct hwbp_trace_session *s, struct sigaction old[NSTOP_SIGS])
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_stop_signal;
+	sa.sa_flags = SA_SIGINFO;   /* no SA_RESTART: the backend's waits return EINTR */
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NSTOP_SIGS; i++)
+		sigaddset(&sa.sa_mask, stop_sigs[i]);   /* one handler at a time */
+	running = s;
+	for (size_t i = 0; i < NSTOP_SIGS; i++)
+		if (sigaction(stop_sigs[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
+			sigaction(stop_sigs[i], &sa, NULL);
+}
+
+static void release_stops(const struct sigaction old[NSTOP_SIGS])
+{
+	for (size_t i = 0; i < NSTOP_SIGS; i++)
+		sigaction(stop_sigs[i], &old[i], NULL);
+	running = NULL;
+}
+
+/* The exit status of hwbp for the command's wait status @status, as
+ * time(1) and perf record give it: its exit status, or 128 + the signal
+ * that killed it. */
+static int command_status(const char *cmd, int status)
+{
+	if (WIFEXITED(status)) {
+		if (WEXITSTATUS(status))
+			fprintf(stderr, "hwbp: trace: %s exited with status %d\n", cmd,
+				WEXITSTATUS(status));
+		return WEXITSTATUS(status);
+	}
+	if (WIFSIGNALED(status)) {
+		fprintf(stderr, "hwbp: trace: %s was killed by signal %d (%s)\n", cmd,
+			WTERMSIG(status), strsignal(WTERMSIG(status)));
+		return 128 + WTERMSIG(status);
+	}
+	return 0;
+}
+
 static int session_error(struct hwbp_trace_session *s)
 {
 	bool input = false;
@@ -472,8 +540,9 @@ int hwbp_cli_trace(int argc, char **argv)
 	struct hwbp_trace_session *s;
 	struct topts o;
 	struct hwbp_cpu cpu;
+	struct sigaction old[NSTOP_SIGS];
 	FILE *text = NULL;
-	int done, ret, rc = 0, status;
+	int done, ret, rc = 0, child_rc = 0, status;
 
 	collect_backend_options();
 	ret = parse_args(argc, argv, &o, &done);
@@ -501,16 +570,14 @@ int hwbp_cli_trace(int argc, char **argv)
 		}
 	}
 	rc = configure(s, &o, text);
-	if (rc == 0 && hwbp_trace_session_run(s))
-		rc = session_error(s);
-	if (rc == 0 && o.cmd && hwbp_trace_session_wait_status(s, &status)) {
-		if (WIFEXITED(status) && WEXITSTATUS(status))
-			fprintf(stderr, "hwbp: trace: %s exited with status %d\n", o.cmd[0],
-				WEXITSTATUS(status));
-		else if (WIFSIGNALED(status))
-			fprintf(stderr, "hwbp: trace: %s was killed by signal %d\n", o.cmd[0],
-				WTERMSIG(status));
+	if (rc == 0) {
+		catch_stops(s, old);
+		if (hwbp_trace_session_run(s))
+			rc = session_error(s);
+		release_stops(old);
 	}
+	if (rc == 0 && o.cmd && hwbp_trace_session_wait_status(s, &status))
+		child_rc = command_status(o.cmd[0], status);
 	hwbp_trace_session_free(s);
 	/* A failed write to any output is an error with its errno's name. */
 	if (text && text != stdout) {
@@ -522,5 +589,6 @@ int hwbp_cli_trace(int argc, char **argv)
 	}
 	if (cli_close_output(stdout, "stdout") && rc == 0)
 		rc = EXIT_REFUSED;
-	return rc;
+	/* hwbp's own errors (1, 2) first, then the command's status. */
+	return rc ? rc : child_rc;
 }

@@ -93,6 +93,10 @@ static int ptrace_run(struct hwbp_trace_session *s)
 
 	if (ret)
 		return hwbpi_fail(s, ret, false, "%s", err[0] ? err : hwbp_errno_name(ret));
+	if (hwbpi_ptrace_armed_left(s->bstate))
+		hwbpi_note(s, "%u threads detached with a debug register the kernel did not clear "
+			   "(read back after clearing): they may die of SIGTRAP",
+			   hwbpi_ptrace_armed_left(s->bstate));
 	if (s->argv) {
 		s->status = status;
 		s->have_status = true;
@@ -102,8 +106,7 @@ static int ptrace_run(struct hwbp_trace_session *s)
 
 static void ptrace_stop(struct hwbp_trace_session *s)
 {
-	(void)s;
-	hwbpi_ptrace_request_stop();
+	hwbpi_ptrace_request_stop(s->stop_sig);
 }
 
 static void ptrace_close(struct hwbp_trace_session *s)

@@ -50,6 +50,13 @@ int hwbpi_linux_cpu(pid_t tid, struct hwbp_cpu *cpu);
 int hwbpi_linux_write(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_regs *regs);
 
 /*
+ * Read back the slots of stopped thread @tid: 1 if any is still enabled,
+ * 0 if none (the check after clearing them, before a detach).
+ * Errors: ptrace errors (-ESRCH: not a stopped tracee).
+ */
+int hwbpi_linux_armed(pid_t tid, const struct hwbp_cpu *cpu);
+
+/*
  * After a SIGTRAP signal-delivery stop of @tid with siginfo @si: is it a
  * hit of the debug registers @armed (the thread's)?  0 and *@st filled
  * (ip: the thread's PC), or -ENOENT (another SIGTRAP: the program's own,

@@ -29,6 +29,13 @@ int hwbpi_linux_write(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_r
 	return -EOPNOTSUPP;
 }
 
+int hwbpi_linux_armed(pid_t tid, const struct hwbp_cpu *cpu)
+{
+	(void)tid;
+	(void)cpu;
+	return -EOPNOTSUPP;
+}
+
 int hwbpi_linux_hit(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_regs *armed,
 		    const siginfo_t *si, struct hwbp_status *st)
 {

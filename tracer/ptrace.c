@@ -25,11 +25,22 @@
 #include "linux.h"
 #include "ptrace_int.h"
 
-static volatile sig_atomic_t stop_requested;
+/* How many stops were asked (a second one hurries), and the signal a
+ * started process is to get at the first. */
+static volatile sig_atomic_t stop_requested, stop_signal;
 
-void hwbpi_ptrace_request_stop(void)
+void hwbpi_ptrace_request_stop(int sig)
 {
-	stop_requested = 1;
+	if (stop_requested == 0)
+		stop_signal = sig;
+	if (stop_requested < 2)
+		stop_requested++;
+}
+
+void hwbpi_pt_stop_reset(void)
+{
+	stop_requested = 0;
+	stop_signal = 0;
 }
 
 /* The tracing loop's state. */
@@ -42,7 +53,10 @@ struct loop {
 	struct hwbp_regs regs;
 	size_t off[HWBP_MAX_REQUESTS], shadow_len;
 	uint8_t cur[4096];
-	bool stopping;   /* asked to stop: stop_all() done */
+	bool stopping;   /* asked to stop: the started process got its signal */
+	bool hurried;    /* asked twice: the started process killed */
+	bool detaching;  /* every stop of a tracee detaches it (attached) */
+	bool killing;    /* the started process ended after a stop: the rest killed */
 };
 
 static void read_shadow(struct loop *L, struct proc *p, pid_t tid)
@@ -270,14 +284,36 @@ static bool stop_sig(int sig)
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
-/* The tracing loop has been asked to end (hwbpi_ptrace_request_stop()):
- * attached threads interrupted, started processes killed. */
-static void stop_all(struct hwbpi_ptrace *s)
+/*
+ * The tracing loop has been asked to end (hwbpi_ptrace_request_stop()).
+ * Attached: every thread interrupted, each then detached at its stop
+ * (detach_stopped()).  Started: the process gets the signal given (it
+ * is traced on until it ends, as under perf record); asked again, it is
+ * killed; once it has ended, its traced children are killed (they would
+ * be with the tracer anyway: PTRACE_O_EXITKILL).  Only tracees not
+ * reaped yet are signalled: their pids cannot have been reused.
+ */
+static void stop_step(struct loop *L)
 {
-	for (size_t i = 0; s->attached && i < s->nthr; i++)
-		ptrace(PTRACE_INTERRUPT, s->thr[i].tid, NULL, NULL);
-	for (size_t i = 0; !s->attached && i < s->nthr; i++)
-		kill(s->thr[i].tgid, SIGKILL);
+	struct hwbpi_ptrace *s = L->s;
+
+	if (!L->stopping) {
+		L->stopping = true;
+		L->detaching = s->attached;
+		for (size_t i = 0; s->attached && i < s->nthr; i++)
+			ptrace(PTRACE_INTERRUPT, s->thr[i].tid, NULL, NULL);
+		if (!s->attached && !s->ended && stop_signal)
+			kill(s->pid, stop_signal);
+	}
+	if (!s->attached && !s->ended && stop_requested > 1 && !L->hurried) {
+		L->hurried = true;
+		kill(s->pid, SIGKILL);
+	}
+	if (!s->attached && s->ended && !L->killing) {
+		L->killing = true;
+		for (size_t i = 0; i < s->nthr; i++)
+			kill(s->thr[i].tgid, SIGKILL);
+	}
 }
 
 /*
@@ -316,7 +352,7 @@ static void detach_stopped(struct loop *L, struct thr *th, pid_t w, int sig, int
 	 * from the debug exception) while this is another stop: once
 	 * detached it would kill the process (SIGTRAP's default action).
 	 * Let it surface first, with no breakpoint left to raise another. */
-	hwbpi_linux_write(w, &s->cpu, &s->off);
+	hwbpi_pt_disarm(s, w);
 	if (ev == 0 && sig == SIGTRAP) {
 		ptrace(PTRACE_DETACH, w, NULL, NULL);   /* suppressed */
 	} else if (trap_pending(w)) {
@@ -444,8 +480,10 @@ static int on_status(struct loop *L, pid_t w, int st)
 	int sig, ev;
 
 	if (WIFEXITED(st) || WIFSIGNALED(st)) {
-		if (w == s->pid)
+		if (w == s->pid) {
 			s->status = st;
+			s->ended = true;
+		}
 		hwbpi_pt_thr_del(s, w);
 		return 0;
 	}
@@ -455,7 +493,7 @@ static int on_status(struct loop *L, pid_t w, int st)
 	ev = st >> 16;
 	if (!th && !(th = first_stop(L, w)))
 		return -ENOMEM;
-	if (L->stopping && s->attached) {
+	if (L->detaching) {
 		detach_stopped(L, th, w, sig, ev);
 		return 0;
 	}
@@ -480,10 +518,8 @@ static int event_loop(struct loop *L)
 		int st;
 		pid_t w;
 
-		if (stop_requested && !L->stopping) {
-			L->stopping = true;
-			stop_all(s);
-		}
+		if (stop_requested)
+			stop_step(L);
 		/* Every tracee known (a new one is added at its creator's
 		 * event or its own first stop, whichever comes first): none
 		 * left is the end, even when the caller has other children
@@ -568,7 +604,6 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 	L->s = s;
 	L->t = t;
 	s->traced = true;
-	stop_requested = 0;
 	ret = start(L, cpu, err, errlen);
 	if (ret) {
 		free(L);

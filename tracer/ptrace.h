@@ -166,11 +166,23 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 
 /*
  * hwbpi_ptrace_request_stop - async-signal-safe: make a running
- * hwbpi_ptrace_trace() stop soon: an attached process is detached (its
- * debug registers cleared), a started one killed.  Install the signal
- * handler without SA_RESTART so that the tracer's waitpid() returns.
+ * hwbpi_ptrace_trace() stop soon.  An attached process is detached: every
+ * thread stopped, its debug registers cleared, then PTRACE_DETACH with
+ * any signal it was stopped for; it runs on untouched.  A started one
+ * is sent @sig (0: none, e.g. the terminal sent it the signal itself) and
+ * traced on until it ends, as under perf record; a second request kills
+ * it (SIGKILL).  Once it has ended, its traced children are killed (as
+ * PTRACE_O_EXITKILL would).  Install the signal handler without
+ * SA_RESTART so that the tracer's waitpid() returns.
  */
-void hwbpi_ptrace_request_stop(void);
+void hwbpi_ptrace_request_stop(int sig);
+
+/*
+ * hwbpi_ptrace_armed_left - how many threads were detached with a debug
+ * register still enabled after clearing and reading back (twice): 0
+ * unless the kernel kept a slot (hwbpi_pt_disarm()).  No error.
+ */
+unsigned hwbpi_ptrace_armed_left(const struct hwbpi_ptrace *s);
 
 /* Kill a started process still alive, detach an attached one; free. */
 void hwbpi_ptrace_free(struct hwbpi_ptrace *s);

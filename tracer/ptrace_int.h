@@ -50,6 +50,8 @@ struct hwbpi_ptrace {
 	struct hwbp_cpu cpu;       /* the kernel's model (hwbpi_linux_cpu()) */
 	struct hwbp_regs off;      /* nothing armed */
 	bool attached, traced;
+	bool ended;                /* the process @pid was reaped: status is its */
+	unsigned armed_left;       /* threads detached with a slot still enabled */
 	int status;
 	struct thr *thr;
 	size_t nthr, cthr;
@@ -76,11 +78,20 @@ struct hwbpi_ptrace *hwbpi_pt_session_new(pid_t pid, bool attached, const struct
 int hwbpi_pt_native_cpu(pid_t tid, struct hwbp_cpu *cpu, char *err, size_t errlen);
 /* Read @len bytes of the stopped thread's memory.  Errors: -errno of the read. */
 int hwbpi_pt_read_mem(pid_t tid, uint64_t addr, uint8_t *buf, size_t len);
+/* Clear every slot of stopped thread @tid and read them back, twice if
+ * need be; a thread still armed after that is counted in s->armed_left.
+ * Errors: -EIO (still armed), ptrace's (-ESRCH: gone). */
+int hwbpi_pt_disarm(struct hwbpi_ptrace *s, pid_t tid);
 /* PTRACE_CONT with @sig (a thread: its pending signal first). */
 void hwbpi_pt_resume_thr(const struct thr *th, int sig);
 void hwbpi_pt_resume(pid_t tid, int sig);
 /* waitpid(@pid, __WALL), EINTR retried.  Errors: -errno. */
 int hwbpi_pt_wait_for(pid_t pid, int *st);
+
+/* Forget earlier stop requests (hwbpi_ptrace_request_stop()): start and
+ * attach call it first, so that a request made while they run (a signal
+ * during the attach) ends the trace that follows. */
+void hwbpi_pt_stop_reset(void);
 
 /* ---- tracer/ptrace_start.c ---- */
 

@@ -104,6 +104,77 @@ static int run_to_entry(pid_t pid, const struct hwbp_cpu *cpu, const char *cmd, 
 	return ret;
 }
 
+/* The next stop of seized child @pid, other stops on the way passed
+ * through: @ev (a PTRACE_EVENT_*), or with @ev 0 a signal-delivery stop
+ * of @sig.  Errors: -EIO (it ended; @what says so), waitpid's. */
+static int stop_at(pid_t pid, int ev, int sig, const char *what, int *st, char *err,
+		   size_t errlen)
+{
+	for (;;) {
+		int ret = hwbpi_pt_wait_for(pid, st);
+
+		if (ret)
+			return ret;
+		if (!WIFSTOPPED(*st)) {
+			hwbpi_say(err, errlen, "%s ended before it could be traced", what);
+			return -EIO;
+		}
+		if ((*st >> 16) == ev && (ev || WSTOPSIG(*st) == sig))
+			return 0;
+		/* SIGCONT (below) and other signals on the way: delivered;
+		 * events: go on. */
+		hwbpi_pt_resume(pid, (*st >> 16) == 0 && WSTOPSIG(*st) != SIGSTOP ? WSTOPSIG(*st) : 0);
+	}
+}
+
+/*
+ * The forked child @pid, stopped by its own SIGSTOP: PTRACE_SEIZE (not
+ * PTRACE_TRACEME: only a seized tracee reports group-stops as
+ * PTRACE_EVENT_STOP and can be left stopped with PTRACE_LISTEN, so that
+ * a stop signal stops it, as under a debugger), then SIGCONT, and on to
+ * its exec (@cmd; PTRACE_EVENT_EXEC) or its second SIGSTOP (@cmd NULL:
+ * before the function).  EXITKILL: the program dies with the tracer.
+ * Errors: -EPERM (not permitted: the message says), -EIO (it ended),
+ * waitpid's.
+ */
+static int seize_child(pid_t pid, const char *cmd, int *st, char *err, size_t errlen)
+{
+	int ret;
+
+	do
+		ret = waitpid(pid, st, WUNTRACED) < 0 ? -errno : 0;
+	while (ret == -EINTR);
+	if (ret == 0 && !WIFSTOPPED(*st)) {
+		hwbpi_say(err, errlen, "%s ended before it could be traced", cmd ? cmd : "the child");
+		return -EIO;
+	}
+	if (ret == 0 && ptrace(PTRACE_SEIZE, pid, NULL, (void *)(uintptr_t)(OPTS | PTRACE_O_EXITKILL))) {
+		ret = -errno;
+		hwbpi_say(err, errlen, "ptrace not permitted (PTRACE_SEIZE: %s): see "
+		    "/proc/sys/kernel/yama/ptrace_scope", strerror(-ret));
+	}
+	if (ret) {
+		kill(pid, SIGKILL);
+		waitpid(pid, st, 0);
+		return ret;
+	}
+	/* Seized while stopped: it reports a group-stop (PTRACE_EVENT_STOP),
+	 * then runs on once continued; SIGCONT ends its job-control stop. */
+	kill(pid, SIGCONT);
+	ret = stop_at(pid, PTRACE_EVENT_STOP, 0, cmd ? cmd : "the child", st, err, errlen);
+	if (ret == 0) {
+		hwbpi_pt_resume(pid, 0);
+		ret = cmd ? stop_at(pid, PTRACE_EVENT_EXEC, 0, cmd, st, err, errlen)
+			  : stop_at(pid, 0, SIGSTOP, "the child", st, err, errlen);
+	}
+	/* Not when it ended (-EIO): it is reaped, its pid free. */
+	if (ret && ret != -EIO) {
+		kill(pid, SIGKILL);
+		hwbpi_pt_wait_for(pid, st);
+	}
+	return ret;
+}
+
 int hwbpi_pt_spawn(struct hwbpi_ptrace **out, char *const argv[], int (*fn)(void *), void *arg,
 		 char *err, size_t errlen)
 {
@@ -126,19 +197,14 @@ int hwbpi_pt_spawn(struct hwbpi_ptrace **out, char *const argv[], int (*fn)(void
 		return ret;
 	}
 	if (pid == 0) {
-		/* The child reports a failure through the pipe; a successful
-		 * execve() closes it (O_CLOEXEC): the parent reads EOF. */
+		/* The child stops until the parent has seized it (below), then
+		 * reports a failure through the pipe; a successful execve()
+		 * closes it (O_CLOEXEC): the parent reads EOF. */
 		close(pfd[0]);
-		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL)) {
-			e[0] = 1;
-			e[1] = errno;
-			if (write(pfd[1], e, sizeof(e)) < 0)
-				_exit(126);
-			_exit(127);
-		}
+		raise(SIGSTOP);
 		if (fn) {
 			close(pfd[1]);
-			raise(SIGSTOP);
+			raise(SIGSTOP);   /* the first stop under ptrace */
 			_exit(fn(arg));
 		}
 		execvp(argv[0], argv);
@@ -149,29 +215,19 @@ int hwbpi_pt_spawn(struct hwbpi_ptrace **out, char *const argv[], int (*fn)(void
 		_exit(127);
 	}
 	close(pfd[1]);
+	ret = seize_child(pid, fn ? NULL : argv[0], &st, err, errlen);
+	/* Past the exec, or ended (reaped) or killed: the write end is
+	 * closed, the read does not block.  A failed execvp() said why. */
 	do
 		n = read(pfd[0], e, sizeof(e));
 	while (n < 0 && errno == EINTR);
 	close(pfd[0]);
 	if (n == (ssize_t)sizeof(e)) {
-		hwbpi_pt_wait_for(pid, &st);
-		if (e[0] == 1)
-			hwbpi_say(err, errlen, "ptrace not permitted (PTRACE_TRACEME: %s): see "
-			    "/proc/sys/kernel/yama/ptrace_scope", strerror(e[1]));
-		else
-			hwbpi_say(err, errlen, "cannot run %s: %s", argv[0], strerror(e[1]));
+		hwbpi_say(err, errlen, "cannot run %s: %s", argv[0], strerror(e[1]));
 		return -e[1];
 	}
-	ret = hwbpi_pt_wait_for(pid, &st);
-	if (ret == 0 && !WIFSTOPPED(st)) {
-		hwbpi_say(err, errlen, "%s ended before it could be traced", fn ? "the child" : argv[0]);
-		return -EIO;
-	}
-	/* Options take effect from the first stop (man 2 ptrace,
-	 * PTRACE_SETOPTIONS); EXITKILL: the program dies with the tracer. */
-	if (ret == 0 && ptrace(PTRACE_SETOPTIONS, pid, NULL,
-			       (void *)(uintptr_t)(OPTS | PTRACE_O_EXITKILL)))
-		ret = -errno;
+	if (ret)
+		return ret;
 	if (ret == 0)
 		ret = hwbpi_pt_native_cpu(pid, &cpu, err, errlen);
 	if (ret == 0 && !fn)
@@ -218,7 +274,10 @@ int hwbpi_ptrace_native_cpu(struct hwbp_cpu *cpu, char *err, size_t errlen)
 
 int hwbpi_ptrace_start(struct hwbpi_ptrace **out, char *const argv[], char *err, size_t errlen)
 {
-	int ret = hwbpi_ptrace_selftest(err, errlen);
+	int ret;
+
+	hwbpi_pt_stop_reset();
+	ret = hwbpi_ptrace_selftest(err, errlen);
 
 	return ret ? ret : hwbpi_pt_spawn(out, argv, NULL, NULL, err, errlen);
 }
@@ -226,8 +285,10 @@ int hwbpi_ptrace_start(struct hwbpi_ptrace **out, char *const argv[], char *err,
 int hwbpi_ptrace_start_fn(struct hwbpi_ptrace **out, int (*fn)(void *), void *arg,
 			  char *err, size_t errlen)
 {
-	int ret = hwbpi_ptrace_selftest(err, errlen);
+	int ret;
 
+	hwbpi_pt_stop_reset();
+	ret = hwbpi_ptrace_selftest(err, errlen);
 	return ret ? ret : hwbpi_pt_spawn(out, NULL, fn, arg, err, errlen);
 }
 
@@ -326,6 +387,7 @@ int hwbpi_ptrace_attach(struct hwbpi_ptrace **out, pid_t pid, char *err, size_t 
 	if (!out || pid <= 0)
 		return -EINVAL;
 	*out = NULL;
+	hwbpi_pt_stop_reset();
 	ret = hwbpi_ptrace_selftest(err, errlen);
 	if (ret)
 		return ret;
@@ -364,7 +426,7 @@ void hwbpi_ptrace_free(struct hwbpi_ptrace *s)
 	if (s->attached) {
 		/* Stopped (never traced, or a stop was requested): let go. */
 		for (size_t i = 0; i < s->nthr; i++) {
-			hwbpi_linux_write(s->thr[i].tid, &s->cpu, &s->off);
+			hwbpi_pt_disarm(s, s->thr[i].tid);
 			ptrace(PTRACE_DETACH, s->thr[i].tid, NULL, NULL);
 		}
 	} else {

@@ -26,6 +26,11 @@ pid_t hwbpi_ptrace_pid(const struct hwbpi_ptrace *s)
 	return s ? s->pid : -1;
 }
 
+unsigned hwbpi_ptrace_armed_left(const struct hwbpi_ptrace *s)
+{
+	return s ? s->armed_left : 0;
+}
+
 int hwbpi_ptrace_cpu(const struct hwbpi_ptrace *s, struct hwbp_cpu *cpu)
 {
 	if (!s || !cpu)
@@ -168,6 +173,21 @@ int hwbpi_pt_read_mem(pid_t tid, uint64_t addr, uint8_t *buf, size_t len)
 		a += 8;
 	}
 	return 0;
+}
+
+int hwbpi_pt_disarm(struct hwbpi_ptrace *s, pid_t tid)
+{
+	int ret = 1;
+
+	/* Once more if the read-back says a slot survived the write. */
+	for (int k = 0; k < 2 && ret > 0; k++) {
+		ret = hwbpi_linux_write(tid, &s->cpu, &s->off);
+		if (ret == 0)
+			ret = hwbpi_linux_armed(tid, &s->cpu);
+	}
+	if (ret > 0 || (ret && ret != -ESRCH))
+		s->armed_left++;
+	return ret > 0 ? -EIO : ret;
 }
 
 void hwbpi_pt_resume(pid_t tid, int sig)

@@ -243,6 +243,16 @@ void hwbp_trace_session_stop(struct hwbp_trace_session *s)
 		s->backend->stop(s);
 }
 
+void hwbp_trace_session_stop_signal(struct hwbp_trace_session *s, int sig)
+{
+	if (!s)
+		return;
+	/* Read by the backend's stop, called next. */
+	if (!s->stop)
+		s->stop_sig = sig;
+	hwbp_trace_session_stop(s);
+}
+
 const char *hwbp_trace_session_message(const struct hwbp_trace_session *s, bool *input)
 {
 	if (input)

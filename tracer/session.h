@@ -62,6 +62,7 @@ struct hwbp_trace_session {
 	int out_err;                           /* the first failed write (text, CTF) */
 	uint64_t recorded, polls;
 	volatile sig_atomic_t stop;
+	volatile sig_atomic_t stop_sig;        /* for a started command (stop_signal) */
 	/* results */
 	bool have_status;
 	int status;

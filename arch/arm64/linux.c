@@ -69,6 +69,26 @@ int hwbpi_linux_cpu(pid_t tid, struct hwbp_cpu *cpu)
 	return ret ? ret : hwbpi_arm64_linux_cpu(b.dbg_info, w.dbg_info, cpu);
 }
 
+/* The E bit (0) of every slot's control word, as the kernel reports it
+ * (ptrace_hbp_get_ctrl(): the enabled slots' DBGBCR/DBGWCR). */
+int hwbpi_linux_armed(pid_t tid, const struct hwbp_cpu *cpu)
+{
+	struct hwdebug d;
+	int notes[2] = { NT_ARM_HW_BREAK, NT_ARM_HW_WATCH };
+
+	(void)cpu;
+	for (unsigned k = 0; k < 2; k++) {
+		int ret = get_set(tid, notes[k], &d);
+
+		if (ret)
+			return ret;
+		for (unsigned i = 0; i < 16; i++)
+			if (d.dbg_regs[i].ctrl & 1u)
+				return 1;
+	}
+	return 0;
+}
+
 /*
  * One regset: n slots, each address then control.  The kernel walks the
  * slots in order and, per slot, sets the address and then the control

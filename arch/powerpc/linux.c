@@ -118,6 +118,17 @@ int hwbpi_linux_write(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_r
 	return 0;
 }
 
+/* No read of the slots through ptrace: deleting the one breakpoint
+ * hwbpi_linux_write() sets (handle 1) again tells whether it was still
+ * there (ENOENT: it was not; else it is gone now). */
+int hwbpi_linux_armed(pid_t tid, const struct hwbp_cpu *cpu)
+{
+	(void)cpu;
+	if (ptrace((enum __ptrace_request)PPC_PTRACE_DELHWDEBUG, tid, NULL, (void *)1L) == 0)
+		return 1;
+	return errno == ENOENT ? 0 : -errno;
+}
+
 int hwbpi_linux_hit(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_regs *armed,
 		    const siginfo_t *si, struct hwbp_status *st)
 {

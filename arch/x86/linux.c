@@ -63,6 +63,20 @@ int hwbpi_linux_write(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_r
 	return ret;
 }
 
+/* DR7's enable bits as the kernel keeps them for the thread
+ * (ptrace_get_dr7() rebuilds DR7 from the thread's ptrace_bps). */
+int hwbpi_linux_armed(pid_t tid, const struct hwbp_cpu *cpu)
+{
+	long dr7;
+
+	(void)cpu;
+	errno = 0;
+	dr7 = ptrace(PTRACE_PEEKUSER, tid, (void *)DR_OFF(7), NULL);
+	if (errno)
+		return -errno;
+	return (dr7 & 0xff) != 0;   /* L0-L3, G0-G3 */
+}
+
 int hwbpi_linux_hit(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_regs *armed,
 		    const siginfo_t *si, struct hwbp_status *st)
 {

@@ -448,6 +448,17 @@ int hwbp_trace_session_run(struct hwbp_trace_session *s);
 void hwbp_trace_session_stop(struct hwbp_trace_session *s);
 
 /*
+ * hwbp_trace_session_stop_signal - async-signal-safe: as
+ * hwbp_trace_session_stop(), for signal @sig received by the caller: a
+ * command the backend started (-- CMD) is sent @sig too, as a terminal
+ * sends it to its foreground process group (0: nothing is sent, e.g. when
+ * the terminal sent it to the command itself).  A second stop hurries:
+ * the backend ends at once (a started command is killed), still leaving
+ * an attached process disarmed.  No error.
+ */
+void hwbp_trace_session_stop_signal(struct hwbp_trace_session *s, int sig);
+
+/*
  * hwbp_trace_session_message - the one-line reason of the last error ("" if
  * none); *input (may be NULL) is set when it was the caller's input (a bad
  * entry, option or file: a usage error) rather than the trace failing.

@@ -28,6 +28,7 @@
 
 #include <cmocka.h>
 
+#include "linux.h"
 #include "ptrace.h"
 
 static volatile uint8_t v1 __attribute__((aligned(64)));
@@ -750,7 +751,7 @@ static void test_attach_eperm(void **state)
 static void on_alarm(int sig)
 {
 	(void)sig;
-	hwbpi_ptrace_request_stop();
+	hwbpi_ptrace_request_stop(0);
 }
 
 /* A stop request while attached: detached, the process runs on. */
@@ -759,11 +760,17 @@ static void test_attach_stop(void **state)
 	struct hwbpi_tracer *t = new_tracer();
 	struct hwbpi_ptrace *s;
 	struct sigaction sa, old;
+	struct hwbp_cpu cpu;
+	struct hwbp_regs regs;
+	struct hwbp_piece pc = { 0 };
 	char err[256] = "";
 	int st = -1;
 	pid_t pid;
 
 	(void)state;
+	pc.addr = pc.cover_lo = (uint64_t)(uintptr_t)&v8;
+	pc.len = pc.cover_len = 8;
+	pc.type = HWBP_W;
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0)
@@ -776,11 +783,28 @@ static void test_attach_stop(void **state)
 	sigaction(SIGALRM, &sa, &old);
 	alarm(1);
 	assert_int_equal(hwbpi_ptrace_trace(s, t, NULL, &st, err, sizeof(err)), 0);
+	assert_int_equal(hwbpi_ptrace_armed_left(s), 0);
+	assert_int_equal(hwbpi_ptrace_cpu(s, &cpu), 0);
 	hwbpi_ptrace_free(s);
 	sigaction(SIGALRM, &old, NULL);
 	assert_true(t->hist.hits[0] > 10);
 	/* Still running, untraced: it can be killed and reaped normally. */
 	assert_int_equal(waitpid(pid, &st, WNOHANG), 0);
+	/* Its debug registers as the kernel keeps them: none enabled (read
+	 * by a tracer of our own; the read-back itself is checked on a
+	 * slot written here). */
+	assert_int_equal(ptrace(PTRACE_SEIZE, pid, NULL, NULL), 0);
+	assert_int_equal(ptrace(PTRACE_INTERRUPT, pid, NULL, NULL), 0);
+	assert_int_equal(waitpid(pid, &st, __WALL), pid);
+	assert_true(WIFSTOPPED(st));
+	assert_int_equal(hwbpi_linux_armed(pid, &cpu), 0);
+	hwbp_regs_reset(&cpu, &regs);
+	assert_int_equal(hwbp_encode_piece(&cpu, &regs, 0, false, &pc, HWBP_SCOPE_USER, true), 0);
+	assert_int_equal(hwbpi_linux_write(pid, &cpu, &regs), 0);
+	assert_int_equal(hwbpi_linux_armed(pid, &cpu), 1);
+	hwbp_regs_reset(&cpu, &regs);
+	assert_int_equal(hwbpi_linux_write(pid, &cpu, &regs), 0);
+	assert_int_equal(hwbpi_linux_armed(pid, &cpu), 0);
 	assert_int_equal(kill(pid, SIGKILL), 0);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFSIGNALED(st));

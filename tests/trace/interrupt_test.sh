@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# tests/trace/interrupt_test.sh HWBP LOOP_PROG.c: interrupting
+# `hwbp trace --backend ptrace` never harms the target and loses nothing.
+# LOOP_PROG (tests/trace/loop_prog.c) writes `counter` once a millisecond
+# and prints its count every 10 writes.  Checked:
+#  - SIGINT/SIGTERM to hwbp during -p PID: hwbp exits 0 with the histogram
+#    of what it saw; the target is left untraced (TracerPid 0), is alive
+#    5 s later (no SIGTRAP from a debug register left armed) and still
+#    writes; with --trace the file holds every event the summary counts
+#    (produced = recorded, 0 lost);
+#  - the same with a target of 100 threads (SIGTERM): each one untraced;
+#  - the same with a target that forks a writer every 10 writes (SIGINT
+#    mid-fork): the children's hits counted, no child left traced or
+#    stopped (the parent, which reaps each, writes on);
+#  - a target stopped (kill -STOP) when hwbp attaches, then SIGINT: it
+#    stays stopped and untraced, and runs on after SIGCONT;
+#  - SIGINT/SIGTERM/SIGHUP to hwbp during -- CMD: the child gets the same
+#    signal; its W hits are exactly the writes it says it made ("final
+#    N"); hwbp exits 128 + the signal;
+#  - a child that ignores SIGINT runs on; a second SIGINT kills it (137);
+#  - raise(SIGSTOP) in a -- CMD child stops it until SIGCONT;
+#  - the exit status is the child's: 3, 139 (SIGSEGV), 137 (SIGKILL).
+# Every wait is a bounded poll.  Job control (set -m): background jobs
+# then do not ignore SIGINT, and each gets its own process group.
+set -euo pipefail
+set -m
+hwbp=$1 src=$2
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+cc -O0 -g -pthread -o "$tmp/loop" "$src"
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+# poll SECONDS CMD...: CMD true within SECONDS (checked every 20 ms).
+poll() {
+  local n=$(( $1 * 50 )); shift
+  while ! "$@"; do
+    n=$((n - 1))
+    [ "$n" -gt 0 ] || return 1
+    sleep 0.02
+  done
+}
+field() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null; }
+traced_by() { [ "$(field "$1" TracerPid)" = "$2" ]; }
+state_is() { [ "$(field "$1" State)" = "$2" ]; }
+stopped() { case "$(field "$1" State)" in T|t) true ;; *) false ;; esac; }
+lines() { if [ -f "$1" ]; then wc -l < "$1"; else echo 0; fi; }
+grown() { [ "$(lines "$1")" -ge "$2" ]; }
+last() { grep -E '^[0-9]+$' "$1" | tail -n 1; }   # the last count printed
+# W hits of counter in histogram FILE
+whits() { awk '$1 == "W" && $2 == "counter" { s += $4 } END { print s + 0 }' "$1"; }
+
+# --- -p PID, then SIGINT / SIGTERM to hwbp --------------------------------
+declare -A target before
+for sig in INT TERM; do
+  "$tmp/loop" > "$tmp/p-$sig.out" & t=$!; pids+=("$t"); target[$sig]=$t
+  poll 5 grown "$tmp/p-$sig.out" 1 || bad "-p $sig: the target prints nothing"
+  before[$sig]=$(last "$tmp/p-$sig.out")
+  "$hwbp" trace --backend ptrace -e counter:-w- -p "$t" > "$tmp/p-$sig.hist" 2> "$tmp/p-$sig.err" &
+  h=$!; pids+=("$h")
+  poll 10 traced_by "$t" "$h" || bad "-p $sig: hwbp did not attach"
+  # At most one line comes between the attach (TracerPid) and the stop
+  # that arms it: 21 lines later at least 200 writes were watched.
+  n=$(lines "$tmp/p-$sig.out")
+  poll 10 grown "$tmp/p-$sig.out" $((n + 21)) || bad "-p $sig: the target stopped writing"
+  kill -"$sig" "$h"
+  rc=0; wait "$h" || rc=$?
+  [ "$rc" = 0 ] || bad "-p $sig: hwbp exited $rc, want 0: $(cat "$tmp/p-$sig.err")"
+  traced_by "$t" 0 || bad "-p $sig: target still traced: TracerPid $(field "$t" TracerPid)"
+  after=$(last "$tmp/p-$sig.out")
+  w=$(whits "$tmp/p-$sig.hist")
+  # At least the 200 writes seen while armed, at most those made meanwhile.
+  [ "$w" -ge 200 ] && [ "$w" -le $((after + 10 - before[$sig])) ] ||
+    bad "-p $sig: $w W hits, want 200..$((after + 10 - before[$sig])):$(cat "$tmp/p-$sig.hist")"
+done
+
+# --- a stopped target: stays stopped, untraced -----------------------------
+"$tmp/loop" > "$tmp/stopped.out" & ts=$!; pids+=("$ts")
+poll 5 grown "$tmp/stopped.out" 1 || bad "stopped: the target prints nothing"
+kill -STOP "$ts"
+poll 5 state_is "$ts" T || bad "stopped: kill -STOP did not stop the target"
+"$hwbp" trace --backend ptrace -e counter:-w- -p "$ts" > "$tmp/stopped.hist" 2>&1 & h=$!; pids+=("$h")
+poll 10 traced_by "$ts" "$h" || bad "stopped: hwbp did not attach"
+n=$(lines "$tmp/stopped.out")
+# Given time to run if hwbp let it (200 writes' worth), it must not.
+! poll 1 grown "$tmp/stopped.out" $((n + 1)) || bad "stopped: the target ran while traced"
+kill -INT "$h"
+rc=0; wait "$h" || rc=$?
+[ "$rc" = 0 ] || bad "stopped: hwbp exited $rc, want 0: $(cat "$tmp/stopped.hist")"
+traced_by "$ts" 0 || bad "stopped: target still traced"
+poll 5 state_is "$ts" T || bad "stopped: target not stopped after hwbp: $(field "$ts" State)"
+[ "$(lines "$tmp/stopped.out")" = "$n" ] || bad "stopped: the target ran"
+kill -CONT "$ts"
+poll 5 grown "$tmp/stopped.out" $((n + 5)) || bad "stopped: no writes after SIGCONT"
+
+# --- 100 threads: every one detached disarmed ------------------------------
+"$tmp/loop" threads > "$tmp/thr.out" & tt=$!; pids+=("$tt")
+ntask() { [ "$(ls "/proc/$tt/task" | wc -l)" = 100 ]; }
+poll 10 ntask || bad "threads: the target has $(ls "/proc/$tt/task" | wc -l) threads, want 100"
+"$hwbp" trace --backend ptrace -e counter:-w- -p "$tt" > "$tmp/thr.hist" 2> "$tmp/thr.err" &
+h=$!; pids+=("$h")
+poll 10 traced_by "$tt" "$h" || bad "threads: hwbp did not attach"
+n=$(lines "$tmp/thr.out")
+poll 20 grown "$tmp/thr.out" $((n + 21)) || bad "threads: the target stopped writing"
+kill -TERM "$h"
+rc=0; wait "$h" || rc=$?
+[ "$rc" = 0 ] || bad "threads: hwbp exited $rc: $(cat "$tmp/thr.err")"
+for task in /proc/"$tt"/task/*; do
+  traced_by "$tt/task/${task##*/}" 0 || bad "threads: thread ${task##*/} still traced"
+done
+[ "$(whits "$tmp/thr.hist")" -ge 200 ] || bad "threads: histogram: $(cat "$tmp/thr.hist")"
+
+# --- mid-fork: a child forked every 10 writes, SIGINT among them -----------
+"$tmp/loop" fork > "$tmp/fork.out" & tf=$!; pids+=("$tf")
+poll 5 grown "$tmp/fork.out" 1 || bad "fork: the target prints nothing"
+"$hwbp" trace --backend ptrace -e counter:-w- -p "$tf" > "$tmp/fork.hist" 2> "$tmp/fork.err" &
+h=$!; pids+=("$h")
+poll 10 traced_by "$tf" "$h" || bad "fork: hwbp did not attach"
+n=$(lines "$tmp/fork.out")
+poll 10 grown "$tmp/fork.out" $((n + 21)) || bad "fork: the target stopped writing"
+kill -INT "$h"
+rc=0; wait "$h" || rc=$?
+[ "$rc" = 0 ] || bad "fork: hwbp exited $rc: $(cat "$tmp/fork.err")"
+traced_by "$tf" 0 || bad "fork: target still traced"
+# The children's writes count with the parent's (10 a child).
+fw=$(awk '$1 == "W" && $3 == "fork_writer" { print $4 }' "$tmp/fork.hist")
+[ "${fw:-0}" -ge 190 ] || bad "fork: ${fw:-0} W hits in the children, want >= 190: $(cat "$tmp/fork.hist")"
+
+# --- 5 s later: every -p target alive, untraced, still writing -------------
+sleep 5
+for t in "${target[@]}" "$ts" "$tt" "$tf"; do
+  if ! kill -0 "$t" 2>/dev/null || state_is "$t" Z; then
+    bad "target $t died: $(wait "$t" 2>&1; echo "status $?")"
+  fi
+  traced_by "$t" 0 || bad "target $t traced 5 s later"
+done
+for f in "$tmp"/p-INT.out "$tmp"/p-TERM.out "$tmp"/stopped.out "$tmp"/thr.out "$tmp"/fork.out; do
+  n=$(lines "$f")
+  poll 5 grown "$f" $((n + 10)) || bad "$f: the target stopped writing"
+done
+
+# --- --trace: the events up to SIGINT written, produced = recorded + lost --
+t=${target[INT]}
+"$hwbp" trace --backend ptrace -e counter:-w- --trace "$tmp/tr.txt" -p "$t" 2> "$tmp/tr.err" &
+h=$!; pids+=("$h")
+poll 10 traced_by "$t" "$h" || bad "--trace: hwbp did not attach"
+n=$(lines "$tmp/p-INT.out")
+poll 10 grown "$tmp/p-INT.out" $((n + 21)) || bad "--trace: the target stopped writing"
+kill -INT "$h"
+rc=0; wait "$h" || rc=$?
+[ "$rc" = 0 ] || bad "--trace: hwbp exited $rc: $(cat "$tmp/tr.err")"
+ev=$(lines "$tmp/tr.txt")
+grep -qx "hwbp: trace: $ev events produced, $ev recorded, 0 lost" "$tmp/tr.err" && [ "$ev" -ge 200 ] ||
+  bad "--trace: $ev events in the file, want >= 200 and the summary to say so: $(cat "$tmp/tr.err")"
+traced_by "$t" 0 || bad "--trace: target still traced"
+
+# --- -- CMD: the child gets the signal; hits = its writes -------------------
+for sig in INT TERM HUP; do
+  "$hwbp" trace -e counter:-w- -- "$tmp/loop" final > "$tmp/c-$sig.out" 2> "$tmp/c-$sig.err" &
+  h=$!; pids+=("$h")
+  poll 10 grown "$tmp/c-$sig.out" 20 || bad "-- CMD $sig: the child prints nothing"
+  kill -"$sig" "$h"
+  rc=0; wait "$h" || rc=$?
+  want=$((128 + $(kill -l "$sig")))
+  [ "$rc" = "$want" ] || bad "-- CMD $sig: hwbp exited $rc, want $want: $(cat "$tmp/c-$sig.err")"
+  final=$(awk '$1 == "final" { print $2 }' "$tmp/c-$sig.out")
+  w=$(whits "$tmp/c-$sig.out")
+  [ -n "$final" ] && [ "$w" = "$final" ] ||
+    bad "-- CMD $sig: $w W hits, the child wrote '${final}': $(cat "$tmp/c-$sig.out")"
+done
+
+# --- -- CMD: raise(SIGSTOP) stops the child until SIGCONT ------------------
+"$hwbp" trace -e counter:-w- -- "$tmp/loop" stop > "$tmp/stop.out" 2> "$tmp/stop.err" & h=$!
+pids+=("$h")
+child=
+find_child() { child=$(pgrep -P "$h" -x loop) && [ -n "$child" ]; }
+poll 10 find_child || bad "-- CMD stop: no child"
+if [ -n "$child" ]; then
+  poll 10 stopped "$child" || bad "-- CMD stop: the child did not stop: $(field "$child" State)"
+  # Stopped after its 20th write (the line "20"): it must print no more.
+  ! poll 1 grown "$tmp/stop.out" 3 || bad "-- CMD stop: the child ran on: $(cat "$tmp/stop.out")"
+  kill -CONT "$child"
+  poll 10 grown "$tmp/stop.out" 5 || bad "-- CMD stop: no writes after SIGCONT"
+fi
+kill -INT "$h"
+rc=0; wait "$h" || rc=$?
+[ "$rc" = 130 ] || bad "-- CMD stop: hwbp exited $rc, want 130: $(cat "$tmp/stop.err")"
+
+# --- a second signal hurries: the child that ignores SIGINT is killed ------
+"$hwbp" trace -e counter:-w- -- "$tmp/loop" ignore > "$tmp/ign.out" 2> "$tmp/ign.err" & h=$!
+pids+=("$h")
+poll 10 grown "$tmp/ign.out" 20 || bad "ignore: the child prints nothing"
+kill -INT "$h"
+n=$(lines "$tmp/ign.out")
+poll 10 grown "$tmp/ign.out" $((n + 10)) || bad "ignore: the child did not run on after SIGINT"
+kill -INT "$h"
+rc=0; wait "$h" || rc=$?
+[ "$rc" = 137 ] || bad "ignore: hwbp exited $rc after a second SIGINT, want 137: $(cat "$tmp/ign.err")"
+w=$(whits "$tmp/ign.out"); n=$(last "$tmp/ign.out")
+[ "$w" -ge "$n" ] && [ "$w" -lt $((n + 10)) ] || bad "ignore: $w W hits, the child printed $n"
+
+# --- the exit status is the child's ----------------------------------------
+exit_is() {  # exit_is WANT CMD...
+  local want=$1 rc=0; shift
+  "$hwbp" trace "$@" > "$tmp/x.out" 2> "$tmp/x.err" || rc=$?
+  [ "$rc" = "$want" ] || bad "$*: exit $rc, want $want: $(cat "$tmp/x.err")"
+}
+exit_is 3 -e environ:rw- -- sh -c 'exit 3'
+exit_is 0 -e environ:rw- -- sh -c 'exit 0'
+exit_is 139 -e counter:-w- -- "$tmp/loop" segv
+exit_is 137 -e counter:-w- -- "$tmp/loop" kill
+exit_is 2 -e counter:-w-   # hwbp's own usage error stays 2
+
+exit "$fail"

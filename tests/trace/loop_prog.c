@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A target for the interrupt tests (tests/trace/interrupt_test.sh): it
+ * writes `counter` once per millisecond, forever, and after every 10th
+ * write prints the count so far ("N\n", one write(2) each) to stdout, so
+ * that a test sees it go on writing.  Nothing else touches `counter`
+ * (but the threads of "threads").
+ *
+ *   loop_prog            loop
+ *   loop_prog final      on SIGINT/SIGTERM/SIGHUP print "final N" (the
+ *                        writes done) and die of that signal
+ *   loop_prog ignore     ignore SIGINT
+ *   loop_prog threads    99 more threads, each writing it every 100 ms
+ *   loop_prog fork       after every 10th write a child that writes it 10
+ *                        times and exits (reaped)
+ *   loop_prog stop       raise(SIGSTOP) after 20 writes, then loop
+ *   loop_prog segv|kill  after 20 writes, die of SIGSEGV / SIGKILL
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile long counter;
+
+/* "PREFIXN\n" in one write(2); async-signal-safe (no stdio). */
+static void say(const char *prefix, long n)
+{
+	char b[64], d[24];
+	size_t k = strlen(prefix), nd = 0;
+
+	memcpy(b, prefix, k);
+	do
+		d[nd++] = (char)('0' + n % 10);
+	while ((n /= 10) > 0);
+	while (nd)
+		b[k++] = d[--nd];
+	b[k++] = '\n';
+	if (write(1, b, k) < 0)
+		_exit(3);
+}
+
+/* The writes done, then the default action of the signal. */
+static void on_signal(int sig)
+{
+	say("final ", counter);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void *thread_loop(void *arg)
+{
+	struct timespec t = { 0, 100000000 };
+
+	(void)arg;
+	for (;;) {
+		counter = counter + 1;
+		nanosleep(&t, NULL);
+	}
+	return NULL;
+}
+
+/* A child that writes `counter` 10 times (its copy), reaped. */
+static void fork_writer(void)
+{
+	pid_t p = fork();
+
+	if (p == 0) {
+		for (int i = 0; i < 10; i++)
+			counter = counter + 1;
+		_exit(0);
+	}
+	if (p > 0)
+		waitpid(p, NULL, 0);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "loop";
+	struct timespec ms = { 0, 1000000 };
+	long n = 0;
+
+	if (strcmp(mode, "final") == 0) {
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		signal(SIGHUP, on_signal);
+	}
+	if (strcmp(mode, "ignore") == 0)
+		signal(SIGINT, SIG_IGN);
+	for (int i = 0; strcmp(mode, "threads") == 0 && i < 99; i++) {
+		pthread_t th;
+
+		if (pthread_create(&th, NULL, thread_loop, NULL))
+			return 2;
+	}
+	for (;;) {
+		counter = counter + 1;
+		if (++n % 10 == 0)
+			say("", counter);
+		if (n % 10 == 0 && strcmp(mode, "fork") == 0)
+			fork_writer();
+		if (n == 20 && strcmp(mode, "stop") == 0)
+			raise(SIGSTOP);
+		if (n == 20 && strcmp(mode, "segv") == 0)
+			raise(SIGSEGV);
+		if (n == 20 && strcmp(mode, "kill") == 0)
+			raise(SIGKILL);
+		nanosleep(&ms, NULL);
+	}
+}
