@@ -138,6 +138,7 @@ struct perf_state {
 static int perf_open(struct hwbp_trace_session *s)
 {
 	struct perf_state *p = calloc(1, sizeof(*p));
+	struct hwbp_cpu native;
 	char err[256] = "";
 	pid_t pid;
 	int ret;
@@ -151,13 +152,16 @@ static int perf_open(struct hwbp_trace_session *s)
 	s->ncpus = hwbpi_perf_ncpus();
 	if (s->ncpus > HWBPI_TRACE_MAX_CPUS)
 		s->ncpus = HWBPI_TRACE_MAX_CPUS;
-	/* Without --cpu: the model of the kernel's own debug registers,
-	 * asked before anything is started. */
-	if (!s->have_cpu) {
-		ret = hwbpi_ptrace_native_cpu(&s->cpu, err, sizeof(err));
-		if (ret)
-			return hwbpi_fail(s, ret, false, "%s", err[0] ? err : hwbp_errno_name(ret));
-	}
+	/* The model of the kernel's own debug registers, asked before
+	 * anything is started: the default --cpu, and what a --cpu given
+	 * must fit (as for ptrace). */
+	ret = hwbpi_ptrace_native_cpu(&native, err, sizeof(err));
+	if (ret)
+		return hwbpi_fail(s, ret, false, "%s", err[0] ? err : hwbp_errno_name(ret));
+	if (!s->have_cpu)
+		s->cpu = native;
+	else if ((ret = hwbpi_model_fits("perf", &s->cpu, &native, err, sizeof(err))))
+		return hwbpi_fail(s, ret, false, "%s", err);
 	if (pid) {
 		p->pid = pid;
 	} else {

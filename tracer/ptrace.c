@@ -547,18 +547,7 @@ static int event_loop(struct loop *L)
  */
 static int check_model(struct hwbpi_ptrace *s, const struct hwbp_cpu *cpu, char *err, size_t errlen)
 {
-	struct hwbp_caps want, have;
-
-	if (cpu && (hwbp_caps_get(cpu, &want) || hwbp_caps_get(&s->cpu, &have) ||
-		    want.arch != have.arch || want.data_slots > have.data_slots ||
-		    want.inst_slots > have.inst_slots || want.max_piece > have.max_piece)) {
-		hwbpi_say(err, errlen, "the ptrace backend needs a CPU model this kernel can program "
-		    "(here %s with %u watchpoints and %u breakpoints), not %s", hwbp_arch_name(s->cpu.arch),
-		    hwbp_caps_get(&s->cpu, &have) ? 0 : have.data_slots, have.inst_slots,
-		    cpu->name[0] ? cpu->name : hwbp_arch_name(cpu->arch));
-		return -EINVAL;
-	}
-	return 0;
+	return cpu ? hwbpi_model_fits("ptrace", cpu, &s->cpu, err, errlen) : 0;
 }
 
 /* The plan (setup()), the first process and its bytes, every known

@@ -41,6 +41,23 @@ void hwbpi_say(char *err, size_t n, const char *fmt, ...)
 	va_end(ap);
 }
 
+int hwbpi_model_fits(const char *backend, const struct hwbp_cpu *want,
+		     const struct hwbp_cpu *native, char *err, size_t errlen)
+{
+	struct hwbp_caps w, n;
+
+	if (hwbp_caps_get(want, &w) || hwbp_caps_get(native, &n))
+		return -EINVAL;
+	if (w.arch == n.arch && w.data_slots <= n.data_slots && w.inst_slots <= n.inst_slots &&
+	    w.max_piece <= n.max_piece)
+		return 0;
+	hwbpi_say(err, errlen, "the %s backend needs a CPU model this kernel can program "
+		  "(here %s with %u watchpoints and %u breakpoints), not %s", backend,
+		  native->name[0] ? native->name : hwbp_arch_name(native->arch), n.data_slots,
+		  n.inst_slots, want->name[0] ? want->name : hwbp_arch_name(want->arch));
+	return -EINVAL;
+}
+
 int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 		       char *err, size_t errlen)
 {

@@ -66,6 +66,18 @@ static inline int hwbpi_hexval(char c)
 void hwbpi_say(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /*
+ * A CPU model given with --cpu to a backend of a real kernel (@backend:
+ * "ptrace", "perf") must be one that kernel can program, @native its own:
+ * the same architecture, no more slots of either kind and no longer
+ * pieces.  A smaller model is fine (i386 on x86_64; cortex-a57 on an arm64
+ * kernel with 4 watchpoints); another arch's plan would be encoded for the
+ * wrong registers and count the wrong hits.
+ * Returns 0, or -EINVAL with a one-line reason in @err.
+ */
+int hwbpi_model_fits(const char *backend, const struct hwbp_cpu *want,
+		     const struct hwbp_cpu *native, char *err, size_t errlen);
+
+/*
  * Add, remove (type 0) or clear ("*", type 0) a watch from a parsed filter
  * entry, resolving the symbol.  On error, @err holds one line for the user.
  * Errors: -ENOENT (no such symbol), -EINVAL (no length known, or "*" with

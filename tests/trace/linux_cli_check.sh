@@ -68,6 +68,16 @@ if "$hwbp" trace -e 'nosuch:rw-' -- "$prog" 2> "$tmp/err.txt"; then fail=1; fi
 grep -q "no symbol 'nosuch'" "$tmp/err.txt" || { echo "FAIL: unknown symbol message"; cat "$tmp/err.txt"; fail=1; }
 if "$hwbp" trace -e 'counter:rw-' -- "$tmp/no-such-program" 2> "$tmp/err2.txt"; then fail=1; fi
 grep -q "cannot run" "$tmp/err2.txt" || { echo "FAIL: missing program message"; cat "$tmp/err2.txt"; fail=1; }
+# A --cpu of another arch is refused by both backends, before anything
+# runs (perf used to plan for it and count the wrong hits).
+for b in ptrace perf; do
+  st=0; "$hwbp" trace --backend "$b" --cpu power9 -e 'counter:-w-' -- "$prog" \
+    > "$tmp/cpu.out" 2> "$tmp/cpu.err" || st=$?
+  if [ "$st" -ne 1 ] || ! grep -q "the $b backend needs a CPU model this kernel can program" "$tmp/cpu.err" ||
+     [ -s "$tmp/cpu.out" ]; then
+    echo "FAIL: $b --cpu power9: status $st"; cat "$tmp/cpu.err" "$tmp/cpu.out"; fail=1
+  fi
+done
 if [ $fail -eq 0 ]; then
   echo "histograms of hwbp trace -- $(basename "$prog") (ptrace and perf) equal the known counts:"
   cat "$tmp/rw.txt"
