@@ -185,6 +185,7 @@ static int perf_run(struct hwbp_trace_session *s)
 	memset(&po, 0, sizeof(po));
 	po.sampling = true;
 	po.stop = &s->stop;
+	po.stop_sig = &s->stop_sig;
 	p->started = false;   /* the trace lets it run, or kills it: nothing to abort */
 	ret = hwbpi_perf_trace(&s->t, &s->cpu, p->pid, started, &po, &res, err, sizeof(err));
 	if (ret)

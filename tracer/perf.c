@@ -135,12 +135,37 @@ static void drain_all(struct sess *s)
 		drain(s, &s->ring[c]);
 }
 
+/*
+ * A stop request while our child runs: as under `perf record`, the child
+ * gets the signal that stopped hwbp (unless the terminal sent it to the
+ * whole foreground group already: *stop_sig 0) and the trace goes on until
+ * the child ends, so that its last hits count; a second request kills it.
+ * An attached process is left alone: the events are closed after the wait.
+ * Returns true when the wait is over.
+ */
+static bool stop_child(pid_t pid, bool ours, const struct hwbpi_perf_opts *o, int *passed)
+{
+	if (!ours)
+		return true;
+	if (!*passed) {
+		*passed = 1;
+		if (o->stop_sig && *o->stop_sig)
+			kill(pid, *o->stop_sig);
+	}
+	if (*o->stop > 1 && *passed < 2) {
+		*passed = 2;
+		kill(pid, SIGKILL);
+	}
+	return false;
+}
+
 /* Wait for the end (our child exits, the process is gone, or *stop),
  * draining the rings meanwhile. */
 static void wait_end(struct sess *s, pid_t pid, bool ours, const struct hwbpi_perf_opts *o)
 {
 	struct pollfd *pf = NULL;
 	unsigned npf = 0;
+	int passed = 0;
 
 	if (s->ring) {
 		pf = calloc(s->ncpus, sizeof(*pf));
@@ -165,11 +190,8 @@ static void wait_end(struct sess *s, pid_t pid, bool ours, const struct hwbpi_pe
 		} else if (hwbpi_pf_proc_gone(pid)) {
 			break;
 		}
-		if (o->stop && *o->stop) {
-			if (ours)
-				hwbpi_perf_abort(pid);
+		if (o->stop && *o->stop && stop_child(pid, ours, o, &passed))
 			break;
-		}
 		/* POLLHUP comes with the end of the task on newer kernels;
 		 * the timeout covers older ones and the checks above. */
 		if (npf && !o->drain_at_end)

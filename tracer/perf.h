@@ -75,7 +75,11 @@ struct hwbpi_perf_opts {
 					     ended: a ring that fills loses the rest
 					     (counted in lost; for tests) */
 	volatile sig_atomic_t *stop;      /* optional: nonzero ends the trace (e.g.
-					     set by a SIGINT handler) */
+					     set by a SIGINT handler); for a child of
+					     ours, 1 passes *stop_sig on and waits for
+					     its end, 2 (a second request) kills it */
+	volatile sig_atomic_t *stop_sig;  /* optional: the signal to pass on to a
+					     child of ours (0: none, it got it) */
 };
 
 struct hwbpi_perf_result {

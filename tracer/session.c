@@ -238,7 +238,9 @@ void hwbp_trace_session_stop(struct hwbp_trace_session *s)
 	/* Only a flag and the backend's own async-signal-safe stop. */
 	if (!s)
 		return;
-	s->stop = 1;
+	/* Counts the requests (1, 2: a second one hurries the end), as an
+	 * async-signal-safe store. */
+	s->stop = s->stop < 2 ? s->stop + 1 : 2;
 	if (s->backend->stop)
 		s->backend->stop(s);
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/trace/interrupt_test.sh HWBP LOOP_PROG.c: interrupting
-# `hwbp trace --backend ptrace` never harms the target and loses nothing.
+# `hwbp trace` never harms the target and loses nothing (ptrace; the
+# -- CMD cases with perf too).
 # LOOP_PROG (tests/trace/loop_prog.c) writes `counter` once a millisecond
 # and prints its count every 10 writes.  Checked:
 #  - SIGINT/SIGTERM to hwbp during -p PID: hwbp exits 0 with the histogram
@@ -14,10 +15,11 @@
 #    stopped (the parent, which reaps each, writes on);
 #  - a target stopped (kill -STOP) when hwbp attaches, then SIGINT: it
 #    stays stopped and untraced, and runs on after SIGCONT;
-#  - SIGINT/SIGTERM/SIGHUP to hwbp during -- CMD: the child gets the same
-#    signal; its W hits are exactly the writes it says it made ("final
-#    N"); hwbp exits 128 + the signal;
-#  - a child that ignores SIGINT runs on; a second SIGINT kills it (137);
+#  - SIGINT/SIGTERM/SIGHUP to hwbp during -- CMD, with the ptrace and the
+#    perf backend: the child gets the same signal; its W hits are exactly
+#    the writes it says it made ("final N"); hwbp exits 128 + the signal;
+#  - a child that ignores SIGINT runs on; a second SIGINT kills it (137),
+#    both backends;
 #  - raise(SIGSTOP) in a -- CMD child stops it until SIGCONT;
 #  - the exit status is the child's: 3, 139 (SIGSEGV), 137 (SIGKILL).
 # Every wait is a bounded poll.  Job control (set -m): background jobs
@@ -159,19 +161,21 @@ grep -qx "hwbp: trace: $ev events produced, $ev recorded, 0 lost" "$tmp/tr.err" 
   bad "--trace: $ev events in the file, want >= 200 and the summary to say so: $(cat "$tmp/tr.err")"
 traced_by "$t" 0 || bad "--trace: target still traced"
 
-# --- -- CMD: the child gets the signal; hits = its writes -------------------
+# --- -- CMD: the child gets the signal; hits = its writes (both backends) --
+for b in ptrace perf; do
 for sig in INT TERM HUP; do
-  "$hwbp" trace -e counter:-w- -- "$tmp/loop" final > "$tmp/c-$sig.out" 2> "$tmp/c-$sig.err" &
+  "$hwbp" trace --backend "$b" -e counter:-w- -- "$tmp/loop" final > "$tmp/c-$sig.out" 2> "$tmp/c-$sig.err" &
   h=$!; pids+=("$h")
-  poll 10 grown "$tmp/c-$sig.out" 20 || bad "-- CMD $sig: the child prints nothing"
+  poll 10 grown "$tmp/c-$sig.out" 20 || bad "$b -- CMD $sig: the child prints nothing"
   kill -"$sig" "$h"
   rc=0; wait "$h" || rc=$?
   want=$((128 + $(kill -l "$sig")))
-  [ "$rc" = "$want" ] || bad "-- CMD $sig: hwbp exited $rc, want $want: $(cat "$tmp/c-$sig.err")"
+  [ "$rc" = "$want" ] || bad "$b -- CMD $sig: hwbp exited $rc, want $want: $(cat "$tmp/c-$sig.err")"
   final=$(awk '$1 == "final" { print $2 }' "$tmp/c-$sig.out")
   w=$(whits "$tmp/c-$sig.out")
   [ -n "$final" ] && [ "$w" = "$final" ] ||
-    bad "-- CMD $sig: $w W hits, the child wrote '${final}': $(cat "$tmp/c-$sig.out")"
+    bad "$b -- CMD $sig: $w W hits, the child wrote '${final}': $(cat "$tmp/c-$sig.out")"
+done
 done
 
 # --- -- CMD: raise(SIGSTOP) stops the child until SIGCONT ------------------
@@ -192,17 +196,19 @@ rc=0; wait "$h" || rc=$?
 [ "$rc" = 130 ] || bad "-- CMD stop: hwbp exited $rc, want 130: $(cat "$tmp/stop.err")"
 
 # --- a second signal hurries: the child that ignores SIGINT is killed ------
-"$hwbp" trace -e counter:-w- -- "$tmp/loop" ignore > "$tmp/ign.out" 2> "$tmp/ign.err" & h=$!
+for b in ptrace perf; do
+"$hwbp" trace --backend "$b" -e counter:-w- -- "$tmp/loop" ignore > "$tmp/ign.out" 2> "$tmp/ign.err" & h=$!
 pids+=("$h")
-poll 10 grown "$tmp/ign.out" 20 || bad "ignore: the child prints nothing"
+poll 10 grown "$tmp/ign.out" 20 || bad "$b ignore: the child prints nothing"
 kill -INT "$h"
 n=$(lines "$tmp/ign.out")
-poll 10 grown "$tmp/ign.out" $((n + 10)) || bad "ignore: the child did not run on after SIGINT"
+poll 10 grown "$tmp/ign.out" $((n + 10)) || bad "$b ignore: the child did not run on after SIGINT"
 kill -INT "$h"
 rc=0; wait "$h" || rc=$?
-[ "$rc" = 137 ] || bad "ignore: hwbp exited $rc after a second SIGINT, want 137: $(cat "$tmp/ign.err")"
+[ "$rc" = 137 ] || bad "$b ignore: hwbp exited $rc after a second SIGINT, want 137: $(cat "$tmp/ign.err")"
 w=$(whits "$tmp/ign.out"); n=$(last "$tmp/ign.out")
-[ "$w" -ge "$n" ] && [ "$w" -lt $((n + 10)) ] || bad "ignore: $w W hits, the child printed $n"
+[ "$w" -ge "$n" ] && [ "$w" -lt $((n + 10)) ] || bad "$b ignore: $w W hits, the child printed $n"
+done
 
 # --- the exit status is the child's ----------------------------------------
 exit_is() {  # exit_is WANT CMD...
