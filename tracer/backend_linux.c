@@ -8,12 +8,52 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "perf.h"
 #include "ptrace.h"
 #include "session.h"
+
+/* PF_KTHREAD in /proc/PID/stat's flags (include/linux/sched.h). */
+#define PF_KTHREAD_FLAG 0x00200000u
+
+/*
+ * A process given with -p that cannot be traced for a reason of its own
+ * gets its own message, before any ptrace or perf call would answer with a
+ * bare EPERM or ESRCH (or, for perf, wait for ever on a kernel thread):
+ * no such process, a zombie (it has exited), a kernel thread (no user
+ * space).  From /proc/PID/stat: the state is the field after the command
+ * name (which may hold blanks and parentheses: the last ')' ends it), the
+ * flags the seventh after it (proc(5)).
+ */
+static int check_target(struct hwbp_trace_session *s, pid_t pid)
+{
+	char path[64], buf[512], state = 0;
+	unsigned long flags = 0;
+	const char *rp;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return hwbpi_fail(s, -ESRCH, false, "no process %ld: ESRCH", (long)pid);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	rp = strrchr(buf, ')');
+	if (!rp || sscanf(rp + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+		return 0;   /* unreadable: let ptrace or perf say */
+	if (state == 'Z' || state == 'X')
+		return hwbpi_fail(s, -ESRCH, false, "process %ld is a zombie: it has exited, "
+				  "nothing is left to trace: ESRCH", (long)pid);
+	if (flags & PF_KTHREAD_FLAG)
+		return hwbpi_fail(s, -EPERM, false, "process %ld is a kernel thread: it has no "
+				  "user space to watch: EPERM", (long)pid);
+	return 0;
+}
 
 /* The workload both take: -- CMD or -p PID, exactly one. */
 static int workload(struct hwbp_trace_session *s, pid_t *pid)
@@ -29,7 +69,7 @@ static int workload(struct hwbp_trace_session *s, pid_t *pid)
 		return hwbpi_fail(s, -EINVAL, true, "bad process id '%s'", p);
 	if (p)
 		*pid = (pid_t)v;
-	return 0;
+	return p ? check_target(s, *pid) : 0;
 }
 
 /* Symbols of the stopped process: the executable and what is mapped. */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "qemu_x86.h"
 #include "session.h"
@@ -177,6 +178,7 @@ static int lackey_open(struct hwbp_trace_session *s)
 	const char *path = hwbpi_session_opt(s, "lackey"), *elf = hwbpi_session_opt(s, "elf");
 	const char *bias_s = hwbpi_session_opt(s, "load-bias");
 	struct sim_state *st;
+	struct stat sb;
 	uint64_t bias = 0;
 	int ret;
 
@@ -203,7 +205,12 @@ static int lackey_open(struct hwbp_trace_session *s)
 				  hwbp_errno_name(ret));
 	st->lk.in = fopen(path, "r");
 	if (!st->lk.in)
-		return hwbpi_fail(s, -errno, true, "cannot read --lackey '%s': %s", path, strerror(errno));
+		return hwbpi_fail(s, -errno, true, "cannot read --lackey '%s': %s", path,
+				  hwbp_errno_name(-errno));
+	/* fopen() opens a directory for reading on Linux; its first read
+	 * fails with EISDIR, which would look like an empty trace. */
+	if (fstat(fileno(st->lk.in), &sb) == 0 && S_ISDIR(sb.st_mode))
+		return hwbpi_fail(s, -EISDIR, true, "cannot read --lackey '%s': EISDIR", path);
 	st->next = hwbpi_lackey_next;
 	st->arg = &st->lk;
 	return 0;

@@ -139,5 +139,42 @@ exact 2 "hwbp: trace: CTF --trace '$tmp/ctf' holds files that are not an hwbp tr
   --demo --trace "$tmp/ctf" --format ctf --force
 [ -L "$tmp/ctf/stream_0" ] && [ "$(ls "$tmp/ctf")" = stream_0 ] || bad "the planted stream_0 was touched"
 
+# --lackey of a directory: EISDIR, not an empty histogram
+exact 2 "hwbp: trace: cannot read --lackey '$tmp': EISDIR" --lackey "$tmp" --elf "$hwbp" -e 'main:rw-'
+
+# -p of a process that cannot be traced for a reason of its own says which,
+# with both backends: none, a zombie, a kernel thread.
+if [ "$(uname -s)" = Linux ]; then
+  # a zombie: `sleep 0`, the child of a shell that exec'd into sleep 30
+  sh -c 'sleep 0 & exec sleep 30' & parent=$!
+  zombie=
+  for _ in $(seq 250); do
+    zombie=$(cat "/proc/$parent/task/$parent/children" 2>/dev/null | tr -d ' ')
+    [ -n "$zombie" ] && [ "$(awk '{print $3}' "/proc/$zombie/stat" 2>/dev/null)" = Z ] && break
+    zombie=; sleep 0.02
+  done
+  kthread=
+  for st in /proc/[0-9]*/stat; do
+    f=$(awk '{ print $9 }' "$st" 2>/dev/null) || continue
+    if [ -n "$f" ] && [ $(( f & 0x00200000 )) -ne 0 ]; then kthread=$(basename "$(dirname "$st")"); break; fi
+  done
+  for b in ptrace perf; do
+    exact 1 "hwbp: trace: no process 999999999: ESRCH" --backend "$b" -e x:rw- -p 999999999
+    if [ -n "$zombie" ]; then
+      exact 1 "hwbp: trace: process $zombie is a zombie: it has exited, nothing is left to trace: ESRCH" \
+        --backend "$b" -e x:rw- -p "$zombie"
+    else
+      bad "no zombie to try (the child of $parent)"
+    fi
+    if [ -n "$kthread" ]; then
+      exact 1 "hwbp: trace: process $kthread is a kernel thread: it has no user space to watch: EPERM" \
+        --backend "$b" -e x:rw- -p "$kthread"
+    else
+      bad "no kernel thread visible in /proc"
+    fi
+  done
+  kill "$parent" 2>/dev/null; wait "$parent" 2>/dev/null || true
+fi
+
 [ $fail -eq 0 ] && echo "hwbp trace conventions: OK"
 exit $fail
