@@ -123,12 +123,21 @@ static int ptrace_open(struct hwbp_trace_session *s)
 	return process_symbols(s, hwbpi_ptrace_pid(ps));
 }
 
+/* The rings' consumer, called by the backends' event loops. */
+static void drain(void *arg)
+{
+	hwbpi_session_drain(arg);
+}
+
 static int ptrace_run(struct hwbp_trace_session *s)
 {
 	char err[256] = "";
 	int status = 0;
+	int ret;
+
+	hwbpi_ptrace_set_drain(s->bstate, drain, s);
 	/* Without --cpu: the model of the kernel's own debug registers. */
-	int ret = hwbpi_ptrace_trace(s->bstate, &s->t, s->have_cpu ? &s->cpu : NULL, &status, err,
+	ret = hwbpi_ptrace_trace(s->bstate, &s->t, s->have_cpu ? &s->cpu : NULL, &status, err,
 				     sizeof(err));
 
 	if (ret)
@@ -226,6 +235,8 @@ static int perf_run(struct hwbp_trace_session *s)
 	po.sampling = true;
 	po.stop = &s->stop;
 	po.stop_sig = &s->stop_sig;
+	po.drain = drain;
+	po.drain_arg = s;
 	p->started = false;   /* the trace lets it run, or kills it: nothing to abort */
 	ret = hwbpi_perf_trace(&s->t, &s->cpu, p->pid, started, &po, &res, err, sizeof(err));
 	if (ret)

@@ -198,8 +198,13 @@ static void wait_end(struct sess *s, pid_t pid, bool ours, const struct hwbpi_pe
 			poll(pf, npf, POLL_MS);
 		else
 			poll(NULL, 0, POLL_MS);
-		if (!o->drain_at_end)
+		if (!o->drain_at_end) {
 			drain_all(s);
+			/* The tracer's rings too: they are as small as the
+			 * kernel's, and fill as fast. */
+			if (o->drain)
+				o->drain(o->drain_arg);
+		}
 	}
 	drain_all(s);
 	free(pf);

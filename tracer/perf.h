@@ -80,6 +80,9 @@ struct hwbpi_perf_opts {
 					     its end, 2 (a second request) kills it */
 	volatile sig_atomic_t *stop_sig;  /* optional: the signal to pass on to a
 					     child of ours (0: none, it got it) */
+	void (*drain)(void *arg);         /* optional: empties the tracer's rings,
+					     called after each read of the kernel's */
+	void *drain_arg;
 };
 
 struct hwbpi_perf_result {

@@ -57,7 +57,12 @@ struct loop {
 	bool hurried;    /* asked twice: the started process killed */
 	bool detaching;  /* every stop of a tracee detaches it (attached) */
 	bool killing;    /* the started process ended after a stop: the rest killed */
+	uint64_t drained_at;   /* hits when the rings were last drained */
 };
+
+/* Hits between two drains of trace mode's rings (hwbpi_ptrace_set_drain):
+ * half a ring, at most 256 (a sixty-fourth of the default ring). */
+#define HWBPI_PT_DRAIN_EVERY 256
 
 static void read_shadow(struct loop *L, struct proc *p, pid_t tid)
 {
@@ -509,6 +514,16 @@ static int on_status(struct loop *L, pid_t w, int st)
 
 /* Wait for every tracee's stops until none is left.  Errors: -ENOMEM,
  * -errno of waitpid(). */
+/* How many hits a trace-mode ring takes between two drains without loss:
+ * half its capacity (one hit is one event of one CPU's ring), at most
+ * HWBPI_PT_DRAIN_EVERY. */
+static uint64_t drain_every(const struct hwbpi_tracer *t)
+{
+	size_t half = t->trace && t->ring[0] ? hwbp_ring_capacity(t->ring[0]) / 2 : 0;
+
+	return half == 0 ? 1 : half < HWBPI_PT_DRAIN_EVERY ? half : HWBPI_PT_DRAIN_EVERY;
+}
+
 static int event_loop(struct loop *L)
 {
 	struct hwbpi_ptrace *s = L->s;
@@ -535,6 +550,11 @@ static int event_loop(struct loop *L)
 			break;
 		}
 		ret = on_status(L, w, st);
+		if (s->drain && L->t->trace &&
+		    hwbpi_tracer_hits(L->t) - L->drained_at >= drain_every(L->t)) {
+			s->drain(s->drain_arg);
+			L->drained_at = hwbpi_tracer_hits(L->t);
+		}
 	}
 	return ret;
 }

@@ -184,6 +184,16 @@ void hwbpi_ptrace_request_stop(int sig);
  */
 unsigned hwbpi_ptrace_armed_left(const struct hwbpi_ptrace *s);
 
+/*
+ * hwbpi_ptrace_set_drain - while hwbpi_ptrace_trace() runs, call @fn(@arg)
+ * every 256 hits or half a ring, whichever is fewer (between two stops,
+ * never on the hit path itself): the
+ * consumer that empties trace mode's rings, so that a long trace keeps
+ * every event a ring of the default size would drop.  It runs on the
+ * event loop's thread, the rings' only producer, between two stops.
+ */
+void hwbpi_ptrace_set_drain(struct hwbpi_ptrace *s, void (*fn)(void *arg), void *arg);
+
 /* Kill a started process still alive, detach an attached one; free. */
 void hwbpi_ptrace_free(struct hwbpi_ptrace *s);
 

@@ -52,6 +52,8 @@ struct hwbpi_ptrace {
 	bool attached, traced;
 	bool ended;                /* the process @pid was reaped: status is its */
 	unsigned armed_left;       /* threads detached with a slot still enabled */
+	void (*drain)(void *arg);  /* trace mode: empty the rings (hwbpi_ptrace_set_drain) */
+	void *drain_arg;
 	int status;
 	struct thr *thr;
 	size_t nthr, cthr;

@@ -26,6 +26,14 @@ pid_t hwbpi_ptrace_pid(const struct hwbpi_ptrace *s)
 	return s ? s->pid : -1;
 }
 
+void hwbpi_ptrace_set_drain(struct hwbpi_ptrace *s, void (*fn)(void *arg), void *arg)
+{
+	if (s) {
+		s->drain = fn;
+		s->drain_arg = arg;
+	}
+}
+
 unsigned hwbpi_ptrace_armed_left(const struct hwbpi_ptrace *s)
 {
 	return s ? s->armed_left : 0;
