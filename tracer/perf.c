@@ -109,6 +109,10 @@ static void drain(struct sess *s, struct ring *r)
 	 * (the smp_rmb() of man 2 perf_event_open). */
 	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
 	tail = mp->data_tail;
+	/* The kernel's ring may hold far more samples than the tracer's:
+	 * the tracer's consumer runs between them, every drain_every. */
+	unsigned since = 0;
+
 	while (head - tail >= sizeof(struct perf_event_header)) {
 		struct perf_event_header h;
 		uint64_t rec[16];
@@ -119,6 +123,10 @@ static void drain(struct sess *s, struct ring *r)
 		if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(h) + 6 * 8) {
 			ring_copy(r, tail + sizeof(h), rec, 6 * 8);
 			sample(s, rec);
+			if (s->drain && ++since >= s->drain_every) {
+				s->drain(s->drain_arg);
+				since = 0;
+			}
 		} else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 2 * 8) {
 			ring_copy(r, tail + sizeof(h), rec, 2 * 8);   /* id, lost */
 			s->res->lost += rec[1];
@@ -200,10 +208,9 @@ static void wait_end(struct sess *s, pid_t pid, bool ours, const struct hwbpi_pe
 			poll(NULL, 0, POLL_MS);
 		if (!o->drain_at_end) {
 			drain_all(s);
-			/* The tracer's rings too: they are as small as the
-			 * kernel's, and fill as fast. */
-			if (o->drain)
-				o->drain(o->drain_arg);
+			/* The tracer's rings too, for what came last. */
+			if (s->drain)
+				s->drain(s->drain_arg);
 		}
 	}
 	drain_all(s);
@@ -252,6 +259,13 @@ static int trace_impl(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, pid_t 
 	memset(res, 0, sizeof(*res));
 	s.t = t;
 	s.res = res;
+	if (o->drain && t->trace && t->ring[0]) {
+		size_t half = hwbp_ring_capacity(t->ring[0]) / 2;
+
+		s.drain = o->drain;
+		s.drain_arg = o->drain_arg;
+		s.drain_every = half == 0 ? 1 : half < 64 ? (unsigned)half : 64;
+	}
 	s.page = (size_t)sysconf(_SC_PAGESIZE);
 	ret = selftest_once(err, errlen);
 	if (ret == 0)

@@ -48,6 +48,9 @@ struct sess {
 	unsigned ncpus;
 	size_t page;
 	unsigned last;          /* the event of the previous sample (a cache) */
+	void (*drain)(void *arg);   /* the tracer rings' consumer (opts.drain) */
+	void *drain_arg;
+	unsigned drain_every;   /* samples between two calls: half a tracer ring, <= 64 */
 };
 
 /* ---- tracer/perf_events.c ---- */
