@@ -75,7 +75,7 @@ struct hwbp_trace_session *bench_session(const char *lackey, const char *elf,
 
 	s = hwbp_trace_session_new(hwbp_trace_backend_find("lackey"), &ret);
 	if (!s) {
-		fprintf(stderr, "hwbp: bench: lackey session: %s\n", cli_errno_name(ret));
+		fprintf(stderr, "hwbp: bench: lackey session: %s\n", hwbp_errno_name(ret));
 		return NULL;
 	}
 	/* The table's ELF is not position-independent: no bias to guess
@@ -98,7 +98,7 @@ struct hwbp_trace_session *bench_session(const char *lackey, const char *elf,
 	if (ret) {
 		const char *msg = hwbp_trace_session_message(s, NULL);
 
-		fprintf(stderr, "hwbp: bench: lackey session: %s%s%s\n", cli_errno_name(ret),
+		fprintf(stderr, "hwbp: bench: lackey session: %s%s%s\n", hwbp_errno_name(ret),
 			msg[0] ? ": " : "", msg);
 		hwbp_trace_session_free(s);
 		return NULL;
@@ -182,10 +182,10 @@ int bench_lackey_replay(const char *path, const char *elf, uint64_t expected,
 			bytes = lackey_pass(k, path, s, res, &ret);
 			t0 = bench_now_ns() - t0;
 			if (ret && s)
-				fprintf(stderr, "hwbp: bench: lackey replay: %s %s\n", cli_errno_name(ret),
+				fprintf(stderr, "hwbp: bench: lackey replay: %s %s\n", hwbp_errno_name(ret),
 					hwbp_trace_session_message(s, NULL));
 			else if (ret)
-				fprintf(stderr, "hwbp: bench: lackey: %s: %s\n", path, cli_errno_name(ret));
+				fprintf(stderr, "hwbp: bench: lackey: %s: %s\n", path, hwbp_errno_name(ret));
 			hwbp_trace_session_free(s);
 			if (ret)
 				return ret;

@@ -145,7 +145,7 @@ int bench_sim(uint64_t total)
 		hwbp_cpu_preset(c->cpu, &cpu);
 		sims[k] = hwbp_sim_new(&cpu, HWBP_SIM_SDM, 1, &err);
 		if (!sims[k]) {
-			fprintf(stderr, "hwbp: bench: %s\n", cli_errno_name(err));
+			fprintf(stderr, "hwbp: bench: %s\n", hwbp_errno_name(err));
 			for (size_t j = 0; j < k; j++)
 				hwbp_sim_free(sims[j]);
 			free(a);

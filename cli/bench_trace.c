@@ -360,7 +360,7 @@ static int build_table(const struct bench_trace_opts *o, const struct bench_text
 		ret = hwbp_symtab_finish(tab);
 	if (ret < 0)
 		fprintf(stderr, "hwbp: bench: building the %" PRIu64 "-symbol table: %s\n", o->symbols,
-			cli_errno_name(ret));
+			hwbp_errno_name(ret));
 	*out = tab;
 	return ret;
 }
@@ -441,7 +441,7 @@ int bench_trace(const struct bench_trace_opts *o)
 	snprintf(dir, sizeof(dir), "%s/hwbp-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
 		fprintf(stderr, "hwbp: bench: cannot make a temp dir in %s: %s (%s)\n",
-			tmp && *tmp ? tmp : "/tmp", cli_errno_name(errno), strerror(errno));
+			tmp && *tmp ? tmp : "/tmp", hwbp_errno_name(errno), strerror(errno));
 		return 1;
 	}
 	snprintf(elf_path, sizeof(elf_path), "%s/table.elf", dir);
@@ -464,7 +464,7 @@ int bench_trace(const struct bench_trace_opts *o)
 	}
 	ret = bench_hits(o, tab, &ft, lackey_path, elf_path, &hr);
 	if (ret) {
-		fprintf(stderr, "hwbp: bench: hit path setup: %s\n", cli_errno_name(ret));
+		fprintf(stderr, "hwbp: bench: hit path setup: %s\n", hwbp_errno_name(ret));
 		goto out;
 	}
 	bench_lookups(o, tab, &ft, elf_path, &lr);

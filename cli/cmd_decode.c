@@ -227,11 +227,11 @@ static void print_result(const struct decode_args *d, const struct hwbp_ctx *ctx
 static int refused(const struct decode_args *d, const char *what, int err, const char *why)
 {
 	if (d->json) {
-		printf("{\"error\": \"%s\", \"message\": ", cli_errno_name(err));
+		printf("{\"error\": \"%s\", \"message\": ", hwbp_errno_name(err));
 		cli_json_str(why);
 		printf("}\n");
 	} else {
-		fprintf(stderr, "hwbp: decode: %s%s: %s\n", what, cli_errno_name(err), why);
+		fprintf(stderr, "hwbp: decode: %s%s: %s\n", what, hwbp_errno_name(err), why);
 	}
 	return EXIT_REFUSED;
 }

@@ -137,11 +137,11 @@ static int refused(const struct reqopts *o, const char *what, int err,
 	const char *why = cli_refusal(err, cpu, type);
 
 	if (o->json) {
-		printf("{\"error\": \"%s\", \"message\": ", cli_errno_name(err));
+		printf("{\"error\": \"%s\", \"message\": ", hwbp_errno_name(err));
 		cli_json_str(why);
 		printf("}\n");
 	} else {
-		fprintf(stderr, "hwbp: %s: %s: %s\n", what, cli_errno_name(err), why);
+		fprintf(stderr, "hwbp: %s: %s: %s\n", what, hwbp_errno_name(err), why);
 	}
 	return EXIT_REFUSED;
 }

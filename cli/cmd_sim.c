@@ -99,7 +99,7 @@ static void run_file(const char *path, bool compile, const struct hwbp_scenario_
 	int ret;
 
 	if (!text) {
-		fprintf(stderr, "hwbp: sim: cannot read '%s': %s (%s)\n", path, cli_errno_name(errno),
+		fprintf(stderr, "hwbp: sim: cannot read '%s': %s (%s)\n", path, hwbp_errno_name(errno),
 			strerror(errno));
 		*bad = true;
 		return;
@@ -113,7 +113,7 @@ static void run_file(const char *path, bool compile, const struct hwbp_scenario_
 		fprintf(stderr, "%s\n", err);
 		*bad = true;
 	} else if (ret) {
-		fprintf(stderr, "hwbp: sim: %s: %s\n", path, cli_errno_name(ret));
+		fprintf(stderr, "hwbp: sim: %s: %s\n", path, hwbp_errno_name(ret));
 		*bad = true;
 	}
 }

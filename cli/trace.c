@@ -557,7 +557,7 @@ int hwbp_cli_trace(int argc, char **argv)
 		return usage_error("trace: unknown --cpu '%s' (see 'hwbp caps --list')", o.cpu);
 	s = hwbp_trace_session_new(b, &ret);
 	if (!s) {
-		fprintf(stderr, "hwbp: trace: %s\n", cli_errno_name(ret));
+		fprintf(stderr, "hwbp: trace: %s\n", hwbp_errno_name(ret));
 		return EXIT_REFUSED;
 	}
 	if (o.trace_file && strcmp(o.format, "text") == 0) {

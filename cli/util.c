@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* See util.h. */
-#define _GNU_SOURCE /* strerrorname_np (glibc 2.32) */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,20 +49,6 @@ int cli_parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
-const char *cli_errno_name(int err)
-{
-	static char buf[16];
-	const char *n;
-
-	if (err < 0)
-		err = -err;
-	n = strerrorname_np(err);
-	if (n)
-		return n;
-	snprintf(buf, sizeof(buf), "E%d", err);
-	return buf;
-}
-
 int cli_version(void)
 {
 	printf("hwbp %s\n", hwbp_version());
@@ -83,7 +68,7 @@ int cli_close_output(FILE *f, const char *what)
 		return 0;
 	if (!err)
 		err = EIO;
-	fprintf(stderr, "hwbp: write error on %s: %s (%s)\n", what, cli_errno_name(err),
+	fprintf(stderr, "hwbp: write error on %s: %s (%s)\n", what, hwbp_errno_name(err),
 		strerror(err));
 	return 1;
 }

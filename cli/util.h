@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers every hwbp subcommand shares: the one number parser, errno
- * names, --version, and checked output (a failed write is an error).
+ * Helpers every hwbp subcommand shares: the one number parser, --version,
+ * and checked output (a failed write is an error).  Errno names are the
+ * library's hwbp_errno_name(), which names every errno.
  */
 #ifndef HWBP_CLI_UTIL_H
 #define HWBP_CLI_UTIL_H
@@ -16,10 +17,6 @@
  * Errors: -EINVAL (empty, NULL or not a number), -ERANGE (over 2^64 - 1).
  */
 int cli_parse_u64(const char *s, uint64_t *out);
-
-/* "ENOSPC", "EACCES", ... for any errno (sign ignored); "E<number>" for
- * one the C library does not name. */
-const char *cli_errno_name(int err);
 
 /* Print "hwbp VERSION" on stdout (the --version of every subcommand);
  * returns the exit status (0, or 1 when stdout cannot be written). */
