@@ -259,12 +259,10 @@ static int trace_impl(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, pid_t 
 	memset(res, 0, sizeof(*res));
 	s.t = t;
 	s.res = res;
-	if (o->drain && t->trace && t->ring[0]) {
-		size_t half = hwbp_ring_capacity(t->ring[0]) / 2;
-
+	s.drain_every = (unsigned)hwbpi_tracer_drain_every(t, 64);
+	if (o->drain && s.drain_every) {
 		s.drain = o->drain;
 		s.drain_arg = o->drain_arg;
-		s.drain_every = half == 0 ? 1 : half < 64 ? (unsigned)half : 64;
 	}
 	s.page = (size_t)sysconf(_SC_PAGESIZE);
 	ret = selftest_once(err, errlen);

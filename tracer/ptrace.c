@@ -514,16 +514,6 @@ static int on_status(struct loop *L, pid_t w, int st)
 
 /* Wait for every tracee's stops until none is left.  Errors: -ENOMEM,
  * -errno of waitpid(). */
-/* How many hits a trace-mode ring takes between two drains without loss:
- * half its capacity (one hit is one event of one CPU's ring), at most
- * HWBPI_PT_DRAIN_EVERY. */
-static uint64_t drain_every(const struct hwbpi_tracer *t)
-{
-	size_t half = t->trace && t->ring[0] ? hwbp_ring_capacity(t->ring[0]) / 2 : 0;
-
-	return half == 0 ? 1 : half < HWBPI_PT_DRAIN_EVERY ? half : HWBPI_PT_DRAIN_EVERY;
-}
-
 static int event_loop(struct loop *L)
 {
 	struct hwbpi_ptrace *s = L->s;
@@ -551,7 +541,8 @@ static int event_loop(struct loop *L)
 		}
 		ret = on_status(L, w, st);
 		if (s->drain && L->t->trace &&
-		    hwbpi_tracer_hits(L->t) - L->drained_at >= drain_every(L->t)) {
+		    hwbpi_tracer_hits(L->t) - L->drained_at >=
+			    hwbpi_tracer_drain_every(L->t, HWBPI_PT_DRAIN_EVERY)) {
 			s->drain(s->drain_arg);
 			L->drained_at = hwbpi_tracer_hits(L->t);
 		}

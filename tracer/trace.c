@@ -186,6 +186,16 @@ uint64_t hwbpi_tracer_hits(const struct hwbpi_tracer *t)
 	return n;
 }
 
+uint64_t hwbpi_tracer_drain_every(const struct hwbpi_tracer *t, uint64_t most)
+{
+	uint64_t half;
+
+	if (!t->trace || !t->ring[0])
+		return 0;
+	half = hwbp_ring_capacity(t->ring[0]) / 2;
+	return half == 0 ? 1 : half < most ? half : most;
+}
+
 void hwbpi_tracer_fini(struct hwbpi_tracer *t)
 {
 	if (!t)

@@ -102,6 +102,14 @@ void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
  * producers stopped (or accept a count that is a moment old). */
 uint64_t hwbpi_tracer_hits(const struct hwbpi_tracer *t);
 
+/*
+ * Trace mode, a real process: how many hits a ring takes between two runs
+ * of its consumer without a loss: half its capacity (one hit is one event
+ * of one CPU's ring), at most @most (each run costs a pass over what came).
+ * 0 in histogram mode: there is nothing to drain.
+ */
+uint64_t hwbpi_tracer_drain_every(const struct hwbpi_tracer *t, uint64_t most);
+
 /* ---- backends ------------------------------------------------------ */
 
 /* A data or execute access a workload makes, with the instruction. */
