@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "perf_int.h"
+#include "ptrace.h"
 
 #define POLL_MS 50
 
@@ -409,6 +410,15 @@ int hwbpi_perf_start(char *const argv[], pid_t *pid, char *err, size_t errlen)
 			hwbpi_perf_abort(p);
 		hwbpi_say(err, errlen, "%s: did not stop after exec", argv[0]);
 		return -ECHILD;
+	}
+	/* Symbols of shared libraries are there only once ld.so has mapped
+	 * them: at the entry point, as for the ptrace backend.  On an error
+	 * the child either ended (-ECHILD: reaped) or is still stopped. */
+	e = hwbpi_ptrace_run_to_entry(p, argv[0], err, errlen);
+	if (e) {
+		if (e != -ECHILD)
+			hwbpi_perf_abort(p);
+		return e;
 	}
 	*pid = p;
 	return 0;

@@ -39,10 +39,13 @@
  *   hwbpi_perf_start(argv) + hwbpi_perf_trace(started = true)
  *                          for watches resolved after exec (PIE, shared
  *                          libraries): start forks a child that calls
- *                          PTRACE_TRACEME and execs; it stays in the
- *                          SIGTRAP stop right after execve (man 2 ptrace,
- *                          "execve(2) under ptrace"), so /proc/PID/maps
- *                          holds the loaded program.  trace opens the
+ *                          PTRACE_TRACEME and execs; from the SIGTRAP
+ *                          stop right after execve (man 2 ptrace,
+ *                          "execve(2) under ptrace") it runs to its ELF
+ *                          entry point (hwbpi_ptrace_run_to_entry()) and
+ *                          stays stopped there, so that /proc/PID/maps
+ *                          holds the program and every library the
+ *                          dynamic loader mapped.  trace opens the
  *                          events (enabled: the child is stopped) and
  *                          PTRACE_DETACHes it, which lets it run.  After a
  *                          start that is not followed by trace, call
@@ -113,10 +116,10 @@ int hwbpi_perf_selftest(char *err, size_t errlen);
 unsigned hwbpi_perf_ncpus(void);
 
 /*
- * Start @argv (execvp) stopped right after its execve (see above).
+ * Start @argv (execvp) stopped at its entry point (see above).
  * Errors: -EINVAL, -ENOENT and other execvp errors as they are (the child
- *         reported them), -EPERM (ptrace refused), -ECHILD, -errno of
- *         fork/pipe.
+ *         reported them), -EPERM (ptrace refused), -ECHILD, -EIO (it
+ *         ended before its entry point), -errno of fork/pipe.
  */
 int hwbpi_perf_start(char *const argv[], pid_t *pid, char *err, size_t errlen);
 

@@ -97,7 +97,7 @@ int hwbpi_ptrace_selftest(char *err, size_t errlen);
  * executable and its DT_NEEDED libraries are mapped.  The process is
  * killed when the tracer dies (PTRACE_O_EXITKILL).
  * Errors: those of the self-test; -ENOENT, -EACCES... (@argv[0] cannot
- *         be run), -EPERM (ptrace not permitted), -EIO (it exited or was
+ *         be run), -EPERM (ptrace not permitted), -ECHILD (it exited or was
  *         killed before its entry point), -EINVAL, -ENOMEM.
  */
 int hwbpi_ptrace_start(struct hwbpi_ptrace **out, char *const argv[], char *err,
@@ -110,6 +110,20 @@ int hwbpi_ptrace_start(struct hwbpi_ptrace **out, char *const argv[], char *err,
  */
 int hwbpi_ptrace_start_fn(struct hwbpi_ptrace **out, int (*fn)(void *), void *arg,
 			  char *err, size_t errlen);
+
+/*
+ * hwbpi_ptrace_run_to_entry - run tracee @pid, stopped just past its
+ * execve() (PTRACE_TRACEME's SIGTRAP or a seized child's exec stop), to
+ * the first instruction of its ELF entry point (AT_ENTRY), where the
+ * dynamic loader has mapped every DT_NEEDED library and run their
+ * constructors, and leave it stopped there with its debug registers
+ * clear.  Signals the program gets on the way are delivered.  @cmd names
+ * it in messages.  Errors: -ECHILD (it ended first: reaped), -EIO (the
+ * breakpoint could not be set), -EOPNOTSUPP (no debug registers for
+ * ptrace), waitpid's and ptrace's errors; after any but -ECHILD @pid is
+ * still a stopped tracee.  Not async-signal-safe.
+ */
+int hwbpi_ptrace_run_to_entry(pid_t pid, const char *cmd, char *err, size_t errlen);
 
 /*
  * hwbpi_ptrace_attach - PTRACE_SEIZE and PTRACE_INTERRUPT every thread of

@@ -90,7 +90,7 @@ static int run_to_entry(pid_t pid, const struct hwbp_cpu *cpu, const char *cmd, 
 		if (!WIFSTOPPED(st)) {
 			hwbpi_say(err, errlen, "%s %s before its entry point", cmd,
 			    WIFEXITED(st) ? "exited" : "was killed");
-			return -EIO;
+			return -ECHILD;   /* reaped: its pid is free */
 		}
 		if (WSTOPSIG(st) == SIGTRAP && (st >> 16) == 0 &&
 		    ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) == 0 && si.si_code == TRAP_HWBKPT)
@@ -102,6 +102,14 @@ static int run_to_entry(pid_t pid, const struct hwbp_cpu *cpu, const char *cmd, 
 	if (ret == 0)
 		ret = hwbpi_linux_hit_done(pid);
 	return ret;
+}
+
+int hwbpi_ptrace_run_to_entry(pid_t pid, const char *cmd, char *err, size_t errlen)
+{
+	struct hwbp_cpu cpu;
+	int ret = hwbpi_pt_native_cpu(pid, &cpu, err, errlen);
+
+	return ret ? ret : run_to_entry(pid, &cpu, cmd, err, errlen);
 }
 
 /* The next stop of seized child @pid, other stops on the way passed
@@ -242,8 +250,10 @@ int hwbpi_pt_spawn(struct hwbpi_ptrace **out, char *const argv[], int (*fn)(void
 		(*out)->thr[0].armed = true;   /* its first stop is behind us */
 		return 0;
 	}
-	kill(pid, SIGKILL);
-	hwbpi_pt_wait_for(pid, &st);
+	if (ret != -ECHILD) {   /* not when it ended before its entry point */
+		kill(pid, SIGKILL);
+		hwbpi_pt_wait_for(pid, &st);
+	}
 	if (err && !err[0])
 		hwbpi_say(err, errlen, "%s: ptrace: %s", fn ? "the child" : argv[0], strerror(-ret));
 	return ret;

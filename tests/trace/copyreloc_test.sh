@@ -5,7 +5,9 @@
 # dynamic linker's order (the executable first), take versioned names
 # (optind@GLIBC_2.2.5, also from a stripped program's .dynsym and its
 # .gnu.version_r) and let a file be chosen (libc.so.6:optind, whose copy
-# nothing uses); among libraries, the order is DT_NEEDED breadth first.  main's accesses are exact (-O0: 4 reads of optind, 3 of
+# nothing uses); among libraries, the order is DT_NEEDED breadth first,
+# with both backends (perf, item 9: its events made once the libraries
+# are mapped).  main's accesses are exact (-O0: 4 reads of optind, 3 of
 # stderr); getopt()'s, in the stripped libc (function "?"), must not be 0.
 set -euo pipefail
 hwbp=$1 src=$2
@@ -75,6 +77,20 @@ cc -O0 -o "$tmp/two" "$tmp/m.c" -L"$tmp" -la -lb -Wl,-rpath,"$tmp"
 expect "$(count W shared_var touch_a)" 5 "liba's writes of shared_var"
 expect "$(count '?' shared_var touch_a)" 6 "liba's reads of shared_var"
 grep -qx 'libb.so:shared_var: 0 functions, overrun 0' "$tmp/out" || fail "libb.so:shared_var"
+
+# The same libraries with the perf backend, whose events are made once
+# ld.so has mapped them (the child run to its entry point): liba's 11
+# accesses (x86: R and W not told apart under rw-, so the sum) and one
+# execution of touch_a; libb's copy untouched.
+for b in ptrace perf; do
+	"$hwbp" trace --backend $b -e shared_var:rw- -e touch_a:--x -e libb.so:shared_var:rw- \
+		-- "$tmp/two" >"$tmp/out" || fail "$b, two libraries: exit $?"
+	expect "$(( $(count W shared_var touch_a) + $(count R shared_var touch_a) + \
+		$(count '?' shared_var touch_a) ))" 11 "$b: liba's accesses to shared_var"
+	expect "$(count X touch_a touch_a)" 1 "$b: touch_a executed"
+	grep -qx 'libb.so:shared_var: 0 functions, overrun 0' "$tmp/out" ||
+		fail "$b: libb.so:shared_var"
+done
 
 # A version or a file that does not exist: the usual one-line error.
 if "$hwbp" trace --backend ptrace -e optind@GLIBC_9:rw- -- "$tmp/prog" -x >"$tmp/out" 2>&1; then
