@@ -300,7 +300,6 @@ static int parse_args(int argc, char **argv, struct topts *o, int *done)
 	memset(o, 0, sizeof(*o));
 	*done = 0;
 	o->hist_entries = 16;
-	o->buffer_kb = 1024;
 	o->format = "text";
 	option_tables(longs, shorts);
 	opterr = 0;
@@ -416,9 +415,11 @@ static int check_fits(const struct topts *o, const struct hwbp_trace_backend *b)
 /* Options of the outputs that apply only with others. */
 static int check_outputs(const struct topts *o)
 {
-	if (!o->trace_file && (o->have_format || o->have_buffer || o->overwrite))
+	/* (--buffer-kb without --trace: the session knows whether the
+	 * backend has rings of its own.) */
+	if (!o->trace_file && (o->have_format || o->overwrite))
 		return usage_error("trace: %s applies only with --trace FILE",
-				   o->have_format ? "--format" : o->have_buffer ? "--buffer-kb" : "--overwrite");
+				   o->have_format ? "--format" : "--overwrite");
 	if (o->trace_file && o->have_hist)
 		return usage_error("trace: %s", "--hist-entries does not apply with --trace (no histogram)");
 	if (strcmp(o->format, "ctf") == 0 && strcmp(o->trace_file, "-") == 0)
@@ -506,7 +507,7 @@ static int session_error(struct hwbp_trace_session *s)
 static int configure(struct hwbp_trace_session *s, const struct topts *o, FILE *text)
 {
 	struct hwbp_trace_mode m = { o->trace_file != NULL, (unsigned)o->hist_entries,
-				     (size_t)o->buffer_kb * 1024, o->overwrite };
+				     o->have_buffer ? (size_t)o->buffer_kb * 1024 : 0, o->overwrite };
 	struct hwbp_trace_output out = { o->trace_file ? NULL : stdout, text,
 					 o->trace_file && strcmp(o->format, "ctf") == 0 ? o->trace_file : NULL,
 					 stderr, "hwbp: trace: " };

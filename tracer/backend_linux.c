@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "perf.h"
 #include "ptrace.h"
@@ -222,6 +223,20 @@ static int perf_open(struct hwbp_trace_session *s)
 	return process_symbols(s, p->pid);
 }
 
+/* The kernel's ring per CPU for --buffer-kb: data pages, a power of two
+ * (perf_mmap() refuses any other count), the most that fit; 0: the
+ * backend's default. */
+static unsigned ring_pages(size_t bytes)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = 1;
+
+	if (bytes == 0)
+		return 0;
+	while (n * 2 * page <= bytes)
+		n *= 2;
+	return (unsigned)n;
+}
+
 static int perf_run(struct hwbp_trace_session *s)
 {
 	struct perf_state *p = s->bstate;
@@ -237,6 +252,7 @@ static int perf_run(struct hwbp_trace_session *s)
 	po.stop_sig = &s->stop_sig;
 	po.drain = drain;
 	po.drain_arg = s;
+	po.ring_pages = ring_pages(s->mode.ring_bytes);
 	p->started = false;   /* the trace lets it run, or kills it: nothing to abort */
 	ret = hwbpi_perf_trace(&s->t, &s->cpu, p->pid, started, &po, &res, err, sizeof(err));
 	if (ret)
@@ -245,9 +261,15 @@ static int perf_run(struct hwbp_trace_session *s)
 		s->status = res.wstatus;
 		s->have_status = true;
 	}
+	/* What the histogram or trace lacks, and the one knob that helps:
+	 * the kernel's rings fill while hwbp does not read them (it was
+	 * stopped, or slower than the hits). */
 	if (res.lost)
-		hwbpi_note(s, "the kernel dropped %" PRIu64 " of %" PRIu64 " samples", res.lost,
-			   res.lost + res.samples);
+		hwbpi_note(s, "the kernel dropped %" PRIu64 " of %" PRIu64 " samples: its rings of "
+			   "%zu KiB per CPU were full; a larger --buffer-kb (at most %zu) keeps more",
+			   res.lost, res.lost + res.samples,
+			   (size_t)(po.ring_pages ? po.ring_pages : HWBPI_PERF_RING_PAGES) *
+			   (size_t)sysconf(_SC_PAGESIZE) / 1024, HWBPI_RING_MAX_BYTES / 1024);
 	return 0;
 }
 
@@ -266,7 +288,7 @@ const struct hwbp_trace_backend hwbpi_backend_perf = {
 	.description = "a real process through perf_event_open breakpoints, sampled",
 	.workload = "-- CMD or -p PID",
 	.options = perf_options,
-	.flags = HWBP_TRACE_BACKEND_CPU,
+	.flags = HWBP_TRACE_BACKEND_CPU | HWBP_TRACE_BACKEND_RINGS,
 	.open = perf_open,
 	.run = perf_run,
 	.close = perf_close,

@@ -68,10 +68,14 @@
 
 #include "tracer.h"
 
+/* Data pages per CPU ring unless hwbpi_perf_opts.ring_pages says (128 KiB
+ * with 4 KiB pages). */
+#define HWBPI_PERF_RING_PAGES 32u
+
 struct hwbpi_perf_opts {
 	bool sampling;                    /* else counting */
 	unsigned ring_pages;              /* data pages per CPU ring, a power of two;
-					     0: 32 (128 KiB) */
+					     0: HWBPI_PERF_RING_PAGES */
 	unsigned wakeup;                  /* samples per poll() wakeup; 0: 64 (the
 					     kernel also wakes at half a ring) */
 	bool drain_at_end;                /* read the rings only once the process

@@ -428,7 +428,7 @@ static int list_tids(pid_t pid, bool all, pid_t **out, unsigned *nout)
 int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads,
 		    bool enable_on_exec, const struct hwbpi_perf_opts *o, char *err, size_t n)
 {
-	unsigned pages = o->ring_pages ? o->ring_pages : DEFAULT_RING_PAGES;
+	unsigned pages = o->ring_pages ? o->ring_pages : HWBPI_PERF_RING_PAGES;
 	pid_t *tids = NULL;
 	unsigned ntid = 0;
 	int ret;

@@ -14,7 +14,6 @@
 
 #include "perf.h"
 
-#define DEFAULT_RING_PAGES 32u
 #define DEFAULT_WAKEUP 64u
 
 /* The session of one trace. */

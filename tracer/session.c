@@ -214,7 +214,7 @@ int hwbp_trace_session_mode(struct hwbp_trace_session *s, const struct hwbp_trac
 		return -EINVAL;
 	if (s->opened)
 		return -EBUSY;
-	if (m->trace && m->ring_bytes > HWBPI_RING_MAX_BYTES)
+	if (m->ring_bytes > HWBPI_RING_MAX_BYTES)
 		return hwbpi_fail(s, -ERANGE, true,
 				  "--buffer-kb %zu: at most %zu (%zu MiB per CPU): %s",
 				  m->ring_bytes / 1024, HWBPI_RING_MAX_BYTES / 1024,
@@ -453,6 +453,10 @@ int hwbp_trace_session_prepare(struct hwbp_trace_session *s)
 		return hwbpi_fail(s, -EINVAL, true, "trace mode needs an output");
 	if (s->force && !s->out.ctf_dir)
 		return hwbpi_fail(s, -EINVAL, true, "--force applies only with --format ctf");
+	if (s->mode.ring_bytes && !s->mode.trace && !(b->flags & HWBP_TRACE_BACKEND_RINGS))
+		return hwbpi_fail(s, -EINVAL, true, "--buffer-kb applies only with --trace FILE, or "
+				  "with a backend whose hits wait in the kernel's rings (not %s)",
+				  b->name);
 	s->opened = true;
 	ret = b->open ? b->open(s) : 0;
 	if (ret == 0)

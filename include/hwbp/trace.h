@@ -305,6 +305,8 @@ struct hwbp_trace_backend {
 };
 #define HWBP_TRACE_BACKEND_CPU 1u      /* takes a CPU model (--cpu) */
 #define HWBP_TRACE_BACKEND_MISSING 2u  /* not built into this library (open says why) */
+#define HWBP_TRACE_BACKEND_RINGS 4u    /* its hits wait in per-CPU rings of the kernel, in both
+                                        * modes: ring_bytes sizes those too */
 
 /*
  * hwbp_trace_backend_find - the registered backend called @name, or NULL.
@@ -325,7 +327,10 @@ hwbp_trace_backend_option(const struct hwbp_trace_backend *b, const char *name);
 struct hwbp_trace_mode {
 	bool trace;              /* every hit into per-CPU rings, else a histogram */
 	unsigned hist_entries;   /* histogram entries per watch; 0: 16 */
-	size_t ring_bytes;       /* trace mode: bytes per CPU ring; 0: 1 MiB; at most 64 MiB */
+	size_t ring_bytes;       /* bytes per CPU ring, at most 64 MiB: trace mode's rings
+				  * (0: 1 MiB), and with a HWBP_TRACE_BACKEND_RINGS backend
+				  * its kernel rings too, in both modes (0: its default);
+				  * else it must be 0 (-EINVAL at prepare) */
 	bool overwrite;          /* trace mode: a full ring drops its oldest event */
 };
 

@@ -21,7 +21,9 @@
 #  - a child that ignores SIGINT runs on; a second SIGINT kills it (137),
 #    both backends;
 #  - raise(SIGSTOP) in a -- CMD child stops it until SIGCONT;
-#  - the exit status is the child's: 3, 139 (SIGSEGV), 137 (SIGKILL).
+#  - the exit status is the child's: 3, 139 (SIGSEGV), 137 (SIGKILL);
+#  - perf: samples the kernel drops while hwbp is stopped are counted
+#    exactly (hits + dropped = writes) and the message names --buffer-kb.
 # Every wait is a bounded poll.  Job control (set -m): background jobs
 # then do not ignore SIGINT, and each gets its own process group.
 set -euo pipefail
@@ -221,5 +223,39 @@ exit_is 0 -e environ:rw- -- sh -c 'exit 0'
 exit_is 139 -e counter:-w- -- "$tmp/loop" segv
 exit_is 137 -e counter:-w- -- "$tmp/loop" kill
 exit_is 2 -e counter:-w-   # hwbp's own usage error stays 2
+
+# --- perf: samples the kernel dropped are counted, and the way out named ---
+# hwbp is stopped (SIGSTOP) while its child makes 100000 writes into a
+# 4 KiB ring per CPU: nearly all are dropped by the kernel.  Exact: the
+# histogram's hits + the dropped samples = the writes (the events' own
+# counts), and the message names --buffer-kb.
+mkfifo "$tmp/go"
+"$hwbp" trace --backend perf --buffer-kb 4 -e counter:-w- -- "$tmp/loop" burst 100000 "$tmp/go" \
+  > "$tmp/lost.out" 2> "$tmp/lost.err" & h=$!
+pids+=("$h")
+child_ready() {  # the child past its exec and let go (the events made): blocked on the FIFO
+  c=$(pgrep -P "$h" -x loop || true)
+  [ -n "$c" ] && traced_by "$c" 0 && state_is "$c" S
+}
+c=
+if poll 20 child_ready; then
+  kill -STOP "$h"
+  poll 10 stopped "$h" || bad "lost: hwbp did not stop"
+  printf g > "$tmp/go"
+  poll 20 state_is "$c" Z || bad "lost: the child did not finish its writes"
+  kill -CONT "$h"
+  # Under job control `wait` also returns for the stop (128 + SIGSTOP,
+  # 147), once; then for the exit.
+  rc=0; wait "$h" || rc=$?
+  if [ "$rc" = 147 ]; then rc=0; wait "$h" || rc=$?; fi
+  [ "$rc" = 0 ] || bad "lost: hwbp exited $rc: $(cat "$tmp/lost.err")"
+  d=$(sed -n 's/.*the kernel dropped \([0-9]*\) of 100000 samples: its rings of 4 KiB per CPU were full; a larger --buffer-kb (at most 65536) keeps more$/\1/p' "$tmp/lost.err")
+  w=$(whits "$tmp/lost.out")
+  [ -n "$d" ] && [ "$d" -gt 0 ] || bad "lost: no drop reported: $(cat "$tmp/lost.err")"
+  [ "$((w + ${d:-0}))" = 100000 ] || bad "lost: $w hits + ${d:-?} dropped, want 100000"
+  grep -qx 'final 100000' "$tmp/lost.out" || bad "lost: the child's own count"
+else
+  bad "lost: the child never got ready"
+fi
 
 exit "$fail"

@@ -15,8 +15,12 @@
  *                        times and exits (reaped)
  *   loop_prog stop       raise(SIGSTOP) after 20 writes, then loop
  *   loop_prog segv|kill  after 20 writes, die of SIGSEGV / SIGKILL
+ *   loop_prog burst N FIFO  open FIFO, read a byte, then write `counter`
+ *                        N times as fast as it can, print "final N", exit 0
  */
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -76,12 +80,28 @@ static void fork_writer(void)
 		waitpid(p, NULL, 0);
 }
 
+/* N writes once a byte arrives on @fifo (the test is ready then). */
+static int burst(long n, const char *fifo)
+{
+	int fd = open(fifo, O_RDONLY);
+	char c;
+
+	if (fd < 0 || read(fd, &c, 1) != 1)
+		return 2;
+	for (long i = 0; i < n; i++)
+		counter = counter + 1;
+	say("final ", counter);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "loop";
 	struct timespec ms = { 0, 1000000 };
 	long n = 0;
 
+	if (strcmp(mode, "burst") == 0)
+		return argc == 4 ? burst(atol(argv[2]), argv[3]) : 2;
 	if (strcmp(mode, "final") == 0) {
 		signal(SIGINT, on_signal);
 		signal(SIGTERM, on_signal);
