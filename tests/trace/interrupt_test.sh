@@ -245,9 +245,12 @@ if poll 20 child_ready; then
   poll 20 state_is "$c" Z || bad "lost: the child did not finish its writes"
   kill -CONT "$h"
   # Under job control `wait` also returns for the stop (128 + SIGSTOP,
-  # 147), once; then for the exit.
-  rc=0; wait "$h" || rc=$?
-  if [ "$rc" = 147 ]; then rc=0; wait "$h" || rc=$?; fi
+  # 147), whenever bash collects it; then for the exit (bounded: 10 s).
+  rc=147 k=0
+  while [ "$rc" = 147 ] && [ $k -lt 100 ]; do
+    rc=0; wait "$h" || rc=$?
+    k=$((k + 1)); [ "$rc" != 147 ] || sleep 0.1
+  done
   [ "$rc" = 0 ] || bad "lost: hwbp exited $rc: $(cat "$tmp/lost.err")"
   d=$(sed -n 's/.*the kernel dropped \([0-9]*\) of 100000 samples: its rings of 4 KiB per CPU were full; a larger --buffer-kb (at most 65536) keeps more$/\1/p' "$tmp/lost.err")
   w=$(whits "$tmp/lost.out")

@@ -462,6 +462,23 @@ static void test_session_errors(void **state)
 		assert_int_equal(hwbp_trace_session_run(s), -EINVAL);   /* no --demo */
 		assert_string_equal(hwbp_trace_session_message(s, NULL), "--backend sim traces --demo");
 		hwbp_trace_session_free(s);
+		/* a ring size in histogram mode: only for a backend with kernel rings */
+		{
+			struct hwbp_trace_mode m = { false, 4, 4096, false };
+
+			s = hwbp_trace_session_new(hwbp_trace_backend_find("sim"), NULL);
+			assert_int_equal(hwbp_trace_session_option(s, "demo", NULL), 0);
+			assert_int_equal(hwbp_trace_session_entry(s, "jiffies:rw-", "-e"), 0);
+			assert_int_equal(hwbp_trace_session_mode(s, &m), 0);
+			assert_int_equal(hwbp_trace_session_run(s), -EINVAL);
+			assert_string_equal(hwbp_trace_session_message(s, &input),
+					    "--buffer-kb applies only with --trace FILE, or with a backend "
+					    "whose hits wait in the kernel's rings (not sim)");
+			assert_true(input);
+			hwbp_trace_session_free(s);
+			assert_false(hwbp_trace_backend_find("sim")->flags & HWBP_TRACE_BACKEND_RINGS);
+			assert_true(hwbp_trace_backend_find("perf")->flags & HWBP_TRACE_BACKEND_RINGS);
+		}
 #ifdef __linux__
 		s = hwbp_trace_session_new(hwbp_trace_backend_find("ptrace"), NULL);
 		assert_int_equal(hwbp_trace_session_option(s, "pid", "0"), 0);
@@ -530,7 +547,7 @@ static void test_session_accessors(void **state)
 	assert_null(hwbp_trace_session_ring(NULL, 0));
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct hwbp_trace_session *s = hwbp_trace_session_new(sim, NULL);
-		struct hwbp_trace_mode m = { cases[i].trace, 4, 4096, false };
+		struct hwbp_trace_mode m = { cases[i].trace, 4, cases[i].trace ? 4096 : 0, false };
 		char *text = NULL;
 		size_t ntext = 0;
 		FILE *f = open_memstream(&text, &ntext);
