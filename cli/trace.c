@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 
 #include <hwbp/hwbp.h>
@@ -25,7 +26,7 @@
 
 enum {
 	OPT_FILTER = 256, OPT_CPU, OPT_BACKEND, OPT_SYMBOLS, OPT_HIST, OPT_TRACE, OPT_FORMAT,
-	OPT_BUFFER, OPT_OVERWRITE, OPT_VERSION, OPT_HELP, OPT_FORCE,
+	OPT_BUFFER, OPT_OVERWRITE, OPT_VERSION, OPT_HELP, OPT_FORCE, OPT_DURATION,
 	OPT_BACKEND_BASE = 512,     /* + index into bopt[] */
 };
 
@@ -35,6 +36,7 @@ struct topts {
 	const char *filter_file, *cpu, *backend, *symbols, *trace_file, *format;
 	bool overwrite, have_format, have_hist, have_buffer, force;
 	uint64_t hist_entries, buffer_kb;
+	uint64_t duration_ms;        /* --duration: 0 none */
 	char *const *cmd;
 	/* backend options given, in order */
 	const struct hwbp_trace_backend_option *given[MAX_BOPTS];
@@ -95,8 +97,8 @@ static int trace_help(void)
 	printf("usage: hwbp trace [-e ENTRY]... [--filter-file FILE] [--cpu PRESET]\n"
 	       "                  [--backend NAME|list] WORKLOAD\n"
 	       "                  [--symbols System.map|kallsyms] [--hist-entries N]\n"
-	       "                  [--trace FILE [--format text|ctf [--force]] [--buffer-kb N]\n"
-	       "                   [--overwrite]]\n"
+	       "                  [--duration SEC] [--buffer-kb N]\n"
+	       "                  [--trace FILE [--format text|ctf [--force]] [--overwrite]]\n"
 	       "       hwbp trace --version | --help\n"
 	       "Watch symbols by name and print a usage histogram by function (default) or\n"
 	       "every hit (--trace). ENTRY is SYM[+OFF][/LEN]:rwx with - for an absent letter\n"
@@ -104,7 +106,8 @@ static int trace_help(void)
 	       "The default length is the symbol's size. WORKLOAD is one of: %s.\n"
 	       "--format ctf writes FILE as a directory holding a CTF 1.8 trace (babeltrace2\n"
 	       "FILE), one stream per CPU; --force replaces an earlier hwbp trace there.\n"
-	       "--cpu defaults to the backend's model.\n"
+	       "--cpu defaults to the backend's model. --duration ends the trace after SEC\n"
+	       "seconds as SIGTERM would (a -- CMD command gets SIGTERM).\n"
 	       "Backends (the first that takes the workload given is the default):\n", wl);
 	for (unsigned i = 0; hwbp_trace_backend_at(i); i++) {
 		const struct hwbp_trace_backend *b = hwbp_trace_backend_at(i);
@@ -138,6 +141,36 @@ static int backend_list(void)
 	return cli_close_output(stdout, "stdout");
 }
 
+/* --duration SEC: decimal seconds with at most 3 decimals (ms), more
+ * than 0 and at most a year (31536000 s). */
+static int duration_arg(const char *v, uint64_t *ms)
+{
+	const char *dot = strchr(v, '.');
+	char whole[24];
+	uint64_t s = 0, frac = 0;
+	size_t n = dot ? (size_t)(dot - v) : strlen(v), nf = dot ? strlen(dot + 1) : 0;
+	bool ok = n > 0 && n < sizeof(whole) && (!dot || (nf > 0 && nf <= 3));
+
+	if (ok) {
+		memcpy(whole, v, n);
+		whole[n] = '\0';
+		ok = strspn(whole, "0123456789") == n && cli_parse_u64(whole, &s) == 0 &&
+		     s <= 31536000;
+	}
+	for (size_t i = 0; ok && i < 3; i++) {
+		char c = i < nf ? dot[1 + i] : '0';
+
+		ok = c >= '0' && c <= '9';
+		frac = frac * 10 + (uint64_t)(c - '0');
+	}
+	if (!ok || s * 1000 + frac == 0) {
+		fprintf(stderr, "hwbp: trace: bad --duration '%s' (seconds, such as 10 or 0.5)\n", v);
+		return EXIT_USAGE;
+	}
+	*ms = s * 1000 + frac;
+	return 0;
+}
+
 static int num_arg(const char *opt, const char *v, uint64_t *out, uint64_t max)
 {
 	if (cli_parse_u64(v, out) || *out == 0 || *out > max) {
@@ -163,6 +196,7 @@ static void option_tables(struct option *longs, char *shorts)
 		{ "buffer-kb", required_argument, NULL, OPT_BUFFER },
 		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, OPT_HELP },
 	};
@@ -252,6 +286,8 @@ static int option_value(int c, const char *v, char **argv, struct topts *o)
 	case OPT_TRACE:
 		o->trace_file = v;
 		return 0;
+	case OPT_DURATION:
+		return duration_arg(v, &o->duration_ms);
 	case OPT_FORMAT:
 		if (strcmp(v, "text") != 0 && strcmp(v, "ctf") != 0)
 			return usage_error("trace: bad --format '%s' (text, ctf)", v);
@@ -468,6 +504,48 @@ static void catch_stops(struct hwbp_trace_session *s, struct sigaction old[NSTOP
 			sigaction(stop_sigs[i], &sa, NULL);
 }
 
+/*
+ * --duration: SIGALRM ends the trace as a SIGTERM would, and a -- CMD
+ * child gets SIGTERM, as under timeout(1).  The timer starts once the
+ * workload is started and its watches placed (after prepare), so that
+ * loading a large program's symbols does not eat into the time.
+ */
+static void on_alarm(int sig)
+{
+	struct hwbp_trace_session *s = running;
+
+	(void)sig;
+	if (s)
+		hwbp_trace_session_stop_signal(s, SIGTERM);
+}
+
+static int start_timer(uint64_t ms, struct sigaction *old)
+{
+	struct itimerval it;
+	struct sigaction sa;
+
+	memset(&it, 0, sizeof(it));
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;   /* no SA_RESTART, as for the stop signals */
+	sigemptyset(&sa.sa_mask);
+	it.it_value.tv_sec = (time_t)(ms / 1000);
+	it.it_value.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+	if (sigaction(SIGALRM, &sa, old) || setitimer(ITIMER_REAL, &it, NULL)) {
+		fprintf(stderr, "hwbp: trace: --duration: %s\n", hwbp_errno_name(-errno));
+		return EXIT_REFUSED;
+	}
+	return 0;
+}
+
+static void stop_timer(const struct sigaction *old)
+{
+	struct itimerval it;
+
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	sigaction(SIGALRM, old, NULL);
+}
+
 static void release_stops(const struct sigaction old[NSTOP_SIGS])
 {
 	for (size_t i = 0; i < NSTOP_SIGS; i++)
@@ -541,9 +619,10 @@ int hwbp_cli_trace(int argc, char **argv)
 	struct hwbp_trace_session *s;
 	struct topts o;
 	struct hwbp_cpu cpu;
-	struct sigaction old[NSTOP_SIGS];
+	struct sigaction old[NSTOP_SIGS], old_alarm;
 	FILE *text = NULL;
 	int done, ret, rc = 0, child_rc = 0, status;
+	bool timing = false;
 
 	collect_backend_options();
 	ret = parse_args(argc, argv, &o, &done);
@@ -573,8 +652,14 @@ int hwbp_cli_trace(int argc, char **argv)
 	rc = configure(s, &o, text);
 	if (rc == 0) {
 		catch_stops(s, old);
-		if (hwbp_trace_session_run(s))
+		if (hwbp_trace_session_prepare(s))
 			rc = session_error(s);
+		if (rc == 0 && o.duration_ms && (rc = start_timer(o.duration_ms, &old_alarm)) == 0)
+			timing = true;
+		if (rc == 0 && hwbp_trace_session_run(s))
+			rc = session_error(s);
+		if (timing)
+			stop_timer(&old_alarm);
 		release_stops(old);
 	}
 	if (rc == 0 && o.cmd && hwbp_trace_session_wait_status(s, &status))

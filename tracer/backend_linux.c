@@ -76,15 +76,28 @@ static int workload(struct hwbp_trace_session *s, pid_t *pid)
 /* Symbols of the stopped process: the executable and what is mapped. */
 static int process_symbols(struct hwbp_trace_session *s, pid_t pid)
 {
+	struct hwbpi_proc_gone gone;
 	int ret;
 
 	s->syms = hwbp_symtab_new(&ret);
 	if (!s->syms)
 		return hwbpi_fail(s, ret, false, "cannot build the symbol table");
-	ret = hwbpi_proc_load_symbols(s->syms, pid);
+	ret = hwbpi_proc_load_symbols(s->syms, pid, &gone);
 	if (ret < 0)
 		return hwbpi_fail(s, ret, false, "cannot read the symbols of process %ld: %s",
 				  (long)pid, hwbp_errno_name(ret));
+	/* Files unlinked since they were mapped (a rebuilt program, an
+	 * upgraded library): said, as their symbols may not be the ones a
+	 * new copy on disk has. */
+	if (gone.read)
+		hwbpi_note(s, "%s%s was deleted since process %ld mapped it: its symbols are read "
+			   "from the process's own copy (/proc/%ld/)", gone.first,
+			   gone.read > 1 ? " (and others)" : "", (long)pid, (long)pid);
+	if (gone.unread)
+		hwbpi_note(s, "%s%s was deleted since process %ld mapped it and cannot be read "
+			   "through /proc/%ld/map_files (%s): its symbols are missing", gone.lib,
+			   gone.unread > 1 ? " (and others)" : "", (long)pid, (long)pid,
+			   hwbp_errno_name(gone.err));
 	return 0;
 }
 

@@ -19,29 +19,45 @@
 #include <unistd.h>
 
 #include "proc_maps.h"
+#include "symtab_int.h"
 
 /* ------------------------------------------------------------------ */
 /* /proc/PID/maps (every architecture).                                */
 /* ------------------------------------------------------------------ */
 struct mapent {
-	uint64_t start, off, ino;
+	uint64_t start, end, off, ino;
 	unsigned maj, min;
-	char path[4096];
+	bool deleted;                  /* the path's file was unlinked */
+	char path[4096];               /* without the " (deleted)" mark */
 };
+
+#define DELETED_MARK " (deleted)"
 
 /* "start-end perms offset maj:min inode path" (man 5 proc_pid_maps). */
 static bool parse_maps_line(const char *line, struct mapent *m)
 {
-	int n = 0;
+	size_t n = 0, len, mark = sizeof(DELETED_MARK) - 1;
+	int k = 0;
 
 	m->path[0] = '\0';
-	if (sscanf(line, "%" SCNx64 "-%*x %*s %" SCNx64 " %x:%x %" SCNu64 " %n", &m->start,
-		   &m->off, &m->maj, &m->min, &m->ino, &n) < 5)
+	m->deleted = false;
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %x:%x %" SCNu64 " %n", &m->start,
+		   &m->end, &m->off, &m->maj, &m->min, &m->ino, &k) < 6)
 		return false;
+	n = (size_t)k;
 	snprintf(m->path, sizeof(m->path), "%s", line + n);
 	m->path[strcspn(m->path, "\n")] = '\0';
+	/* The kernel appends the mark to the path of an unlinked file
+	 * (d_path(): fs/d_path.c prepend " (deleted)"); the file itself is
+	 * still there through /proc/PID/exe or /proc/PID/map_files/. */
+	len = strlen(m->path);
+	if (len > mark && strcmp(m->path + len - mark, DELETED_MARK) == 0) {
+		m->path[len - mark] = '\0';
+		m->deleted = true;
+	}
 	return true;
 }
+
 
 /* The page of the first PT_LOAD's p_vaddr: where the mapping at file
  * offset 0 goes before the bias (the ELF spec sorts PT_LOAD by p_vaddr;
@@ -122,20 +138,6 @@ int hwbpi_proc_load_bias(pid_t pid, const char *exe_path, uint64_t *bias)
 	return ret;
 }
 
-/* The symbols of one mapped file (@m at offset 0) at its load bias:
- * the number added, 0 for a file without symbols, or an error. */
-static int load_mapped(struct hwbp_symtab *syms, const struct mapent *m)
-{
-	uint64_t page;
-	int n;
-
-	if (elf_first_page(m->path, &page))
-		return 0;   /* not a 64-bit ELF (a locale archive, a data file) */
-	n = hwbp_symtab_load_elf(syms, m->path, m->start - page);
-	if (n == -EINVAL || n == -ENOENT || n == -EACCES)
-		return 0;   /* stripped, or gone since: no symbols to add */
-	return n;
-}
 
 /* ------------------------------------------------------------------ */
 /* The dynamic linker's order.                                         */
@@ -146,11 +148,64 @@ static int load_mapped(struct hwbp_symtab *syms, const struct mapent *m)
  * end are left out: such a file is placed in maps order instead). */
 struct mapped {
 	struct mapent m;
+	bool exe;                      /* the process's executable */
+	char src[80];                  /* deleted: the /proc path to read it by */
 	char soname[256];
 	char needed[2048];
 	size_t nlen;
 	bool placed;
 };
+
+/* Where @f's bytes are read from: its path, or for an unlinked file the
+ * /proc name of the open inode. */
+static const char *src_of(const struct mapped *f)
+{
+	return f->src[0] ? f->src : f->m.path;
+}
+
+/*
+ * An unlinked file is read through /proc: the executable by
+ * /proc/PID/exe (PTRACE_MODE_READ, as for the trace itself), a library
+ * by /proc/PID/map_files/START-END (opening it needs CAP_SYS_ADMIN in
+ * the initial user namespace, or CAP_CHECKPOINT_RESTORE: Linux's
+ * proc_map_files_get_link()).
+ */
+static void set_src(struct mapped *f, pid_t pid)
+{
+	f->src[0] = '\0';
+	if (f->m.deleted && f->exe)
+		snprintf(f->src, sizeof(f->src), "/proc/%d/exe", (int)pid);
+	else if (f->m.deleted)
+		snprintf(f->src, sizeof(f->src), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid,
+			 f->m.start, f->m.end);
+}
+
+/* The symbols of mapped file @f (at offset 0) at its load bias, named by
+ * its path even when read through /proc: the number added, 0 for a file
+ * without symbols, or an error.  An unlinked file that cannot be read
+ * is counted in @gone. */
+static int load_mapped(struct hwbp_symtab *syms, const struct mapped *f,
+		       struct hwbpi_proc_gone *gone)
+{
+	uint64_t page;
+	int n = elf_first_page(src_of(f), &page);
+
+	if (n && f->m.deleted && gone && n != -EINVAL) {
+		if (!gone->unread++) {
+			snprintf(gone->lib, sizeof(gone->lib), "%s", f->m.path);
+			gone->err = n;
+		}
+		return 0;
+	}
+	if (n)
+		return 0;   /* not a 64-bit ELF (a locale archive, a data file) */
+	if (f->m.deleted && gone && !gone->read++)
+		snprintf(gone->first, sizeof(gone->first), "%s", f->m.path);
+	n = hwbpi_symtab_load_elf_as(syms, src_of(f), f->m.path, f->m.start - page);
+	if (n == -EINVAL || n == -ENOENT || n == -EACCES)
+		return 0;   /* stripped, or gone since: no symbols to add */
+	return n;
+}
 
 /* The file offset of virtual address @v, through the PT_LOAD segments. */
 static bool vaddr_off(int fd, const Elf64_Ehdr *eh, uint64_t v, uint64_t *off)
@@ -189,7 +244,7 @@ static void read_dynamic(struct mapped *f)
 	uint64_t dyn = 0, ndyn = 0, strva = 0, strsz = 0, str, soname = UINT64_MAX;
 	uint64_t need[128];
 	unsigned nneed = 0;
-	int fd = open(f->m.path, O_RDONLY | O_CLOEXEC);
+	int fd = open(src_of(f), O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return;
@@ -273,8 +328,9 @@ static int list_files(FILE *f, const struct stat *xsb, struct mapped **file)
 		x->soname[0] = x->needed[0] = '\0';
 		x->nlen = 0;
 		x->placed = false;
-		if (xsb && m.ino == (uint64_t)xsb->st_ino && m.maj == major(xsb->st_dev) &&
-		    m.min == minor(xsb->st_dev) && n) {
+		x->exe = xsb && m.ino == (uint64_t)xsb->st_ino && m.maj == major(xsb->st_dev) &&
+			 m.min == minor(xsb->st_dev);
+		if (x->exe && n) {
 			struct mapped t = *x;   /* the executable goes first */
 
 			memmove(&(*file)[1], &(*file)[0], n * sizeof(**file));
@@ -330,7 +386,7 @@ static void scope_order(struct mapped *file, unsigned n, unsigned *order)
 			order[k++] = i;
 }
 
-int hwbpi_proc_load_symbols(struct hwbp_symtab *syms, pid_t pid)
+int hwbpi_proc_load_symbols(struct hwbp_symtab *syms, pid_t pid, struct hwbpi_proc_gone *gone)
 {
 	struct mapped *file = NULL;
 	unsigned *order;
@@ -354,8 +410,12 @@ int hwbpi_proc_load_symbols(struct hwbp_symtab *syms, pid_t pid)
 		free(file);
 		return -ENOMEM;
 	}
-	for (int i = 0; i < n; i++)
+	if (gone)
+		memset(gone, 0, sizeof(*gone));
+	for (int i = 0; i < n; i++) {
+		set_src(&file[i], pid);
 		read_dynamic(&file[i]);
+	}
 	/*
 	 * Loaded in the dynamic linker's order, so that "first added wins"
 	 * picks the copy the program uses: the executable first (its copy
@@ -365,7 +425,7 @@ int hwbpi_proc_load_symbols(struct hwbp_symtab *syms, pid_t pid)
 	 */
 	scope_order(file, (unsigned)n, order);
 	for (int i = 0; i < n; i++) {
-		int r = load_mapped(syms, &file[order[i]].m);
+		int r = load_mapped(syms, &file[order[i]], gone);
 
 		if (r < 0) {
 			total = r;

@@ -7,6 +7,7 @@
 #ifndef HWBP_TRACER_PROC_MAPS_H
 #define HWBP_TRACER_PROC_MAPS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -29,11 +30,23 @@ int hwbpi_proc_load_bias(pid_t pid, const char *exe_path, uint64_t *bias);
  * then DT_NEEDED breadth first (matched by DT_SONAME or file name), then
  * the rest (dlopen()ed, LD_PRELOAD) in maps order, so that a plain name
  * finds the definition the program binds to.  Files without a symbol
- * table are skipped.  Returns the number of symbols added.
+ * table are skipped.  A file unlinked since it was mapped (maps' "
+ * (deleted)") is read through /proc/PID/exe (the executable) or
+ * /proc/PID/map_files/ (a library: needs CAP_SYS_ADMIN) under its old
+ * path; @gone (may be NULL) says how many were, and which could not be.
+ * Returns the number of symbols added.
  * Errors: -ENOMEM, open errors of /proc/PID/maps (-ENOENT, -EACCES), those of
  *         hwbp_symtab_load_elf() other than -EINVAL/-ENOENT/-EACCES
  *         (-EBUSY, -ENOMEM, -EIO, -EOPNOTSUPP: built without libelf).
  */
-int hwbpi_proc_load_symbols(struct hwbp_symtab *syms, pid_t pid);
+struct hwbpi_proc_gone {
+	unsigned read;        /* unlinked files whose symbols were read */
+	char first[4096];     /* the first of them */
+	unsigned unread;      /* unlinked files that could not be read */
+	char lib[4096];       /* the first of those */
+	int err;              /* and why (-EPERM...) */
+};
+
+int hwbpi_proc_load_symbols(struct hwbp_symtab *syms, pid_t pid, struct hwbpi_proc_gone *gone);
 
 #endif /* HWBP_TRACER_PROC_MAPS_H */

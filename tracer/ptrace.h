@@ -11,7 +11,7 @@
  *   hwbpi_ptrace_start(&s, argv, err, n)     (or hwbpi_ptrace_attach(&s, pid, ...))
  *       -> the process is stopped: for -- CMD at its ELF entry point, with
  *          the executable, ld.so and every DT_NEEDED library mapped
- *   hwbpi_proc_load_symbols(syms, hwbpi_ptrace_pid(s)); hwbp_symtab_finish(syms);
+ *   hwbpi_proc_load_symbols(syms, hwbpi_ptrace_pid(s), NULL); hwbp_symtab_finish(syms);
  *   hwbpi_tracer_apply(t, entry, ...)...; hwbpi_tracer_start(t, 1, ...);
  *   hwbpi_ptrace_trace(s, t, cpu, &status, err, n)   runs to the end
  *   hwbpi_ptrace_free(s);

@@ -454,13 +454,19 @@ static int load_elf(struct hwbp_symtab *t, Elf *e, uint64_t bias, const char **s
 
 int hwbp_symtab_load_elf(struct hwbp_symtab *t, const char *path, uint64_t bias)
 {
+	return hwbpi_symtab_load_elf_as(t, path, path, bias);
+}
+
+int hwbpi_symtab_load_elf_as(struct hwbp_symtab *t, const char *path, const char *name,
+			     uint64_t bias)
+{
 #ifdef HWBP_HAVE_LIBELF
 	const char *soname = NULL;
 	struct mark m;
 	Elf *e;
 	int fd, r;
 
-	if (!t || !path)
+	if (!t || !path || !name)
 		return -EINVAL;
 	if (t->finished)
 		return -EBUSY;
@@ -479,7 +485,7 @@ int hwbp_symtab_load_elf(struct hwbp_symtab *t, const char *path, uint64_t bias)
 	m = hwbpi_symtab_mark_of(t);
 	r = load_elf(t, e, bias, &soname);
 	/* The file's name and soname, for "LIB:sym" and "sym@LIB". */
-	if (r >= 0 && hwbpi_symtab_add_obj(t, m, path, soname))
+	if (r >= 0 && hwbpi_symtab_add_obj(t, m, name, soname))
 		r = -ENOMEM;
 	if (r < 0)
 		hwbpi_symtab_rollback(t, m);
@@ -489,6 +495,7 @@ int hwbp_symtab_load_elf(struct hwbp_symtab *t, const char *path, uint64_t bias)
 #else
 	(void)t;
 	(void)path;
+	(void)name;
 	(void)bias;
 	return -EOPNOTSUPP;
 #endif

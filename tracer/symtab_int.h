@@ -110,6 +110,11 @@ int hwbpi_symtab_add_v(struct hwbp_symtab *t, const char *name, size_t len, cons
 int hwbpi_symtab_add_obj(struct hwbp_symtab *t, struct mark m, const char *path,
 			 const char *soname);
 struct mark hwbpi_symtab_mark_of(const struct hwbp_symtab *t);
+/* hwbp_symtab_load_elf() of the file at @path, remembered as @name (for
+ * "LIB:sym"): an unlinked file read through /proc under its old path.
+ * Errors: as hwbp_symtab_load_elf(). */
+int hwbpi_symtab_load_elf_as(struct hwbp_symtab *t, const char *path, const char *name,
+			     uint64_t bias);
 void hwbpi_symtab_rollback(struct hwbp_symtab *t, struct mark m);
 /* Free an index's arrays (symbols.c). */
 void hwbpi_symtab_ivl_free(struct ivl_index *x);

@@ -15,6 +15,9 @@
 #    stopped (the parent, which reaps each, writes on);
 #  - a target stopped (kill -STOP) when hwbp attaches, then SIGINT: it
 #    stays stopped and untraced, and runs on after SIGCONT;
+#  - --duration SEC, both backends: the same clean end (-p: exit 0, the
+#    target untraced; -- CMD: the child gets SIGTERM, exit 143, hits =
+#    its writes);
 #  - SIGINT/SIGTERM/SIGHUP to hwbp during -- CMD, with the ptrace and the
 #    perf backend: the child gets the same signal; its W hits are exactly
 #    the writes it says it made ("final N"); hwbp exits 128 + the signal;
@@ -178,6 +181,30 @@ for sig in INT TERM HUP; do
   [ -n "$final" ] && [ "$w" = "$final" ] ||
     bad "$b -- CMD $sig: $w W hits, the child wrote '${final}': $(cat "$tmp/c-$sig.out")"
 done
+done
+
+# --- --duration: the same clean end, by time -------------------------------
+# -p: hwbp exits 0 after about a second, the target left running and
+# untraced, its writes meanwhile counted; -- CMD: the child gets SIGTERM
+# (exit 143) and its W hits are exactly the writes it says it made.
+t=${target[TERM]}
+for b in ptrace perf; do
+  b0=$(last "$tmp/p-TERM.out")
+  rc=0; timeout -s KILL 60 "$hwbp" trace --backend "$b" --duration 1 -e counter:-w- -p "$t" \
+    > "$tmp/d-$b.hist" 2> "$tmp/d-$b.err" || rc=$?
+  b1=$(last "$tmp/p-TERM.out")
+  [ "$rc" = 0 ] || bad "$b --duration -p: exit $rc: $(cat "$tmp/d-$b.err")"
+  traced_by "$t" 0 || bad "$b --duration -p: the target is still traced"
+  w=$(whits "$tmp/d-$b.hist")
+  [ "$w" -ge 1 ] && [ "$w" -le $((b1 + 10 - b0)) ] ||
+    bad "$b --duration -p: $w W hits, want 1..$((b1 + 10 - b0))"
+  rc=0; timeout -s KILL 60 "$hwbp" trace --backend "$b" --duration 0.5 -e counter:-w- -- "$tmp/loop" final \
+    > "$tmp/d-$b.out" 2> "$tmp/d-$b.err" || rc=$?
+  [ "$rc" = 143 ] || bad "$b --duration -- CMD: exit $rc, want 143: $(cat "$tmp/d-$b.err")"
+  final=$(awk '$1 == "final" { print $2 }' "$tmp/d-$b.out")
+  w=$(whits "$tmp/d-$b.out")
+  [ -n "$final" ] && [ "$w" = "$final" ] ||
+    bad "$b --duration -- CMD: $w W hits, the child wrote '${final}'"
 done
 
 # --- -- CMD: raise(SIGSTOP) stops the child until SIGCONT ------------------

@@ -53,6 +53,8 @@ run 2 'traces --demo' --backend sim --lackey x.log --elf /bin/true
 run 2 "unexpected argument 'extra'" --demo extra
 run 2 '--trace needs a value' --demo --trace
 run 2 "unexpected option '--bogus'" --demo --bogus
+run 0 '' --demo -e jiffies:rw- --duration 0.5
+grep -q '^jiffies: 16 functions, overrun [0-9]*$' "$tmp/out" || bad "--duration 0.5 --demo: $(cat "$tmp/out")"
 
 # exactly: status STATUS, stderr the one line TEXT
 exact() {
@@ -85,6 +87,10 @@ exact 2 "hwbp: trace: cannot read --filter-file '$tmp/none': ENOENT" --demo --fi
 exact 2 "hwbp: trace: -e 'odd+18446744073709551615/2:rw-': column 26: offset + length wraps past 2^64 (ERANGE)" \
   --demo -e 'odd+18446744073709551615/2:rw-'
 
+# --duration: decimal seconds, to the millisecond, up to a year
+for d in 0 0.0 x -1 1.2345 1. .5 31536001; do
+  exact 2 "hwbp: trace: bad --duration '$d' (seconds, such as 10 or 0.5)" --demo --duration "$d"
+done
 # --buffer-kb: at most 64 MiB per CPU
 exact 2 'hwbp: trace: --buffer-kb 65537: at most 65536 (64 MiB per CPU): ERANGE' \
   --demo --trace "$tmp/t.txt" --buffer-kb 65537

@@ -530,7 +530,7 @@ static void test_start_exec_symbols(void **state)
 	assert_int_equal(hwbpi_proc_load_bias(hwbpi_ptrace_pid(s), NULL, &bias), 0);
 	syms = hwbp_symtab_new(&ret);
 	assert_non_null(syms);
-	ret = hwbpi_proc_load_symbols(syms, hwbpi_ptrace_pid(s));
+	ret = hwbpi_proc_load_symbols(syms, hwbpi_ptrace_pid(s), NULL);
 	assert_true(ret > 0 || ret == -EOPNOTSUPP);
 	if (ret > 0) {
 		const struct hwbp_sym *m;
@@ -615,7 +615,7 @@ static void test_exec_flow_symbols(void **state)
 	assert_int_equal(hwbpi_proc_load_bias(getpid(), self, &mybias), 0);
 	syms = hwbp_symtab_new(&ret);
 	assert_non_null(syms);
-	ret = hwbpi_proc_load_symbols(syms, hwbpi_ptrace_pid(s));
+	ret = hwbpi_proc_load_symbols(syms, hwbpi_ptrace_pid(s), NULL);
 	if (ret == -EOPNOTSUPP) {   /* built without libelf: by hand */
 		hwbp_symtab_add(syms, "v8", (uint64_t)(uintptr_t)&v8 - mybias + bias, 8, 'b');
 		ret = 1;
