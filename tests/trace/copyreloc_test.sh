@@ -92,6 +92,30 @@ for b in ptrace perf; do
 		fail "$b: libb.so:shared_var"
 done
 
+# A running program whose executable and library were deleted since it
+# mapped them (a rebuild, an upgrade): their symbols come from the
+# process's own copies (/proc/PID/exe, /proc/PID/map_files: root only)
+# under the old names, and a note says so.  It writes `mine` and calls
+# touch_a(1) (a write of liba's shared_var) once a millisecond.
+printf '#include <time.h>\nint touch_a(int); volatile int mine;\nint main(void) { struct timespec t = { 0, 1000000 }; for (;;) { mine++; touch_a(1); nanosleep(&t, 0); } }\n' >"$tmp/d.c"
+mkdir "$tmp/gone"
+cp "$tmp/liba.so" "$tmp/gone/liba.so"
+cc -O0 -o "$tmp/gone/dprog" "$tmp/d.c" -L"$tmp/gone" -la -Wl,-rpath,"$tmp/gone"
+"$tmp/gone/dprog" & dp=$!
+sleep 0.2
+rm -r "$tmp/gone"
+for b in ptrace perf; do
+	rc=0
+	"$hwbp" trace --backend $b --duration 0.5 -e mine:-w- -e shared_var:-w- -p $dp >"$tmp/out" \
+		2>"$tmp/err" || rc=$?
+	[ $rc = 0 ] || { kill $dp; fail "$b, deleted files: exit $rc: $(cat "$tmp/err")"; }
+	grep -qx "hwbp: trace: $tmp/gone/dprog (and others) was deleted since process $dp mapped it: its symbols are read from the process's own copy (/proc/$dp/)" "$tmp/err" ||
+		{ kill $dp; fail "$b, deleted files: the note: $(cat "$tmp/err")"; }
+	[ "$(count W mine main)" -gt 0 ] && [ "$(count W shared_var touch_a)" -gt 0 ] ||
+		{ kill $dp; fail "$b, deleted files: no hits"; }
+done
+kill $dp
+
 # A version or a file that does not exist: the usual one-line error.
 if "$hwbp" trace --backend ptrace -e optind@GLIBC_9:rw- -- "$tmp/prog" -x >"$tmp/out" 2>&1; then
 	fail "optind@GLIBC_9 accepted"
