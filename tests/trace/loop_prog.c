@@ -15,8 +15,10 @@
  *                        times and exits (reaped)
  *   loop_prog stop       raise(SIGSTOP) after 20 writes, then loop
  *   loop_prog segv|kill  after 20 writes, die of SIGSEGV / SIGKILL
- *   loop_prog burst N FIFO  open FIFO, read a byte, then write `counter`
- *                        N times as fast as it can, print "final N", exit 0
+ *   loop_prog exit N     after 20 writes, exit with status N
+ *   loop_prog burst N [FIFO]  (open FIFO, read a byte,) then write
+ *                        `counter` N times as fast as it can, print
+ *                        "final N", exit 0
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -80,13 +82,13 @@ static void fork_writer(void)
 		waitpid(p, NULL, 0);
 }
 
-/* N writes once a byte arrives on @fifo (the test is ready then). */
+/* N writes, once a byte arrives on @fifo (if any: the test is ready then). */
 static int burst(long n, const char *fifo)
 {
-	int fd = open(fifo, O_RDONLY);
+	int fd = fifo ? open(fifo, O_RDONLY) : -1;
 	char c;
 
-	if (fd < 0 || read(fd, &c, 1) != 1)
+	if (fifo && (fd < 0 || read(fd, &c, 1) != 1))
 		return 2;
 	for (long i = 0; i < n; i++)
 		counter = counter + 1;
@@ -101,7 +103,7 @@ int main(int argc, char **argv)
 	long n = 0;
 
 	if (strcmp(mode, "burst") == 0)
-		return argc == 4 ? burst(atol(argv[2]), argv[3]) : 2;
+		return argc == 3 || argc == 4 ? burst(atol(argv[2]), argc == 4 ? argv[3] : NULL) : 2;
 	if (strcmp(mode, "final") == 0) {
 		signal(SIGINT, on_signal);
 		signal(SIGTERM, on_signal);
@@ -127,6 +129,8 @@ int main(int argc, char **argv)
 			raise(SIGSEGV);
 		if (n == 20 && strcmp(mode, "kill") == 0)
 			raise(SIGKILL);
+		if (n == 20 && strcmp(mode, "exit") == 0)
+			return argc > 2 ? atoi(argv[2]) : 0;
 		nanosleep(&ms, NULL);
 	}
 }
