@@ -16,10 +16,11 @@ static const char usage[] =
 	"usage: hwbp sim [--profile sdm|qemu] [--emit] FILE...\n"
 	"       hwbp sim --compile FILE...\n"
 	"       hwbp sim --quirks\n"
-	"Run scenario files (see docs/scenarios.md) on the simulator. Prints\n"
-	"FILE:LINE: expected ... got ... for each failed expectation and a final\n"
-	"'N passed, N failed'. Exit 0 when nothing failed, 1 when an expectation\n"
-	"failed, 2 when a file does not parse (FILE:LINE:COL: message).\n"
+	"Run scenario files (see docs/scenarios.md; - is standard input) on the\n"
+	"simulator. Prints FILE:LINE: expected ... got ... for each failed\n"
+	"expectation and a final 'N passed, N failed'. Exit 0 when nothing\n"
+	"failed, 1 when an expectation failed, 2 when a file cannot be read or\n"
+	"does not parse (FILE:LINE:COL: message).\n"
 	"  --profile P   sdm (the architecture manuals, default) or qemu\n"
 	"  --emit        one canonical line per access instead of checking\n"
 	"  --compile     a C table of the files for the bare-metal harnesses\n"
@@ -36,50 +37,6 @@ static const struct cli_opt opts[] = {
 	{ NULL, NULL, 0 },
 };
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-
-	if (!f)
-		return NULL;
-	errno = 0;
-	for (;;) {
-		size_t got;
-
-		if (n == cap) {
-			char *p;
-
-			cap = cap ? cap * 2 : 65536;
-			p = realloc(buf, cap);
-			if (!p) {
-				free(buf);
-				fclose(f);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = p;
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		/* fread's errno (EISDIR for a directory), kept over fclose. */
-		int err = errno ? errno : EIO;
-
-		free(buf);
-		fclose(f);
-		errno = err;
-		return NULL;
-	}
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
 static void print_quirks(void)
 {
 	const struct hwbp_sim_quirk *q;
@@ -89,31 +46,40 @@ static void print_quirks(void)
 		       q->qemu, q->evidence);
 }
 
-/* One file: 0, or true in *bad when it could not be read or parsed. */
+/* Why a file could not be run, in one line: where it does not parse, or
+ * the errno of its read (hwbp_errno_name). */
+static void report(const char *name, int ret, const char *err)
+{
+	if ((ret == -EINVAL || ret == -EOVERFLOW) && err[0])
+		fprintf(stderr, "%s\n", err);
+	else if (ret == -ENOMEM)
+		fprintf(stderr, "hwbp: sim: %s: %s\n", name, hwbp_errno_name(ret));
+	else
+		fprintf(stderr, "hwbp: sim: cannot read '%s': %s (%s)\n", name, hwbp_errno_name(ret),
+			strerror(-ret));
+}
+
+/* One file (`-`: standard input), streamed: true in *bad when it could not
+ * be read or parsed. */
 static void run_file(const char *path, bool compile, const struct hwbp_scenario_opts *o,
 		     struct hwbp_scenario_stats *st, bool *bad)
 {
-	char err[512];
-	size_t len = 0;
-	char *text = slurp(path, &len);
+	bool std_in = strcmp(path, "-") == 0;
+	const char *name = std_in ? "<stdin>" : path;
+	FILE *f = std_in ? stdin : fopen(path, "rb");
+	char err[512] = "";
 	int ret;
 
-	if (!text) {
-		fprintf(stderr, "hwbp: sim: cannot read '%s': %s (%s)\n", path, hwbp_errno_name(errno),
-			strerror(errno));
-		*bad = true;
-		return;
-	}
-	if (compile)
-		ret = hwbp_scenario_compile(path, text, len, stdout, err, sizeof(err));
+	if (!f)
+		ret = -errno;
+	else if (compile)
+		ret = hwbp_scenario_compile_file(name, f, stdout, err, sizeof(err));
 	else
-		ret = hwbp_scenario_run(path, text, len, o, st, err, sizeof(err));
-	free(text);
-	if (ret == -EINVAL) {
-		fprintf(stderr, "%s\n", err);
-		*bad = true;
-	} else if (ret) {
-		fprintf(stderr, "hwbp: sim: %s: %s\n", path, hwbp_errno_name(ret));
+		ret = hwbp_scenario_run_file(name, f, o, st, err, sizeof(err));
+	if (f && !std_in)
+		fclose(f);
+	if (ret) {
+		report(name, ret, err);
 		*bad = true;
 	}
 }

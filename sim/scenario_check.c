@@ -54,7 +54,7 @@ static bool slot_bit(const struct hwbp_cpu *cpu, const char *name, uint32_t *dat
 /* expect hit SLOT...: exactly those slots, as the model reports them. */
 static bool check_hit_slots(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *e, const char *got)
 {
-	const struct hwbp_cpu *cpu = &r->prog->cpu;
+	const struct hwbp_cpu *cpu = &r->ps->cpu;
 	uint32_t want_d = 0, want_i = 0, gd = r->res.data_slots, gi = r->res.inst_slots;
 
 	for (unsigned i = 0; i < e->ntok; i++)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The scenario compiler: a parsed program's commands (not its
- * expectations) as rows of the C table the bare-metal harnesses replay
- * (their `struct hop`, one row per command and one per mode pair), so that
- * they struct hwbpi_scn_run the very file the simulator runs.
+ * The scenario compiler: a file's commands (not its expectations), one
+ * line at a time as the parser's second pass gives them, as rows of the C
+ * table the bare-metal harnesses replay (their `struct hop`, one row per
+ * command and one per mode pair), so that they run the very file the
+ * simulator runs.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -111,19 +112,43 @@ static void compile_cmd(FILE *out, const char *file, const struct hwbpi_scn_cmd 
 	hop(out, &h);
 }
 
+/* Both passes over @src: parse all, then a row (or rows) per command. */
+static int compile_src(const char *file, struct hwbpi_scn_src *src, FILE *out, char *errbuf,
+		       size_t errlen)
+{
+	struct hwbpi_scn_parser ps;
+	struct hwbpi_scn_cmd c;
+	int ret;
+
+	ret = hwbpi_scn_open(&ps, file, src, errbuf, errlen);
+	if (ret)
+		return ret;
+	while ((ret = hwbpi_scn_next(&ps, &c)) == 1)
+		compile_cmd(out, file, &c);
+	hwbpi_scn_close(&ps);
+	return ret;
+}
+
 int hwbp_scenario_compile(const char *file, const char *text, size_t len, FILE *out, char *errbuf,
 			  size_t errlen)
 {
-	struct hwbpi_scn_prog prog;
+	struct hwbpi_scn_src src;
+
+	if (!out || (!text && len))
+		return -EINVAL;
+	hwbpi_scn_src_text(&src, text ? text : "", len);
+	return compile_src(file, &src, out, errbuf, errlen);
+}
+
+int hwbp_scenario_compile_file(const char *file, FILE *in, FILE *out, char *errbuf, size_t errlen)
+{
+	struct hwbpi_scn_src src;
 	int ret;
 
-	if (!out)
+	if (!in || !out)
 		return -EINVAL;
-	ret = hwbpi_scn_load(file, text, len, &prog, errbuf, errlen);
-	if (ret)
-		return ret;
-	for (size_t i = 0; i < prog.n; i++)
-		compile_cmd(out, file, &prog.cmds[i]);
-	hwbpi_scn_free(&prog);
-	return 0;
+	hwbpi_scn_src_stream(&src, in);
+	ret = compile_src(file, &src, out, errbuf, errlen);
+	hwbpi_scn_src_free(&src);
+	return ret;
 }

@@ -208,28 +208,21 @@ static int parse_check(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens
 }
 
 /* The command an expectation checks: the nearest non-expect line above
- * it, which must have a result (not `cpu`), and for error/ok be one that
- * can fail (watch, unwatch, set). */
-static int check_target(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *prog,
+ * it (@prev), which must have a result (not `cpu`), and for error/ok be
+ * one that can fail (watch, unwatch, set). */
+static int check_target(struct hwbpi_scn_lexer *lx, enum hwbpi_scn_kind prev,
 			const struct hwbpi_scn_tokens *t, const struct hwbpi_scn_cmd *c,
 			const char *word)
 {
-	const struct hwbpi_scn_cmd *prev = NULL;
-
-	for (size_t i = prog->n - 1; i-- > 0;)
-		if (prog->cmds[i].kind != C_EXPECT) {
-			prev = &prog->cmds[i];
-			break;
-		}
-	if (!prev || prev->kind == C_CPU)
+	if (prev == C_CPU)
 		return hwbpi_scn_error(lx, t->p[0], "expect needs a command above it");
-	if ((c->ek == E_ERROR || c->ek == E_OK) && prev->kind != C_WATCH && prev->kind != C_SET &&
-	    prev->kind != C_UNWATCH)
+	if ((c->ek == E_ERROR || c->ek == E_OK) && prev != C_WATCH && prev != C_SET &&
+	    prev != C_UNWATCH)
 		return hwbpi_scn_error(lx, t->p[1], "'expect %s' follows watch, unwatch or set", word);
 	return 0;
 }
 
-int hwbpi_scn_parse_expect(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *prog,
+int hwbpi_scn_parse_expect(struct hwbpi_scn_lexer *lx, enum hwbpi_scn_kind prev,
 			   const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c)
 {
 	char word[HWBPI_SCN_NAME_LEN];
@@ -239,8 +232,6 @@ int hwbpi_scn_parse_expect(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_pr
 	ret = parse_profile(lx, t, c);
 	if (ret)
 		return ret;
-	if (prog->n < 2)
-		return hwbpi_scn_error(lx, t->p[0], "expect needs a command above it");
 	if (t->n < 2)
 		return hwbpi_scn_error(lx, t->p[0] + t->len[0],
 				       "expect needs a check (none, filtered, hit, class, timing, REG=VALUE, addr, error, ok)");
@@ -250,5 +241,5 @@ int hwbpi_scn_parse_expect(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_pr
 	ret = parse_check(lx, t, c, word);
 	if (ret)
 		return ret;
-	return check_target(lx, prog, t, c, word);
+	return check_target(lx, prev, t, c, word);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The scenario language's lexer: the words of one line, numbers, addresses
- * (NUMBER, B+OFF, C+OFF) and the one error format, "FILE:LINE:COL: ...",
- * whose column points at the offending character.
+ * The scenario language's lexer: the lines of a text or a stream, the words
+ * of one line, numbers, addresses (NUMBER, B+OFF, C+OFF) and the one error
+ * format, "FILE:LINE:COL: ...", whose column points at the offending
+ * character.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,6 +13,165 @@
 #include <string.h>
 
 #include "scenario.h"
+
+/* ------------------------------------------------------------ lines */
+
+/* Room for the longest line, its newline, and as much again of what
+ * follows, so that a refill reads at least a longest line's worth. */
+#define SRC_BUF (2 * ((size_t)HWBP_SCENARIO_LINE_MAX + 1))
+
+void hwbpi_scn_src_text(struct hwbpi_scn_src *s, const char *text, size_t len)
+{
+	memset(s, 0, sizeof(*s));
+	s->data = text;
+	s->end = len;
+	s->eof = true;
+}
+
+void hwbpi_scn_src_stream(struct hwbpi_scn_src *s, FILE *in)
+{
+	memset(s, 0, sizeof(*s));
+	s->in = in;
+}
+
+void hwbpi_scn_src_free(struct hwbpi_scn_src *s)
+{
+	if (s->spool)
+		fclose(s->spool);
+	free(s->buf);
+	memset(s, 0, sizeof(*s));
+}
+
+/* A stream's first read: its buffer, its offset now (the second pass
+ * starts there: the caller may have read a header before), or a spool
+ * when it cannot seek (ftello fails with ESPIPE). */
+static int src_start(struct hwbpi_scn_src *s)
+{
+	s->buf = malloc(SRC_BUF);
+	if (!s->buf)
+		return -ENOMEM;
+	s->data = s->buf;
+	s->started = true;
+	s->origin = s->base = ftello(s->in);
+	if (s->base >= 0)
+		return 0;
+	s->origin = s->base = 0;
+	errno = 0;
+	s->spool = tmpfile();
+	return s->spool ? 0 : (errno ? -errno : -EIO);
+}
+
+/* More of the stream after what is not yet taken, which moves to the
+ * front of the buffer. */
+static int src_refill(struct hwbpi_scn_src *s)
+{
+	size_t have = s->end - s->start, want, got;
+
+	memmove(s->buf, s->buf + s->start, have);
+	s->base += (off_t)s->start;
+	s->start = 0;
+	s->end = have;
+	want = SRC_BUF - have;
+	errno = 0;
+	got = fread(s->buf + have, 1, want, s->in);
+	s->end += got;
+	if (got < want && ferror(s->in))
+		return errno ? -errno : -EIO;
+	s->eof = got < want;
+	return 0;
+}
+
+/* The first pass over a stream that cannot seek keeps its lines. */
+static int src_keep(struct hwbpi_scn_src *s, const char *line, size_t len)
+{
+	errno = 0;
+	if (fwrite(line, 1, len, s->spool) != len || putc('\n', s->spool) == EOF)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* Take the line of @n bytes at data[start], and its newline (@nl: 1, or 0
+ * for a last line without one). */
+static int src_take(struct hwbpi_scn_src *s, const char **line, size_t *len, size_t n, size_t nl)
+{
+	*line = s->data + s->start;
+	*len = n;
+	s->start += n + nl;
+	if (s->spool && s->in != s->spool) {
+		int ret = src_keep(s, *line, n);
+
+		if (ret)
+			return ret;
+	}
+	return 1;
+}
+
+int hwbpi_scn_src_line(struct hwbpi_scn_src *s, const char **line, size_t *len)
+{
+	int ret;
+
+	if (s->in && !s->started && (ret = src_start(s)))
+		return ret;
+	for (;;) {
+		size_t have = s->end - s->start;
+		size_t look = have < HWBP_SCENARIO_LINE_MAX + 1 ? have : HWBP_SCENARIO_LINE_MAX + 1;
+		const char *nl = memchr(s->data + s->start, '\n', look);
+
+		if (nl)
+			ret = src_take(s, line, len, (size_t)(nl - (s->data + s->start)), 1);
+		else if (look == HWBP_SCENARIO_LINE_MAX + 1) {
+			/* Too long: never cut (the rest would read as a line of
+			 * its own); the caller reports it and stops. */
+			*line = s->data + s->start;
+			*len = look;
+			return 1;
+		} else if (s->eof)
+			ret = have ? src_take(s, line, len, have, 0) : 0;
+		else if ((ret = src_refill(s)) == 0)
+			continue;
+		return ret;
+	}
+}
+
+off_t hwbpi_scn_src_tell(const struct hwbpi_scn_src *s)
+{
+	return s->base + (off_t)s->start;
+}
+
+int hwbpi_scn_src_seek(struct hwbpi_scn_src *s, off_t pos)
+{
+	/* Still in the buffer (a lookahead of a few lines): no system call. */
+	if (pos >= s->base && pos <= s->base + (off_t)s->end) {
+		s->start = (size_t)(pos - s->base);
+		return 0;
+	}
+	if (!s->in)
+		return -EINVAL;
+	if (fseeko(s->in, pos, SEEK_SET))
+		return errno ? -errno : -EIO;
+	s->base = pos;
+	s->start = s->end = 0;
+	s->eof = false;
+	return 0;
+}
+
+int hwbpi_scn_src_rewind(struct hwbpi_scn_src *s)
+{
+	if (s->spool && s->in != s->spool) {
+		/* The second pass reads the copy, from its start. */
+		if (fflush(s->spool) || fseeko(s->spool, 0, SEEK_SET))
+			return errno ? -errno : -EIO;
+		s->in = s->spool;
+		s->origin = s->base = 0;
+		s->start = s->end = 0;
+		s->eof = false;
+		return 0;
+	}
+	/* A file that fits in the buffer is read from the system once. */
+	return hwbpi_scn_src_seek(s, s->origin);
+}
+
+/* ------------------------------------------------------------ words */
 
 int hwbpi_scn_error(struct hwbpi_scn_lexer *lx, const char *at, const char *fmt, ...)
 {

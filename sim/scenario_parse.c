@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The scenario language's parser: a whole file -> a program of commands
- * (struct hwbpi_scn_prog), or one "FILE:LINE:COL: message".
+ * The scenario language's parser: one line -> one command (struct
+ * hwbpi_scn_cmd), or one "FILE:LINE:COL: message"; and the two passes over
+ * a file (scenario.h): all of it parsed before anything runs, none of it
+ * kept.
  *
  * The first line names the CPU; from then on a scratch simulator of that
  * CPU answers "is this a register / a mode of this CPU?", so that a typo
@@ -17,30 +19,10 @@
 #include "scenario.h"
 
 
-/* A fresh command at the end of the program (NULL: out of memory). */
-static struct hwbpi_scn_cmd *push(struct hwbpi_scn_lexer *lx, struct hwbpi_scn_prog *p,
-				  const char *at)
-{
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 64;
-		struct hwbpi_scn_cmd *c = realloc(p->cmds, cap * sizeof(*c));
-
-		if (!c) {
-			hwbpi_scn_error(lx, at, "out of memory");
-			return NULL;
-		}
-		p->cmds = c;
-		p->cap = cap;
-	}
-	memset(&p->cmds[p->n], 0, sizeof(p->cmds[0]));
-	p->cmds[p->n].line = lx->line;
-	return &p->cmds[p->n++];
-}
-
 /* The simulator's model of the file's CPU: what lines it gives a meaning
  * to.  There is one for every preset (hwbp_sim_new() of the `cpu` line
  * succeeded before any other line is parsed). */
-static const struct hwbpi_sim_model *model_of(const struct hwbpi_scn_prog *p)
+static const struct hwbpi_sim_model *model_of(const struct hwbpi_scn_parser *p)
 {
 	return hwbpi_sim_model(p->cpu.arch);
 }
@@ -61,11 +43,11 @@ static int parse_watch_type(const char *s, unsigned len, unsigned *type)
 }
 
 /* The operands of one command line; @probe is the scratch simulator. */
-typedef int parse_fn(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+typedef int parse_fn(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_parser *p,
 		     const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
 		     struct hwbp_sim *probe);
 
-static int parse_cpu_again(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+static int parse_cpu_again(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_parser *p,
 			   const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
 			   struct hwbp_sim *probe)
 {
@@ -74,7 +56,7 @@ static int parse_cpu_again(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_pr
 }
 
 /* set REG VALUE */
-static int parse_set(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+static int parse_set(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_parser *p,
 		     const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
 		     struct hwbp_sim *probe)
 {
@@ -116,7 +98,7 @@ static int parse_watch_options(struct hwbpi_scn_lexer *lx, const struct hwbpi_sc
 
 /* watch NAME ADDR LEN TYPE [options].  A name may be reused after
  * unwatch: whether it is live is checked at run time. */
-static int parse_watch(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+static int parse_watch(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_parser *p,
 		       const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
 		       struct hwbp_sim *probe)
 {
@@ -145,7 +127,7 @@ static int parse_watch(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *
 }
 
 /* unwatch NAME */
-static int parse_unwatch(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+static int parse_unwatch(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_parser *p,
 			 const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
 			 struct hwbp_sim *probe)
 {
@@ -157,7 +139,7 @@ static int parse_unwatch(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog
 }
 
 /* One KEY=VALUE of mode: cpu=N (the runner's) or a key of this CPU. */
-static int parse_mode_pair(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+static int parse_mode_pair(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_parser *p,
 			   const struct hwbpi_scn_tokens *t, unsigned i, struct hwbpi_scn_cmd *c,
 			   struct hwbp_sim *probe)
 {
@@ -191,7 +173,7 @@ static int parse_mode_pair(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_pr
 }
 
 /* mode KEY=VALUE... (1 to 4 pairs) */
-static int parse_mode(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+static int parse_mode(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_parser *p,
 		      const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
 		      struct hwbp_sim *probe)
 {
@@ -209,7 +191,7 @@ static int parse_mode(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p
 }
 
 /* read ADDR SIZE, write ADDR SIZE, io PORT SIZE */
-static int parse_sized(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+static int parse_sized(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_parser *p,
 		       const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
 		       struct hwbp_sim *probe)
 {
@@ -234,7 +216,7 @@ static int parse_sized(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *
 }
 
 /* exec ADDR, zero ADDR */
-static int parse_at(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+static int parse_at(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_parser *p,
 		    const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
 		    struct hwbp_sim *probe)
 {
@@ -252,7 +234,7 @@ static int parse_at(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
 	return ret;
 }
 
-static int parse_resume(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_prog *p,
+static int parse_resume(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_parser *p,
 			const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
 			struct hwbp_sim *probe)
 {
@@ -274,19 +256,15 @@ static const struct {
 };
 
 /* The first line: cpu PRESET. */
-static int parse_first(struct hwbpi_scn_lexer *lx, struct hwbpi_scn_prog *p,
-		       const struct hwbpi_scn_tokens *t)
+static int parse_first(struct hwbpi_scn_lexer *lx, struct hwbpi_scn_parser *p,
+		       const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c)
 {
-	struct hwbpi_scn_cmd *c;
 	int ret;
 
 	if (!hwbpi_scn_tok_is(t, 0, "cpu"))
 		return hwbpi_scn_error(lx, t->p[0], "the first line must be 'cpu PRESET'");
 	if (t->n != 2)
 		return hwbpi_scn_error(lx, t->p[0], "'cpu' takes one preset name");
-	c = push(lx, p, t->p[0]);
-	if (!c)
-		return -ENOMEM;
 	c->kind = C_CPU;
 	ret = hwbpi_scn_tok_copy(lx, t, 1, c->name, HWBPI_SCN_NAME_LEN);
 	if (ret)
@@ -297,96 +275,170 @@ static int parse_first(struct hwbpi_scn_lexer *lx, struct hwbpi_scn_prog *p,
 	return 0;
 }
 
-static int parse_line(struct hwbpi_scn_lexer *lx, struct hwbpi_scn_prog *p,
-		      const struct hwbpi_scn_tokens *t, struct hwbp_sim *probe)
+static bool is_expect(const struct hwbpi_scn_tokens *t)
 {
-	struct hwbpi_scn_cmd *c;
+	return t->len[0] >= 6 && memcmp(t->p[0], "expect", 6) == 0;
+}
+
+/* A command line into @c (which names its line). */
+static int parse_command(struct hwbpi_scn_parser *p, const struct hwbpi_scn_tokens *t,
+			 struct hwbpi_scn_cmd *c)
+{
+	struct hwbpi_scn_lexer *lx = &p->lx;
 
 	if (!p->have_cpu)
-		return parse_first(lx, p, t);
-	c = push(lx, p, t->p[0]);
-	if (!c)
-		return -ENOMEM;
-	if (t->len[0] >= 6 && memcmp(t->p[0], "expect", 6) == 0)
-		return hwbpi_scn_parse_expect(lx, p, t, c);
+		return parse_first(lx, p, t, c);
+	if (is_expect(t))
+		return hwbpi_scn_parse_expect(lx, p->prev, t, c);
 	for (unsigned i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (hwbpi_scn_tok_is(t, 0, commands[i].word))
-			return commands[i].parse(lx, p, t, c, probe);
+			return commands[i].parse(lx, p, t, c, p->probe);
 	return hwbpi_scn_error(lx, t->p[0], "unknown command '%.*s'", (int)t->len[0], t->p[0]);
 }
 
-/* Every line in turn, until the first error. */
-static int parse_lines(struct hwbpi_scn_lexer *lx, struct hwbpi_scn_prog *p, const char *text,
-		       size_t len)
+/* The next line's words (none for a blank or comment line): 1, 0 at the
+ * end, or an error (the line is too long, holds a NUL byte, a stray
+ * character, or could not be read). */
+static int next_words(struct hwbpi_scn_parser *p, struct hwbpi_scn_tokens *t)
 {
-	struct hwbp_sim *probe = NULL;
-	size_t pos = 0;
+	struct hwbpi_scn_lexer *lx = &p->lx;
+	const char *s, *nul;
+	size_t l;
+	int ret = hwbpi_scn_src_line(p->src, &s, &l);
+
+	if (ret <= 0)
+		return ret;
+	lx->line++;
+	lx->start = s;
+	nul = memchr(s, '\0', l);
+	if (nul)
+		return hwbpi_scn_error(lx, nul, "NUL byte in a scenario file");
+	if (l > HWBP_SCENARIO_LINE_MAX) {
+		hwbpi_scn_error(lx, s + HWBP_SCENARIO_LINE_MAX, "line longer than %d bytes",
+				HWBP_SCENARIO_LINE_MAX);
+		return -EOVERFLOW;
+	}
+	ret = hwbpi_scn_tokenize(lx, s, l, t);
+	return ret ? ret : 1;
+}
+
+/* After the `cpu` line: the scratch simulator that parse_set() and
+ * parse_mode_pair() ask. */
+static int make_probe(struct hwbpi_scn_parser *p)
+{
 	int ret = 0;
 
-	while (pos < len && ret == 0) {
-		const char *s = text + pos;
-		const char *nl = memchr(s, '\n', len - pos);
-		size_t l = nl ? (size_t)(nl - s) : len - pos;
-		struct hwbpi_scn_tokens t;
+	p->probe = hwbp_sim_new(&p->cpu, HWBP_SIM_SDM, 1, &ret);
+	if (!p->probe)
+		return hwbpi_scn_error(&p->lx, p->lx.start, "cannot create a simulator: %s",
+				       hwbp_errno_name(ret));
+	return 0;
+}
 
-		lx->line++;
-		lx->start = s;
-		pos += l + (nl ? 1 : 0);
-		if (memchr(s, '\0', l)) {
-			ret = hwbpi_scn_error(lx, (const char *)memchr(s, '\0', l), "NUL byte in a scenario file");
-			break;
-		}
-		ret = hwbpi_scn_tokenize(lx, s, l, &t);
-		if (ret || t.n == 0)
+int hwbpi_scn_next(struct hwbpi_scn_parser *p, struct hwbpi_scn_cmd *c)
+{
+	struct hwbpi_scn_tokens t;
+	int ret;
+
+	if (p->err)
+		return p->err;
+	do
+		ret = next_words(p, &t);
+	while (ret == 1 && t.n == 0);
+	if (ret <= 0)
+		return ret;
+	memset(c, 0, sizeof(*c));
+	c->line = p->lx.line;
+	ret = parse_command(p, &t, c);
+	if (ret == 0 && !p->probe)
+		ret = make_probe(p);
+	if (ret)
+		return ret;
+	if (c->kind != C_EXPECT)
+		p->prev = c->kind;
+	return 1;
+}
+
+bool hwbpi_scn_error_follows(struct hwbpi_scn_parser *p, int profile)
+{
+	off_t pos = hwbpi_scn_src_tell(p->src);
+	unsigned line = p->lx.line;
+	struct hwbpi_scn_tokens t;
+	struct hwbpi_scn_cmd e;
+	bool yes = false;
+	int ret = 0;
+
+	/* Only expect lines are parsed: the command after them is parsed
+	 * once, by hwbpi_scn_next(), since parsing `mode` sets the probe. */
+	while (!yes && (ret = next_words(p, &t)) == 1) {
+		if (t.n == 0)
 			continue;
-		ret = parse_line(lx, p, &t, probe);
-		if (ret == 0 && !probe && p->have_cpu) {
-			probe = hwbp_sim_new(&p->cpu, HWBP_SIM_SDM, 1, &ret);
-			if (!probe)
-				ret = hwbpi_scn_error(lx, s, "cannot create a simulator: %s", hwbp_errno_name(ret));
-		}
+		if (!is_expect(&t))
+			break;
+		memset(&e, 0, sizeof(e));
+		ret = hwbpi_scn_parse_expect(&p->lx, p->prev, &t, &e);
+		if (ret)
+			break;
+		yes = e.ek == E_ERROR && (e.profile < 0 || e.profile == profile);
 	}
-	hwbp_sim_free(probe);
+	if (ret < 0)
+		p->err = ret;
+	else if ((ret = hwbpi_scn_src_seek(p->src, pos)))
+		p->err = ret;
+	p->lx.line = line;
+	return yes;
+}
+
+/* Back to the state before the first line. */
+static void reset(struct hwbpi_scn_parser *p)
+{
+	hwbp_sim_free(p->probe);
+	p->probe = NULL;
+	p->have_cpu = false;
+	p->prev = C_CPU;
+	p->lx.line = 0;
+}
+
+/* The first pass: every line parsed, only the last command's kind kept. */
+static int first_pass(struct hwbpi_scn_parser *p)
+{
+	struct hwbpi_scn_cmd c;
+	int ret;
+
+	while ((ret = hwbpi_scn_next(p, &c)) == 1)
+		;
+	if (ret == 0 && !p->have_cpu) {
+		p->lx.line = p->lx.line ? p->lx.line : 1;
+		p->lx.start = "";
+		ret = hwbpi_scn_error(&p->lx, p->lx.start, "empty scenario: the first line must be 'cpu PRESET'");
+	}
 	return ret;
 }
 
-static int parse(const char *file, const char *text, size_t len, struct hwbpi_scn_prog *p,
-		 char *errbuf, size_t errlen)
+int hwbpi_scn_open(struct hwbpi_scn_parser *p, const char *file, struct hwbpi_scn_src *src,
+		   char *errbuf, size_t errlen)
 {
-	struct hwbpi_scn_lexer lx = { file, 0, NULL, errbuf, errlen, 0 };
 	int ret;
 
 	memset(p, 0, sizeof(*p));
-	p->file = file;
-	ret = parse_lines(&lx, p, text, len);
-	if (ret == 0 && !p->have_cpu) {
-		lx.line = lx.line ? lx.line : 1;
-		lx.start = text;
-		ret = hwbpi_scn_error(&lx, text, "empty scenario: the first line must be 'cpu PRESET'");
+	if (!file || !src)
+		return -EINVAL;
+	if (!errbuf || errlen == 0) {
+		errbuf = p->dummy;
+		errlen = sizeof(p->dummy);
 	}
-	if (ret)
-		hwbpi_scn_free(p);
+	errbuf[0] = '\0';
+	p->lx = (struct hwbpi_scn_lexer){ file, 0, NULL, errbuf, errlen, 0 };
+	p->src = src;
+	p->prev = C_CPU;
+	ret = first_pass(p);
+	reset(p);
+	if (ret == 0)
+		ret = hwbpi_scn_src_rewind(src);
 	return ret;
 }
 
-int hwbpi_scn_load(const char *file, const char *text, size_t len, struct hwbpi_scn_prog *p,
-		   char *errbuf, size_t errlen)
+void hwbpi_scn_close(struct hwbpi_scn_parser *p)
 {
-	char dummy[8];
-
-	if (!file || (!text && len))
-		return -EINVAL;
-	if (!errbuf || errlen == 0) {
-		errbuf = dummy;
-		errlen = sizeof(dummy);
-	}
-	errbuf[0] = '\0';
-	return parse(file, text ? text : "", len, p, errbuf, errlen);
-}
-
-void hwbpi_scn_free(struct hwbpi_scn_prog *p)
-{
-	free(p->cmds);
-	p->cmds = NULL;
-	p->n = p->cap = 0;
+	reset(p);
 }

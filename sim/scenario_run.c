@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The scenario runner: executes a parsed program against a simulator of
+ * The scenario runner: executes a file's commands, one line at a time as
+ * the parser's second pass gives them, against a simulator of
  * HWBP_SIM_MAX_CPUS CPUs, through the generic API as a kernel would (watch:
  * plan -> slots -> encode -> the simulator's glue writes every CPU; an
  * exception: hwbp_decode()), and checks each `expect` against the result of
@@ -25,7 +26,7 @@ const struct hwbpi_arenas hwbpi_scn_arenas = {
 void hwbpi_scn_result_text(const struct hwbpi_scn_run *r, const struct hwbp_sim_result *res,
 			   bool decoded, char *buf, size_t n)
 {
-	hwbpi_sim_result_text(&r->prog->cpu, decoded ? hwbpi_sim_regs(r->sim, r->cur) : NULL, res,
+	hwbpi_sim_result_text(&r->ps->cpu, decoded ? hwbpi_sim_regs(r->sim, r->cur) : NULL, res,
 			      &hwbpi_scn_arenas, buf, n);
 }
 
@@ -76,23 +77,18 @@ void hwbpi_scn_fail(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *e, cons
 	r->st->failed++;
 	if (!r->o->out || r->o->emit)
 		return;
-	fprintf(r->o->out, "%s:%u: ", r->prog->file, e->line);
+	fprintf(r->o->out, "%s:%u: ", r->ps->lx.file, e->line);
 	va_start(ap, fmt);
 	vfprintf(r->o->out, fmt, ap);
 	va_end(ap);
 	fputc('\n', r->o->out);
 }
 
-/* Does an `expect error` for this profile follow command i? */
-static bool error_expected(const struct hwbpi_scn_run *r, size_t i)
+/* Does an `expect error` for this profile follow the command just run?
+ * Asked only when it failed: the parser reads ahead and comes back. */
+static bool error_expected(struct hwbpi_scn_run *r)
 {
-	for (size_t k = i + 1; k < r->prog->n && r->prog->cmds[k].kind == C_EXPECT; k++) {
-		const struct hwbpi_scn_cmd *e = &r->prog->cmds[k];
-
-		if (e->ek == E_ERROR && (e->profile < 0 || e->profile == (int)r->o->profile))
-			return true;
-	}
-	return false;
+	return hwbpi_scn_error_follows(r->ps, (int)r->o->profile);
 }
 
 /* With emit: "LINE: " and the result as the bare-metal harnesses print it. */
@@ -115,7 +111,7 @@ static void run_set(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c)
 }
 
 /* watch: install on every CPU (hwbp_install), remember the name. */
-static void run_watch(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c, size_t i)
+static void run_watch(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c)
 {
 	struct hwbp_request q = { c->a, c->b, c->type, c->scope, c->widen ? HWBP_REQ_WIDEN : 0 };
 	int id = -1;
@@ -127,13 +123,13 @@ static void run_watch(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c, si
 	if (r->cmd_err == 0) {
 		snprintf(r->names[id], HWBPI_SCN_NAME_LEN, "%s", c->name);
 		r->nlive++;
-	} else if (!error_expected(r, i)) {
+	} else if (!error_expected(r)) {
 		hwbpi_scn_fail(r, c, "watch %s failed with %s (no 'expect error' follows)", c->name,
 			       hwbp_errno_name(r->cmd_err));
 	}
 }
 
-static void run_unwatch(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c, size_t i)
+static void run_unwatch(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c)
 {
 	int id = hwbpi_scn_find_name(r, c->name);
 
@@ -141,7 +137,7 @@ static void run_unwatch(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c, 
 	if (r->cmd_err == 0) {
 		r->names[id][0] = '\0';
 		r->nlive--;
-	} else if (!error_expected(r, i)) {
+	} else if (!error_expected(r)) {
 		hwbpi_scn_fail(r, c, "unwatch %s failed with %s", c->name, hwbp_errno_name(r->cmd_err));
 	}
 }
@@ -186,11 +182,9 @@ static void run_resume(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c)
 	emit(r, c);
 }
 
-/* Command i: its result replaces the one expect lines check. */
-static void run_cmd(struct hwbpi_scn_run *r, size_t i)
+/* A command: its result replaces the one expect lines check. */
+static void run_cmd(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c)
 {
-	const struct hwbpi_scn_cmd *c = &r->prog->cmds[i];
-
 	r->have_res = false;
 	r->decoded = false;
 	r->cmd_err = 0;
@@ -199,10 +193,10 @@ static void run_cmd(struct hwbpi_scn_run *r, size_t i)
 		run_set(r, c);
 		break;
 	case C_WATCH:
-		run_watch(r, c, i);
+		run_watch(r, c);
 		break;
 	case C_UNWATCH:
-		run_unwatch(r, c, i);
+		run_unwatch(r, c);
 		break;
 	case C_MODE:
 		run_mode(r, c);
@@ -223,60 +217,95 @@ static void run_cmd(struct hwbpi_scn_run *r, size_t i)
 	}
 }
 
-static int run_prog(struct hwbpi_scn_run *r)
+/* The second pass: each line run (or checked) as it is parsed. */
+static int run_lines(struct hwbpi_scn_run *r)
 {
+	struct hwbpi_scn_cmd c;
 	int ret;
 
-	r->sim = hwbp_sim_new(&r->prog->cpu, r->o->profile, HWBP_SIM_MAX_CPUS, &ret);
+	while ((ret = hwbpi_scn_next(r->ps, &c)) == 1) {
+		if (c.kind == C_EXPECT)
+			hwbpi_scn_check(r, &c);
+		else
+			run_cmd(r, &c);
+	}
+	return ret;
+}
+
+static int run_on_sim(struct hwbpi_scn_run *r)
+{
+	const struct hwbp_cpu *cpu = &r->ps->cpu;
+	int ret;
+
+	r->sim = hwbp_sim_new(cpu, r->o->profile, HWBP_SIM_MAX_CPUS, &ret);
 	if (!r->sim)
 		return ret;
-	ret = hwbp_ctx_init(&r->ctx, &r->prog->cpu, HWBP_SIM_MAX_CPUS, r->percpu,
-			    hwbp_sim_glue(r->sim));
+	ret = hwbp_ctx_init(&r->ctx, cpu, HWBP_SIM_MAX_CPUS, r->percpu, hwbp_sim_glue(r->sim));
 	if (ret) {
 		hwbp_sim_free(r->sim);
 		return ret;
 	}
 	/* The model's block (arm64 DC ZVA, powerpc dcbz), for the access and
 	 * what a handler knows of it. */
-	r->zero_block = hwbpi_sim_model(r->prog->cpu.arch)->zero_block;
-	for (size_t i = 0; i < r->prog->n; i++) {
-		if (r->prog->cmds[i].kind == C_EXPECT)
-			hwbpi_scn_check(r, &r->prog->cmds[i]);
-		else
-			run_cmd(r, i);
-	}
+	r->zero_block = hwbpi_sim_model(cpu->arch)->zero_block;
+	ret = run_lines(r);
 	hwbp_sim_free(r->sim);
 	r->sim = NULL;
-	return 0;
+	return ret;
 }
 
-int hwbp_scenario_run(const char *file, const char *text, size_t len,
-		      const struct hwbp_scenario_opts *opts, struct hwbp_scenario_stats *stats,
-		      char *errbuf, size_t errlen)
+/* Both passes over @src: parse all, then run line by line. */
+static int run_src(const char *file, struct hwbpi_scn_src *src,
+		   const struct hwbp_scenario_opts *opts, struct hwbp_scenario_stats *stats,
+		   char *errbuf, size_t errlen)
 {
-	struct hwbpi_scn_prog prog;
+	struct hwbpi_scn_parser ps;
 	struct hwbpi_scn_run *r;
 	int ret;
 
-	if (!opts || !stats)
-		return -EINVAL;
-	ret = hwbpi_scn_load(file, text, len, &prog, errbuf, errlen);
+	ret = hwbpi_scn_open(&ps, file, src, errbuf, errlen);
 	if (ret)
 		return ret;
 	/* The struct hwbpi_scn_run state holds a context and per-CPU slot sets: heap, not
 	 * stack (a few hundred KiB). */
 	r = calloc(1, sizeof(*r));
 	if (!r) {
-		hwbpi_scn_free(&prog);
+		hwbpi_scn_close(&ps);
 		return -ENOMEM;
 	}
-	r->prog = &prog;
+	r->ps = &ps;
 	r->o = opts;
 	r->st = stats;
 	if (opts->emit && opts->out)
 		fprintf(opts->out, "== %s\n", file);
-	ret = run_prog(r);
+	ret = run_on_sim(r);
 	free(r);
-	hwbpi_scn_free(&prog);
+	hwbpi_scn_close(&ps);
+	return ret;
+}
+
+int hwbp_scenario_run(const char *file, const char *text, size_t len,
+		      const struct hwbp_scenario_opts *opts, struct hwbp_scenario_stats *stats,
+		      char *errbuf, size_t errlen)
+{
+	struct hwbpi_scn_src src;
+
+	if (!opts || !stats || (!text && len))
+		return -EINVAL;
+	hwbpi_scn_src_text(&src, text ? text : "", len);
+	return run_src(file, &src, opts, stats, errbuf, errlen);
+}
+
+int hwbp_scenario_run_file(const char *file, FILE *in, const struct hwbp_scenario_opts *opts,
+			   struct hwbp_scenario_stats *stats, char *errbuf, size_t errlen)
+{
+	struct hwbpi_scn_src src;
+	int ret;
+
+	if (!in || !opts || !stats)
+		return -EINVAL;
+	hwbpi_scn_src_stream(&src, in);
+	ret = run_src(file, &src, opts, stats, errbuf, errlen);
+	hwbpi_scn_src_free(&src);
 	return ret;
 }

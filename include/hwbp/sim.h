@@ -9,10 +9,11 @@
  * reported address, and register side effects.  Two profiles: the
  * architecture manuals (sdm) and what QEMU does (qemu).
  *
- * Context: a simulator is ordinary user-space code.  hwbp_sim_new(),
- * hwbp_scenario_run() and hwbp_scenario_compile() allocate and
- * hwbp_sim_free() frees; the other calls allocate nothing and make no
- * system call (the scenario calls write to the FILE they are given).  No
+ * Context: a simulator is ordinary user-space code.  hwbp_sim_new() and
+ * the scenario calls allocate and hwbp_sim_free() frees; the other calls
+ * allocate nothing and make no system call (the scenario calls write to
+ * the FILE they are given, the _file ones read theirs and may make a
+ * tmpfile()).  No
  * call locks: the caller serialises every call on one simulator (including
  * those that reach it through hwbp_sim_glue()); distinct simulators are
  * independent.  Errors are negative errno values.
@@ -186,6 +187,9 @@ struct hwbp_scenario_stats {
 	unsigned accesses;   /* accesses executed */
 };
 
+/* The longest line of a scenario file, in bytes, without its newline. */
+#define HWBP_SCENARIO_LINE_MAX 65536
+
 /*
  * hwbp_scenario_run - parse the whole of @text (named @file in messages),
  * then run it, adding to *stats.  Failures print "FILE:LINE: expected ...
@@ -193,12 +197,37 @@ struct hwbp_scenario_stats {
  * instead ("LINE: none" or "LINE: class=.. timing=.. slots=.. REG=..
  * addr=..", slots as hwbp_decode_status() reads them), after a first line
  * "== FILE".  Addresses inside the arenas print as B+0x.. / C+0x...
- * Errors: -EINVAL (the file does not parse: @errbuf holds
- *         "FILE:LINE:COL: message" and nothing ran), -ENOMEM.
+ * The text is parsed twice, a line at a time (all of it, then each line
+ * again as it runs): beyond @text, memory does not depend on its length.
+ * Errors: -EINVAL (NULL file, opts or stats; the file does not parse, or
+ *         has a NUL byte: @errbuf holds "FILE:LINE:COL: message" and
+ *         nothing ran), -EOVERFLOW (a line longer than
+ *         HWBP_SCENARIO_LINE_MAX bytes, never cut: @errbuf holds
+ *         "FILE:LINE:COL: line longer than 65536 bytes", COL the first
+ *         byte past the limit, and nothing ran), -ENOMEM.
  */
 int hwbp_scenario_run(const char *file, const char *text, size_t len,
 		      const struct hwbp_scenario_opts *opts,
 		      struct hwbp_scenario_stats *stats, char *errbuf, size_t errlen);
+
+/*
+ * hwbp_scenario_run_file - hwbp_scenario_run() of the lines of @in, from
+ * where it is to its end, in memory independent of the file's length (a
+ * buffer of two longest lines): a first pass parses every line and runs
+ * nothing, then @in is sought back (fseeko) and a second pass parses each
+ * line again and runs it.  A stream that cannot seek (a pipe, a terminal)
+ * is copied to a tmpfile() as the first pass reads it, and the second pass
+ * reads that.  @in is not closed; it is left at its end, or where an error
+ * stopped.  The file must not change while it runs (the second pass would
+ * stop at a new error, after some output).
+ * Errors: as hwbp_scenario_run() (-EINVAL also for a NULL @in), and the
+ *         errno of a failed read of @in (-EISDIR for a directory, -EIO ...)
+ *         or of the copy (tmpfile(), its writes: -ENOSPC ...), with
+ *         @errbuf empty; a read error is reported by the first pass (before
+ *         anything ran) unless the file changed.
+ */
+int hwbp_scenario_run_file(const char *file, FILE *in, const struct hwbp_scenario_opts *opts,
+			   struct hwbp_scenario_stats *stats, char *errbuf, size_t errlen);
 
 /*
  * hwbp_scenario_compile - parse @text and print its commands (not its
@@ -206,10 +235,19 @@ int hwbp_scenario_run(const char *file, const char *text, size_t len,
  * harnesses of the source tree (one row per command, one per mode pair).
  * Arena addresses become B/C offsets.
  * Errors: -EINVAL (does not parse: @errbuf as for hwbp_scenario_run()),
- *         -ENOMEM.
+ *         -EOVERFLOW (a line too long, as there), -ENOMEM.
  */
 int hwbp_scenario_compile(const char *file, const char *text, size_t len, FILE *out,
 			  char *errbuf, size_t errlen);
+
+/*
+ * hwbp_scenario_compile_file - hwbp_scenario_compile() of the lines of @in,
+ * read as hwbp_scenario_run_file() reads them (two passes, nothing printed
+ * unless all of it parses).  Errors: as hwbp_scenario_run_file() (-EINVAL
+ * for a NULL @in or @out).
+ */
+int hwbp_scenario_compile_file(const char *file, FILE *in, FILE *out, char *errbuf,
+			       size_t errlen);
 
 #ifdef __cplusplus
 }
