@@ -94,6 +94,21 @@ int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwb
  * instruction).
  */
 uint64_t hwbpi_linux_exec_len(void);
+
+/*
+ * The trap instruction a tracer plants (PTRACE_POKETEXT) to stop a thread
+ * at an address without a debug register: x86 INT3 (0xcc), arm64 BRK #0,
+ * powerpc `trap` (tw 31,0,0), as GDB's breakpoints are; its bytes in
+ * memory order and its length.  Executing it raises SIGTRAP.
+ */
+extern const uint8_t hwbpi_linux_trap[4];
+extern const unsigned hwbpi_linux_trap_len;
+
+/* The program counter of stopped thread @tid, and setting it (after a
+ * trap: x86 leaves it past the INT3, the others on the trap).
+ * Errors: ptrace errors (-ESRCH: not a stopped tracee). */
+int hwbpi_linux_pc(pid_t tid, uint64_t *pc);
+int hwbpi_linux_set_pc(pid_t tid, uint64_t pc);
 #endif /* __linux__ */
 
 #endif /* HWBP_TRACER_LINUX_H */

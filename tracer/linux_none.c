@@ -64,6 +64,23 @@ int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwb
 	return -EOPNOTSUPP;
 }
 
+const uint8_t hwbpi_linux_trap[4];
+const unsigned hwbpi_linux_trap_len = 0;
+
+int hwbpi_linux_pc(pid_t tid, uint64_t *pc)
+{
+	(void)tid;
+	(void)pc;
+	return -EOPNOTSUPP;
+}
+
+int hwbpi_linux_set_pc(pid_t tid, uint64_t pc)
+{
+	(void)tid;
+	(void)pc;
+	return -EOPNOTSUPP;
+}
+
 /* No debug-register glue here; x86's rule (i386 is the CPU this file
  * serves most) keeps perf's own validation the judge. */
 uint64_t hwbpi_linux_exec_len(void)

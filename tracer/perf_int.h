@@ -77,4 +77,9 @@ int hwbpi_pf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, char *err, siz
 int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads, bool enable_on_exec,
 		      const struct hwbpi_perf_opts *o, char *err, size_t n);
 
+/* The child's side of a start (perf_start.c): wait for a byte on @go (if
+ * >= 0), PTRACE_TRACEME if @traceme, exec @argv, or report the errno on
+ * @ef (close-on-exec) and exit 127. */
+void hwbpi_pf_child(char *const argv[], int go, int ef, bool traceme) __attribute__((noreturn));
+
 #endif /* HWBP_TRACER_PERF_INT_H */

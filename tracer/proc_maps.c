@@ -437,3 +437,23 @@ int hwbpi_proc_load_symbols(struct hwbp_symtab *syms, pid_t pid, struct hwbpi_pr
 	free(file);
 	return total;
 }
+
+int hwbpi_proc_entry(pid_t pid, uint64_t *entry)
+{
+	char p[64];
+	Elf64_auxv_t a;
+	int fd, ret = -ENOENT;
+
+	snprintf(p, sizeof(p), "/proc/%d/auxv", (int)pid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (read(fd, &a, sizeof(a)) == (ssize_t)sizeof(a) && a.a_type != AT_NULL)
+		if (a.a_type == AT_ENTRY) {
+			*entry = a.a_un.a_val;
+			ret = 0;
+			break;
+		}
+	close(fd);
+	return ret;
+}

@@ -49,4 +49,11 @@ struct hwbpi_proc_gone {
 
 int hwbpi_proc_load_symbols(struct hwbp_symtab *syms, pid_t pid, struct hwbpi_proc_gone *gone);
 
+/*
+ * hwbpi_proc_entry - AT_ENTRY of /proc/PID/auxv (man 3 getauxval): the
+ * executable's entry point as loaded, where control goes once the
+ * dynamic loader is done.  Errors: -ENOENT (none), open() errors.
+ */
+int hwbpi_proc_entry(pid_t pid, uint64_t *entry);
+
 #endif /* HWBP_TRACER_PROC_MAPS_H */

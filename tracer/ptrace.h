@@ -114,13 +114,13 @@ int hwbpi_ptrace_start_fn(struct hwbpi_ptrace **out, int (*fn)(void *), void *ar
 /*
  * hwbpi_ptrace_run_to_entry - run tracee @pid, stopped just past its
  * execve() (PTRACE_TRACEME's SIGTRAP or a seized child's exec stop), to
- * the first instruction of its ELF entry point (AT_ENTRY), where the
- * dynamic loader has mapped every DT_NEEDED library and run their
- * constructors, and leave it stopped there with its debug registers
- * clear.  Signals the program gets on the way are delivered.  @cmd names
- * it in messages.  Errors: -ECHILD (it ended first: reaped), -EIO (the
- * breakpoint could not be set), -EOPNOTSUPP (no debug registers for
- * ptrace), waitpid's and ptrace's errors; after any but -ECHILD @pid is
+ * its ELF entry point (AT_ENTRY), where the dynamic loader has mapped
+ * every DT_NEEDED library and run their constructors, and leave it there
+ * in a SIGTRAP signal-delivery stop (resume or detach it with signal 0),
+ * its entry instruction not yet run, no debug register touched.  Signals
+ * the program gets on the way are delivered.  @cmd names it in messages.
+ * Errors: -ECHILD (it ended first: reaped), -EIO (the trap could not be
+ * planted), waitpid's and ptrace's errors; after any but -ECHILD @pid is
  * still a stopped tracee.  Not async-signal-safe.
  */
 int hwbpi_ptrace_run_to_entry(pid_t pid, const char *cmd, char *err, size_t errlen);

@@ -22,68 +22,48 @@
 #include <fcntl.h>
 
 #include "linux.h"
+#include "proc_maps.h"
 #include "ptrace_int.h"
 
-/* AT_ENTRY of /proc/PID/auxv (man 3 getauxval). */
-static int auxv_entry(pid_t pid, uint64_t *entry)
-{
-	char p[64];
-	Elf64_auxv_t a;
-	int fd, ret = -ENOENT;
-
-	snprintf(p, sizeof(p), "/proc/%d/auxv", (int)pid);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (read(fd, &a, sizeof(a)) == (ssize_t)sizeof(a) && a.a_type != AT_NULL)
-		if (a.a_type == AT_ENTRY) {
-			*entry = a.a_un.a_val;
-			ret = 0;
-			break;
-		}
-	close(fd);
-	return ret;
-}
-
 /*
- * From the stop after execve() to the program's entry point, where ld.so
- * has mapped every DT_NEEDED library: an execute breakpoint in the first
- * instruction slot, hwbp's own encoding (x86: DR0 with L0, R/W0 = 00,
- * LEN0 = 00, Intel SDM vol. 3 §17.2.4; arm64: DBGBCR0 BAS 0b1111), so
- * that no code byte changes.  The stop comes before the instruction
- * runs; the breakpoint is cleared there, so it runs when the thread goes
- * on (x86 sets RF anyway: hw_breakpoint_handler()).
+ * From the stop after execve() to the program's entry point (AT_ENTRY),
+ * where ld.so has mapped every DT_NEEDED library: a trap instruction
+ * planted there (PTRACE_POKETEXT into the child's private copy of the
+ * page; the file is untouched), taken, the word put back and the PC set
+ * to the entry again, so that the instruction runs when the child goes
+ * on, as a watch's first hit.  Not a debug register: Linux keeps a slot
+ * a tracer ever wrote reserved for the task until its next exec, enabled
+ * or not (ptrace_register_bp(): the breakpoint is only modified, never
+ * unregistered), which would take a slot from the perf backend's events
+ * (ENOSPC with four x86 watches; with any arm64 one, since writing the
+ * registers claims them all); and x86 sets RF after an execute
+ * breakpoint (hw_breakpoint_handler()), which would hide a watch on the
+ * entry's own instruction.  Signals on the way are delivered (a seized
+ * child's event stops passed through); the trap's SIGTRAP is dropped by
+ * the resume or detach with signal 0 that follows.
  */
-static int run_to_entry(pid_t pid, const struct hwbp_cpu *cpu, const char *cmd, char *err,
-			size_t errlen)
+int hwbpi_ptrace_run_to_entry(pid_t pid, const char *cmd, char *err, size_t errlen)
 {
-	struct hwbp_regs r, off;
-	struct hwbp_caps caps;
-	struct hwbp_piece pc;
-	uint64_t entry = 0;
-	int st, ret = auxv_entry(pid, &entry);
+	uint64_t entry = 0, pc = 0;
+	long orig, patched;
+	int st, ret = hwbpi_proc_entry(pid, &entry);
 
-	memset(&pc, 0, sizeof(pc));
-	if (ret == 0)
-		ret = hwbp_caps_get(cpu, &caps);
-	if (ret == 0) {
-		pc.addr = pc.cover_lo = entry;
-		pc.len = pc.cover_len = caps.inst_len;
-		pc.type = HWBP_X;
-		hwbp_regs_reset(cpu, &off);
-		r = off;
-		ret = hwbp_encode_piece(cpu, &r, 0, true, &pc, HWBP_SCOPE_USER, true);
-	}
-	if (ret == 0)
-		ret = hwbpi_linux_write(pid, cpu, &r);
+	if (ret == 0 && hwbpi_linux_trap_len == 0)
+		ret = -EOPNOTSUPP;
+	errno = 0;
+	orig = ret ? 0 : ptrace(PTRACE_PEEKTEXT, pid, (void *)(uintptr_t)entry, NULL);
+	if (ret == 0 && errno)
+		ret = -errno;
+	patched = orig;
+	memcpy(&patched, hwbpi_linux_trap, hwbpi_linux_trap_len);
+	if (ret == 0 && ptrace(PTRACE_POKETEXT, pid, (void *)(uintptr_t)entry, (void *)patched))
+		ret = -errno;
 	if (ret) {
 		hwbpi_say(err, errlen, "%s: cannot stop at its entry point: %s", cmd, strerror(-ret));
 		return -EIO;
 	}
 	hwbpi_pt_resume(pid, 0);
 	for (;;) {
-		siginfo_t si;
-
 		ret = hwbpi_pt_wait_for(pid, &st);
 		if (ret)
 			return ret;
@@ -92,24 +72,16 @@ static int run_to_entry(pid_t pid, const struct hwbp_cpu *cpu, const char *cmd, 
 			    WIFEXITED(st) ? "exited" : "was killed");
 			return -ECHILD;   /* reaped: its pid is free */
 		}
-		if (WSTOPSIG(st) == SIGTRAP && (st >> 16) == 0 &&
-		    ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) == 0 && si.si_code == TRAP_HWBKPT)
+		/* Ours: a SIGTRAP with the PC on the trap (or, x86, after it). */
+		if (WSTOPSIG(st) == SIGTRAP && (st >> 16) == 0 && hwbpi_linux_pc(pid, &pc) == 0 &&
+		    (pc == entry || pc == entry + hwbpi_linux_trap_len))
 			break;
 		/* A signal the program gets on the way: delivered. */
-		hwbpi_pt_resume(pid, (st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP ? WSTOPSIG(st) : 0);
+		hwbpi_pt_resume(pid, (st >> 16) == 0 ? WSTOPSIG(st) : 0);
 	}
-	ret = hwbpi_linux_write(pid, cpu, &off);
-	if (ret == 0)
-		ret = hwbpi_linux_hit_done(pid);
-	return ret;
-}
-
-int hwbpi_ptrace_run_to_entry(pid_t pid, const char *cmd, char *err, size_t errlen)
-{
-	struct hwbp_cpu cpu;
-	int ret = hwbpi_pt_native_cpu(pid, &cpu, err, errlen);
-
-	return ret ? ret : run_to_entry(pid, &cpu, cmd, err, errlen);
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)(uintptr_t)entry, (void *)orig))
+		return -errno;
+	return hwbpi_linux_set_pc(pid, entry);
 }
 
 /* The next stop of seized child @pid, other stops on the way passed
@@ -239,7 +211,7 @@ int hwbpi_pt_spawn(struct hwbpi_ptrace **out, char *const argv[], int (*fn)(void
 	if (ret == 0)
 		ret = hwbpi_pt_native_cpu(pid, &cpu, err, errlen);
 	if (ret == 0 && !fn)
-		ret = run_to_entry(pid, &cpu, argv[0], err, errlen);
+		ret = hwbpi_ptrace_run_to_entry(pid, argv[0], err, errlen);
 	if (ret == 0) {
 		*out = hwbpi_pt_session_new(pid, false, &cpu);
 		if (!*out || !hwbpi_pt_thr_add(*out, pid, pid)) {

@@ -194,6 +194,39 @@ int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwb
 	return 0;
 }
 
+/* BRK #0 (Arm ARM C6.2: 0xd4200000; A64 instructions are little-endian
+ * whatever the data endianness): an exception with ELR at the BRK. */
+const uint8_t hwbpi_linux_trap[4] = { 0x00, 0x00, 0x20, 0xd4 };
+const unsigned hwbpi_linux_trap_len = 4;
+
+static int prstatus(pid_t tid, int req, struct user_regs_struct *ur)
+{
+	struct iovec iov = { ur, sizeof(*ur) };
+
+	return ptrace(req, tid, (void *)(uintptr_t)NT_PRSTATUS, &iov) ? -errno : 0;
+}
+
+int hwbpi_linux_pc(pid_t tid, uint64_t *pc)
+{
+	struct user_regs_struct ur;
+	int ret = prstatus(tid, PTRACE_GETREGSET, &ur);
+
+	if (ret == 0)
+		*pc = ur.pc;
+	return ret;
+}
+
+int hwbpi_linux_set_pc(pid_t tid, uint64_t pc)
+{
+	struct user_regs_struct ur;
+	int ret = prstatus(tid, PTRACE_GETREGSET, &ur);
+
+	if (ret)
+		return ret;
+	ur.pc = pc;
+	return prstatus(tid, PTRACE_SETREGSET, &ur);
+}
+
 /* arch/arm64/kernel/hw_breakpoint.c arch_build_bp_info(): an AArch64
  * execute breakpoint is HW_BREAKPOINT_LEN_4, one A64 instruction. */
 uint64_t hwbpi_linux_exec_len(void)

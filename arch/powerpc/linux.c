@@ -167,6 +167,33 @@ int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwb
 	return 0;
 }
 
+/* `trap` (tw 31,0,0: Power ISA book I, 3.3.11), 0x7fe00008 in the
+ * instruction byte order, which is the data's on Linux: NIP at the trap. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+const uint8_t hwbpi_linux_trap[4] = { 0x08, 0x00, 0xe0, 0x7f };
+#else
+const uint8_t hwbpi_linux_trap[4] = { 0x7f, 0xe0, 0x00, 0x08 };
+#endif
+const unsigned hwbpi_linux_trap_len = 4;
+
+int hwbpi_linux_pc(pid_t tid, uint64_t *pc)
+{
+	long nip;
+
+	errno = 0;
+	nip = ptrace(PTRACE_PEEKUSER, tid, (void *)(PT_NIP * sizeof(long)), NULL);
+	if (errno)
+		return -errno;
+	*pc = (uint64_t)nip;
+	return 0;
+}
+
+int hwbpi_linux_set_pc(pid_t tid, uint64_t pc)
+{
+	return ptrace(PTRACE_POKEUSER, tid, (void *)(PT_NIP * sizeof(long)), (void *)(uintptr_t)pc) ?
+		-errno : 0;
+}
+
 /* arch/powerpc/kernel/hw_breakpoint.c: an instruction breakpoint
  * (CIABR) covers one 4-byte instruction, HW_BREAKPOINT_LEN_4. */
 uint64_t hwbpi_linux_exec_len(void)

@@ -128,6 +128,30 @@ int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwb
 	return 0;
 }
 
+/* INT3 (Intel SDM vol. 2A, "INT n/INTO/INT3"): a trap, RIP after it. */
+const uint8_t hwbpi_linux_trap[4] = { 0xcc };
+const unsigned hwbpi_linux_trap_len = 1;
+
+int hwbpi_linux_pc(pid_t tid, uint64_t *pc)
+{
+	struct user_regs_struct ur;
+
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &ur))
+		return -errno;
+	*pc = ur.rip;
+	return 0;
+}
+
+int hwbpi_linux_set_pc(pid_t tid, uint64_t pc)
+{
+	struct user_regs_struct ur;
+
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &ur))
+		return -errno;
+	ur.rip = pc;
+	return ptrace(PTRACE_SETREGS, tid, NULL, &ur) ? -errno : 0;
+}
+
 /* arch/x86/kernel/hw_breakpoint.c arch_build_bp_info(): an execute
  * breakpoint must have bp_len == sizeof(long) (DR7 LEN is then 00). */
 uint64_t hwbpi_linux_exec_len(void)

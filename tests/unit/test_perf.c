@@ -782,6 +782,28 @@ static void test_exec(void **state)
 		fail_msg("%s", err);
 	ok_exit(&res);
 	assert_int_equal(hwbpi_perf_start(argv_bad, &p, err, sizeof(err)), -ENOENT);
+	/* Every data slot free after a start: the stop at the entry point
+	 * takes none (it did, with a ptrace breakpoint the kernel keeps
+	 * reserved: ENOSPC at the last x86 slot, the first arm64 one). */
+	{
+		struct hwbp_caps caps;
+		char name[16];
+		unsigned n;
+
+		assert_int_equal(hwbp_caps_get(&CPU, &caps), 0);
+		n = caps.data_slots < 5 ? caps.data_slots : 5;
+		watches_clear();
+		for (unsigned k = 0; k < n; k++) {
+			snprintf(name, sizeof(name), "five%u", k);
+			watch(name, &five[k][0], 8, HWBP_W);
+		}
+		if (hwbpi_perf_start(argv_true, &p, err, sizeof(err)))
+			fail_msg("%s", err);
+		if (hwbpi_perf_trace(&T, &CPU, p, true, &o, &res, err, sizeof(err)))
+			fail_msg("%u watches after a start: %s", n, err);
+		ok_exit(&res);
+		assert_int_equal(res.events, n);
+	}
 	/* start + abort */
 	assert_int_equal(hwbpi_perf_start(argv_true, &p, err, sizeof(err)), 0);
 	hwbpi_perf_abort(p);
