@@ -75,7 +75,8 @@ int hwbpi_pf_say_open(int ret, const char *what, pid_t pid, unsigned held, char 
 	case -ENOSPC:
 	case -EBUSY:
 		hwbpi_say(err, n, "%s: no free debug register (the kernel said %s: this trace already holds "
-		    "%u per thread; other breakpoints of the process or its CPUs take the rest)",
+		    "%u per thread; other breakpoints of the process or its CPUs take the rest, such as "
+		    "those a debugger or a ptrace trace set, which Linux keeps until the process execs)",
 		    what, ret == -EBUSY ? "EBUSY" : "ENOSPC", held);
 		return -ENOSPC;
 	case -ENOENT:

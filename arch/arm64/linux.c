@@ -114,11 +114,31 @@ static int put_set(pid_t tid, int note, unsigned n, const uint64_t *vr, const ui
 	return ptrace(PTRACE_SETREGSET, tid, (void *)(uintptr_t)note, &iov) ? -errno : 0;
 }
 
+/*
+ * How many leading slots of @note a write of @vr/@cr must cover: the
+ * last one it sets, or that the thread has enabled now (to clear it).
+ * No more: each slot written gets a breakpoint registered for the task
+ * (ptrace_hbp_get_initialised_bp()), disabled or not, and Linux keeps it
+ * reserved until the next exec, where a perf event of the same process
+ * would find it taken.  When the current set cannot be read, all @n.
+ */
+static unsigned span(pid_t tid, int note, unsigned n, const uint64_t *vr, const uint64_t *cr)
+{
+	struct hwdebug cur;
+	bool have = get_set(tid, note, &cur) == 0;
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (!have || vr[i] || cr[i] || (cur.dbg_regs[i].ctrl & 1))
+			k = i + 1;
+	return k;
+}
+
 int hwbpi_linux_write(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_regs *regs)
 {
 	const uint64_t zero[HWBP_MAX_SLOTS] = { 0 };
-	unsigned nb = hwbp_arm64_nbrp(cpu), nw = hwbp_arm64_nwrp(cpu);
-	int ret;
+	unsigned nb = hwbp_arm64_nbrp(cpu), nw = hwbp_arm64_nwrp(cpu), kb, kw;
+	int ret = 0;
 
 	if (!cpu || !regs || cpu->arch != HWBP_ARCH_ARM64 || regs->arch != HWBP_ARCH_ARM64)
 		return -EINVAL;
@@ -128,9 +148,12 @@ int hwbpi_linux_write(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_r
 	for (unsigned i = 0; i < nw; i++)
 		if (hwbpi_arm64_linux_ctrl_ok(false, regs->u.arm64.wcr[i]))
 			return -EINVAL;
-	ret = put_set(tid, NT_ARM_HW_BREAK, nb, regs->u.arm64.bvr, regs->u.arm64.bcr);
-	if (ret == 0)
-		ret = put_set(tid, NT_ARM_HW_WATCH, nw, regs->u.arm64.wvr, regs->u.arm64.wcr);
+	kb = span(tid, NT_ARM_HW_BREAK, nb, regs->u.arm64.bvr, regs->u.arm64.bcr);
+	kw = span(tid, NT_ARM_HW_WATCH, nw, regs->u.arm64.wvr, regs->u.arm64.wcr);
+	if (kb)
+		ret = put_set(tid, NT_ARM_HW_BREAK, kb, regs->u.arm64.bvr, regs->u.arm64.bcr);
+	if (ret == 0 && kw)
+		ret = put_set(tid, NT_ARM_HW_WATCH, kw, regs->u.arm64.wvr, regs->u.arm64.wcr);
 	if (ret && ret != -ESRCH) {
 		/* Leave nothing half-written enabled. */
 		put_set(tid, NT_ARM_HW_BREAK, nb, zero, zero);
