@@ -343,6 +343,13 @@ static uint64_t best_by_entry(const struct bias_scan *b, const struct elf_hdr *h
 	return best;
 }
 
+bool hwbpi_lackey_movable(const char *elf_path)
+{
+	struct elf_hdr h;
+
+	return !read_elf_hdr(elf_path, &h) || h.dyn;
+}
+
 uint64_t hwbpi_lackey_guess_bias(const char *lackey_path, const char *elf_path)
 {
 	struct hwbp_symtab *syms = NULL;

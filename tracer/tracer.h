@@ -166,4 +166,9 @@ bool hwbpi_lackey_next(void *state, struct hwbpi_work_access *a);
  */
 uint64_t hwbpi_lackey_guess_bias(const char *lackey_path, const char *elf_path);
 
+/* Whether @elf_path is position-independent (ET_DYN: a PIE or a shared
+ * object), so that a load bias applies to it.  A file that is not ELF
+ * counts as movable here: reading its symbols reports it. */
+bool hwbpi_lackey_movable(const char *elf_path);
+
 #endif /* HWBP_TRACER_H */

@@ -49,5 +49,13 @@ grep -q '^counter: 1 functions, overrun 0$' "$tmp/hist-s.txt" || { echo "FAIL: s
 [ ! -s "$tmp/err-s.txt" ] || { echo "FAIL: a warning with --load-bias:"; cat "$tmp/err-s.txt"; fail=1; }
 "$hwbp" trace --lackey "$tmp/lackey.log" --elf "$tmp/prog" -e 'counter:rw-' > /dev/null 2> "$tmp/err.txt"
 [ ! -s "$tmp/err.txt" ] || { echo "FAIL: a warning with hits:"; cat "$tmp/err.txt"; fail=1; }
+# --load-bias where it cannot apply (a non-PIE runs at its link
+# addresses): an error, not a silent shift of every symbol.
+cc -O0 -no-pie -o "$tmp/prog-np" "$src"
+st=0; "$hwbp" trace --lackey "$tmp/lackey.log" --elf "$tmp/prog-np" --load-bias 0x1000 -e 'counter:rw-' \
+  > "$tmp/np.out" 2> "$tmp/np.err" || st=$?
+[ "$st" = 2 ] && [ ! -s "$tmp/np.out" ] &&
+  grep -qx "hwbp: trace: --load-bias does not apply: --elf '$tmp/prog-np' is not position-independent (it runs at its link addresses)" "$tmp/np.err" ||
+  { echo "FAIL: --load-bias with a non-PIE: status $st"; cat "$tmp/np.err"; fail=1; }
 [ $fail -eq 0 ] && echo "lackey round trip: OK"
 exit $fail
