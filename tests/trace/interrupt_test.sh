@@ -48,17 +48,21 @@ case $src in
 esac
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
+t_start=$SECONDS
+step() { echo "interrupt: $* (at $((SECONDS - t_start)) s)"; }
 
 # poll SECONDS CMD...: CMD true within SECONDS (checked every 20 ms);
 # four times as long in the QEMU TCG guests (HWBP_GUEST), where a ptrace
 # stop costs milliseconds (100 threads: the target then writes slowly).
 scale=1
 [ -z "${HWBP_GUEST:-}" ] || scale=4
+# The bound is wall-clock time (bash's SECONDS, one more for its
+# rounding), not a count of tries: a loaded TCG guest takes far longer
+# than 20 ms a try.
 poll() {
-  local n=$(( $1 * 50 * scale )); shift
+  local end=$(( SECONDS + $1 * scale + 1 )); shift
   while ! "$@"; do
-    n=$((n - 1))
-    [ "$n" -gt 0 ] || return 1
+    [ "$SECONDS" -lt "$end" ] || return 1
     sleep 0.02
   done
 }
@@ -83,6 +87,7 @@ last() { grep -E '^[0-9]+$' "$1" | tail -n 1; }   # the last count printed
 whits() { awk '$1 == "W" && $2 == "counter" { s += $4 } END { print s + 0 }' "$1"; }
 
 # --- -p PID, then SIGINT / SIGTERM to hwbp --------------------------------
+step "-p PID, then SIGINT / SIGTERM to hwbp"
 declare -A target before
 for sig in INT TERM; do
   "$tmp/loop" > "$tmp/p-$sig.out" & t=$!; pids+=("$t"); target[$sig]=$t
@@ -107,6 +112,7 @@ for sig in INT TERM; do
 done
 
 # --- a stopped target: stays stopped, untraced -----------------------------
+step "a stopped target: stays stopped, untraced"
 "$tmp/loop" > "$tmp/stopped.out" & ts=$!; pids+=("$ts")
 poll 5 grown "$tmp/stopped.out" 1 || bad "stopped: the target prints nothing"
 kill -STOP "$ts"
@@ -126,23 +132,28 @@ kill -CONT "$ts"
 poll 5 grown "$tmp/stopped.out" $((n + 5)) || bad "stopped: no writes after SIGCONT"
 
 # --- 100 threads: every one detached disarmed ------------------------------
+step "100 threads: every one detached disarmed"
 "$tmp/loop" threads > "$tmp/thr.out" & tt=$!; pids+=("$tt")
 ntask() { [ "$(ls "/proc/$tt/task" | wc -l)" = 100 ]; }
 poll 10 ntask || bad "threads: the target has $(ls "/proc/$tt/task" | wc -l) threads, want 100"
 "$hwbp" trace --backend ptrace -e counter:-w- -p "$tt" > "$tmp/thr.hist" 2> "$tmp/thr.err" &
 h=$!; pids+=("$h")
 poll 10 traced_by "$tt" "$h" || bad "threads: hwbp did not attach"
+# A stop per hit of 100 threads (about 1000 a second) slows the main
+# thread: three of its lines (30 writes) while traced are enough here
+# (in the TCG guest it makes about one a second).
 n=$(lines "$tmp/thr.out")
-poll 20 grown "$tmp/thr.out" $((n + 21)) || bad "threads: the target stopped writing"
+poll 20 grown "$tmp/thr.out" $((n + 3)) || bad "threads: the target stopped writing"
 kill -TERM "$h"
 rc=0; wait "$h" || rc=$?
 [ "$rc" = 0 ] || bad "threads: hwbp exited $rc: $(cat "$tmp/thr.err")"
 for task in /proc/"$tt"/task/*; do
   traced_by "$tt/task/${task##*/}" 0 || bad "threads: thread ${task##*/} still traced"
 done
-[ "$(whits "$tmp/thr.hist")" -ge 200 ] || bad "threads: histogram: $(cat "$tmp/thr.hist")"
+[ "$(whits "$tmp/thr.hist")" -ge 20 ] || bad "threads: histogram: $(cat "$tmp/thr.hist")"
 
 # --- mid-fork: a child forked every 10 writes, SIGINT among them -----------
+step "mid-fork: a child forked every 10 writes, SIGINT among them"
 "$tmp/loop" fork > "$tmp/fork.out" & tf=$!; pids+=("$tf")
 poll 5 grown "$tmp/fork.out" 1 || bad "fork: the target prints nothing"
 "$hwbp" trace --backend ptrace -e counter:-w- -p "$tf" > "$tmp/fork.hist" 2> "$tmp/fork.err" &
@@ -159,6 +170,7 @@ fw=$(awk '$1 == "W" && $3 == "fork_writer" { print $4 }' "$tmp/fork.hist")
 [ "${fw:-0}" -ge 190 ] || bad "fork: ${fw:-0} W hits in the children, want >= 190: $(cat "$tmp/fork.hist")"
 
 # --- 5 s later: every -p target alive, untraced, still writing -------------
+step "5 s later: every -p target alive, untraced, still writing"
 sleep 5
 for t in "${target[@]}" "$ts" "$tt" "$tf"; do
   if ! kill -0 "$t" 2>/dev/null || state_is "$t" Z; then
@@ -172,6 +184,7 @@ for f in "$tmp"/p-INT.out "$tmp"/p-TERM.out "$tmp"/stopped.out "$tmp"/thr.out "$
 done
 
 # --- --trace: the events up to SIGINT written, produced = recorded + lost --
+step "--trace: the events up to SIGINT written, produced = recorded + lost"
 t=${target[INT]}
 "$hwbp" trace --backend ptrace -e counter:-w- --trace "$tmp/tr.txt" -p "$t" 2> "$tmp/tr.err" &
 h=$!; pids+=("$h")
@@ -187,6 +200,7 @@ grep -qx "hwbp: trace: $ev events produced, $ev recorded, 0 lost" "$tmp/tr.err" 
 traced_by "$t" 0 || bad "--trace: target still traced"
 
 # --- -- CMD: the child gets the signal; hits = its writes (both backends) --
+step "-- CMD: the child gets the signal; hits = its writes (both backends)"
 for b in ptrace perf; do
 for sig in INT TERM HUP; do
   "$hwbp" trace --backend "$b" -e counter:-w- -- "$tmp/loop" final > "$tmp/c-$sig.out" 2> "$tmp/c-$sig.err" &
@@ -204,6 +218,7 @@ done
 done
 
 # --- --duration: the same clean end, by time -------------------------------
+step "--duration: the same clean end, by time"
 # -p: hwbp exits 0 after about a second, the target left running and
 # untraced, its writes meanwhile counted; -- CMD: the child gets SIGTERM
 # (exit 143) and its W hits are exactly the writes it says it made.  A
@@ -232,6 +247,7 @@ for b in ptrace perf; do
 done
 
 # --- -- CMD: raise(SIGSTOP) stops the child until SIGCONT ------------------
+step "-- CMD: raise(SIGSTOP) stops the child until SIGCONT"
 "$hwbp" trace -e counter:-w- -- "$tmp/loop" stop > "$tmp/stop.out" 2> "$tmp/stop.err" & h=$!
 pids+=("$h")
 child=
@@ -249,6 +265,7 @@ rc=0; wait "$h" || rc=$?
 [ "$rc" = 130 ] || bad "-- CMD stop: hwbp exited $rc, want 130: $(cat "$tmp/stop.err")"
 
 # --- a second signal hurries: the child that ignores SIGINT is killed ------
+step "a second signal hurries: the child that ignores SIGINT is killed"
 for b in ptrace perf; do
 "$hwbp" trace --backend "$b" -e counter:-w- -- "$tmp/loop" ignore > "$tmp/ign.out" 2> "$tmp/ign.err" & h=$!
 pids+=("$h")
@@ -264,6 +281,7 @@ w=$(whits "$tmp/ign.out"); n=$(last "$tmp/ign.out")
 done
 
 # --- the exit status is the child's ----------------------------------------
+step "the exit status is the child's"
 exit_is() {  # exit_is WANT CMD...
   local want=$1 rc=0; shift
   "$hwbp" trace "$@" > "$tmp/x.out" 2> "$tmp/x.err" || rc=$?
@@ -276,6 +294,7 @@ exit_is 137 -e counter:-w- -- "$tmp/loop" kill
 exit_is 2 -e counter:-w-   # hwbp's own usage error stays 2
 
 # --- 1,000,000 events with the default rings: none lost -------------------
+step "1,000,000 events with the default rings: none lost"
 # Host only: in the TCG guests a million ptrace stops take many minutes
 # (linux_cli_check.sh's 4 KiB-ring drain check runs there instead).
 if [ -z "${HWBP_GUEST:-}" ]; then
@@ -292,6 +311,7 @@ if [ -z "${HWBP_GUEST:-}" ]; then
 fi
 
 # --- perf: samples the kernel dropped are counted, and the way out named ---
+step "perf: samples the kernel dropped are counted, and the way out named"
 # hwbp is stopped (SIGSTOP) while its child makes 100000 writes into a
 # 4 KiB ring per CPU: nearly all are dropped by the kernel.  Exact: the
 # histogram's hits + the dropped samples = the writes (the events' own
