@@ -10,7 +10,9 @@
  *   loop_prog final      on SIGINT/SIGTERM/SIGHUP print "final N" (the
  *                        writes done) and die of that signal
  *   loop_prog ignore     ignore SIGINT
- *   loop_prog threads    99 more threads, each writing it every 100 ms
+ *   loop_prog threads    99 more threads, each writing it once a second
+ *                        (99 hits a second: a stop per hit stays within
+ *                        what ptrace serves in a TCG guest, about 1000)
  *   loop_prog fork       after every 10th write a child that writes it 10
  *                        times and exits (reaped)
  *   loop_prog stop       raise(SIGSTOP) after 20 writes, then loop
@@ -58,7 +60,7 @@ static void on_signal(int sig)
 
 static void *thread_loop(void *arg)
 {
-	struct timespec t = { 0, 100000000 };
+	struct timespec t = { 1, 0 };
 
 	(void)arg;
 	for (;;) {
