@@ -189,11 +189,12 @@ static int lackey_open(struct hwbp_trace_session *s)
 		return hwbpi_fail(s, -EINVAL, true, "--lackey needs --elf PROG (for its symbols)");
 	if (bias_s && hwbpi_parse_u64(bias_s, &bias))
 		return hwbpi_fail(s, -EINVAL, true, "bad --load-bias '%s'", bias_s);
-	/* An ET_EXEC program runs at its link addresses: a bias for it would
-	 * only move its symbols away from the trace's addresses. */
-	if (bias_s && !hwbpi_lackey_movable(elf))
-		return hwbpi_fail(s, -EINVAL, true, "--load-bias does not apply: --elf '%s' is not "
-				  "position-independent (it runs at its link addresses)", elf);
+	/* An ET_EXEC program runs at its link addresses: a bias other than
+	 * 0 for it would only move its symbols away from the trace's. */
+	if (bias && !hwbpi_lackey_movable(elf))
+		return hwbpi_fail(s, -EINVAL, true, "--load-bias %s does not apply: --elf '%s' is not "
+				  "position-independent (it runs at its link addresses: bias 0)",
+				  bias_s, elf);
 	if ((ret = sim_state_new(s)))
 		return ret;
 	st = s->bstate;
