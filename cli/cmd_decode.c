@@ -67,7 +67,7 @@ static int split3(const char *s, uint64_t *a, uint64_t *b, char *c, size_t cn)
 	if (!p2)
 		return -EINVAL;
 	*p2++ = '\0';
-	if (cli_parse_u64(buf, a) || cli_parse_u64(p1, b) || strlen(p2) >= cn)
+	if (hwbp_parse_u64(buf, a) || hwbp_parse_u64(p1, b) || strlen(p2) >= cn)
 		return -EINVAL;
 	strcpy(c, p2);
 	return 0;
@@ -140,7 +140,7 @@ static int parse_regs(const struct decode_args *d, const struct hwbp_cpu *cpu,
 			return usage_error("unknown register in '%s' for this CPU", w);
 		memcpy(key, w, (size_t)(eq - w));
 		key[eq - w] = '\0';
-		if (cli_parse_u64(eq + 1, &v))
+		if (hwbp_parse_u64(eq + 1, &v))
 			return usage_error("bad value in '%s': expected a number", w);
 		r = hwbp_status_set(cpu, st, key, v);
 		if (r == 1)

@@ -118,9 +118,9 @@ static int parse_reqopts(struct cli_args *a, struct reqopts *o)
 static int parse_request(const char *const *w, const struct reqopts *o, struct hwbp_request *r)
 {
 	memset(r, 0, sizeof(*r));
-	if (cli_parse_u64(w[0], &r->addr))
+	if (hwbp_parse_u64(w[0], &r->addr))
 		return usage_error("bad ADDR '%s': expected a number (decimal or 0x hex)", w[0]);
-	if (cli_parse_u64(w[1], &r->len))
+	if (hwbp_parse_u64(w[1], &r->len))
 		return usage_error("bad LEN '%s': expected a number of bytes", w[1]);
 	if (hwbp_type_parse(w[2], &r->type))
 		return usage_error("bad TYPE '%s': expected r, w, rw or x", w[2]);

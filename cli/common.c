@@ -132,7 +132,7 @@ int cli_number(const struct cli_args *a, const char *opt, uint64_t min, uint64_t
 {
 	uint64_t v;
 
-	if (cli_parse_u64(a->arg, &v) || v < min || v > max) {
+	if (hwbp_parse_u64(a->arg, &v) || v < min || v > max) {
 		fprintf(stderr, "hwbp: %s: bad %s '%s': expected %" PRIu64 "..%" PRIu64 "\n", a->cmd,
 			opt, a->arg, min, max);
 		return EXIT_USAGE;
@@ -151,7 +151,7 @@ int cli_load_cpu(const char *name, struct hwbp_cpu *cpu)
 	/* "arm64:0xVALUE" builds a CPU from a raw ID_AA64DFR0_EL1, as the
 	 * library's hwbp_cpu_arm64_from_dfr0() does. */
 	if (strncmp(name, raw, sizeof(raw) - 1) == 0) {
-		if (cli_parse_u64(name + sizeof(raw) - 1, &dfr0) || hwbp_cpu_arm64_from_dfr0(dfr0, cpu))
+		if (hwbp_parse_u64(name + sizeof(raw) - 1, &dfr0) || hwbp_cpu_arm64_from_dfr0(dfr0, cpu))
 			return usage_error("bad --cpu '%s': expected arm64:ID_AA64DFR0_EL1 with DebugVer >= 6", name);
 		return 0;
 	}

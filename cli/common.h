@@ -70,7 +70,7 @@ int cli_next(struct cli_args *a);
 int cli_bad_value(const struct cli_args *a, const char *opt, const char *why);
 
 /*
- * cli_number - a->arg as a number in [min, max] (cli_parse_u64 syntax);
+ * cli_number - a->arg as a number in [min, max] (hwbp_parse_u64 syntax);
  * on failure prints "CMD: bad --OPT 'V': expected MIN..MAX" and returns 2.
  */
 int cli_number(const struct cli_args *a, const char *opt, uint64_t min, uint64_t max,

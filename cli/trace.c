@@ -154,7 +154,7 @@ static int duration_arg(const char *v, uint64_t *ms)
 	if (ok) {
 		memcpy(whole, v, n);
 		whole[n] = '\0';
-		ok = strspn(whole, "0123456789") == n && cli_parse_u64(whole, &s) == 0 &&
+		ok = strspn(whole, "0123456789") == n && hwbp_parse_u64(whole, &s) == 0 &&
 		     s <= 31536000;
 	}
 	for (size_t i = 0; ok && i < 3; i++) {
@@ -173,7 +173,7 @@ static int duration_arg(const char *v, uint64_t *ms)
 
 static int num_arg(const char *opt, const char *v, uint64_t *out, uint64_t max)
 {
-	if (cli_parse_u64(v, out) || *out == 0 || *out > max) {
+	if (hwbp_parse_u64(v, out) || *out == 0 || *out > max) {
 		fprintf(stderr, "hwbp: trace: bad %s '%s'\n", opt, v);
 		return EXIT_USAGE;
 	}

@@ -10,14 +10,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/*
- * cli_parse_u64 - the one number syntax of the command line: decimal
- * digits, or 0x/0X and hex digits; the whole string, no sign, no blank,
- * no octal (a leading 0 is still decimal).
- * Errors: -EINVAL (empty, NULL or not a number), -ERANGE (over 2^64 - 1).
- */
-int cli_parse_u64(const char *s, uint64_t *out);
-
 /* Print "hwbp VERSION" on stdout (the --version of every subcommand);
  * returns the exit status (0, or 1 when stdout cannot be written). */
 int cli_version(void);

@@ -236,6 +236,47 @@ int hwbp_type_parse(const char *s, unsigned *type)
 	return -EINVAL;
 }
 
+/* A digit of @base (10 or 16), or -1. */
+static int digit(char c, unsigned base)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (base == 16 && c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (base == 16 && c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int hwbp_parse_u64(const char *s, uint64_t *out)
+{
+	unsigned base = 10;
+	uint64_t v = 0;
+
+	if (!s || !out)
+		return -EINVAL;
+	/* strtoull() would take signs, blanks and octal, and say nothing
+	 * of a wrap: one syntax everywhere instead (addresses, lengths,
+	 * counts, pids). */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		int d = digit(*s, base);
+
+		if (d < 0)
+			return -EINVAL;
+		if (v > (UINT64_MAX - (uint64_t)d) / base)
+			return -ERANGE;
+		v = v * base + (uint64_t)d;
+	}
+	*out = v;
+	return 0;
+}
+
 const char *hwbp_version(void)
 {
 	return HWBP_VERSION_STRING;

@@ -66,7 +66,7 @@ static int workload(struct hwbp_trace_session *s, pid_t *pid)
 	if (!p == !s->argv)
 		return hwbpi_fail(s, -EINVAL, true, "--backend %s traces %s", s->backend->name,
 				  s->backend->workload);
-	if (p && (hwbpi_parse_u64(p, &v) || v == 0 || v > INT32_MAX))
+	if (p && (hwbp_parse_u64(p, &v) || v == 0 || v > INT32_MAX))
 		return hwbpi_fail(s, -EINVAL, true, "bad process id '%s'", p);
 	if (p)
 		*pid = (pid_t)v;

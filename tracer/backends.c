@@ -187,7 +187,7 @@ static int lackey_open(struct hwbp_trace_session *s)
 				  s->backend->workload);
 	if (!elf)
 		return hwbpi_fail(s, -EINVAL, true, "--lackey needs --elf PROG (for its symbols)");
-	if (bias_s && hwbpi_parse_u64(bias_s, &bias))
+	if (bias_s && hwbp_parse_u64(bias_s, &bias))
 		return hwbpi_fail(s, -EINVAL, true, "bad --load-bias '%s'", bias_s);
 	/* An ET_EXEC program runs at its link addresses: a bias other than
 	 * 0 for it would only move its symbols away from the trace's. */

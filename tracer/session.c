@@ -37,33 +37,6 @@ void hwbpi_note(struct hwbp_trace_session *s, const char *fmt, ...)
 	fputc('\n', s->out.diag);
 }
 
-int hwbpi_parse_u64(const char *v, uint64_t *out)
-{
-	uint64_t n = 0;
-	unsigned base = 10;
-	const char *p = v;
-
-	if (!v || !*v)
-		return -EINVAL;
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-		base = 16;
-		p += 2;
-		if (!*p)
-			return -EINVAL;
-	}
-	for (; *p; p++) {
-		int d = base == 16 ? hwbpi_hexval(*p) : (*p >= '0' && *p <= '9' ? *p - '0' : -1);
-
-		if (d < 0)
-			return -EINVAL;
-		if (n > (UINT64_MAX - (uint64_t)d) / base)
-			return -ERANGE;
-		n = n * base + (uint64_t)d;
-	}
-	*out = n;
-	return 0;
-}
-
 struct hwbp_trace_session *hwbp_trace_session_new(const struct hwbp_trace_backend *b, int *err)
 {
 	struct hwbp_trace_session *s;

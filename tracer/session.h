@@ -82,10 +82,6 @@ void hwbpi_note(struct hwbp_trace_session *s, const char *fmt, ...)
 /* The value of option @name, NULL when not given (a flag's value is ""). */
 const char *hwbpi_session_opt(const struct hwbp_trace_session *s, const char *name);
 
-/* The command line's number syntax: decimal, or 0x and hex, whole string.
- * Errors: -EINVAL, -ERANGE. */
-int hwbpi_parse_u64(const char *v, uint64_t *out);
-
 /* Trace mode: take what the rings hold into the outputs now (the backend
  * calls it between batches of work; cheap when nothing is pending). */
 void hwbpi_session_drain(struct hwbp_trace_session *s);

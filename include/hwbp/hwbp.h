@@ -434,6 +434,15 @@ int hwbp_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
  */
 const char *hwbp_type_name(unsigned type);
 int hwbp_type_parse(const char *s, unsigned *type);
+
+/*
+ * hwbp_parse_u64 - the one number syntax of hwbp's inputs (command lines,
+ * filter entries, option values): decimal digits, or 0x/0X and hex
+ * digits; the whole string, no sign, no blank, no octal (a leading 0 is
+ * still decimal).  Pure; any context.
+ * Errors: -EINVAL (NULL, empty, or not a number), -ERANGE (over 2^64 - 1).
+ */
+int hwbp_parse_u64(const char *s, uint64_t *out);
 const char *hwbp_errno_name(int err);
 const char *hwbp_arch_name(enum hwbp_arch arch);
 

@@ -198,6 +198,43 @@ static void test_names(void **state)
 	assert_int_equal(hwbp_type_parse(NULL, NULL), -EINVAL);
 }
 
+/* hwbp_parse_u64: the one number syntax (decimal, 0x hex, whole string). */
+static void test_parse_u64(void **state)
+{
+	static const struct { const char *s; uint64_t v; int err; } rows[] = {
+		{ "0", 0, 0 },
+		{ "42", 42, 0 },
+		{ "010", 10, 0 },                           /* not octal */
+		{ "0x10", 16, 0 },
+		{ "0XfF", 255, 0 },
+		{ "18446744073709551615", UINT64_MAX, 0 },
+		{ "0xffffffffffffffff", UINT64_MAX, 0 },
+		{ "18446744073709551616", 0, -ERANGE },
+		{ "0x10000000000000000", 0, -ERANGE },
+		{ "", 0, -EINVAL },
+		{ "0x", 0, -EINVAL },
+		{ "-1", 0, -EINVAL },
+		{ "+1", 0, -EINVAL },
+		{ " 1", 0, -EINVAL },
+		{ "1 ", 0, -EINVAL },
+		{ "12a", 0, -EINVAL },                      /* hex digits need 0x */
+		{ "0x1g", 0, -EINVAL },
+		{ "1e3", 0, -EINVAL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		uint64_t v = 7;
+		int ret = hwbp_parse_u64(rows[i].s, &v);
+
+		if (ret != rows[i].err)
+			fail_msg("'%s': %d, want %d", rows[i].s, ret, rows[i].err);
+		assert_int_equal(v, rows[i].err ? 7 : rows[i].v);   /* untouched on error */
+	}
+	assert_int_equal(hwbp_parse_u64(NULL, NULL), -EINVAL);
+	assert_int_equal(hwbp_parse_u64("1", NULL), -EINVAL);
+}
+
 /* The version the headers say is the version the library reports. */
 static void test_version(void **state)
 {
@@ -334,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_types),
 		cmocka_unit_test(test_caps_facts),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_names_errors),
 		cmocka_unit_test(test_status_fields),
