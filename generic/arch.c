@@ -248,24 +248,25 @@ static int digit(char c, unsigned base)
 	return -1;
 }
 
-int hwbp_parse_u64(const char *s, uint64_t *out)
+int hwbp_parse_u64n(const char *s, size_t len, uint64_t *out)
 {
 	unsigned base = 10;
 	uint64_t v = 0;
+	size_t i = 0;
 
 	if (!s || !out)
 		return -EINVAL;
 	/* strtoull() would take signs, blanks and octal, and say nothing
 	 * of a wrap: one syntax everywhere instead (addresses, lengths,
-	 * counts, pids). */
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+	 * counts, pids, scenario numbers). */
+	if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		base = 16;
-		s += 2;
+		i = 2;
 	}
-	if (!*s)
+	if (i == len)
 		return -EINVAL;
-	for (; *s; s++) {
-		int d = digit(*s, base);
+	for (; i < len; i++) {
+		int d = digit(s[i], base);
 
 		if (d < 0)
 			return -EINVAL;
@@ -275,6 +276,11 @@ int hwbp_parse_u64(const char *s, uint64_t *out)
 	}
 	*out = v;
 	return 0;
+}
+
+int hwbp_parse_u64(const char *s, uint64_t *out)
+{
+	return s ? hwbp_parse_u64n(s, hwbpi_strlen(s), out) : -EINVAL;
 }
 
 const char *hwbp_version(void)

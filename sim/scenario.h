@@ -147,8 +147,6 @@ bool hwbpi_scn_tok_is(const struct hwbpi_scn_tokens *t, unsigned i, const char *
 /* Word @i as a string of at most n - 1 characters (else an error). */
 int hwbpi_scn_tok_copy(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens *t, unsigned i,
 		       char *out, size_t n);
-/* A number (decimal or 0x hex): 0, -EINVAL, -ERANGE; reports nothing. */
-int hwbpi_scn_num(const char *s, unsigned len, uint64_t *out);
 /* NUMBER, B+OFF or C+OFF (also bare B or C), @what naming it in errors;
  * sets lx->base. */
 int hwbpi_scn_addr(struct hwbpi_scn_lexer *lx, const char *s, unsigned len, uint64_t *out,

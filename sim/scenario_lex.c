@@ -245,43 +245,6 @@ int hwbpi_scn_tok_copy(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens
 	return 0;
 }
 
-/* The value of hex or decimal digit @ch, or -1. */
-static int digit(char ch, unsigned base)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (base == 16 && ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (base == 16 && ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
-/* A number: decimal or 0x hex, whole token, no overflow. */
-int hwbpi_scn_num(const char *s, unsigned len, uint64_t *out)
-{
-	uint64_t v = 0;
-	unsigned i = 0, base = 10;
-
-	if (len == 0)
-		return -EINVAL;
-	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		i = 2;
-	}
-	for (; i < len; i++) {
-		int d = digit(s[i], base);
-
-		if (d < 0)
-			return -EINVAL;
-		if (v > (UINT64_MAX - (unsigned)d) / base)
-			return -ERANGE;
-		v = v * base + (unsigned)d;
-	}
-	*out = v;
-	return 0;
-}
-
 /* B+OFF or C+OFF (or bare B / C): an address inside an arena. */
 static int arena_addr(struct hwbpi_scn_lexer *lx, const char *s, unsigned len, uint64_t *out,
 		      const char *what)
@@ -293,7 +256,7 @@ static int arena_addr(struct hwbpi_scn_lexer *lx, const char *s, unsigned len, u
 		*out = base;
 		return 0;
 	}
-	if (hwbpi_scn_num(s + 2, len - 2, &off))
+	if (hwbp_parse_u64n(s + 2, len - 2, &off))
 		return hwbpi_scn_error(lx, s + 2, "bad offset in %s: expected a number after '%c+'",
 				       what, s[0]);
 	if (off >= HWBPI_SCN_ARENA_SIZE)
@@ -310,7 +273,7 @@ int hwbpi_scn_addr(struct hwbpi_scn_lexer *lx, const char *s, unsigned len, uint
 	lx->base = 0;
 	if (len >= 1 && (s[0] == 'B' || s[0] == 'C') && (len == 1 || s[1] == '+'))
 		return arena_addr(lx, s, len, out, what);
-	ret = hwbpi_scn_num(s, len, out);
+	ret = hwbp_parse_u64n(s, len, out);
 	if (ret == -ERANGE)
 		return hwbpi_scn_error(lx, s, "%s does not fit in 64 bits", what);
 	if (ret)

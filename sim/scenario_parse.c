@@ -117,7 +117,7 @@ static int parse_watch(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_parser
 	if (ret)
 		return ret;
 	c->abase = lx->base;
-	if (hwbpi_scn_num(t->p[3], t->len[3], &c->b))
+	if (hwbp_parse_u64n(t->p[3], t->len[3], &c->b))
 		return hwbpi_scn_error(lx, t->p[3], "bad length '%.*s': expected a number of bytes",
 				       (int)t->len[3], t->p[3]);
 	if (parse_watch_type(t->p[4], t->len[4], &c->type))
@@ -156,7 +156,7 @@ static int parse_mode_pair(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_pa
 		return hwbpi_scn_error(lx, t->p[i], "unknown mode key");
 	memcpy(key, t->p[i], kl);
 	key[kl] = '\0';
-	if (hwbpi_scn_num(eq + 1, t->len[i] - kl - 1, val))
+	if (hwbp_parse_u64n(eq + 1, t->len[i] - kl - 1, val))
 		return hwbpi_scn_error(lx, eq + 1, "bad mode value: expected a number");
 	if (strcmp(key, "cpu") == 0) {
 		if (*val >= HWBP_SIM_MAX_CPUS)
@@ -207,7 +207,7 @@ static int parse_sized(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_parser
 	if (ret)
 		return ret;
 	c->abase = lx->base;
-	if (hwbpi_scn_num(t->p[2], t->len[2], &c->b) || c->b < 1 || c->b > 64)
+	if (hwbp_parse_u64n(t->p[2], t->len[2], &c->b) || c->b < 1 || c->b > 64)
 		return hwbpi_scn_error(lx, t->p[2], "bad size '%.*s': expected 1..64 bytes",
 				       (int)t->len[2], t->p[2]);
 	if (c->kind == C_IO && (c->a > 0xffff || (c->b != 1 && c->b != 2 && c->b != 4)))

@@ -441,8 +441,11 @@ int hwbp_type_parse(const char *s, unsigned *type);
  * digits; the whole string, no sign, no blank, no octal (a leading 0 is
  * still decimal).  Pure; any context.
  * Errors: -EINVAL (NULL, empty, or not a number), -ERANGE (over 2^64 - 1).
+ * hwbp_parse_u64n: the same for the @len bytes at @s (a word inside a
+ * line; no NUL needed).
  */
 int hwbp_parse_u64(const char *s, uint64_t *out);
+int hwbp_parse_u64n(const char *s, size_t len, uint64_t *out);
 const char *hwbp_errno_name(int err);
 const char *hwbp_arch_name(enum hwbp_arch arch);
 

@@ -233,6 +233,25 @@ static void test_parse_u64(void **state)
 	}
 	assert_int_equal(hwbp_parse_u64(NULL, NULL), -EINVAL);
 	assert_int_equal(hwbp_parse_u64("1", NULL), -EINVAL);
+	/* Counted: only the @len bytes, whatever follows. */
+	{
+		static const struct { const char *s; size_t len; uint64_t v; int err; } n[] = {
+			{ "12 34", 2, 12, 0 },
+			{ "0x1fz", 4, 31, 0 },
+			{ "0x10", 2, 0, -EINVAL },      /* "0x" */
+			{ "0x10", 1, 0, 0 },            /* "0" */
+			{ "5", 0, 0, -EINVAL },
+			{ "1 2", 3, 0, -EINVAL },
+		};
+
+		for (size_t i = 0; i < sizeof(n) / sizeof(n[0]); i++) {
+			uint64_t v = 7;
+
+			assert_int_equal(hwbp_parse_u64n(n[i].s, n[i].len, &v), n[i].err);
+			assert_int_equal(v, n[i].err ? 7 : n[i].v);
+		}
+		assert_int_equal(hwbp_parse_u64n(NULL, 1, &(uint64_t){ 0 }), -EINVAL);
+	}
 }
 
 /* The version the headers say is the version the library reports. */
