@@ -85,6 +85,22 @@ grown() { [ "$(lines "$1")" -ge "$2" ]; }
 last() { grep -E '^[0-9]+$' "$1" | tail -n 1; }   # the last count printed
 # W hits of counter in histogram FILE
 whits() { awk '$1 == "W" && $2 == "counter" { s += $4 } END { print s + 0 }' "$1"; }
+# attach_stop NAME TARGET TOUT GROW SECS SIG OUT ERR [OPTION...]: hwbp
+# (ptrace, -e counter:-w-, OPTIONs) attached to TARGET until TARGET's
+# printed lines (file TOUT) grew by GROW (within SECS), then sent SIG:
+# it must exit 0.  Histogram or trace on OUT, diagnostics on ERR.
+attach_stop() {
+  local name=$1 t=$2 tout=$3 grow=$4 secs=$5 sig=$6 out=$7 err=$8 n rc=0 h
+  shift 8
+  "$hwbp" trace --backend ptrace -e counter:-w- "$@" -p "$t" > "$out" 2> "$err" &
+  h=$!; pids+=("$h")
+  poll 10 traced_by "$t" "$h" || bad "$name: hwbp did not attach"
+  n=$(lines "$tout")
+  poll "$secs" grown "$tout" $((n + grow)) || bad "$name: the target stopped writing"
+  kill -"$sig" "$h"
+  wait "$h" || rc=$?
+  [ "$rc" = 0 ] || bad "$name: hwbp exited $rc, want 0: $(cat "$err")"
+}
 
 # --- 100 threads: every one detached disarmed ------------------------------
 # First, while no other target competes for the CPU (in the one-CPU TCG
@@ -93,15 +109,8 @@ step "100 threads: every one detached disarmed"
 "$tmp/loop" threads > "$tmp/thr.out" & tt=$!; pids+=("$tt")
 ntask() { [ "$(ls "/proc/$tt/task" | wc -l)" = 100 ]; }
 poll 10 ntask || bad "threads: the target has $(ls "/proc/$tt/task" | wc -l) threads, want 100"
-"$hwbp" trace --backend ptrace -e counter:-w- -p "$tt" > "$tmp/thr.hist" 2> "$tmp/thr.err" &
-h=$!; pids+=("$h")
-poll 10 traced_by "$tt" "$h" || bad "threads: hwbp did not attach"
 # Three lines of its main thread (30 writes) while traced.
-n=$(lines "$tmp/thr.out")
-poll 20 grown "$tmp/thr.out" $((n + 3)) || bad "threads: the target stopped writing"
-kill -TERM "$h"
-rc=0; wait "$h" || rc=$?
-[ "$rc" = 0 ] || bad "threads: hwbp exited $rc: $(cat "$tmp/thr.err")"
+attach_stop threads "$tt" "$tmp/thr.out" 3 20 TERM "$tmp/thr.hist" "$tmp/thr.err"
 for task in /proc/"$tt"/task/*; do
   traced_by "$tt/task/${task##*/}" 0 || bad "threads: thread ${task##*/} still traced"
 done
@@ -114,16 +123,9 @@ for sig in INT TERM; do
   "$tmp/loop" > "$tmp/p-$sig.out" & t=$!; pids+=("$t"); target[$sig]=$t
   poll 5 grown "$tmp/p-$sig.out" 1 || bad "-p $sig: the target prints nothing"
   before[$sig]=$(last "$tmp/p-$sig.out")
-  "$hwbp" trace --backend ptrace -e counter:-w- -p "$t" > "$tmp/p-$sig.hist" 2> "$tmp/p-$sig.err" &
-  h=$!; pids+=("$h")
-  poll 10 traced_by "$t" "$h" || bad "-p $sig: hwbp did not attach"
   # At most one line comes between the attach (TracerPid) and the stop
   # that arms it: 21 lines later at least 200 writes were watched.
-  n=$(lines "$tmp/p-$sig.out")
-  poll 10 grown "$tmp/p-$sig.out" $((n + 21)) || bad "-p $sig: the target stopped writing"
-  kill -"$sig" "$h"
-  rc=0; wait "$h" || rc=$?
-  [ "$rc" = 0 ] || bad "-p $sig: hwbp exited $rc, want 0: $(cat "$tmp/p-$sig.err")"
+  attach_stop "-p $sig" "$t" "$tmp/p-$sig.out" 21 10 "$sig" "$tmp/p-$sig.hist" "$tmp/p-$sig.err"
   traced_by "$t" 0 || bad "-p $sig: target still traced: TracerPid $(field "$t" TracerPid)"
   after=$(last "$tmp/p-$sig.out")
   w=$(whits "$tmp/p-$sig.hist")
@@ -156,14 +158,7 @@ poll 5 grown "$tmp/stopped.out" $((n + 5)) || bad "stopped: no writes after SIGC
 step "mid-fork: a child forked every 10 writes, SIGINT among them"
 "$tmp/loop" fork > "$tmp/fork.out" & tf=$!; pids+=("$tf")
 poll 5 grown "$tmp/fork.out" 1 || bad "fork: the target prints nothing"
-"$hwbp" trace --backend ptrace -e counter:-w- -p "$tf" > "$tmp/fork.hist" 2> "$tmp/fork.err" &
-h=$!; pids+=("$h")
-poll 10 traced_by "$tf" "$h" || bad "fork: hwbp did not attach"
-n=$(lines "$tmp/fork.out")
-poll 10 grown "$tmp/fork.out" $((n + 21)) || bad "fork: the target stopped writing"
-kill -INT "$h"
-rc=0; wait "$h" || rc=$?
-[ "$rc" = 0 ] || bad "fork: hwbp exited $rc: $(cat "$tmp/fork.err")"
+attach_stop fork "$tf" "$tmp/fork.out" 21 10 INT "$tmp/fork.hist" "$tmp/fork.err"
 traced_by "$tf" 0 || bad "fork: target still traced"
 # The children's writes count with the parent's (10 a child).
 fw=$(awk '$1 == "W" && $3 == "fork_writer" { print $4 }' "$tmp/fork.hist")
@@ -186,14 +181,7 @@ done
 # --- --trace: the events up to SIGINT written, produced = recorded + lost --
 step "--trace: the events up to SIGINT written, produced = recorded + lost"
 t=${target[INT]}
-"$hwbp" trace --backend ptrace -e counter:-w- --trace "$tmp/tr.txt" -p "$t" 2> "$tmp/tr.err" &
-h=$!; pids+=("$h")
-poll 10 traced_by "$t" "$h" || bad "--trace: hwbp did not attach"
-n=$(lines "$tmp/p-INT.out")
-poll 10 grown "$tmp/p-INT.out" $((n + 21)) || bad "--trace: the target stopped writing"
-kill -INT "$h"
-rc=0; wait "$h" || rc=$?
-[ "$rc" = 0 ] || bad "--trace: hwbp exited $rc: $(cat "$tmp/tr.err")"
+attach_stop --trace "$t" "$tmp/p-INT.out" 21 10 INT /dev/null "$tmp/tr.err" --trace "$tmp/tr.txt"
 ev=$(lines "$tmp/tr.txt")
 grep -qx "hwbp: trace: $ev events produced, $ev recorded, 0 lost" "$tmp/tr.err" && [ "$ev" -ge 200 ] ||
   bad "--trace: $ev events in the file, want >= 200 and the summary to say so: $(cat "$tmp/tr.err")"
