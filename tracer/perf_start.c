@@ -28,13 +28,9 @@ void hwbpi_pf_child(char *const argv[], int go, int ef, bool traceme)
 
 	if (go >= 0 && read(go, &c, 1) != 1)
 		_exit(127);     /* the parent gave up */
-	if (traceme && ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0) {
-		e = errno;
-		if (write(ef, &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	execvp(argv[0], argv);
+	/* Either failure's errno goes back the same way. */
+	if (!traceme || ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
+		execvp(argv[0], argv);
 	e = errno;
 	if (write(ef, &e, sizeof(e)) < 0)
 		_exit(127);
