@@ -59,32 +59,47 @@ static bool parse_maps_line(const char *line, struct mapent *m)
 }
 
 
+/* The ELF header of @fd, a 64-bit ELF whose program headers are
+ * Elf64_Phdr (every file a process of this machine maps): 0 or -EINVAL. */
+static int read_ehdr(int fd, Elf64_Ehdr *eh)
+{
+	return pread(fd, eh, sizeof(*eh), 0) == (ssize_t)sizeof(*eh) &&
+	       memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+	       eh->e_phentsize == sizeof(Elf64_Phdr) ? 0 : -EINVAL;
+}
+
 /* The page of the first PT_LOAD's p_vaddr: where the mapping at file
  * offset 0 goes before the bias (the ELF spec sorts PT_LOAD by p_vaddr;
- * the kernel maps ELF_PAGESTART(bias + p_vaddr): fs/binfmt_elf.c). */
+ * the kernel maps ELF_PAGESTART(bias + p_vaddr): fs/binfmt_elf.c).
+ * 0 or -EINVAL (none). */
+static int first_page(int fd, const Elf64_Ehdr *eh, uint64_t *page)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	Elf64_Phdr ph;
+
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh->e_phoff + i * sizeof(ph))) !=
+		    (ssize_t)sizeof(ph))
+			break;
+		if (ph.p_type == PT_LOAD) {
+			*page = ph.p_vaddr & ~(pg - 1);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* The same from the file at @path: 0, -EINVAL, or open()'s error. */
 static int elf_first_page(const char *path, uint64_t *page)
 {
 	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -EINVAL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
 
 	if (fd < 0)
 		return -errno;
-	if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) &&
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
-	    eh.e_phentsize == sizeof(ph)) {
-		for (unsigned i = 0; i < eh.e_phnum; i++) {
-			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
-			    (ssize_t)sizeof(ph))
-				break;
-			if (ph.p_type == PT_LOAD) {
-				*page = ph.p_vaddr & ~(pg - 1);
-				ret = 0;
-				break;
-			}
-		}
-	}
+	ret = read_ehdr(fd, &eh);
+	if (ret == 0)
+		ret = first_page(fd, &eh, page);
 	close(fd);
 	return ret;
 }
@@ -150,6 +165,9 @@ struct mapped {
 	struct mapent m;
 	bool exe;                      /* the process's executable */
 	char src[80];                  /* deleted: the /proc path to read it by */
+	int elf;                       /* 0: a 64-bit ELF with a PT_LOAD, else
+					  -EINVAL or why it could not be opened */
+	uint64_t page;                 /* its first PT_LOAD's page (elf == 0) */
 	char soname[256];
 	char needed[2048];
 	size_t nlen;
@@ -187,8 +205,7 @@ static void set_src(struct mapped *f, pid_t pid)
 static int load_mapped(struct hwbp_symtab *syms, const struct mapped *f,
 		       struct hwbpi_proc_gone *gone)
 {
-	uint64_t page;
-	int n = elf_first_page(src_of(f), &page);
+	int n = f->elf;
 
 	if (n && f->m.deleted && gone && n != -EINVAL) {
 		if (!gone->unread++) {
@@ -201,7 +218,7 @@ static int load_mapped(struct hwbp_symtab *syms, const struct mapped *f,
 		return 0;   /* not a 64-bit ELF (a locale archive, a data file) */
 	if (f->m.deleted && gone && !gone->read++)
 		snprintf(gone->first, sizeof(gone->first), "%s", f->m.path);
-	n = hwbpi_symtab_load_elf_as(syms, src_of(f), f->m.path, f->m.start - page);
+	n = hwbpi_symtab_load_elf_as(syms, src_of(f), f->m.path, f->m.start - f->page);
 	if (n == -EINVAL || n == -ENOENT || n == -EACCES)
 		return 0;   /* stripped, or gone since: no symbols to add */
 	return n;
@@ -233,9 +250,10 @@ static void dyn_str(int fd, uint64_t str, uint64_t strsz, uint64_t i, char *out,
 	out[strnlen(out, n - 1)] = '\0';
 }
 
-/* DT_SONAME and DT_NEEDED of @f (a 64-bit ELF of this machine's byte
- * order, as every file mapped in a process it can trace is); nothing
- * for a file without PT_DYNAMIC. */
+/* What the headers of @f say: whether it is a 64-bit ELF and where its
+ * first PT_LOAD goes (f->elf, f->page), its DT_SONAME and DT_NEEDED (of
+ * this machine's byte order, as every file mapped in a process it can
+ * trace is; nothing for a file without PT_DYNAMIC).  One open for all. */
 static void read_dynamic(struct mapped *f)
 {
 	Elf64_Ehdr eh;
@@ -245,12 +263,12 @@ static void read_dynamic(struct mapped *f)
 	uint64_t need[128];
 	unsigned nneed = 0;
 	int fd = open(src_of(f), O_RDONLY | O_CLOEXEC);
+	int hdr = fd < 0 ? -errno : read_ehdr(fd, &eh);
 
+	f->elf = hdr ? hdr : first_page(fd, &eh, &f->page);
 	if (fd < 0)
 		return;
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_phentsize != sizeof(ph))
+	if (hdr)
 		goto out;
 	for (unsigned i = 0; i < eh.e_phnum && !ndyn; i++)
 		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) ==
