@@ -26,10 +26,12 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ksyms.h"
 #include "symtab_int.h"
 #include "tracer.h"
 
@@ -61,6 +63,7 @@ void hwbp_symtab_free(struct hwbp_symtab *t)
 	free(t->obj);
 	free(t->sym);
 	free(t->sx);
+	free(t->inferred);
 	free(t->hslot);
 	hwbpi_symtab_ivl_free(&t->all);
 	hwbpi_symtab_ivl_free(&t->func);
@@ -450,3 +453,41 @@ const struct hwbp_sym *hwbp_symtab_at(const struct hwbp_symtab *t, uint64_t addr
 	return radix_lookup(t, &t->all, addr);
 }
 
+
+/* ------------------------------------------------------------------ */
+/* For the notes of the kernel tracer (tracer/ksyms.h).                */
+/* ------------------------------------------------------------------ */
+
+/* The position of @s in the finished table, or -1 when it is not one of
+ * its symbols. */
+static ptrdiff_t sym_pos(const struct hwbp_symtab *t, const struct hwbp_sym *s)
+{
+	uintptr_t p = (uintptr_t)s, b;
+
+	if (!t || !t->finished || !s || !t->n)
+		return -1;
+	b = (uintptr_t)t->sym;
+	if (p < b || p >= b + t->n * sizeof(*s) || (p - b) % sizeof(*s))
+		return -1;
+	return (ptrdiff_t)((p - b) / sizeof(*s));
+}
+
+bool hwbpi_symtab_size_inferred(const struct hwbp_symtab *t, const struct hwbp_sym *s)
+{
+	ptrdiff_t i = sym_pos(t, s);
+
+	return i >= 0 && t->inferred[i];
+}
+
+const struct hwbp_sym *hwbpi_symtab_next(const struct hwbp_symtab *t, const struct hwbp_sym *s)
+{
+	ptrdiff_t i = sym_pos(t, s);
+
+	if (i < 0)
+		return NULL;
+	/* Sorted by address: skip the aliases of @s (jiffies_64 after jiffies). */
+	for (size_t k = (size_t)i + 1; k < t->n; k++)
+		if (t->sym[k].addr > s->addr)
+			return &t->sym[k];
+	return NULL;
+}

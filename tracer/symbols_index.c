@@ -170,6 +170,7 @@ struct scratch {
 	struct hwbp_sym *sym;
 	uint32_t *sx;
 	uint32_t *hslot;
+	bool *inferred;
 };
 
 static int scratch_alloc(struct scratch *a, size_t n, size_t hcap)
@@ -180,7 +181,9 @@ static int scratch_alloc(struct scratch *a, size_t n, size_t hcap)
 	a->sym = calloc(n ? n : 1, sizeof(*a->sym));
 	a->sx = malloc((n ? n : 1) * sizeof(*a->sx));
 	a->hslot = calloc(hcap, sizeof(*a->hslot));
-	return a->order && a->fpos && a->tp && a->sym && a->sx && a->hslot ? 0 : -ENOMEM;
+	a->inferred = malloc((n ? n : 1) * sizeof(*a->inferred));
+	return a->order && a->fpos && a->tp && a->sym && a->sx && a->hslot && a->inferred ?
+		0 : -ENOMEM;
 }
 
 static void scratch_free(struct scratch *a)
@@ -191,6 +194,7 @@ static void scratch_free(struct scratch *a)
 	free(a->sym);
 	free(a->sx);
 	free(a->hslot);
+	free(a->inferred);
 }
 
 /* The sort keys of the entries in a->tp; returns how many are functions. */
@@ -207,7 +211,8 @@ static size_t sort_keys(const struct hwbp_symtab *t, struct scratch *a)
 }
 
 /* The symbols in address order in a->sym, their insertion indices in
- * a->order and a->sx (with SX_VER: a version follows the name). */
+ * a->order and a->sx (with SX_VER: a version follows the name), whether
+ * their source gave no size in a->inferred. */
 static void sort_syms(const struct hwbp_symtab *t, struct scratch *a)
 {
 	size_t n = t->n;
@@ -223,6 +228,7 @@ static void sort_syms(const struct hwbp_symtab *t, struct scratch *a)
 		a->sym[i].name = t->pool + e->name;
 		a->sym[i].type = e->type;
 		a->sx[i] = a->order[i] | (e->ver ? SX_VER : 0);
+		a->inferred[i] = e->infer;
 	}
 }
 
@@ -315,6 +321,7 @@ int hwbp_symtab_finish(struct hwbp_symtab *t)
 	t->cap = 0;
 	t->hslot = a.hslot;
 	t->sx = a.sx;
+	t->inferred = a.inferred;
 	t->hmask = hcap - 1;
 	t->all = all;
 	t->func = func;
@@ -322,6 +329,7 @@ int hwbp_symtab_finish(struct hwbp_symtab *t)
 	a.hslot = NULL;
 	a.sym = NULL;
 	a.sx = NULL;
+	a.inferred = NULL;
 	r = 0;
 out:
 	if (r) {

@@ -37,13 +37,12 @@ static bool is_name_char(char c)
 }
 
 /*
- * One line "ADDR TYPE NAME [module]" between p and e (no newline).
- * Returns 1 for a symbol, 0 for a blank line, -EINVAL when malformed.
+ * One line "ADDR TYPE NAME [module]" between p and e (no newline) into
+ * @l.  Returns 1 for a symbol, 0 for a blank line, -EINVAL when malformed.
  * Leniency is limited to what real files contain: blanks and tabs as
  * separators (kallsyms puts a tab before the module), a trailing \r.
  */
-static int parse_line(const char *p, const char *e, uint64_t *addr, char *type,
-		      const char **name, size_t *nlen)
+static int parse_line(const char *p, const char *e, struct hwbpi_map_line *l)
 {
 	uint64_t a = 0;
 	unsigned digits = 0;
@@ -67,17 +66,19 @@ static int parse_line(const char *p, const char *e, uint64_t *addr, char *type,
 		p++;
 	if (p == e || !is_name_char(*p) || (p + 1 < e && !is_blank(p[1])) || p + 1 == e)
 		return -EINVAL;
-	*type = *p++;
+	l->type = *p++;
 	while (p < e && is_blank(*p))
 		p++;
-	*name = p;
+	l->name = p;
 	while (p < e && is_name_char(*p))
 		p++;
-	*nlen = (size_t)(p - *name);
-	if (!*nlen || (p < e && !is_blank(*p)))
+	l->nlen = (size_t)(p - l->name);
+	if (!l->nlen || (p < e && !is_blank(*p)))
 		return -EINVAL;
 	while (p < e && is_blank(*p))
 		p++;
+	l->mod = NULL;
+	l->mlen = 0;
 	if (p < e) {
 		/* The module: "[name]", kept out of the symbol's name so that
 		 * hwbp_symtab_find("foo") finds a module's foo. */
@@ -89,22 +90,43 @@ static int parse_line(const char *p, const char *e, uint64_t *addr, char *type,
 			p++;
 		if (p - m < 3 || p[-1] != ']')
 			return -EINVAL;
+		l->mod = m + 1;
+		l->mlen = (size_t)(p - m - 2);
 		while (p < e && is_blank(*p))
 			p++;
 		if (p < e)
 			return -EINVAL;
 	}
-	*addr = a;
+	l->addr = a;
 	return 1;
+}
+
+int hwbpi_map_next(const char **pos, const char *end, struct hwbpi_map_line *l, unsigned *line)
+{
+	while (*pos < end) {
+		const char *p = *pos, *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+		int r;
+
+		++*line;
+		r = parse_line(p, e, l);
+		if (r < 0)
+			return r;
+		*pos = nl ? nl + 1 : end;
+		if (r > 0)
+			return 1;
+	}
+	return 0;
 }
 
 int hwbp_symtab_load_map_text(struct hwbp_symtab *t, const char *text, size_t len,
 			      unsigned *line)
 {
+	struct hwbpi_map_line l;
 	struct mark m;
-	const char *p, *end;
+	const char *p;
 	unsigned ln = 0;
-	int added = 0;
+	int added = 0, r;
 
 	if (line)
 		*line = 0;
@@ -115,34 +137,18 @@ int hwbp_symtab_load_map_text(struct hwbp_symtab *t, const char *text, size_t le
 	if (!len)
 		return 0;
 	p = text;
-	end = text + len;
 	m = hwbpi_symtab_mark_of(t);
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *e = nl ? nl : end;
-		const char *name = NULL;
-		size_t nlen = 0;
-		uint64_t addr = 0;
-		char type = 0;
-		int r;
-
-		ln++;
-		r = parse_line(p, e, &addr, &type, &name, &nlen);
-		if (r < 0) {
-			hwbpi_symtab_rollback(t, m);
-			if (line)
-				*line = ln;
-			return r;
-		}
-		if (r > 0) {
-			r = hwbpi_symtab_add_n(t, name, nlen, addr, 0, type, true);
-			if (r < 0) {
-				hwbpi_symtab_rollback(t, m);
-				return r;
-			}
-			added++;
-		}
-		p = nl ? nl + 1 : end;
+	while ((r = hwbpi_map_next(&p, text + len, &l, &ln)) > 0) {
+		r = hwbpi_symtab_add_n(t, l.name, l.nlen, l.addr, 0, l.type, true);
+		if (r < 0)
+			break;
+		added++;
+	}
+	if (r < 0) {
+		hwbpi_symtab_rollback(t, m);
+		if (line && r == -EINVAL)
+			*line = ln;
+		return r;
 	}
 	return added;
 }
@@ -199,11 +205,22 @@ static int slurp(int fd, char **buf, size_t *len)
 	return 0;
 }
 
+int hwbpi_read_file(const char *path, char **buf, size_t *len)
+{
+	int fd = open_ro(path), r;
+
+	if (fd < 0)
+		return fd;
+	r = slurp(fd, buf, len);
+	close(fd);
+	return r;
+}
+
 int hwbp_symtab_load_map(struct hwbp_symtab *t, const char *path, unsigned *line)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	int fd, r;
+	int r;
 
 	if (line)
 		*line = 0;
@@ -211,11 +228,7 @@ int hwbp_symtab_load_map(struct hwbp_symtab *t, const char *path, unsigned *line
 		return -EINVAL;
 	if (t->finished)
 		return -EBUSY;
-	fd = open_ro(path);
-	if (fd < 0)
-		return fd;
-	r = slurp(fd, &buf, &len);
-	close(fd);
+	r = hwbpi_read_file(path, &buf, &len);
 	if (r < 0)
 		return r;
 	r = hwbp_symtab_load_map_text(t, buf, len, line);

@@ -85,6 +85,7 @@ struct hwbp_symtab {
 	bool finished;
 	struct hwbp_sym *sym;         /* n, sorted by address, ties in insertion order */
 	uint32_t *sx;                 /* n: insertion index | SX_VER */
+	bool *inferred;               /* n: the source gave no size (a map's line) */
 	uint32_t *hslot;              /* name hash: sym position + 1, 0 = empty */
 	size_t hmask;
 	struct ivl_index all, func;
@@ -116,6 +117,25 @@ struct mark hwbpi_symtab_mark_of(const struct hwbp_symtab *t);
 int hwbpi_symtab_load_elf_as(struct hwbp_symtab *t, const char *path, const char *name,
 			     uint64_t bias);
 void hwbpi_symtab_rollback(struct hwbp_symtab *t, struct mark m);
+/* One line of a System.map or /proc/kallsyms ("ADDR TYPE NAME [MOD]"):
+ * the name and module point into the text (not NUL-terminated); mod is
+ * NULL for a line without "[MOD]". */
+struct hwbpi_map_line {
+	uint64_t addr;
+	const char *name, *mod;
+	size_t nlen, mlen;
+	char type;
+};
+/* The next symbol line of map text from *@pos (before @end) into @l,
+ * blank lines skipped; *@pos moves past it and *@line counts the lines
+ * read (symbols_load.c: the one parser of map text).  Returns 1 for a
+ * line, 0 at the end of the text, -EINVAL for a malformed line (*@line is
+ * its number). */
+int hwbpi_map_next(const char **pos, const char *end, struct hwbpi_map_line *l, unsigned *line);
+/* The whole file at @path (read to EOF: /proc files report size 0) into
+ * a malloc'd *@buf of *@len bytes.  Errors: open's -errno (-ENOENT,
+ * -EACCES ...), -EIO, -ENOMEM. */
+int hwbpi_read_file(const char *path, char **buf, size_t *len);
 /* Free an index's arrays (symbols.c). */
 void hwbpi_symtab_ivl_free(struct ivl_index *x);
 /* FNV-1a of a name, for the name hash (symbols_index.c). */

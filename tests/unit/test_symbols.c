@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Symbol tables: map text parsing, size inference, lookups by name and
+ * Symbol tables: map text parsing (kallsyms' unsorted module lines too),
+ * size inference and how each size was chosen, lookups by name and
  * address (edges, ties, zero sizes), ELF loading (the test binary itself
  * and hand-built 32/64-bit, little/big-endian files), error paths, and a
  * 150,000-symbol random table against a reference lookup.
@@ -18,6 +19,9 @@
 #include <cmocka.h>
 
 #include <hwbp/trace.h>
+
+#include "ksyms.h"
+#include "symtab_int.h"
 
 static const char *self_path = "/proc/self/exe";
 
@@ -57,6 +61,11 @@ static const struct {
 	  { { "weak_fn", 0x10, 'W' }, { "bss.var", 0x20, 'b' } } },
 	{ "0 ? odd$name.123\nffffffffffffffff A top\n", 2,
 	  { { "odd$name.123", 0, '?' }, { "top", UINT64_MAX, 'A' } } },
+	/* kallsyms' pseudo-modules (kernel/kallsyms.c s_show: a tab before "[") */
+	{ "ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n"
+	  "ffffffffc0300000 t bpf_prog_6deef7357e7b4530_x\t[bpf]\n", 2,
+	  { { "ftrace_trampoline", 0xffffffffc0201000ull, 't' },
+	    { "bpf_prog_6deef7357e7b4530_x", 0xffffffffc0300000ull, 't' } } },
 };
 
 static void test_map_good(void **state)
@@ -187,6 +196,16 @@ static void test_size_inference(void **state)
 		assert_non_null(s);
 		assert_true(s->size == want[i].size);
 	}
+	/* How each size was chosen; the next symbol at a higher address. */
+	assert_true(hwbpi_symtab_size_inferred(t, hwbp_symtab_find(t, "b_alias")));
+	assert_true(hwbpi_symtab_size_inferred(t, hwbp_symtab_find(t, "last")));
+	assert_false(hwbpi_symtab_size_inferred(t, hwbp_symtab_find(t, "manual")));
+	assert_false(hwbpi_symtab_size_inferred(t, hwbp_symtab_find(t, "sized")));
+	assert_ptr_equal(hwbpi_symtab_next(t, hwbp_symtab_find(t, "b")), hwbp_symtab_find(t, "manual"));
+	assert_ptr_equal(hwbpi_symtab_next(t, hwbp_symtab_find(t, "b_alias")),
+			 hwbp_symtab_find(t, "manual"));
+	assert_ptr_equal(hwbpi_symtab_next(t, hwbp_symtab_find(t, "c")), hwbp_symtab_find(t, "last"));
+	assert_null(hwbpi_symtab_next(t, hwbp_symtab_find(t, "last")));
 	assert_string_equal(hwbp_symtab_func(t, 0x101f)->name, "b");
 	assert_string_equal(hwbp_symtab_func(t, 0x1020)->name, "manual");
 	assert_null(hwbp_symtab_func(t, 0x1021));
@@ -194,6 +213,63 @@ static void test_size_inference(void **state)
 	assert_string_equal(hwbp_symtab_at(t, 0x1fff)->name, "c");
 	assert_string_equal(hwbp_symtab_at(t, 0x2000)->name, "last");
 	assert_null(hwbp_symtab_at(t, 0x2001));
+	hwbp_symtab_free(t);
+}
+
+/*
+ * kallsyms' module lines come in each module's symtab order, not by
+ * address, and after vmlinux's: sizes follow address order all the same,
+ * and the module's name is reported beside the symbol, not in it.
+ */
+static void test_kallsyms_modules(void **state)
+{
+	static const char text[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff82000000 D pid_max\n"
+		"ffffffffc0003000 t m_c\t[mod_x]\n"
+		"ffffffffc0001000 t m_a\t[mod_x]\n"
+		"ffffffffc0002000 d m_b\t[mod_x]\n"
+		"ffffffffc0000800 T n_a\t[mod_y]\n";
+	static const struct {
+		const char *name, *mod;
+		uint64_t addr, size;
+	} want[] = {
+		{ "_stext", NULL, 0xffffffff81000000ull, 0x1000000 },
+		{ "pid_max", NULL, 0xffffffff82000000ull, 0xffffffffc0000800ull - 0xffffffff82000000ull },
+		{ "m_c", "mod_x", 0xffffffffc0003000ull, 0 },
+		{ "m_a", "mod_x", 0xffffffffc0001000ull, 0x1000 },
+		{ "m_b", "mod_x", 0xffffffffc0002000ull, 0x1000 },
+		{ "n_a", "mod_y", 0xffffffffc0000800ull, 0x800 },
+	};
+	struct hwbp_symtab *t = new_tab();
+	const char *p = text;
+	struct hwbpi_map_line l;
+	unsigned line = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		assert_int_equal(hwbpi_map_next(&p, text + sizeof(text) - 1, &l, &line), 1);
+		assert_int_equal(line, i + 1);
+		assert_true(l.nlen == strlen(want[i].name) && !memcmp(l.name, want[i].name, l.nlen));
+		if (want[i].mod)
+			assert_true(l.mlen == strlen(want[i].mod) && !memcmp(l.mod, want[i].mod, l.mlen));
+		else
+			assert_null(l.mod);
+		assert_true(l.addr == want[i].addr);
+	}
+	assert_int_equal(hwbpi_map_next(&p, text + sizeof(text) - 1, &l, &line), 0);
+	assert_int_equal(hwbp_symtab_load_map_text(t, text, sizeof(text) - 1, NULL), 6);
+	assert_int_equal(hwbp_symtab_finish(t), 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct hwbp_sym *s = hwbp_symtab_find(t, want[i].name);
+
+		assert_non_null(s);
+		assert_true(s->addr == want[i].addr);
+		assert_true(s->size == want[i].size);
+		assert_true(hwbpi_symtab_size_inferred(t, s));
+	}
+	assert_string_equal(hwbp_symtab_func(t, 0xffffffffc0001fffull)->name, "m_a");
+	assert_string_equal(hwbp_symtab_at(t, 0xffffffffc0002008ull)->name, "m_b");
 	hwbp_symtab_free(t);
 }
 
@@ -901,6 +977,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_map_bad),
 		cmocka_unit_test(test_map_file),
 		cmocka_unit_test(test_size_inference),
+		cmocka_unit_test(test_kallsyms_modules),
 		cmocka_unit_test(test_lookup_edges),
 		cmocka_unit_test(test_top_exact),
 		cmocka_unit_test(test_errors),
