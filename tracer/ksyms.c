@@ -403,6 +403,13 @@ static void describe(struct hwbp_symtab *t, size_t from, size_t core, struct hwb
 	}
 	range_of(t, from, core, "__init_begin", "__init_end", k->init[0]);
 	range_of(t, from, core, "_sinittext", "_einittext", k->init[1]);
+	/* Per-CPU variables at addresses in the image (arm64's vmlinux.lds.S
+	 * puts PERCPU_SECTION in its init data), not x86_64's offsets from 0,
+	 * are the boot-time copy that pcpu_embed_first_chunk() (mm/percpu.c)
+	 * copies into each CPU's area; the CPUs use their copies. */
+	range_of(t, from, core, "__per_cpu_start", "__per_cpu_end", k->percpu);
+	if (k->percpu[0] < k->kernel_lo)
+		k->percpu[0] = k->percpu[1] = 0;
 }
 
 /* The vmlinux symbols: from the file (moved by the KASLR offset) or from
@@ -537,6 +544,12 @@ int hwbpi_ksyms_check(const struct hwbpi_ksyms *k, const struct hwbp_symtab *t,
 	if (name && ((s && is_percpu_type(s->type)) || (k->kernel_lo && addr < k->kernel_lo))) {
 		hwbpi_say(err, errlen, "per-CPU variable %s is an offset (0x%" PRIx64 "), not an "
 			  "address: each CPU has its own copy (EINVAL)", name, addr);
+		return -EINVAL;
+	}
+	if (k->percpu[0] < k->percpu[1] && addr < k->percpu[1] && last >= k->percpu[0]) {
+		hwbpi_say(err, errlen, "%s is a per-CPU variable's boot-time copy [0x%" PRIx64
+			  ", 0x%" PRIx64 "): each CPU uses its own copy elsewhere (EINVAL)", what,
+			  k->percpu[0], k->percpu[1]);
 		return -EINVAL;
 	}
 	if (!name && k->kernel_lo && other_half(addr, k->kernel_lo)) {

@@ -41,6 +41,10 @@ struct hwbpi_ksyms {
 					  * _sinittext.._einittext (0, 0: unknown) */
 	uint64_t kernel_lo;              /* lowest address of a loaded symbol, per-CPU ones
 					  * (type 'A') not counted; 0: none */
+	uint64_t percpu[2];              /* [begin, end) of __per_cpu_start..__per_cpu_end
+					  * when they are addresses in the image (arm64:
+					  * the copy each CPU's is made from); 0, 0
+					  * when they are offsets ('A', x86_64) or unknown */
 };
 
 /*
@@ -85,9 +89,10 @@ const char *hwbpi_ksyms_missing_hint(const struct hwbpi_ksyms *k);
  * @name: the symbol the address came from (looked up in the finished
  * @t), NULL when it was given as a number.
  * Errors, with one line in @err:
- *   -EINVAL: a per-CPU variable (type 'A', or a symbol's address below
- *            k->kernel_lo): an offset, not an address; a range that
- *            meets one of k->init (freed after boot); NULL @k;
+ *   -EINVAL: a per-CPU variable: type 'A' or a symbol's address below
+ *            k->kernel_lo (an offset, not an address), or a range that
+ *            meets k->percpu (the boot-time copy, not any CPU's); a range
+ *            that meets one of k->init (freed after boot); NULL @k;
  *   -EFAULT: a number in the other half of the address space than the
  *            kernel's symbols (a user-space address).
  * Context: no allocation, no system call.

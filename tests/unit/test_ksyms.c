@@ -390,6 +390,7 @@ static void test_kallsyms(void **state)
 	assert_true(l.k.init[0][0] == RUN(0x2000000) && l.k.init[0][1] == RUN(0x2010000));
 	assert_true(l.k.init[1][0] == RUN(0x2000000) && l.k.init[1][1] == RUN(0x2001000));
 	assert_null(hwbpi_ksyms_missing_hint(&l.k));
+	assert_true(l.k.percpu[0] == 0 && l.k.percpu[1] == 0);
 	/* Sizes: to the next higher address; aliases (jiffies = jiffies_64)
 	 * both reach v01, not each other. */
 	want_sym(&l, "pid_max", RUN(0x1000000), 4, 'D', true);
@@ -494,6 +495,7 @@ static void test_sysmap(void **state)
 	/* Per-CPU variables and absolute symbols stay offsets, typed 'A'. */
 	want_sym(&l, "cpu_number", 0x1000, 0, 'A', false);
 	want_sym(&l, "some_abs", 0x3000, 0, 'A', false);
+	assert_true(l.k.percpu[0] == 0 && l.k.percpu[1] == 0);  /* offsets from 0 */
 	assert_null(sym(&l, "v01"));            /* kallsyms' vmlinux line: not loaded */
 	hwbp_symtab_free(l.t);
 }
@@ -737,6 +739,66 @@ static void test_check(void **state)
 	hwbp_symtab_free(l.t);
 }
 
+/* A kernel whose per-CPU variables are addresses in its init data (as
+ * arm64's), with modules below the image and a linear map below them. */
+static void test_check_in_image(void **state)
+{
+	static const char text[] =
+		"ffff800008010000 T _stext\n"
+		"ffff800008020000 T do_one\n"
+		"ffff800009000000 T _etext\n"
+		"ffff80000a000000 D pid_max\n"
+		"ffff80000b000000 D __init_begin\n"
+		"ffff80000b000000 T _sinittext\n"
+		"ffff80000b100000 T _einittext\n"
+		"ffff80000b200000 D __per_cpu_start\n"
+		"ffff80000b200040 d cpu_number\n"
+		"ffff80000b210000 D __per_cpu_end\n"
+		"ffff80000b300000 D __init_end\n"
+		"ffff800000001000 t mod_fn\t[m]\n";
+	static const struct {
+		const char *name;
+		uint64_t addr, len;
+		int want;
+		const char *msg;
+	} cases[] = {
+		{ "pid_max", 0xffff80000a000000ull, 4, 0, NULL },
+		{ "mod_fn", 0xffff800000001000ull, 4, 0, NULL },
+		{ NULL, 0xffff000012345678ull, 8, 0, NULL },
+		{ "cpu_number", 0xffff80000b200040ull, 4, -EINVAL,
+		  "cpu_number (0xffff80000b200040) is a per-CPU variable's boot-time copy "
+		  "[0xffff80000b200000, 0xffff80000b210000): each CPU uses its own copy elsewhere "
+		  "(EINVAL)" },
+		{ NULL, 0xffff80000b20fffcull, 8, -EINVAL, "is a per-CPU variable's boot-time copy" },
+		{ NULL, 0xffff80000b210000ull, 8, -EINVAL, "is in the kernel's .init" },
+		{ NULL, 0x0000ffffdeadb000ull, 8, -EFAULT,
+		  "0xffffdeadb000 is a user-space address: --kernel watches kernel addresses (the "
+		  "kernel's symbols start at 0xffff800000001000) (EFAULT)" },
+	};
+	struct hwbpi_ksyms_opts o = { put_file("kallsyms", text), NULL, NULL, NULL, NULL };
+	struct loaded l;
+	char err[512];
+
+	(void)state;
+	load(&l, &o);
+	assert_int_equal(l.r, 0);
+	assert_true(l.k.kernel_lo == 0xffff800000001000ull);
+	assert_true(l.k.percpu[0] == 0xffff80000b200000ull && l.k.percpu[1] == 0xffff80000b210000ull);
+	assert_true(l.k.init[0][0] == 0xffff80000b000000ull && l.k.init[0][1] == 0xffff80000b300000ull);
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		int r;
+
+		err[0] = '\0';
+		r = hwbpi_ksyms_check(&l.k, l.t, cases[c].name, cases[c].addr, cases[c].len, err,
+				      sizeof(err));
+		if (r != cases[c].want)
+			fail_msg("case %zu: %d, want %d (%s)", c, r, cases[c].want, err);
+		if (cases[c].msg && !strstr(err, cases[c].msg))
+			fail_msg("case %zu: '%s' lacks '%s'", c, err, cases[c].msg);
+	}
+	hwbp_symtab_free(l.t);
+}
+
 /* This host's /proc/kallsyms: the load matches what the file shows,
  * hidden (every address 0) or not. */
 static void test_host(void **state)
@@ -834,6 +896,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_mismatch),
 		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_check_in_image),
 		cmocka_unit_test(test_host),
 		cmocka_unit_test(test_args),
 	};
