@@ -57,7 +57,8 @@ struct hwbpi_ksyms {
  * st_size), moved by kallsyms(_stext) - file(_stext) after _etext and
  * kallsyms' first global functions after _stext agree on it, and kallsyms
  * still gives the modules' symbols.  Per-CPU symbols stay offsets (type
- * 'A', unmoved).  All or nothing: on failure @t is as it was.
+ * 'A', unmoved).  All or nothing: on failure @t is as it was and *@k
+ * untouched; *@k describes this load's symbols only (not those @t held).
  *
  * Errors, each with one line in @err naming the errno:
  *   -EINVAL: NULL argument, both a vmlinux and a System.map, a malformed
