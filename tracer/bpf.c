@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Counting breakpoint hits in the kernel (tracer/bpf.h): the loader of the
+ * BPF program tracer/bpf/hist.bpf.c, which the build embeds in this
+ * library as bytes (hwbpi_bpf_obj), through libbpf: open the object from
+ * memory, size the maps and set the program's constants, load (the
+ * verifier runs here), fill the function table, attach with BPF links.
+ * Built without BPF, every entry point says so (the end of this file).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bpf.h"
+#include "tracer.h"
+
+void hwbpi_bpf_log_tail(const char *log, char *out, size_t outlen)
+{
+	const char *end, *start;
+	size_t n;
+
+	if (!out || outlen == 0)
+		return;
+	out[0] = 0;
+	if (!log)
+		return;
+	end = log + strlen(log);
+	/* Skip trailing newlines (and blank lines), then find the line's start. */
+	while (end > log && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
+		end--;
+	start = end;
+	while (start > log && start[-1] != '\n')
+		start--;
+	n = (size_t)(end - start);
+	if (n >= outlen)
+		n = outlen - 1;
+	memcpy(out, start, n);
+	out[n] = 0;
+}
+
+#if defined(HWBP_HAVE_BPF)
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf_abi.h"
+
+/* tracer/bpf/embed.py's output: the stripped object. */
+extern const unsigned char hwbpi_bpf_obj[];
+extern const size_t hwbpi_bpf_obj_len;
+
+/* The verifier's log of a refused load (libbpf retries a failed load with
+ * log level 1 into this buffer: bpf_object_load_prog()). */
+#define LOG_SIZE (256u * 1024u)
+
+struct hwbpi_bpf {
+	struct bpf_object *obj;
+	int prog_fd;
+	int counts_fd, watches_fd, lost_fd;
+	unsigned nwatch;
+	int *links;          /* BPF link fds, one per attached event */
+	unsigned nlinks, cap;
+	char *log;
+};
+
+/* libbpf's messages: never on our stderr; the last warning of this thread
+ * that says what failed is kept (without libbpf's prefix) for the error
+ * line of a failure that has no verifier log (map creation, ELF parsing).
+ * bpf_object__load() ends every failure with "failed to load object",
+ * which says nothing more. */
+static _Thread_local char last_warn[256];
+
+static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static const char prefix[] = "libbpf: ";
+	char line[sizeof(last_warn)];
+	const char *l = line;
+
+	if (level != LIBBPF_WARN)
+		return 0;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	if (strncmp(l, prefix, sizeof(prefix) - 1) == 0)
+		l += sizeof(prefix) - 1;
+	if (strncmp(l, "failed to load object", 21) != 0)
+		hwbpi_bpf_log_tail(l, last_warn, sizeof(last_warn));
+	return 0;
+}
+
+static pthread_once_t print_once = PTHREAD_ONCE_INIT;
+
+static void set_print(void)
+{
+	libbpf_set_print(print_fn);
+}
+
+static bool args_ok(unsigned nwatch, unsigned entries, const uint64_t *starts, size_t nfunc,
+		    char *err, size_t errlen)
+{
+	if (nwatch == 0 || nwatch > HWBPI_BPF_MAX_WATCH + 1u || entries == 0) {
+		hwbpi_say(err, errlen, "bpf: %u watches of %u entries each: need 1 to %u watches and "
+		    "at least 1 entry (EINVAL)", nwatch, entries, HWBPI_BPF_MAX_WATCH + 1u);
+		return false;
+	}
+	if ((uint64_t)nwatch * entries > UINT32_MAX) {
+		hwbpi_say(err, errlen, "bpf: %u watches of %u entries each: more than %u entries in all "
+		    "(EINVAL)", nwatch, entries, UINT32_MAX);
+		return false;
+	}
+	if ((nfunc && !starts) || nfunc > UINT32_MAX) {
+		hwbpi_say(err, errlen, "bpf: no function table, or more than %u functions (EINVAL)",
+		    UINT32_MAX);
+		return false;
+	}
+	for (size_t i = 1; i < nfunc; i++) {
+		if (starts[i] < starts[i - 1]) {
+			hwbpi_say(err, errlen, "bpf: function start %zu (0x%llx) is below the one before "
+			    "it (0x%llx): the table must be ascending (EINVAL)", i,
+			    (unsigned long long)starts[i], (unsigned long long)starts[i - 1]);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The map @name of the object, sized @n (before the load). */
+static int size_map(struct bpf_object *obj, const char *name, uint32_t n, struct bpf_map **out)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+
+	if (!m)
+		return -ENOENT;
+	*out = m;
+	return bpf_map__set_max_entries(m, n);
+}
+
+/* Open the embedded object, size its maps, set its constants. */
+static int prepare(struct hwbpi_bpf *b, unsigned nwatch, unsigned entries, size_t nfunc,
+		   uint64_t ip_adjust, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "hwbp");
+	struct bpf_map *funcs, *counts, *watches, *rodata = NULL, *m;
+	struct bpf_program *prog;
+	struct hwbpi_bpf_cfg cfg;
+	size_t sz = 0;
+	int ret;
+
+	b->obj = bpf_object__open_mem(hwbpi_bpf_obj, hwbpi_bpf_obj_len, &oo);
+	if (!b->obj) {
+		ret = -errno;
+		hwbpi_say(err, errlen, "bpf: cannot open the embedded BPF object: %s (%s)", last_warn,
+		    hwbp_errno_name(ret));
+		return ret;
+	}
+	prog = bpf_object__find_program_by_name(b->obj, HWBPI_BPF_PROG_NAME);
+	ret = prog ? 0 : -ENOENT;
+	if (ret == 0)
+		ret = size_map(b->obj, "hwbp_funcs", nfunc ? (uint32_t)nfunc : 1u, &funcs);
+	if (ret == 0)
+		ret = size_map(b->obj, "hwbp_counts", nwatch * entries, &counts);
+	if (ret == 0)
+		ret = size_map(b->obj, "hwbp_watches", nwatch, &watches);
+	bpf_object__for_each_map(m, b->obj) {
+		const char *name = bpf_map__name(m);
+		size_t len = strlen(name);
+
+		/* libbpf's map of the object's .rodata, "<object>.rodata". */
+		if (bpf_map__is_internal(m) && len >= 7 && strcmp(name + len - 7, ".rodata") == 0)
+			rodata = m;
+	}
+	if (ret == 0 && (!rodata || !bpf_map__initial_value(rodata, &sz) || sz != sizeof(cfg)))
+		ret = -ENOENT;
+	if (ret == 0) {
+		cfg.ip_adjust = ip_adjust;
+		cfg.nfunc = (uint32_t)nfunc;
+		cfg.entries = entries;
+		ret = bpf_map__set_initial_value(rodata, &cfg, sizeof(cfg));
+	}
+	if (ret) {
+		hwbpi_say(err, errlen, "bpf: the embedded BPF object is not the one this library "
+		    "expects (%s)", hwbp_errno_name(ret));
+		return ret;
+	}
+	b->log = malloc(LOG_SIZE);
+	if (!b->log)
+		return -ENOMEM;
+	b->log[0] = 0;
+	return bpf_program__set_log_buf(prog, b->log, LOG_SIZE);
+}
+
+static int say_load(int ret, const char *log, char *err, size_t errlen)
+{
+	char tail[200];
+
+	if (ret == -EPERM) {
+		hwbpi_say(err, errlen, "bpf: the kernel refused to load the BPF program: it needs "
+		    "CAP_BPF and CAP_PERFMON, or root (EPERM)");
+		return ret;
+	}
+	hwbpi_bpf_log_tail(log, tail, sizeof(tail));
+	if (tail[0])
+		hwbpi_say(err, errlen, "bpf: the kernel's verifier refused the BPF program: %s (%s)",
+		    tail, hwbp_errno_name(ret));
+	else
+		hwbpi_say(err, errlen, "bpf: cannot load the BPF program: %s (%s)", last_warn,
+		    hwbp_errno_name(ret));
+	return ret;
+}
+
+/* The function table into hwbp_funcs: one batch (BPF_MAP_UPDATE_BATCH,
+ * Linux 5.6: kernel/bpf/syscall.c generic_map_update_batch()). */
+static int fill_funcs(struct hwbpi_bpf *b, const uint64_t *starts, size_t nfunc)
+{
+	int fd = bpf_map__fd(bpf_object__find_map_by_name(b->obj, "hwbp_funcs"));
+	uint32_t *keys, count = (uint32_t)nfunc;
+	int ret;
+
+	if (nfunc == 0)
+		return 0;
+	keys = malloc(nfunc * sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	for (size_t i = 0; i < nfunc; i++)
+		keys[i] = (uint32_t)i;
+	ret = bpf_map_update_batch(fd, keys, starts, &count, NULL);
+	free(keys);
+	if (ret == 0 && count != nfunc)
+		ret = -EIO;
+	return ret;
+}
+
+int hwbpi_bpf_open(struct hwbpi_bpf **out, unsigned nwatch, unsigned entries,
+		   const uint64_t *starts, size_t nfunc, uint64_t ip_adjust, char *err,
+		   size_t errlen)
+{
+	struct hwbpi_bpf *b;
+	int ret;
+
+	if (!out) {
+		hwbpi_say(err, errlen, "bpf: nowhere to put the program (EINVAL)");
+		return -EINVAL;
+	}
+	*out = NULL;
+	if (!args_ok(nwatch, entries, starts, nfunc, err, errlen))
+		return -EINVAL;
+	pthread_once(&print_once, set_print);
+	last_warn[0] = 0;
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		hwbpi_say(err, errlen, "bpf: out of memory (ENOMEM)");
+		return -ENOMEM;
+	}
+	b->nwatch = nwatch;
+	b->prog_fd = b->counts_fd = b->watches_fd = b->lost_fd = -1;
+	ret = prepare(b, nwatch, entries, nfunc, ip_adjust, err, errlen);
+	if (ret == -ENOMEM)
+		hwbpi_say(err, errlen, "bpf: out of memory (ENOMEM)");
+	if (ret == 0) {
+		ret = bpf_object__load(b->obj);
+		if (ret)
+			say_load(ret, b->log, err, errlen);
+	}
+	if (ret == 0) {
+		b->prog_fd = bpf_program__fd(bpf_object__find_program_by_name(b->obj,
+		    HWBPI_BPF_PROG_NAME));
+		b->counts_fd = bpf_map__fd(bpf_object__find_map_by_name(b->obj, "hwbp_counts"));
+		b->watches_fd = bpf_map__fd(bpf_object__find_map_by_name(b->obj, "hwbp_watches"));
+		b->lost_fd = bpf_map__fd(bpf_object__find_map_by_name(b->obj, "hwbp_lost"));
+		ret = fill_funcs(b, starts, nfunc);
+		if (ret)
+			hwbpi_say(err, errlen, "bpf: cannot fill the function table: %s",
+			    hwbp_errno_name(ret));
+	}
+	if (ret) {
+		hwbpi_bpf_close(b);
+		return ret;
+	}
+	/* The verifier's log is only needed for a refusal. */
+	free(b->log);
+	b->log = NULL;
+	*out = b;
+	return 0;
+}
+
+int hwbpi_bpf_attach(struct hwbpi_bpf *b, int perf_fd, unsigned watch, unsigned tag, char *err,
+		     size_t errlen)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lo);
+	int fd;
+
+	if (!b || watch >= b->nwatch || tag > HWBPI_BPF_MAX_TAG) {
+		hwbpi_say(err, errlen, "bpf: cannot attach watch %u tag 0x%x: %s (EINVAL)", watch, tag,
+		    b ? "no such watch or tag" : "no program");
+		return -EINVAL;
+	}
+	if (b->nlinks == b->cap) {
+		unsigned cap = b->cap ? 2 * b->cap : 16;
+		int *l = realloc(b->links, cap * sizeof(*l));
+
+		if (!l) {
+			hwbpi_say(err, errlen, "bpf: out of memory (ENOMEM)");
+			return -ENOMEM;
+		}
+		b->links = l;
+		b->cap = cap;
+	}
+	lo.perf_event.bpf_cookie = (uint64_t)watch << HWBPI_BPF_TAG_BITS | tag;
+	/* A perf link (kernel/bpf/syscall.c bpf_perf_link_attach(), 5.15)
+	 * carries the cookie, and, unlike libbpf's
+	 * bpf_program__attach_perf_event(), leaves the event's state alone. */
+	fd = bpf_link_create(b->prog_fd, perf_fd, BPF_PERF_EVENT, &lo);
+	if (fd < 0) {
+		switch (fd) {
+		case -EBADF:
+			hwbpi_say(err, errlen, "bpf: attach watch %u: fd %d is not a perf event (EBADF)", watch,
+			    perf_fd);
+			break;
+		case -EEXIST:
+			hwbpi_say(err, errlen, "bpf: attach watch %u: the event has a BPF program already "
+			    "(EEXIST)", watch);
+			break;
+		case -EINVAL:
+			hwbpi_say(err, errlen, "bpf: attach watch %u: the kernel refused the event of fd %d "
+			    "(kernels before 5.15 have no perf links) (EINVAL)", watch, perf_fd);
+			break;
+		default:
+			hwbpi_say(err, errlen, "bpf: attach watch %u to fd %d: %s", watch, perf_fd,
+			    hwbp_errno_name(fd));
+		}
+		return fd;
+	}
+	b->links[b->nlinks++] = fd;
+	return 0;
+}
+
+int hwbpi_bpf_read(struct hwbpi_bpf *b,
+		   void (*fn)(void *arg, unsigned watch, unsigned tag, uint32_t func, uint64_t count),
+		   void *arg, uint64_t *overrun, uint64_t *lost)
+{
+	struct hwbpi_bpf_key k, next;
+	uint32_t zero = 0;
+	uint64_t n;
+	int ret;
+
+	if (!b || !fn)
+		return -EINVAL;
+	for (ret = bpf_map_get_next_key(b->counts_fd, NULL, &next); ret == 0;
+	     ret = bpf_map_get_next_key(b->counts_fd, &k, &next)) {
+		k = next;
+		/* An entry is never deleted: ENOENT cannot happen here. */
+		ret = bpf_map_lookup_elem(b->counts_fd, &k, &n);
+		if (ret)
+			return ret;
+		fn(arg, k.cookie >> HWBPI_BPF_TAG_BITS, k.cookie & HWBPI_BPF_TAG_MASK, k.func, n);
+	}
+	if (ret != -ENOENT)
+		return ret;
+	for (uint32_t w = 0; overrun && w < b->nwatch; w++) {
+		struct hwbpi_bpf_watch ws;
+
+		ret = bpf_map_lookup_elem(b->watches_fd, &w, &ws);
+		if (ret)
+			return ret;
+		overrun[w] = ws.overrun;
+	}
+	if (lost) {
+		ret = bpf_map_lookup_elem(b->lost_fd, &zero, &n);
+		if (ret)
+			return ret;
+		*lost = n;
+	}
+	return 0;
+}
+
+void hwbpi_bpf_close(struct hwbpi_bpf *b)
+{
+	if (!b)
+		return;
+	/* Closing a link detaches it (bpf_perf_link_release():
+	 * perf_event_free_bpf_prog()); the object's close unloads the program
+	 * and frees the maps once nothing else holds them. */
+	for (unsigned i = 0; i < b->nlinks; i++)
+		close(b->links[i]);
+	bpf_object__close(b->obj);
+	free(b->links);
+	free(b->log);
+	free(b);
+}
+
+int hwbpi_bpf_loaded_count(void)
+{
+	uint32_t id = 0;
+	int n = 0, ret;
+
+	while ((ret = bpf_prog_get_next_id(id, &id)) == 0) {
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		int fd = bpf_prog_get_fd_by_id(id);
+
+		if (fd == -ENOENT)
+			continue;  /* freed since */
+		if (fd < 0)
+			return fd;
+		memset(&info, 0, sizeof(info));
+		ret = bpf_obj_get_info_by_fd(fd, &info, &len);
+		close(fd);
+		if (ret)
+			return ret;
+		if (strcmp(info.name, HWBPI_BPF_PROG_NAME) == 0)
+			n++;
+	}
+	return ret == -ENOENT ? n : ret;
+}
+
+#else /* !HWBP_HAVE_BPF */
+
+#define NO_BPF "built without BPF: clang with the bpf target and libbpf-dev are needed"
+
+int hwbpi_bpf_open(struct hwbpi_bpf **out, unsigned nwatch, unsigned entries,
+		   const uint64_t *starts, size_t nfunc, uint64_t ip_adjust, char *err,
+		   size_t errlen)
+{
+	(void)nwatch;
+	(void)entries;
+	(void)starts;
+	(void)nfunc;
+	(void)ip_adjust;
+	if (out)
+		*out = NULL;
+	hwbpi_say(err, errlen, NO_BPF);
+	return -EOPNOTSUPP;
+}
+
+int hwbpi_bpf_attach(struct hwbpi_bpf *b, int perf_fd, unsigned watch, unsigned tag, char *err,
+		     size_t errlen)
+{
+	(void)b;
+	(void)perf_fd;
+	(void)watch;
+	(void)tag;
+	hwbpi_say(err, errlen, NO_BPF);
+	return -EOPNOTSUPP;
+}
+
+int hwbpi_bpf_read(struct hwbpi_bpf *b,
+		   void (*fn)(void *arg, unsigned watch, unsigned tag, uint32_t func, uint64_t count),
+		   void *arg, uint64_t *overrun, uint64_t *lost)
+{
+	(void)b;
+	(void)fn;
+	(void)arg;
+	(void)overrun;
+	(void)lost;
+	return -EOPNOTSUPP;
+}
+
+void hwbpi_bpf_close(struct hwbpi_bpf *b)
+{
+	(void)b;
+}
+
+int hwbpi_bpf_loaded_count(void)
+{
+	return -EOPNOTSUPP;
+}
+
+#endif /* HWBP_HAVE_BPF */
