@@ -144,7 +144,7 @@ static int prepare(struct hwbpi_bpf *b, unsigned nwatch, unsigned entries, size_
 		   uint64_t ip_adjust, char *err, size_t errlen)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "hwbp");
-	struct bpf_map *funcs, *counts, *watches, *rodata = NULL, *m;
+	struct bpf_map *funcs, *counts, *watches, *data = NULL, *m;
 	struct bpf_program *prog;
 	struct hwbpi_bpf_cfg cfg;
 	size_t sz = 0;
@@ -169,17 +169,17 @@ static int prepare(struct hwbpi_bpf *b, unsigned nwatch, unsigned entries, size_
 		const char *name = bpf_map__name(m);
 		size_t len = strlen(name);
 
-		/* libbpf's map of the object's .rodata, "<object>.rodata". */
-		if (bpf_map__is_internal(m) && len >= 7 && strcmp(name + len - 7, ".rodata") == 0)
-			rodata = m;
+		/* libbpf's map of the object's .data, "<object>.data". */
+		if (bpf_map__is_internal(m) && len >= 5 && strcmp(name + len - 5, ".data") == 0)
+			data = m;
 	}
-	if (ret == 0 && (!rodata || !bpf_map__initial_value(rodata, &sz) || sz != sizeof(cfg)))
+	if (ret == 0 && (!data || !bpf_map__initial_value(data, &sz) || sz != sizeof(cfg)))
 		ret = -ENOENT;
 	if (ret == 0) {
 		cfg.ip_adjust = ip_adjust;
 		cfg.nfunc = (uint32_t)nfunc;
 		cfg.entries = entries;
-		ret = bpf_map__set_initial_value(rodata, &cfg, sizeof(cfg));
+		ret = bpf_map__set_initial_value(data, &cfg, sizeof(cfg));
 	}
 	if (ret) {
 		hwbpi_say(err, errlen, "bpf: the embedded BPF object is not the one this library "

@@ -43,7 +43,8 @@ struct hwbpi_bpf_watch {
 	__u64 overrun;  /* hits of a new function once the watch had none left */
 };
 
-/* The program's .rodata: its only global. */
+/* The program's .data: its only global (see hist.bpf.c for why not
+ * .rodata). */
 struct hwbpi_bpf_cfg {
 	__u64 ip_adjust;  /* subtracted from the IP first */
 	__u32 nfunc;      /* starts in hwbp_funcs (0: every IP is unknown) */

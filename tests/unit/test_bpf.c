@@ -398,6 +398,58 @@ static void test_overrun(void **state)
 }
 
 /*
+ * A kernel-sized table: 200,000 starts (Debian's amd64 kernel has some
+ * 150,000 text symbols), the three of make_starts() among starts 16 bytes
+ * apart below them and above them (past the last one's body).  The
+ * verifier accepts the search (its bounds unknown to it: see
+ * hist.bpf.c), and the counts land on the same two functions, at their
+ * indexes in the big table.
+ */
+static void test_large_table(void **state)
+{
+	enum { NFUNC = 200000, BELOW = 120000, N1 = 400, N2 = 600 };
+	const struct plan p = { N1, N2, &var1, &var1 };
+	uint64_t three[3], *starts, overrun[1], lost;
+	struct hwbpi_bpf *b;
+	struct got g = { .n = 0 };
+	uint32_t ia = 0, ib = 0;
+	int before = loaded(), go, fd;
+	pid_t pid;
+
+	(void)state;
+	make_starts(three, &ia, &ib);
+	starts = malloc(NFUNC * sizeof(*starts));
+	assert_non_null(starts);
+	for (uint32_t i = 0; i < BELOW; i++)
+		starts[i] = three[0] - 16 * (uint64_t)(BELOW - i);
+	for (uint32_t i = 0; i < 3; i++)
+		starts[BELOW + i] = three[i];
+	for (uint32_t i = BELOW + 3; i < NFUNC; i++)
+		starts[i] = three[2] + 0x10000 + 16 * (uint64_t)i;
+	if (hwbpi_bpf_open(&b, 1, 4, starts, NFUNC, hwbpi_linux_trap_ip_adjust, err, sizeof(err)))
+		fail_msg("open: %s", err);
+	free(starts);
+	pid = child(&p, &go);
+	fd = bp_event(pid, &var1, 1);
+	if (hwbpi_bpf_attach(b, fd, 0, HWBP_W, err, sizeof(err)))
+		fail_msg("attach: %s", err);
+	go_and_reap(pid, go);
+	assert_int_equal(event_count(fd), N1 + N2);
+	assert_int_equal(hwbpi_bpf_read(b, collect, &g, overrun, &lost), 0);
+	{
+		const struct entry want[] = { { 0, HWBP_W, BELOW + ia, N1 },
+					      { 0, HWBP_W, BELOW + ib, N2 } };
+
+		expect_entries(&g, want, 2);
+	}
+	assert_int_equal(overrun[0], 0);
+	assert_int_equal(lost, 0);
+	close(fd);
+	hwbpi_bpf_close(b);
+	assert_int_equal(loaded(), before);
+}
+
+/*
  * IPs that no start covers count as HWBPI_BPF_UNKNOWN: a table whose
  * only start is above both writers, an adjust above every user IP (the
  * subtraction would wrap), and no table at all.
@@ -551,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_open_unprivileged),
 		cmocka_unit_test(test_count_two_functions),
 		cmocka_unit_test(test_overrun),
+		cmocka_unit_test(test_large_table),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_two_watches),
 		cmocka_unit_test(test_attach_refused),

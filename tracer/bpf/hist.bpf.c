@@ -29,9 +29,16 @@
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
-/* Set by the loader before the load (libbpf's .rodata map, frozen after
- * it), so the verifier sees constants. */
-const volatile struct hwbpi_bpf_cfg hwbp_cfg = { 0 };
+/*
+ * Set by the loader before the load (libbpf's .data map).  Not .rodata:
+ * libbpf freezes that map, and the verifier then knows its values
+ * (kernel/bpf/verifier.c bpf_map_direct_read()); with the number of
+ * starts known, every bound of the binary search is a known constant on
+ * each path, the paths never merge and 200,000 starts exceed the
+ * verifier's million instructions.  Unknown, the bounds of every path
+ * look alike and the search verifies once per step.
+ */
+volatile struct hwbpi_bpf_cfg hwbp_cfg SEC(".data") = { 0 };
 
 /* Every max_entries is set by the loader before the load. */
 struct {
