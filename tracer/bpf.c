@@ -59,14 +59,31 @@ extern const size_t hwbpi_bpf_obj_len;
  * log level 1 into this buffer: bpf_object_load_prog()). */
 #define LOG_SIZE (256u * 1024u)
 
-struct hwbpi_bpf {
+/*
+ * One loaded copy of the program, for one cookie.  Not one program with
+ * the link's cookie (bpf_get_attach_cookie()): an event inherited by a
+ * thread or child created later runs its parent's program but without
+ * the cookie (kernel/events/core.c perf_event_alloc() copies
+ * parent_event->prog, not bpf_cookie), so its hits would all count under
+ * cookie 0.  Each copy has its own .data (the cookie in its
+ * configuration) and shares the maps of the first.
+ */
+struct inst {
 	struct bpf_object *obj;
-	int prog_fd;
-	int counts_fd, watches_fd, lost_fd;
-	unsigned nwatch;
-	int *links;          /* BPF link fds, one per attached event */
+	int prog_fd, data_fd;
+	uint32_t cookie;
+};
+
+struct hwbpi_bpf {
+	struct inst *inst;      /* [0] created the maps */
+	unsigned ninst, icap;
+	bool inst0_used;        /* inst[0].cookie is set */
+	struct hwbpi_bpf_cfg cfg;
+	int funcs_fd, counts_fd, watches_fd, lost_fd;
+	unsigned nwatch, entries;
+	size_t nfunc;
+	int *links;             /* BPF link fds, one per attached event */
 	unsigned nlinks, cap;
-	char *log;
 };
 
 /* libbpf's messages: never on our stderr; the last warning of this thread
@@ -128,69 +145,69 @@ static bool args_ok(unsigned nwatch, unsigned entries, const uint64_t *starts, s
 	return true;
 }
 
-/* The map @name of the object, sized @n (before the load). */
-static int size_map(struct bpf_object *obj, const char *name, uint32_t n, struct bpf_map **out)
+/* The map @name of @obj: sized @n (the first copy), or the first copy's
+ * map @fd (the others: bpf_map__reuse_fd()). */
+static int size_map(struct bpf_object *obj, const char *name, uint32_t n, int fd)
 {
 	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
 
 	if (!m)
 		return -ENOENT;
-	*out = m;
-	return bpf_map__set_max_entries(m, n);
+	return fd >= 0 ? bpf_map__reuse_fd(m, fd) : bpf_map__set_max_entries(m, n);
 }
 
-/* Open the embedded object, size its maps, set its constants. */
-static int prepare(struct hwbpi_bpf *b, unsigned nwatch, unsigned entries, size_t nfunc,
-		   uint64_t ip_adjust, char *err, size_t errlen)
+/* libbpf's map of the object's .data, "<object>.data". */
+static struct bpf_map *data_map(struct bpf_object *obj)
+{
+	struct bpf_map *m;
+
+	bpf_object__for_each_map(m, obj) {
+		const char *name = bpf_map__name(m);
+		size_t len = strlen(name);
+
+		if (bpf_map__is_internal(m) && len >= 5 && strcmp(name + len - 5, ".data") == 0)
+			return m;
+	}
+	return NULL;
+}
+
+/* Open the embedded object for @in: its maps sized (or the first copy's),
+ * its configuration set. */
+static int prepare(const struct hwbpi_bpf *b, struct inst *in, bool first, char *err,
+		   size_t errlen)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "hwbp");
-	struct bpf_map *funcs, *counts, *watches, *data = NULL, *m;
-	struct bpf_program *prog;
-	struct hwbpi_bpf_cfg cfg;
+	struct bpf_map *data;
 	size_t sz = 0;
 	int ret;
 
-	b->obj = bpf_object__open_mem(hwbpi_bpf_obj, hwbpi_bpf_obj_len, &oo);
-	if (!b->obj) {
+	in->obj = bpf_object__open_mem(hwbpi_bpf_obj, hwbpi_bpf_obj_len, &oo);
+	if (!in->obj) {
 		ret = -errno;
 		hwbpi_say(err, errlen, "bpf: cannot open the embedded BPF object: %s (%s)", last_warn,
 		    hwbp_errno_name(ret));
 		return ret;
 	}
-	prog = bpf_object__find_program_by_name(b->obj, HWBPI_BPF_PROG_NAME);
-	ret = prog ? 0 : -ENOENT;
+	ret = bpf_object__find_program_by_name(in->obj, HWBPI_BPF_PROG_NAME) ? 0 : -ENOENT;
 	if (ret == 0)
-		ret = size_map(b->obj, "hwbp_funcs", nfunc ? (uint32_t)nfunc : 1u, &funcs);
+		ret = size_map(in->obj, "hwbp_funcs", b->nfunc ? (uint32_t)b->nfunc : 1u,
+			       first ? -1 : b->funcs_fd);
 	if (ret == 0)
-		ret = size_map(b->obj, "hwbp_counts", nwatch * entries, &counts);
+		ret = size_map(in->obj, "hwbp_counts", b->nwatch * b->entries,
+			       first ? -1 : b->counts_fd);
 	if (ret == 0)
-		ret = size_map(b->obj, "hwbp_watches", nwatch, &watches);
-	bpf_object__for_each_map(m, b->obj) {
-		const char *name = bpf_map__name(m);
-		size_t len = strlen(name);
-
-		/* libbpf's map of the object's .data, "<object>.data". */
-		if (bpf_map__is_internal(m) && len >= 5 && strcmp(name + len - 5, ".data") == 0)
-			data = m;
-	}
-	if (ret == 0 && (!data || !bpf_map__initial_value(data, &sz) || sz != sizeof(cfg)))
+		ret = size_map(in->obj, "hwbp_watches", b->nwatch, first ? -1 : b->watches_fd);
+	if (ret == 0 && !first)
+		ret = size_map(in->obj, "hwbp_lost", 1, b->lost_fd);
+	data = data_map(in->obj);
+	if (ret == 0 && (!data || !bpf_map__initial_value(data, &sz) || sz != sizeof(b->cfg)))
 		ret = -ENOENT;
-	if (ret == 0) {
-		cfg.ip_adjust = ip_adjust;
-		cfg.nfunc = (uint32_t)nfunc;
-		cfg.entries = entries;
-		ret = bpf_map__set_initial_value(data, &cfg, sizeof(cfg));
-	}
-	if (ret) {
+	if (ret == 0)
+		ret = bpf_map__set_initial_value(data, &b->cfg, sizeof(b->cfg));
+	if (ret)
 		hwbpi_say(err, errlen, "bpf: the embedded BPF object is not the one this library "
 		    "expects (%s)", hwbp_errno_name(ret));
-		return ret;
-	}
-	b->log = malloc(LOG_SIZE);
-	if (!b->log)
-		return -ENOMEM;
-	b->log[0] = 0;
-	return bpf_program__set_log_buf(prog, b->log, LOG_SIZE);
+	return ret;
 }
 
 static int say_load(int ret, const char *log, char *err, size_t errlen)
@@ -212,11 +229,60 @@ static int say_load(int ret, const char *log, char *err, size_t errlen)
 	return ret;
 }
 
+/* Load a copy of the program with b->cfg (its cookie included) into
+ * b->inst[b->ninst] (room made by the caller). */
+static int load_inst(struct hwbpi_bpf *b, char *err, size_t errlen)
+{
+	struct inst *in = &b->inst[b->ninst];
+	bool first = b->ninst == 0;
+	char *log;
+	int ret;
+
+	memset(in, 0, sizeof(*in));
+	in->prog_fd = in->data_fd = -1;
+	in->cookie = b->cfg.cookie;
+	last_warn[0] = 0;
+	ret = prepare(b, in, first, err, errlen);
+	if (ret) {
+		bpf_object__close(in->obj);
+		return ret;
+	}
+	log = malloc(LOG_SIZE);
+	if (!log) {
+		bpf_object__close(in->obj);
+		hwbpi_say(err, errlen, "bpf: out of memory (ENOMEM)");
+		return -ENOMEM;
+	}
+	log[0] = 0;
+	ret = bpf_program__set_log_buf(bpf_object__find_program_by_name(in->obj,
+	    HWBPI_BPF_PROG_NAME), log, LOG_SIZE);
+	if (ret == 0) {
+		ret = bpf_object__load(in->obj);
+		if (ret)
+			say_load(ret, log, err, errlen);
+	}
+	free(log);
+	if (ret) {
+		bpf_object__close(in->obj);
+		return ret;
+	}
+	in->prog_fd = bpf_program__fd(bpf_object__find_program_by_name(in->obj,
+	    HWBPI_BPF_PROG_NAME));
+	in->data_fd = bpf_map__fd(data_map(in->obj));
+	if (first) {
+		b->funcs_fd = bpf_map__fd(bpf_object__find_map_by_name(in->obj, "hwbp_funcs"));
+		b->counts_fd = bpf_map__fd(bpf_object__find_map_by_name(in->obj, "hwbp_counts"));
+		b->watches_fd = bpf_map__fd(bpf_object__find_map_by_name(in->obj, "hwbp_watches"));
+		b->lost_fd = bpf_map__fd(bpf_object__find_map_by_name(in->obj, "hwbp_lost"));
+	}
+	b->ninst++;
+	return 0;
+}
+
 /* The function table into hwbp_funcs: one batch (BPF_MAP_UPDATE_BATCH,
  * Linux 5.6: kernel/bpf/syscall.c generic_map_update_batch()). */
 static int fill_funcs(struct hwbpi_bpf *b, const uint64_t *starts, size_t nfunc)
 {
-	int fd = bpf_map__fd(bpf_object__find_map_by_name(b->obj, "hwbp_funcs"));
 	uint32_t *keys, count = (uint32_t)nfunc;
 	int ret;
 
@@ -227,7 +293,7 @@ static int fill_funcs(struct hwbpi_bpf *b, const uint64_t *starts, size_t nfunc)
 		return -ENOMEM;
 	for (size_t i = 0; i < nfunc; i++)
 		keys[i] = (uint32_t)i;
-	ret = bpf_map_update_batch(fd, keys, starts, &count, NULL);
+	ret = bpf_map_update_batch(b->funcs_fd, keys, starts, &count, NULL);
 	free(keys);
 	if (ret == 0 && count != nfunc)
 		ret = -EIO;
@@ -249,28 +315,26 @@ int hwbpi_bpf_open(struct hwbpi_bpf **out, unsigned nwatch, unsigned entries,
 	if (!args_ok(nwatch, entries, starts, nfunc, err, errlen))
 		return -EINVAL;
 	pthread_once(&print_once, set_print);
-	last_warn[0] = 0;
 	b = calloc(1, sizeof(*b));
-	if (!b) {
+	if (b)
+		b->inst = calloc(4, sizeof(*b->inst));
+	if (!b || !b->inst) {
+		free(b);
 		hwbpi_say(err, errlen, "bpf: out of memory (ENOMEM)");
 		return -ENOMEM;
 	}
+	b->icap = 4;
 	b->nwatch = nwatch;
-	b->prog_fd = b->counts_fd = b->watches_fd = b->lost_fd = -1;
-	ret = prepare(b, nwatch, entries, nfunc, ip_adjust, err, errlen);
-	if (ret == -ENOMEM)
-		hwbpi_say(err, errlen, "bpf: out of memory (ENOMEM)");
+	b->entries = entries;
+	b->nfunc = nfunc;
+	b->cfg.ip_adjust = ip_adjust;
+	b->cfg.nfunc = (uint32_t)nfunc;
+	b->cfg.entries = entries;
+	b->funcs_fd = b->counts_fd = b->watches_fd = b->lost_fd = -1;
+	/* The first copy now, with no cookie yet: the verifier's answer and
+	 * the maps' sizes are known here, before any event. */
+	ret = load_inst(b, err, errlen);
 	if (ret == 0) {
-		ret = bpf_object__load(b->obj);
-		if (ret)
-			say_load(ret, b->log, err, errlen);
-	}
-	if (ret == 0) {
-		b->prog_fd = bpf_program__fd(bpf_object__find_program_by_name(b->obj,
-		    HWBPI_BPF_PROG_NAME));
-		b->counts_fd = bpf_map__fd(bpf_object__find_map_by_name(b->obj, "hwbp_counts"));
-		b->watches_fd = bpf_map__fd(bpf_object__find_map_by_name(b->obj, "hwbp_watches"));
-		b->lost_fd = bpf_map__fd(bpf_object__find_map_by_name(b->obj, "hwbp_lost"));
 		ret = fill_funcs(b, starts, nfunc);
 		if (ret)
 			hwbpi_say(err, errlen, "bpf: cannot fill the function table: %s",
@@ -280,17 +344,58 @@ int hwbpi_bpf_open(struct hwbpi_bpf **out, unsigned nwatch, unsigned entries,
 		hwbpi_bpf_close(b);
 		return ret;
 	}
-	/* The verifier's log is only needed for a refusal. */
-	free(b->log);
-	b->log = NULL;
 	*out = b;
 	return 0;
+}
+
+/* The copy of the program for @cookie: one already loaded, the first one
+ * (not yet given a cookie: set in its .data), or a new one. */
+static int inst_for(struct hwbpi_bpf *b, uint32_t cookie, struct inst **out, char *err,
+		    size_t errlen)
+{
+	uint32_t zero = 0;
+	int ret;
+
+	for (unsigned i = b->inst0_used ? 0 : 1; i < b->ninst; i++)
+		if (b->inst[i].cookie == cookie) {
+			*out = &b->inst[i];
+			return 0;
+		}
+	b->cfg.cookie = cookie;
+	if (!b->inst0_used) {
+		ret = bpf_map_update_elem(b->inst[0].data_fd, &zero, &b->cfg, BPF_ANY);
+		if (ret) {
+			hwbpi_say(err, errlen, "bpf: cannot set the program's cookie: %s",
+			    hwbp_errno_name(ret));
+			return ret;
+		}
+		b->inst[0].cookie = cookie;
+		b->inst0_used = true;
+		*out = &b->inst[0];
+		return 0;
+	}
+	if (b->ninst == b->icap) {
+		struct inst *in = realloc(b->inst, 2 * b->icap * sizeof(*in));
+
+		if (!in) {
+			hwbpi_say(err, errlen, "bpf: out of memory (ENOMEM)");
+			return -ENOMEM;
+		}
+		b->inst = in;
+		b->icap *= 2;
+	}
+	ret = load_inst(b, err, errlen);
+	if (ret == 0)
+		*out = &b->inst[b->ninst - 1];
+	return ret;
 }
 
 int hwbpi_bpf_attach(struct hwbpi_bpf *b, int perf_fd, unsigned watch, unsigned tag, char *err,
 		     size_t errlen)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, lo);
+	uint32_t cookie;
+	struct inst *in;
 	int fd;
 
 	if (!b || watch >= b->nwatch || tag > HWBPI_BPF_MAX_TAG) {
@@ -309,11 +414,16 @@ int hwbpi_bpf_attach(struct hwbpi_bpf *b, int perf_fd, unsigned watch, unsigned 
 		b->links = l;
 		b->cap = cap;
 	}
-	lo.perf_event.bpf_cookie = (uint64_t)watch << HWBPI_BPF_TAG_BITS | tag;
+	cookie = (uint32_t)watch << HWBPI_BPF_TAG_BITS | tag;
+	fd = inst_for(b, cookie, &in, err, errlen);
+	if (fd)
+		return fd;
 	/* A perf link (kernel/bpf/syscall.c bpf_perf_link_attach(), 5.15)
-	 * carries the cookie, and, unlike libbpf's
-	 * bpf_program__attach_perf_event(), leaves the event's state alone. */
-	fd = bpf_link_create(b->prog_fd, perf_fd, BPF_PERF_EVENT, &lo);
+	 * ends when its fd is closed, and, unlike libbpf's
+	 * bpf_program__attach_perf_event(), leaves the event's state alone.
+	 * Its cookie is the program's own, for bpftool's eyes only. */
+	lo.perf_event.bpf_cookie = cookie;
+	fd = bpf_link_create(in->prog_fd, perf_fd, BPF_PERF_EVENT, &lo);
 	if (fd < 0) {
 		switch (fd) {
 		case -EBADF:
@@ -382,13 +492,14 @@ void hwbpi_bpf_close(struct hwbpi_bpf *b)
 	if (!b)
 		return;
 	/* Closing a link detaches it (bpf_perf_link_release():
-	 * perf_event_free_bpf_prog()); the object's close unloads the program
-	 * and frees the maps once nothing else holds them. */
+	 * perf_event_free_bpf_prog()); each object's close unloads its copy,
+	 * and the maps go with the last one holding them. */
 	for (unsigned i = 0; i < b->nlinks; i++)
 		close(b->links[i]);
-	bpf_object__close(b->obj);
+	for (unsigned i = 0; i < b->ninst; i++)
+		bpf_object__close(b->inst[i].obj);
+	free(b->inst);
 	free(b->links);
-	free(b->log);
 	free(b);
 }
 

@@ -16,6 +16,13 @@
  * says exactly what the program did not see (another BPF program running
  * on that CPU: bpf_overflow_handler() skips it).
  *
+ * One copy of the program is loaded per (watch, tag) attached, all
+ * sharing the maps: an event inherited by a thread or child created later
+ * (attr.inherit) runs its parent's program but does not get the cookie of
+ * its parent's link (kernel/events/core.c perf_event_alloc()), so the
+ * (watch, tag) is each copy's own constant, and inherited events count
+ * under the right watch.
+ *
  * Per watch, at most @entries functions (with tag) are counted; a hit of a
  * further one adds to the watch's overrun.  A function index is the
  * position in the caller's sorted start table; an IP (minus the adjust)
@@ -52,7 +59,9 @@ struct hwbpi_bpf;
  * neighbours allowed; @nfunc 0: every hit counts as HWBPI_BPF_UNKNOWN),
  * and @ip_adjust, subtracted from each hit's IP before the search (an IP
  * below it is unknown; hwbpi_linux_trap_ip_adjust for this arch's data
- * breakpoints).  Nothing is attached yet.
+ * breakpoints).  The first copy of the program is loaded here (so the
+ * verifier's answer comes before any event is opened); nothing is
+ * attached yet.
  * Errors (one line in @err): -EOPNOTSUPP (built without BPF),
  *         -EINVAL (@out NULL, @nwatch 0 or above HWBPI_BPF_MAX_WATCH + 1,
  *         @entries 0, @nwatch * @entries above UINT32_MAX, @starts NULL
@@ -70,9 +79,12 @@ int hwbpi_bpf_open(struct hwbpi_bpf **out, unsigned nwatch, unsigned entries,
 /*
  * Attach the program to the perf event @perf_fd (a PERF_TYPE_BREAKPOINT
  * event with sample_period 1, enabled or not: its state is not changed)
- * with the cookie (@watch, @tag): its hits count under @watch and @tag (an
- * access kind: HWBP_R, HWBP_W, HWBP_X, or 0 for an event of both reads and
- * writes).  One program per event; the attachment lasts until
+ * for (@watch, @tag): its hits count under @watch and @tag (an access
+ * kind: HWBP_R, HWBP_W, HWBP_X, or 0 for an event of both reads and
+ * writes), and so do those of the events it is inherited by.  The first
+ * (@watch, @tag) uses the copy hwbpi_bpf_open() loaded, each further one
+ * loads another (the verifier runs again).  One program per event; the
+ * attachment lasts until
  * hwbpi_bpf_close() (it holds a reference to the event: closing @perf_fd
  * first does not end it).  The kernel also accepts a counting event
  * (sample_period 0), on which the program never runs
@@ -81,7 +93,7 @@ int hwbpi_bpf_open(struct hwbpi_bpf **out, unsigned nwatch, unsigned entries,
  *         HWBPI_BPF_MAX_TAG, or the kernel's: an event BPF does not attach
  *         to, a kernel before 5.15 without perf links), -EBADF (@perf_fd is
  *         not a perf event), -EEXIST (the event has a program already),
- *         -ENOMEM.
+ *         -ENOMEM, the errors of hwbpi_bpf_open()'s load for a new copy.
  */
 int hwbpi_bpf_attach(struct hwbpi_bpf *b, int perf_fd, unsigned watch, unsigned tag, char *err,
 		     size_t errlen);

@@ -29,7 +29,7 @@
 /* The function index of an IP below the first start. */
 #define HWBPI_BPF_NO_FUNC 0xffffffffu
 
-/* The attach cookie: the watch index above the access kind tag. */
+/* The cookie: the watch index above the access kind tag. */
 #define HWBPI_BPF_TAG_BITS 8
 #define HWBPI_BPF_TAG_MASK 0xffu
 
@@ -49,6 +49,8 @@ struct hwbpi_bpf_cfg {
 	__u64 ip_adjust;  /* subtracted from the IP first */
 	__u32 nfunc;      /* starts in hwbp_funcs (0: every IP is unknown) */
 	__u32 entries;    /* hwbp_counts entries per watch */
+	__u32 cookie;     /* this copy's hits count under it */
+	__u32 pad;
 };
 
 #endif /* HWBP_TRACER_BPF_ABI_H */

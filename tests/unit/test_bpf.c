@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -526,6 +527,8 @@ static void test_two_watches(void **state)
 	if (hwbpi_bpf_attach(b, fd1, 0, HWBP_W, err, sizeof(err)) ||
 	    hwbpi_bpf_attach(b, fd2, 1, 0, err, sizeof(err)))
 		fail_msg("attach: %s", err);
+	/* One copy of the program per (watch, tag). */
+	assert_int_equal(loaded(), before + 2);
 	go_and_reap(pid, go);
 	assert_int_equal(event_count(fd1), N1);
 	assert_int_equal(event_count(fd2), N2);
@@ -540,6 +543,97 @@ static void test_two_watches(void **state)
 	assert_int_equal(lost, 0);
 	close(fd1);
 	close(fd2);
+	hwbpi_bpf_close(b);
+	assert_int_equal(loaded(), before);
+}
+
+/* The threads of the inherited test's child: write_a() each. */
+static void *thread_a(void *arg)
+{
+	const struct plan *p = arg;
+
+	write_a(p->va, p->na);
+	return NULL;
+}
+
+/*
+ * Events inherited by threads created after the attach (attr.inherit, as
+ * for a traced process's later threads): the kernel gives them the
+ * program but not the link's cookie, so the hits must still count under
+ * the attached watch (1 here, so that cookie 0 would be wrong) and tag.
+ * The child starts THREADS threads that each write var1 N1 times from
+ * write_a, joins them, then writes it N2 times from write_b.  An
+ * inherited event's count joins its parent's when the thread exits
+ * (kernel/events/core.c perf_event_exit_task()), so read() sees them all.
+ */
+static void test_inherited(void **state)
+{
+	enum { THREADS = 4, N1 = 500, N2 = 300 };
+	static const struct plan p = { N1, N2, &var1, &var1 };
+	struct perf_event_attr a;
+	uint64_t starts[3], overrun[2], lost;
+	struct hwbpi_bpf *b;
+	struct got g = { .n = 0 };
+	uint32_t ia = 0, ib = 0;
+	int before = loaded(), fds[2], fd, st;
+	pid_t pid;
+
+	(void)state;
+	make_starts(starts, &ia, &ib);
+	if (hwbpi_bpf_open(&b, 2, 4, starts, 3, hwbpi_linux_trap_ip_adjust, err, sizeof(err)))
+		fail_msg("open: %s", err);
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		pthread_t t[THREADS];
+		char c;
+
+		close(fds[1]);
+		if (read(fds[0], &c, 1) != 1)
+			_exit(1);
+		for (int i = 0; i < THREADS; i++)
+			if (pthread_create(&t[i], NULL, thread_a, (void *)&p))
+				_exit(2);
+		for (int i = 0; i < THREADS; i++)
+			pthread_join(t[i], NULL);
+		n_arg = N2;
+		write_b(&var1, n_arg);
+		_exit(0);
+	}
+	close(fds[0]);
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_BREAKPOINT;
+	a.size = sizeof(a);
+	a.bp_type = HW_BREAKPOINT_W;
+	a.bp_addr = (uintptr_t)&var1;
+	a.bp_len = HW_BREAKPOINT_LEN_8;
+	a.sample_period = 1;
+	a.inherit = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, pid, -1, -1, 0);
+	if (fd < 0)
+		fail_msg("perf_event_open: %s", strerror(errno));
+	if (hwbpi_bpf_attach(b, fd, 1, HWBP_W, err, sizeof(err)))
+		fail_msg("attach: %s", err);
+	assert_int_equal(write(fds[1], "g", 1), 1);
+	close(fds[1]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(event_count(fd), THREADS * N1 + N2);
+	assert_int_equal(hwbpi_bpf_read(b, collect, &g, overrun, &lost), 0);
+	{
+		const struct entry want[] = { { 1, HWBP_W, ia, THREADS * N1 },
+					      { 1, HWBP_W, ib, N2 } };
+
+		expect_entries(&g, want, 2);
+	}
+	assert_int_equal(overrun[0], 0);
+	assert_int_equal(overrun[1], 0);
+	assert_int_equal(lost, 0);
+	close(fd);
 	hwbpi_bpf_close(b);
 	assert_int_equal(loaded(), before);
 }
@@ -606,6 +700,7 @@ int main(void)
 		cmocka_unit_test(test_large_table),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_two_watches),
+		cmocka_unit_test(test_inherited),
 		cmocka_unit_test(test_attach_refused),
 	};
 

@@ -2,9 +2,10 @@
 /*
  * Counting breakpoint hits in the kernel: a BPF_PROG_TYPE_PERF_EVENT
  * program attached (BPF_LINK_CREATE, BPF_PERF_EVENT) to each breakpoint
- * event of a trace.  Each hit maps its IP to a function (a bounded binary
- * search over hwbp_funcs) and adds one to the (cookie, function) entry of
- * hwbp_counts; the loader (tracer/bpf.c) reads the maps at the end, so no
+ * event of a trace, one loaded copy per cookie (watch and access kind),
+ * all sharing the maps.  Each hit maps its IP to a function (a bounded
+ * binary search over hwbp_funcs) and adds one to the (cookie, function)
+ * entry of hwbp_counts; the loader (tracer/bpf.c) reads the maps at the end, so no
  * hit costs a ring record or a wakeup.  The layout is tracer/bpf_abi.h.
  *
  * Compiled by clang for the bpf target with -D__TARGET_ARCH_<hwbp's arch
@@ -157,7 +158,10 @@ int hwbp_hist(struct bpf_perf_event_data *ctx)
 {
 	struct hwbpi_bpf_key k;
 
-	k.cookie = (__u32)bpf_get_attach_cookie(ctx);
+	/* The loader's copy of the program for this cookie, not
+	 * bpf_get_attach_cookie(): an inherited event has its parent's
+	 * program but not its link's cookie (tracer/bpf.c, struct inst). */
+	k.cookie = hwbp_cfg.cookie;
 	k.func = func_of(PT_REGS_IP(&ctx->regs));
 	count(&k);
 	/* 0: no perf sample is written (bpf_overflow_handler()). */
