@@ -79,6 +79,21 @@ int hwbpi_linux_hit_done(pid_t tid);
 extern const bool hwbpi_linux_step_over;
 
 /*
+ * What to subtract from the IP a perf breakpoint event reports for a data
+ * hit (the sample IP, and regs' IP in a BPF program on the event) to get
+ * an address inside the accessing instruction, so that the IP maps to the
+ * function that made the access: x86 1 (data breakpoints are traps, the
+ * IP is the next instruction: arch/x86/kernel/hw_breakpoint.c
+ * hw_breakpoint_handler()), powerpc 4 (the kernel emulates the access and
+ * reports afterwards, the IP of the next instruction:
+ * arch/powerpc/kernel/hw_breakpoint.c stepping_handler(), emulate_step()),
+ * arm64 0 (the watchpoint exception comes before the access, the IP is
+ * the load or store: arch/arm64/kernel/hw_breakpoint.c
+ * watchpoint_handler()).
+ */
+extern const uint64_t hwbpi_linux_trap_ip_adjust;
+
+/*
  * Whether the kernel can program @piece as a task's breakpoint (ptrace
  * or perf_event_open: both go through hw_breakpoint); 0, or -EOPNOTSUPP
  * with @why (one phrase) filled.  arm64: no MASK (len <= 8, inside one

@@ -13,6 +13,8 @@
 #include "linux.h"
 
 const bool hwbpi_linux_step_over = false;
+/* No breakpoint events are programmed here: nothing to adjust. */
+const uint64_t hwbpi_linux_trap_ip_adjust = 0;
 
 int hwbpi_linux_cpu(pid_t tid, struct hwbp_cpu *cpu)
 {

@@ -202,6 +202,10 @@ int hwbpi_linux_hit_done(pid_t tid)
  */
 const bool hwbpi_linux_step_over = true;
 
+/* The watchpoint exception is taken before the access: the IP is the
+ * load or store itself (watchpoint_handler() reports it, then steps). */
+const uint64_t hwbpi_linux_trap_ip_adjust = 0;
+
 int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwbp_piece *piece,
 			 char *why, size_t whylen)
 {

@@ -155,6 +155,11 @@ int hwbpi_linux_hit_done(pid_t tid)
  * the tracer steps with nothing armed and sets the breakpoint again. */
 const bool hwbpi_linux_step_over = true;
 
+/* The kernel emulates the access (stepping_handler(): emulate_step())
+ * and reports the hit after it, with the IP of the next instruction: one
+ * instruction (4 bytes) back is the access. */
+const uint64_t hwbpi_linux_trap_ip_adjust = 4;
+
 int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwbp_piece *piece,
 			 char *why, size_t whylen)
 {

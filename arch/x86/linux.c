@@ -116,6 +116,11 @@ int hwbpi_linux_hit_done(pid_t tid)
  * Linux sets RF so that the instruction runs (hw_breakpoint_handler()). */
 const bool hwbpi_linux_step_over = false;
 
+/* A data hit is a trap: the IP is the instruction after the access (the
+ * kernel's hw_breakpoint_handler() reports the trap frame as it is); one
+ * byte back is inside the accessing instruction. */
+const uint64_t hwbpi_linux_trap_ip_adjust = 1;
+
 int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwbp_piece *piece,
 			 char *why, size_t whylen)
 {

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Counting breakpoint hits in the kernel: a BPF_PROG_TYPE_PERF_EVENT
+ * program attached (BPF_LINK_CREATE, BPF_PERF_EVENT) to each breakpoint
+ * event of a trace, one loaded copy per cookie (watch and access kind),
+ * all sharing the maps.  Each hit maps its IP to a function (a bounded
+ * binary search over hwbp_funcs) and adds one to the (cookie, function)
+ * entry of hwbp_counts; the loader (tracer/bpf.c) reads the maps at the end, so no
+ * hit costs a ring record or a wakeup.  The layout is tracer/bpf_abi.h.
+ *
+ * Compiled by clang for the bpf target with -D__TARGET_ARCH_<hwbp's arch
+ * name>, which selects what PT_REGS_IP() reads in libbpf's bpf_tracing.h;
+ * no CO-RE relocation, so the kernel's BTF is not needed.
+ *
+ * Context: the perf overflow path of the breakpoint
+ * (kernel/events/core.c bpf_overflow_handler()), which on x86 runs in the
+ * #DB exception, an NMI-like context: no sleeping, no lock but the hash
+ * map's per-bucket one (which says EBUSY rather than wait when this CPU
+ * holds it already: kernel/bpf/hashtab.c htab_lock_bucket()).
+ */
+#include <linux/bpf.h>
+#include <linux/bpf_perf_event.h>
+#include <linux/errno.h>
+#include <linux/types.h>
+
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "bpf_abi.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/*
+ * Set by the loader before the load (libbpf's .data map).  Not .rodata:
+ * libbpf freezes that map, and the verifier then knows its values
+ * (kernel/bpf/verifier.c bpf_map_direct_read()); with the number of
+ * starts known, every bound of the binary search is a known constant on
+ * each path, the paths never merge and 200,000 starts exceed the
+ * verifier's million instructions.  Unknown, the bounds of every path
+ * look alike and the search verifies once per step.
+ */
+volatile struct hwbpi_bpf_cfg hwbp_cfg SEC(".data") = { 0 };
+
+/* Every max_entries is set by the loader before the load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} hwbp_funcs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct hwbpi_bpf_key);
+	__type(value, __u64);
+} hwbp_counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hwbpi_bpf_watch);
+} hwbp_watches SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} hwbp_lost SEC(".maps");
+
+/* The index of the last start at or below @ip - ip_adjust, or
+ * HWBPI_BPF_NO_FUNC.  32 halvings cover any u32 count of starts: the
+ * constant bound is what lets the verifier accept the loop. */
+static __always_inline __u32 func_of(__u64 ip)
+{
+	__u32 lo = 0, hi = hwbp_cfg.nfunc, mid = 0;
+	__u64 *start;
+
+	if (ip < hwbp_cfg.ip_adjust || hi == 0)
+		return HWBPI_BPF_NO_FUNC;
+	ip -= hwbp_cfg.ip_adjust;
+	start = bpf_map_lookup_elem(&hwbp_funcs, &mid);
+	if (!start || ip < *start)
+		return HWBPI_BPF_NO_FUNC;
+	/* Invariant: start[lo] <= ip, and ip < start[hi] if hi < nfunc. */
+	for (int step = 0; step < 32 && hi - lo > 1; step++) {
+		mid = lo + (hi - lo) / 2;
+		start = bpf_map_lookup_elem(&hwbp_funcs, &mid);
+		if (!start)
+			return HWBPI_BPF_NO_FUNC;
+		if (*start <= ip)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static __always_inline void lost(void)
+{
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&hwbp_lost, &zero);
+
+	if (n)
+		__sync_fetch_and_add(n, 1);
+}
+
+/* One more hit of @k: into its entry, or a new entry reserved from its
+ * watch's share (used), or the watch's overrun once the share is gone. */
+static __always_inline void count(const struct hwbpi_bpf_key *k)
+{
+	__u32 w = k->cookie >> HWBPI_BPF_TAG_BITS;
+	struct hwbpi_bpf_watch *ws;
+	__u64 one = 1, *n;
+	long ret;
+
+	n = bpf_map_lookup_elem(&hwbp_counts, k);
+	if (n) {
+		__sync_fetch_and_add(n, 1);
+		return;
+	}
+	ws = bpf_map_lookup_elem(&hwbp_watches, &w);
+	if (!ws) {
+		lost();
+		return;
+	}
+	if (__sync_fetch_and_add(&ws->used, 1) >= hwbp_cfg.entries) {
+		/* Full: give the reservation back (used stays the entries held
+		 * plus those being inserted).  Another CPU may have inserted this
+		 * very key meanwhile: then the hit is its. */
+		__sync_fetch_and_add(&ws->used, -1);
+		n = bpf_map_lookup_elem(&hwbp_counts, k);
+		if (n)
+			__sync_fetch_and_add(n, 1);
+		else
+			__sync_fetch_and_add(&ws->overrun, 1);
+		return;
+	}
+	ret = bpf_map_update_elem(&hwbp_counts, k, &one, BPF_NOEXIST);
+	if (ret == 0)
+		return;
+	__sync_fetch_and_add(&ws->used, -1);
+	if (ret == -EEXIST) {
+		/* Another CPU inserted it first: add to its entry. */
+		n = bpf_map_lookup_elem(&hwbp_counts, k);
+		if (n) {
+			__sync_fetch_and_add(n, 1);
+			return;
+		}
+	}
+	lost();
+}
+
+SEC("perf_event")
+int hwbp_hist(struct bpf_perf_event_data *ctx)
+{
+	struct hwbpi_bpf_key k;
+
+	/* The loader's copy of the program for this cookie, not
+	 * bpf_get_attach_cookie(): an inherited event has its parent's
+	 * program but not its link's cookie (tracer/bpf.c, struct inst). */
+	k.cookie = hwbp_cfg.cookie;
+	k.func = func_of(PT_REGS_IP(&ctx->regs));
+	count(&k);
+	/* 0: no perf sample is written (bpf_overflow_handler()). */
+	return 0;
+}

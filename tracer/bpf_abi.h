@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The layout shared by the BPF program that counts breakpoint hits in the
+ * kernel (tracer/bpf/hist.bpf.c, compiled for the bpf target) and its
+ * loader (tracer/bpf.c): the names of the program and its maps, the keys
+ * and values of the maps, and the read-only configuration set before the
+ * load.  Kernel types only (<linux/types.h>): the bpf target has no libc.
+ *
+ * Maps:
+ *   hwbp_funcs    array, nfunc (at least 1) __u64: the function start
+ *                 addresses, ascending; an IP belongs to the last start at
+ *                 or below it
+ *   hwbp_counts   hash, preallocated, nwatch * entries elements:
+ *                 struct hwbpi_bpf_key -> __u64 hits
+ *   hwbp_watches  array, nwatch struct hwbpi_bpf_watch
+ *   hwbp_lost     array, 1 __u64: hits no map took (an update refused for
+ *                 another reason than a full watch: the bucket lock taken
+ *                 on this CPU already, EBUSY)
+ */
+#ifndef HWBP_TRACER_BPF_ABI_H
+#define HWBP_TRACER_BPF_ABI_H
+
+#include <linux/types.h>
+
+/* The program's name, as BPF_OBJ_GET_INFO_BY_FD reports it (at most 15
+ * characters: BPF_OBJ_NAME_LEN). */
+#define HWBPI_BPF_PROG_NAME "hwbp_hist"
+
+/* The function index of an IP below the first start. */
+#define HWBPI_BPF_NO_FUNC 0xffffffffu
+
+/* The cookie: the watch index above the access kind tag. */
+#define HWBPI_BPF_TAG_BITS 8
+#define HWBPI_BPF_TAG_MASK 0xffu
+
+struct hwbpi_bpf_key {
+	__u32 cookie;  /* watch << HWBPI_BPF_TAG_BITS | tag */
+	__u32 func;    /* index into hwbp_funcs, or HWBPI_BPF_NO_FUNC */
+};
+
+struct hwbpi_bpf_watch {
+	__u64 used;     /* hwbp_counts entries this watch holds (or reserved) */
+	__u64 overrun;  /* hits of a new function once the watch had none left */
+};
+
+/* The program's .data: its only global (see hist.bpf.c for why not
+ * .rodata). */
+struct hwbpi_bpf_cfg {
+	__u64 ip_adjust;  /* subtracted from the IP first */
+	__u32 nfunc;      /* starts in hwbp_funcs (0: every IP is unknown) */
+	__u32 entries;    /* hwbp_counts entries per watch */
+	__u32 cookie;     /* this copy's hits count under it */
+	__u32 pad;
+};
+
+#endif /* HWBP_TRACER_BPF_ABI_H */
