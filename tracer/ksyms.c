@@ -412,6 +412,53 @@ static void describe(struct hwbp_symtab *t, size_t from, size_t core, struct hwb
 		k->percpu[0] = k->percpu[1] = 0;
 }
 
+/* Position order of entries, for sized_aliases(). */
+static const struct hwbp_symtab *alias_t;
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct ent *x = &alias_t->ent[*(const uint32_t *)a];
+	const struct ent *y = &alias_t->ent[*(const uint32_t *)b];
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * A vmlinux symbol without a size (st_size 0): a linker-script alias
+ * (jiffies = jiffies_64 in every arch's vmlinux.lds.S) takes the size of
+ * a sized symbol at its address; any other is sized up to the next
+ * symbol, as kallsyms' are.  Entries [from, t->n) of @t.
+ */
+static int sized_aliases(struct hwbp_symtab *t, size_t from)
+{
+	size_t n = t->n - from;
+	uint32_t *ix = malloc((n ? n : 1) * sizeof(*ix));
+
+	if (!ix)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		ix[i] = (uint32_t)(from + i);
+	alias_t = t;
+	qsort(ix, n, sizeof(*ix), by_addr);
+	for (size_t i = 0, j; i < n; i = j) {
+		uint64_t size = 0;
+
+		for (j = i; j < n && t->ent[ix[j]].addr == t->ent[ix[i]].addr; j++)
+			if (t->ent[ix[j]].size > size && t->ent[ix[j]].type != 'A')
+				size = t->ent[ix[j]].size;
+		for (size_t k = i; k < j; k++) {
+			struct ent *e = &t->ent[ix[k]];
+
+			if (e->size || e->type == 'A')
+				continue;
+			e->size = size;
+			e->infer = size == 0;
+		}
+	}
+	free(ix);
+	return 0;
+}
+
 /* The vmlinux symbols: from the file (moved by the KASLR offset) or from
  * kallsyms; then kallsyms' module symbols. */
 static int load_all(struct hwbp_symtab *t, const struct hwbpi_ksyms_opts *o,
@@ -429,6 +476,10 @@ static int load_all(struct hwbp_symtab *t, const struct hwbpi_ksyms_opts *o,
 		if (r < 0)
 			return r;
 		relocate(t, from, (uint64_t)k->kaslr);
+		if (o->vmlinux && (r = sized_aliases(t, from)) < 0) {
+			hwbpi_say(err, errlen, "%s: %s", o->vmlinux, hwbp_errno_name(r));
+			return r;
+		}
 	} else if ((r = add_lines(t, ks, false)) < 0) {
 		hwbpi_say(err, errlen, "kallsyms: %s", hwbp_errno_name(r));
 		return r;

@@ -223,7 +223,10 @@ static const struct vsym vsyms[] = {
 	{ "pid_max", 2, LINK + 0x1000000, 4, STT_OBJECT },
 	{ "nr_threads", 2, LINK + 0x1000004, 4, STT_OBJECT },
 	{ "jiffies_64", 2, LINK + 0x1000010, 8, STT_OBJECT },
-	{ "jiffies", 2, LINK + 0x1000010, 8, STT_OBJECT },
+	/* a linker-script alias (jiffies = jiffies_64;): no type, no size */
+	{ "jiffies", 2, LINK + 0x1000010, 0, STT_NOTYPE },
+	/* a data symbol without a size and without a sized alias */
+	{ "data_marker", 2, LINK + 0x1000020, 0, STT_NOTYPE },
 	{ "_sinittext", 3, LINK + 0x2000000, 0, STT_NOTYPE },
 	{ "__init_begin", 3, LINK + 0x2000000, 0, STT_NOTYPE },
 	{ "_einittext", 3, LINK + 0x2001000, 0, STT_NOTYPE },
@@ -525,9 +528,13 @@ static void test_vmlinux(void **state)
 	assert_true(l.k.kaslr == (int64_t)OFF);
 	assert_int_equal(l.k.nsyms, NVSYM);
 	assert_int_equal(l.k.nmodsyms, KS_MOD);
-	assert_int_equal(l.k.ndata, 5);  /* pid_max nr_threads jiffies_64 jiffies init_data_x */
+	assert_int_equal(l.k.ndata, 6);  /* pid_max nr_threads jiffies_64 jiffies data_marker
+					  * init_data_x */
 	want_sym(&l, "pid_max", RUN(0x1000000), 4, 'D', false);
+	/* the alias takes jiffies_64's size; the marker is sized up to the
+	 * next symbol (none in its section: the init text at 0x2000000) */
 	want_sym(&l, "jiffies", RUN(0x1000010), 8, 'D', false);
+	want_sym(&l, "data_marker", RUN(0x1000020), 0x2000000 - 0x1000020, 'D', true);
 	want_sym(&l, "do_one", RUN(0x100), 0x80, 'T', false);
 	want_sym(&l, "cpu_number", 0x1000, 4, 'A', false);
 	want_sym(&l, "mod_b", 0xffffffffc0002000ull, 0x1000, 't', true);
