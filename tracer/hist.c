@@ -91,6 +91,42 @@ bool hwbp_hist_add(struct hwbp_hist *h, unsigned bp, uint64_t func, unsigned kin
 	return false;
 }
 
+bool hwbpi_hist_add_n(struct hwbp_hist *h, unsigned bp, uint64_t func, unsigned kind,
+		      uint64_t n)
+{
+	struct hwbp_hist_entry *e;
+	unsigned i, used;
+
+	if (!h || !h->e || bp >= h->nbp || kind > UINT8_MAX || !n)
+		return false;
+	h->hits[bp] += n;
+	e = h->e + (size_t)bp * h->n;
+	used = h->used[bp];
+	for (i = 0; i < used; i++) {
+		if (e[i].func == func && e[i].kind == kind) {
+			e[i].count += n;
+			return true;
+		}
+	}
+	if (used < h->n) {
+		e[used].func = func;
+		e[used].kind = (uint8_t)kind;
+		e[used].count = n;
+		h->used[bp] = used + 1;
+		return true;
+	}
+	h->overrun[bp] += n;
+	return false;
+}
+
+void hwbpi_hist_overrun(struct hwbp_hist *h, unsigned bp, uint64_t n)
+{
+	if (!h || !h->e || bp >= h->nbp)
+		return;
+	h->hits[bp] += n;
+	h->overrun[bp] += n;
+}
+
 /* ------------------------------------------------------------------ */
 /* Printing (not on the hit path: it may allocate).                    */
 /* ------------------------------------------------------------------ */

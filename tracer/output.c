@@ -116,7 +116,7 @@ static void write_text(struct hwbp_trace_session *s, const struct hwbp_trace_eve
 	start = ftello(out);
 	for (; done < n; done++) {
 		const struct hwbp_trace_event *e = &buf[done];
-		const struct hwbp_sym *f = t->syms ? hwbp_symtab_func(t->syms, e->ip) : NULL;
+		const struct hwbp_sym *f = hwbpi_tracer_func(t, e);
 		const struct hwbpi_watch *w = &t->w[e->bp];
 		int k = fprintf(out, "%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s\n", e->cpu, e->ts,
 				w->name, e->addr - w->addr, e->kind ? hwbp_type_name(e->kind) : "?",
@@ -153,7 +153,7 @@ static void write_ctf(struct hwbp_trace_session *s, const struct hwbp_trace_even
 	const struct hwbpi_tracer *t = &s->t;
 
 	for (size_t i = 0; i < n && !s->out_err; i++) {
-		const struct hwbp_sym *f = t->syms ? hwbp_symtab_func(t->syms, buf[i].ip) : NULL;
+		const struct hwbp_sym *f = hwbpi_tracer_func(t, &buf[i]);
 		int r = hwbpi_ctf_write(s->ctf, &buf[i], f ? f->name : NULL);
 
 		if (r)

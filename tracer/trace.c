@@ -79,10 +79,13 @@ int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 		const struct hwbp_sym *s = t->syms ? hwbp_symtab_find(t->syms, e->sym) : NULL;
 
 		if (!s) {
-			hwbpi_say(err, errlen, "no symbol '%s' in the symbol table", e->sym);
+			hwbpi_say(err, errlen, "no symbol '%s' in the symbol table%s%s", e->sym,
+				  t->missing_hint ? ": " : "", t->missing_hint ? t->missing_hint : "");
 			return -ENOENT;
 		}
 		w.addr = s->addr + e->off;
+		w.sym = s;
+		w.len_given = e->len != 0;
 		/* The default length is the symbol's own size (ksym_trace_filter
 		 * used a fixed 4), less the offset; for execution, the
 		 * instruction there (a breakpoint on entry: a whole function
@@ -217,6 +220,15 @@ static unsigned cache_slot(uint64_t ip, uint32_t key)
 	return (unsigned)(h >> 54) & (HIT_CACHE - 1);
 }
 
+const struct hwbp_sym *hwbpi_tracer_func(const struct hwbpi_tracer *t,
+					 const struct hwbp_trace_event *ev)
+{
+	/* An execute breakpoint is a fault: its IP is the instruction. */
+	uint64_t ip = ev->kind == HWBP_X ? ev->ip : ev->ip - t->func_adjust;
+
+	return t->syms ? hwbp_symtab_func(t->syms, ip) : NULL;
+}
+
 void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
 {
 	struct hwbp_hist *h = &t->hist;
@@ -261,7 +273,7 @@ void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
 	}
 	/* First hit from this instruction: look the function up (read-only
 	 * table, allocation-free), count, and remember where it went. */
-	f = t->syms ? hwbp_symtab_func(t->syms, ev->ip) : NULL;
+	f = hwbpi_tracer_func(t, ev);
 	func = f ? f->addr : 0;
 	if (!hwbp_hist_add(h, ev->bp, func, ev->kind)) {
 		if (t->cache) {

@@ -21,6 +21,8 @@ struct hwbpi_watch {
 	unsigned type;                       /* HWBP_R/W/X bits */
 	bool entry;                          /* SYM:--x without /LEN: len is the CPU's
 					      * instruction (hwbpi_watch_len) */
+	bool len_given;                      /* the entry said /LEN */
+	const struct hwbp_sym *sym;          /* the symbol it names, or NULL (0xADDR) */
 	int req;                             /* request id once installed, else -1 */
 };
 
@@ -42,6 +44,11 @@ struct hwbpi_tracer {
 	uint64_t hits;                       /* histogram mode (trace mode: the rings count) */
 	uint64_t filtered;
 	uint64_t stray;                      /* events for a CPU >= ncpus (dropped) */
+	const char *missing_hint;            /* appended to "no symbol" (why a kernel may
+					      * lack it), or NULL */
+	uint64_t func_adjust;                /* subtracted from a data hit's IP to name its
+					      * function: the trap IP of x86 and powerpc is
+					      * the next instruction (hwbpi_linux_trap_ip_adjust) */
 	/* histogram mode: (ip, bp, kind) -> entry, so that a hit from an
 	 * instruction seen before costs one compare (see tracer/trace.c) */
 	struct hwbpi_hit_cache *cache;
@@ -97,6 +104,11 @@ void hwbpi_tracer_fini(struct hwbpi_tracer *t);
  * ring); histogram mode: one caller at a time. */
 void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev);
 
+/* The function of event @ev's access: its IP less t->func_adjust for a
+ * data hit, in t->syms; NULL if none.  No allocation. */
+const struct hwbp_sym *hwbpi_tracer_func(const struct hwbpi_tracer *t,
+					 const struct hwbp_trace_event *ev);
+
 /* Hits so far: the histogram's count, or the sum of the rings' produced
  * counts (plus dropped events of unknown CPUs).  Read it once the
  * producers stopped (or accept a count that is a moment old). */
@@ -109,6 +121,21 @@ uint64_t hwbpi_tracer_hits(const struct hwbpi_tracer *t);
  * 0 in histogram mode: there is nothing to drain.
  */
 uint64_t hwbpi_tracer_drain_every(const struct hwbpi_tracer *t, uint64_t most);
+
+/*
+ * Counts gathered elsewhere (an in-kernel histogram read at the end):
+ * hwbpi_hist_add_n - @n hits of (@func, @kind) for breakpoint @bp at once,
+ * into its entry, a new one, or its overrun (as @n hwbp_hist_add() calls
+ * would); hwbpi_hist_overrun - @n hits that found no entry.  Not on a hit
+ * path; one writer at a time.
+ */
+bool hwbpi_hist_add_n(struct hwbp_hist *h, unsigned bp, uint64_t func, unsigned kind,
+		      uint64_t n);
+void hwbpi_hist_overrun(struct hwbp_hist *h, unsigned bp, uint64_t n);
+
+/* The starts of a finished table's functions, ascending (symbols_starts.c):
+ * borrowed until the table is freed; returns their number. */
+size_t hwbpi_symtab_func_starts(const struct hwbp_symtab *t, const uint64_t **starts);
 
 /* ---- backends ------------------------------------------------------ */
 
