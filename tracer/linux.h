@@ -124,6 +124,17 @@ extern const unsigned hwbpi_linux_trap_len;
  * Errors: ptrace errors (-ESRCH: not a stopped tracee). */
 int hwbpi_linux_pc(pid_t tid, uint64_t *pc);
 int hwbpi_linux_set_pc(pid_t tid, uint64_t pc);
+
+/*
+ * How an RW breakpoint's hits can be told apart by kind with more events
+ * (tracer/perf.h, --kinds): PAIR, a load-only and a store-only event see
+ * one access each (arm64 watchpoint_handler() matches the slot of the
+ * access's kind, ESR WnR; powerpc the DAWR's RW bits); TWIN, a store-only
+ * twin beside the RW event (x86: no load-only type, and a write sets
+ * both slots' DR6 bits); NONE, no way.
+ */
+enum hwbpi_linux_split { HWBPI_SPLIT_NONE = 0, HWBPI_SPLIT_PAIR, HWBPI_SPLIT_TWIN };
+extern const enum hwbpi_linux_split hwbpi_linux_kind_split;
 #endif /* __linux__ */
 
 #endif /* HWBP_TRACER_LINUX_H */

@@ -69,6 +69,8 @@ int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwb
 const uint8_t hwbpi_linux_trap[4];
 const unsigned hwbpi_linux_trap_len = 0;
 
+const enum hwbpi_linux_split hwbpi_linux_kind_split = HWBPI_SPLIT_NONE;
+
 int hwbpi_linux_pc(pid_t tid, uint64_t *pc)
 {
 	(void)tid;

@@ -49,55 +49,6 @@ static void ring_copy(const struct ring *r, uint64_t pos, void *dst, size_t len)
 	memcpy((unsigned char *)dst + first, data, len - first);
 }
 
-static const struct event *find_event(struct sess *s, uint64_t id)
-{
-	if (s->last < s->nev && s->ev[s->last].id == id)
-		return &s->ev[s->last];
-	for (unsigned i = 0; i < s->nev; i++)
-		if (s->ev[i].id == id) {
-			s->last = i;
-			return &s->ev[i];
-		}
-	return NULL;
-}
-
-static void sample(struct sess *s, const uint64_t *v)
-{
-	/* PERF_SAMPLE_IDENTIFIER, IP, TID (pid, tid), TIME, ADDR, CPU (cpu,
-	 * res): the order of man 2 perf_event_open, PERF_RECORD_SAMPLE. */
-	const struct event *e = find_event(s, v[0]);
-	const struct piece *p;
-	const struct hwbpi_watch *w;
-	struct hwbp_trace_event ev;
-
-	if (!e) {
-		s->res->unknown++;
-		return;
-	}
-	p = &s->pc[e->piece];
-	w = &s->t->w[p->watch];
-	memset(&ev, 0, sizeof(ev));
-	ev.ts = v[3];
-	ev.ip = v[1];
-	/* A breakpoint sample's address is the breakpoint's (perf_bp_event()
-	 * sets bp_addr), not the access's: the piece, clamped into the watch. */
-	ev.addr = v[4] >= w->addr && v[4] - w->addr < w->len ? v[4] : w->addr;
-	ev.cpu = (uint16_t)(uint32_t)v[5];
-	ev.bp = (uint16_t)p->watch;
-	if (w->type == HWBP_W || w->type == HWBP_X) {
-		ev.kind = (uint8_t)w->type;
-		ev.kind_how = HWBP_KIND_TYPE;
-	} else if (p->type == HWBP_R) {
-		ev.kind = HWBP_R;            /* a load-only breakpoint (arm64, ppc) */
-		ev.kind_how = HWBP_KIND_TYPE;
-	} else {
-		ev.kind = 0;                 /* a sample does not say read or write */
-		ev.kind_how = HWBP_KIND_UNKNOWN;
-	}
-	s->res->samples++;
-	hwbpi_tracer_hit(s->t, &ev);
-}
-
 static void drain(struct sess *s, struct ring *r)
 {
 	struct perf_event_mmap_page *mp = r->base;
@@ -122,7 +73,7 @@ static void drain(struct sess *s, struct ring *r)
 			break;   /* cannot happen with a sane kernel */
 		if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(h) + 6 * 8) {
 			ring_copy(r, tail + sizeof(h), rec, 6 * 8);
-			sample(s, rec);
+			hwbpi_pf_kind_sample(s, r, rec);
 			if (s->drain && ++since >= s->drain_every) {
 				s->drain(s->drain_arg);
 				since = 0;
@@ -141,6 +92,14 @@ static void drain_all(struct sess *s)
 {
 	for (unsigned c = 0; s->ring && c < s->ncpus; c++)
 		drain(s, &s->ring[c]);
+}
+
+/* The last read of the rings: a twin sample still waiting is fed alone. */
+static void drain_last(struct sess *s)
+{
+	drain_all(s);
+	for (unsigned c = 0; s->ring && c < s->ncpus; c++)
+		hwbpi_pf_kind_flush(s, &s->ring[c]);
 }
 
 /*
@@ -195,8 +154,8 @@ static void wait_end(struct sess *s, pid_t pid, bool ours, const struct hwbpi_pe
 			}
 			if (r < 0 && errno == ECHILD)
 				break;
-		} else if (hwbpi_pf_proc_gone(pid)) {
-			break;
+		} else if (pid > 0 && hwbpi_pf_proc_gone(pid)) {
+			break;   /* (kernel scope without a command: only a stop ends it) */
 		}
 		if (o->stop && *o->stop && stop_child(pid, ours, o, &passed))
 			break;
@@ -213,19 +172,25 @@ static void wait_end(struct sess *s, pid_t pid, bool ours, const struct hwbpi_pe
 				s->drain(s->drain_arg);
 		}
 	}
-	drain_all(s);
+	drain_last(s);
 	free(pf);
 }
 
 static void read_counts(struct sess *s)
 {
 	for (unsigned i = 0; i < s->nev; i++) {
+		const struct piece *p = &s->pc[s->ev[i].piece];
 		uint64_t v;
 
 		/* With inherit the value includes the exited threads' counts
-		 * (perf_event_exit_task() adds them to the parent event). */
-		if (read(s->ev[i].fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
-			s->res->count[s->pc[s->ev[i].piece].watch] += v;
+		 * (perf_event_exit_task() adds them to the parent event).  A
+		 * watch's hits are those of its own pieces: a twin's are the
+		 * same stores again (a pair's R and W events each see some). */
+		if (read(s->ev[i].fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+			continue;
+		s->res->raw += v;
+		if (!(p->tag && p->twin >= 0))
+			s->res->count[p->watch] += v;
 	}
 }
 
@@ -265,11 +230,18 @@ static int trace_impl(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, pid_t 
 		s.drain_arg = o->drain_arg;
 	}
 	s.page = (size_t)sysconf(_SC_PAGESIZE);
-	ret = selftest_once(err, errlen);
+	s.kernel = o->kernel;
+	s.cpus = o->cpus;
+	s.bpf = o->bpf;
+	/* The self-test watches a user-space store; kernel scope does not
+	 * depend on user-space breakpoints (QEMU's powerpc never fires them,
+	 * and its kernel ones work). */
+	ret = o->kernel ? 0 : selftest_once(err, errlen);
 	if (ret == 0)
-		ret = hwbpi_pf_plan_all(&s, cpu, err, errlen);
+		ret = hwbpi_pf_plan_all(&s, cpu, o, err, errlen);
 	if (ret == 0)
-		ret = hwbpi_pf_open_all(&s, pid, how == ATTACHED, how == HELD_CHILD, o, err, errlen);
+		ret = hwbpi_pf_open_all(&s, pid, how == ATTACHED, how == HELD_CHILD && !o->kernel, o,
+					err, errlen);
 	if (ret) {
 		hwbpi_pf_sess_close(&s);
 		if (ours)
@@ -310,16 +282,16 @@ static int trace_impl(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, pid_t 
 		 * throttled: kernel/events/core.c perf_swevent_overflow() passes
 		 * throttle = 0 for a hit's single overflow; were they, the
 		 * throttled ones would be counted here too.) */
-		uint64_t total = 0;
-
-		for (unsigned i = 0; i < t->nw; i++)
-			total += res->count[i];
-		if (total > res->samples + res->lost)
-			res->lost = total - res->samples;
+		if (!o->bpf && res->raw > res->samples + res->lost)
+			res->lost = res->raw - res->samples;
 	}
 	hwbpi_pf_sess_close(&s);
 	return 0;
 }
+
+static int run_held(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, char *const argv[],
+		    const struct hwbpi_perf_opts *opts, struct hwbpi_perf_result *res,
+		    char *err, size_t errlen);
 
 static bool args_ok(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu,
 		    struct hwbpi_perf_result *res, char *err, size_t errlen)
@@ -348,13 +320,34 @@ int hwbpi_perf_run(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, char *con
 		   pid_t pid, const struct hwbpi_perf_opts *opts, struct hwbpi_perf_result *res,
 		   char *err, size_t errlen)
 {
-	int go[2], ef[2], ret;
-	pid_t p;
-
 	if (!args_ok(t, cpu, res, err, errlen))
 		return -EINVAL;
 	if (!argv)
 		return hwbpi_perf_trace(t, cpu, pid, false, opts, res, err, errlen);
+	return run_held(t, cpu, argv, opts, res, err, errlen);
+}
+
+int hwbpi_perf_kernel(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, char *const argv[],
+		      const struct hwbpi_perf_opts *opts, struct hwbpi_perf_result *res,
+		      char *err, size_t errlen)
+{
+	if (!args_ok(t, cpu, res, err, errlen) || !opts || !opts->kernel)
+		return -EINVAL;
+	/* The events are per CPU, so the command needs no ptrace stop: held
+	 * before its exec, released once every event is open. */
+	return argv ? run_held(t, cpu, argv, opts, res, err, errlen)
+		    : trace_impl(t, cpu, 0, ATTACHED, -1, -1, opts, res, err, errlen);
+}
+
+/* Fork @argv held before its exec, open the events, release it, trace it
+ * to its end. */
+static int run_held(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, char *const argv[],
+		    const struct hwbpi_perf_opts *opts, struct hwbpi_perf_result *res,
+		    char *err, size_t errlen)
+{
+	int go[2], ef[2], ret;
+	pid_t p;
+
 	if (!argv[0])
 		return -EINVAL;
 	if (pipe2(go, O_CLOEXEC) < 0)

@@ -72,6 +72,26 @@
  * with 4 KiB pages). */
 #define HWBPI_PERF_RING_PAGES 32u
 
+/*
+ * Access kinds where a breakpoint event does not report them (--kinds):
+ * an RW piece also gets events that see one kind only, in slots the plan
+ * left free (hwbpi_linux_kind_split says how on this arch):
+ *   pair   a load-only and a store-only event instead of the RW one
+ *          (arm64, powerpc: the kernel's handler matches an access to the
+ *          slot of its own kind);
+ *   twin   the RW event plus a store-only twin (x86: no load-only type;
+ *          a write hits both, so reads = RW - W per function).
+ * auto splits what fits and says which watches kept '?'; exact refuses
+ * (ENOSPC) when a watch cannot be split; off never splits.
+ */
+enum hwbpi_kinds { HWBPI_KINDS_AUTO = 0, HWBPI_KINDS_EXACT, HWBPI_KINDS_OFF };
+
+struct hwbpi_bpf;
+
+/* Whether RW watches get store-only twins with @kinds on this CPU (a twin
+ * arch, and its self-test passed: run once, a forked child).  No error. */
+bool hwbpi_perf_twins(enum hwbpi_kinds kinds);
+
 struct hwbpi_perf_opts {
 	bool sampling;                    /* else counting */
 	unsigned ring_pages;              /* data pages per CPU ring, a power of two;
@@ -90,10 +110,19 @@ struct hwbpi_perf_opts {
 	void (*drain)(void *arg);         /* optional: empties the tracer's rings,
 					     called after each read of the kernel's */
 	void *drain_arg;
+	/* Kernel scope (hwbpi_perf_kernel): */
+	bool kernel;                      /* kernel addresses, system-wide: one event
+					     per piece and CPU, pid -1, exclude_user */
+	const bool *cpus;                 /* [hwbpi_perf_ncpus()]: the CPUs to watch
+					     (NULL: every online CPU) */
+	enum hwbpi_kinds kinds;           /* split RW pieces into kind events */
+	struct hwbpi_bpf *bpf;            /* histogram mode: count in this BPF
+					     program's maps, no samples (NULL: sample) */
 };
 
 struct hwbpi_perf_result {
-	uint64_t count[HWBP_MAX_REQUESTS];  /* per watch: what the counters saw */
+	uint64_t count[HWBP_MAX_REQUESTS];  /* per watch: what the counters saw (its hits) */
+	uint64_t raw;                       /* every event's count, kind events included */
 	uint64_t samples;                   /* samples fed to hwbpi_tracer_hit() */
 	uint64_t lost;                      /* samples the kernel dropped: PERF_RECORD_LOST,
 					       or, if more, the counts minus the samples
@@ -101,6 +130,11 @@ struct hwbpi_perf_result {
 	uint64_t unknown;                   /* samples of no event of ours (ignored) */
 	unsigned events;                    /* perf events opened */
 	unsigned pieces;                    /* pieces of all watches (slots per thread) */
+	unsigned split;                     /* watches whose kinds come from kind events */
+	unsigned unsplit;                   /* RW watches left without (no free slot) */
+	bool kinds_broken;                  /* the kind self-test failed: none split */
+	char kinds_why[256];                /* why, for a note */
+	unsigned char split_how[HWBP_MAX_REQUESTS];  /* per watch: its hwbpi_linux_split, 0: none */
 	int wstatus;                        /* wait status of a child we started, else 0 */
 };
 
@@ -158,5 +192,22 @@ int hwbpi_perf_trace(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, pid_t p
 int hwbpi_perf_run(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, char *const argv[],
 		   pid_t pid, const struct hwbpi_perf_opts *opts, struct hwbpi_perf_result *res,
 		   char *err, size_t errlen);
+
+/*
+ * Kernel scope: trace the kernel addresses of every watch of @t on the
+ * CPUs of opts->cpus (opts->kernel must be set) until *opts->stop, or,
+ * with @argv, until that command (started after the events are open, so
+ * its first instruction is watched) ends (res->wstatus).  In sampling
+ * mode @t must have been started with hwbpi_perf_ncpus() CPUs; with
+ * opts->bpf the hits are counted in that program's maps (read them with
+ * hwbpi_bpf_read() afterwards) and res->count[] has the kernel's own
+ * counts to compare with.  Every event is closed on return.
+ * Errors (one line in @err): those of hwbpi_perf_trace(), -EPERM (a
+ * kernel address needs CAP_SYS_ADMIN), -ENODEV (the CPU's breakpoints
+ * are off, e.g. POWER9's DAWR), -ENOENT and other execvp errors.
+ */
+int hwbpi_perf_kernel(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, char *const argv[],
+		      const struct hwbpi_perf_opts *opts, struct hwbpi_perf_result *res,
+		      char *err, size_t errlen);
 
 #endif /* HWBP_TRACER_PERF_H */

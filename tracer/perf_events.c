@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "linux.h"
+#include "bpf.h"
 #include "perf_int.h"
 
 int hwbpi_pf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)
@@ -101,6 +102,48 @@ int hwbpi_pf_say_open(int ret, const char *what, pid_t pid, unsigned held, char 
 	default:
 		hwbpi_say(err, n, "%s: perf_event_open: %s", what, strerror(-ret));
 		return ret;
+	}
+}
+
+/*
+ * One line for an error of a kernel-scope open (RESEARCH: the order of
+ * the kernel's checks: perf_event_open() perf_allow_kernel() EACCES;
+ * hw_breakpoint_parse() EPERM without CAP_SYS_ADMIN, EINVAL; the arch's
+ * parse: x86 refuses the CPU entry area and per-CPU entry data
+ * (within_cpu_entry()), powerpc ENODEV with the DAWR off (POWER9
+ * errata); __reserve_bp_slot() ENOSPC, checked before the address).
+ */
+int hwbpi_pf_say_kernel(int ret, const char *what, unsigned cpu, unsigned held, char *err, size_t n)
+{
+	switch (ret) {
+	case -EACCES:
+		hwbpi_say(err, n, "%s: perf_event_open: permission denied (EACCES): kernel "
+			  "breakpoints need CAP_PERFMON or kernel.perf_event_paranoid <= 1, and "
+			  "CAP_SYS_ADMIN (run as root)", what);
+		return ret;
+	case -EPERM:
+		hwbpi_say(err, n, "%s: perf_event_open: EPERM: a breakpoint on a kernel address "
+			  "needs CAP_SYS_ADMIN in the initial user namespace (hw_breakpoint_parse())",
+			  what);
+		return ret;
+	case -ENODEV:
+		hwbpi_say(err, n, "%s: this CPU's data breakpoints are off in this kernel (ENODEV; "
+			  "Linux disables the DAWR of POWER9 for its errata)", what);
+		return ret;
+	case -EINVAL:
+		hwbpi_say(err, n, "%s: the kernel refused this breakpoint on CPU %u (EINVAL: the "
+			  "address, length or type; x86 refuses the CPU entry area and per-CPU "
+			  "entry data)", what, cpu);
+		return ret;
+	case -ENOSPC:
+	case -EBUSY:
+		hwbpi_say(err, n, "%s: no free debug register on CPU %u (the kernel said %s: this "
+			  "trace holds %u there; every breakpoint of any process, a debugger's or "
+			  "a ptrace trace's, takes one on every CPU)", what, cpu,
+			  ret == -EBUSY ? "EBUSY" : "ENOSPC", held);
+		return -ENOSPC;
+	default:
+		return hwbpi_pf_say_open(ret, what, -1, held, err, n);
 	}
 }
 
@@ -207,8 +250,10 @@ void hwbpi_pf_sess_close(struct sess *s)
 }
 
 /* Plan every watch; the pieces go in s->pc. */
-int hwbpi_pf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, char *err, size_t n)
+int hwbpi_pf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, const struct hwbpi_perf_opts *o,
+		      char *err, size_t n)
 {
+	enum hwbp_scope scope = s->kernel ? HWBP_SCOPE_KERNEL : HWBP_SCOPE_USER;
 	struct hwbpi_tracer *t = s->t;
 	struct hwbp_caps caps;
 	unsigned used_d = 0, used_i = 0;
@@ -223,7 +268,7 @@ int hwbpi_pf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, char *err, siz
 		return -ENOMEM;
 	for (unsigned i = 0; i < t->nw; i++) {
 		const struct hwbpi_watch *w = &t->w[i];
-		struct hwbp_request q = { w->addr, hwbpi_watch_len(w, cpu), w->type, HWBP_SCOPE_USER,
+		struct hwbp_request q = { w->addr, hwbpi_watch_len(w, cpu), w->type, scope,
 					  HWBP_REQ_WIDEN };
 		bool inst = (w->type & HWBP_X) && !caps.shared;
 		unsigned pool = inst ? caps.inst_slots : caps.data_slots;
@@ -244,7 +289,10 @@ int hwbpi_pf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, char *err, siz
 			    ret == -ENOSPC ? "not enough debug registers left" :
 			    ret == -ERANGE ? "larger than this CPU can watch" :
 			    ret == -EOPNOTSUPP ? "a type this CPU lacks" :
-			    ret == -EFAULT ? "not a user-space address" : "refused by the planner");
+			    ret == -EFAULT ? (s->kernel ? "not a kernel address: --kernel watches the "
+					      "kernel; a process's variable needs -- CMD or -p PID without it"
+					    : "not a user-space address: a kernel variable needs --kernel")
+			    : "refused by the planner");
 			return ret;
 		}
 		/* Pieces Linux cannot program for a task (arm64: no MASK block,
@@ -267,6 +315,8 @@ int hwbpi_pf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, char *err, siz
 			p->addr = plan.piece[k].addr;
 			p->len = plan.piece[k].len;
 			p->type = plan.type;
+			p->tag = 0;
+			p->twin = -1;
 		}
 		if (plan.inst && !caps.shared)
 			used_i += plan.n;
@@ -274,10 +324,10 @@ int hwbpi_pf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, char *err, siz
 			used_d += plan.n;
 	}
 	s->res->pieces = s->npc;
-	return 0;
+	return hwbpi_pf_split_kinds(s, &caps, o, err, n);
 }
 
-static void fill_attr(struct perf_event_attr *a, const struct piece *p,
+static void fill_attr(const struct sess *s, struct perf_event_attr *a, const struct piece *p,
 		      bool enable_on_exec, const struct hwbpi_perf_opts *o)
 {
 	memset(a, 0, sizeof(*a));
@@ -305,14 +355,28 @@ static void fill_attr(struct perf_event_attr *a, const struct piece *p,
 		a->bp_len = hwbpi_linux_exec_len();
 	else
 		a->bp_len = p->len;
-	/* User space only: perf_event_paranoid 2 allows nothing else to an
-	 * unprivileged user, and the watches are the program's. */
-	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
-	a->inherit = 1;                   /* threads and children created later */
-	a->disabled = enable_on_exec;
-	a->enable_on_exec = enable_on_exec;
-	if (o->sampling) {
+	if (s->kernel) {
+		/* Kernel scope: hits in the kernel, on every task of the CPU
+		 * (pid -1); the kernel needs CAP_SYS_ADMIN for a kernel address
+		 * (hw_breakpoint_parse()), and counts a user-mode hit of the
+		 * same address nowhere (perf_exclude_event()). */
+		a->exclude_user = 1;
+	} else {
+		/* User space only: perf_event_paranoid 2 allows nothing else to
+		 * an unprivileged user, and the watches are the program's. */
+		a->exclude_kernel = 1;
+		a->inherit = 1;               /* threads and children created later */
+		a->disabled = enable_on_exec;
+		a->enable_on_exec = enable_on_exec;
+	}
+	if (s->bpf) {
+		/* A BPF program runs only on a sampling event's overflow
+		 * (__perf_event_overflow() returns early otherwise); it
+		 * returns 0, so nothing is written to a ring. */
+		a->sample_period = 1;
+		a->sample_type = PERF_SAMPLE_IP;
+	} else if (o->sampling) {
 		a->sample_period = 1;         /* every hit */
 		a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 				 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU;
@@ -426,10 +490,24 @@ static int list_tids(pid_t pid, bool all, pid_t **out, unsigned *nout)
 	return 0;
 }
 
+/* Attach one new event: its id, its CPU's ring or the BPF program. */
+static int attach(struct sess *s, int fd, unsigned k, unsigned cpu, unsigned pages,
+		  const struct hwbpi_perf_opts *o, char *err, size_t n)
+{
+	int ret = add_event(s, fd, k);
+
+	if (ret == 0 && s->bpf)
+		ret = hwbpi_bpf_attach(s->bpf, fd, s->pc[k].watch, s->pc[k].tag, err, n);
+	else if (ret == 0 && o->sampling)
+		ret = attach_ring(s, fd, cpu, pages, err, n);
+	return ret;
+}
+
 int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads,
 		    bool enable_on_exec, const struct hwbpi_perf_opts *o, char *err, size_t n)
 {
 	unsigned pages = o->ring_pages ? o->ring_pages : HWBPI_PERF_RING_PAGES;
+	bool per_cpu = o->sampling || s->kernel || s->bpf;
 	pid_t *tids = NULL;
 	unsigned ntid = 0;
 	int ret;
@@ -438,11 +516,12 @@ int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads,
 		hwbpi_say(err, n, "perf: ring pages must be a power of two (%u)", pages);
 		return -EINVAL;
 	}
-	ret = list_tids(pid, all_threads, &tids, &ntid);
+	/* Kernel scope: one "task", every task (pid -1, per CPU). */
+	ret = s->kernel ? list_tids(-1, false, &tids, &ntid) : list_tids(pid, all_threads, &tids, &ntid);
 	if (ret)
 		return hwbpi_pf_say_open(ret, "perf", pid, 0, err, n);
-	if (o->sampling) {
-		s->ncpus = hwbpi_perf_ncpus();
+	s->ncpus = hwbpi_perf_ncpus();
+	if (o->sampling && !s->bpf) {
 		s->ring = calloc(s->ncpus, sizeof(*s->ring));
 		if (!s->ring) {
 			free(tids);
@@ -455,29 +534,29 @@ int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads,
 		const struct piece *p = &s->pc[k];
 		struct perf_event_attr a;
 
-		fill_attr(&a, p, enable_on_exec, o);
+		fill_attr(s, &a, p, enable_on_exec, o);
 		for (unsigned i = 0; i < ntid && ret == 0; i++) {
-			/* Counting: one per-task event (cpu -1).  Sampling: one per
-			 * (task, CPU), since perf_mmap() refuses inherited per-task
-			 * events. */
-			unsigned ncpu = o->sampling ? s->ncpus : 1;
+			/* Counting a process: one per-task event (cpu -1).
+			 * Sampling or BPF: one per (task, CPU), since perf_mmap()
+			 * refuses inherited per-task events; kernel scope: one per
+			 * CPU of --cpus. */
+			unsigned ncpu = per_cpu ? s->ncpus : 1;
 
 			for (unsigned c = 0; c < ncpu && ret == 0; c++) {
 				int fd;
 
-				if (o->sampling && !cpu_online(c))
+				if (per_cpu && (!cpu_online(c) || (s->cpus && !s->cpus[c])))
 					continue;
-				fd = hwbpi_pf_event_open(&a, tids[i], o->sampling ? (int)c : -1);
+				fd = hwbpi_pf_event_open(&a, tids[i], per_cpu ? (int)c : -1);
 				if (fd < 0) {
 					char what[HWBP_TRACE_SYM_LEN + 64];
 
 					snprintf(what, sizeof(what), "%s", s->t->w[p->watch].name);
-					ret = hwbpi_pf_say_open(fd, what, tids[i], k, err, n);
+					ret = s->kernel ? hwbpi_pf_say_kernel(fd, what, c, k, err, n)
+							: hwbpi_pf_say_open(fd, what, tids[i], k, err, n);
 					break;
 				}
-				ret = add_event(s, fd, k);
-				if (ret == 0 && o->sampling)
-					ret = attach_ring(s, fd, c, pages, err, n);
+				ret = attach(s, fd, k, c, pages, o, err, n);
 			}
 		}
 	}

@@ -21,6 +21,9 @@ struct piece {
 	unsigned watch;
 	uint64_t addr, len;
 	unsigned type;          /* hardware type (after widening) */
+	unsigned tag;           /* the kind its hits are (HWBP_R, HWBP_W), 0: RW, not known */
+	int twin;               /* twin split: the W-only piece of this RW one (and
+				   back), else -1 */
 };
 
 struct event {
@@ -34,6 +37,10 @@ struct ring {
 	void *base;
 	size_t map_len;
 	uint64_t off, size;     /* data area in the mapping */
+	/* twin split: a sample of an RW piece or its twin waiting for the
+	 * other of the same access (the next sample of this CPU's ring) */
+	bool pending;
+	uint64_t pend[6];
 };
 
 struct sess {
@@ -50,6 +57,9 @@ struct sess {
 	void (*drain)(void *arg);   /* the tracer rings' consumer (opts.drain) */
 	void *drain_arg;
 	unsigned drain_every;   /* samples between two calls: half a tracer ring, <= 64 */
+	bool kernel;            /* kernel scope: pid -1, per CPU, exclude_user */
+	const bool *cpus;       /* kernel scope: CPUs to watch (NULL: online ones) */
+	struct hwbpi_bpf *bpf;  /* count in BPF maps: no rings */
 };
 
 /* ---- tracer/perf_events.c ---- */
@@ -60,6 +70,8 @@ int hwbpi_pf_event_open(struct perf_event_attr *a, pid_t pid, int cpu);
 /* One line in @err for a failed open of @what (paranoid level, EACCES,
  * ENOSPC with @held slots in use ...); returns the errno to report. */
 int hwbpi_pf_say_open(int ret, const char *what, pid_t pid, unsigned held, char *err, size_t n);
+/* The same for a kernel-scope open on @cpu. */
+int hwbpi_pf_say_kernel(int ret, const char *what, unsigned cpu, unsigned held, char *err, size_t n);
 /* The process is gone or a zombie (not ours: we cannot wait for it).
  * Reap a child of ours (its status in *@wstatus, may be NULL). */
 bool hwbpi_pf_proc_gone(pid_t pid);
@@ -69,13 +81,29 @@ void hwbpi_pf_sess_close(struct sess *s);
 /* Plan every watch of s->t for @cpu into pieces the kernel can take.
  * Errors (@err: one line naming the watch): the planner's, -EOPNOTSUPP
  * (a piece Linux refuses: hwbpi_linux_piece_ok), -ENOMEM. */
-int hwbpi_pf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, char *err, size_t n);
+int hwbpi_pf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, const struct hwbpi_perf_opts *o,
+		      char *err, size_t n);
 /* Open an event per piece for @pid (every thread of it with
  * @all_threads), per CPU when sampling with the CPU's ring attached.
  * Errors (@err: one line): those of perf_event_open and mmap, -ESRCH,
  * -ENOMEM. */
 int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads, bool enable_on_exec,
 		      const struct hwbpi_perf_opts *o, char *err, size_t n);
+
+/* ---- tracer/perf_kinds.c ---- */
+
+/* Split the RW pieces of s->pc into kind events where the arch can
+ * (hwbpi_linux_kind_split) and @caps leaves slots, as @o->kinds says;
+ * res->split/unsplit/kinds_* say what happened.
+ * Errors (@err): -ENOSPC (kinds exact and a watch cannot be split),
+ * -ENOMEM. */
+int hwbpi_pf_split_kinds(struct sess *s, const struct hwbp_caps *caps,
+			 const struct hwbpi_perf_opts *o, char *err, size_t n);
+/* A sample of piece @p (record @v: identifier, ip, pid/tid, time, addr,
+ * cpu) from ring @r: the twin pairing, then hwbpi_tracer_hit(). */
+void hwbpi_pf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v);
+/* The end of a ring's samples: a sample still waiting is fed alone. */
+void hwbpi_pf_kind_flush(struct sess *s, struct ring *r);
 
 /* The child's side of a start (perf_start.c): wait for a byte on @go (if
  * >= 0), PTRACE_TRACEME if @traceme, exec @argv, or report the errno on

@@ -226,6 +226,11 @@ int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwb
 const uint8_t hwbpi_linux_trap[4] = { 0x00, 0x00, 0x20, 0xd4 };
 const unsigned hwbpi_linux_trap_len = 4;
 
+/* watchpoint_handler() (arch/arm64/kernel/hw_breakpoint.c) skips a slot
+ * whose LSC does not match the access (ESR_ELx WnR): a load reports only
+ * a load-only event, a store only a store-only one. */
+const enum hwbpi_linux_split hwbpi_linux_kind_split = HWBPI_SPLIT_PAIR;
+
 static int prstatus(pid_t tid, int req, struct user_regs_struct *ur)
 {
 	struct iovec iov = { ur, sizeof(*ur) };

@@ -181,6 +181,10 @@ const uint8_t hwbpi_linux_trap[4] = { 0x7f, 0xe0, 0x00, 0x08 };
 #endif
 const unsigned hwbpi_linux_trap_len = 4;
 
+/* check_constraints() (arch/powerpc/kernel/hw_breakpoint.c) drops a hit
+ * whose access kind the DAWR's read/write bits do not include. */
+const enum hwbpi_linux_split hwbpi_linux_kind_split = HWBPI_SPLIT_PAIR;
+
 int hwbpi_linux_pc(pid_t tid, uint64_t *pc)
 {
 	long nip;

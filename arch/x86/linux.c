@@ -137,6 +137,11 @@ int hwbpi_linux_piece_ok(const struct hwbp_cpu *cpu, bool inst, const struct hwb
 const uint8_t hwbpi_linux_trap[4] = { 0xcc };
 const unsigned hwbpi_linux_trap_len = 1;
 
+/* No load-only type (arch_build_bp_info() refuses HW_BREAKPOINT_R), so a
+ * store-only twin beside the RW slot; hw_breakpoint_handler() reports
+ * every DR6 bit set, and a store sets both (SDM Vol. 3B 18.2.3). */
+const enum hwbpi_linux_split hwbpi_linux_kind_split = HWBPI_SPLIT_TWIN;
+
 int hwbpi_linux_pc(pid_t tid, uint64_t *pc)
 {
 	struct user_regs_struct ur;

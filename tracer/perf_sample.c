@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The perf backend's samples and access kinds (tracer/perf_int.h): each
+ * PERF_RECORD_SAMPLE becomes one event of the tracer; where an RW piece
+ * was split into kind events (--kinds, tracer/perf.h) the kind comes from
+ * the event that saw the access, and a twin split pairs the RW sample
+ * with its store-only twin's.  A self-test checks first that this CPU
+ * reports both slots of a twin pair.
+ *
+ * References: man 2 perf_event_open (PERF_RECORD_SAMPLE layout);
+ * arch/x86/kernel/hw_breakpoint.c hw_breakpoint_handler() (one
+ * perf_bp_event() per DR6 bit set, lowest slot first, all before the
+ * handler returns: the two samples of one store are written one after the
+ * other into the CPU's ring); Intel SDM Vol. 3B 18.2.3 (DR6 B0-B3 are set
+ * for every matching breakpoint).
+ */
+#define _GNU_SOURCE 1
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "linux.h"
+#include "perf_int.h"
+
+/* Record fields, in PERF_RECORD_SAMPLE order for our sample_type. */
+enum { V_ID, V_IP, V_TID, V_TIME, V_ADDR, V_CPU };
+
+static const struct event *find_event(struct sess *s, uint64_t id)
+{
+	if (s->last < s->nev && s->ev[s->last].id == id)
+		return &s->ev[s->last];
+	for (unsigned i = 0; i < s->nev; i++)
+		if (s->ev[i].id == id) {
+			s->last = i;
+			return &s->ev[i];
+		}
+	return NULL;
+}
+
+/* One event of the tracer from a sample of piece @pi with @kind known
+ * (0: from the piece and its watch). */
+static void emit(struct sess *s, unsigned pi, const uint64_t *v, unsigned kind)
+{
+	const struct piece *p = &s->pc[pi];
+	const struct hwbpi_watch *w = &s->t->w[p->watch];
+	struct hwbp_trace_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.ts = v[V_TIME];
+	ev.ip = v[V_IP];
+	/* A breakpoint sample's address is the breakpoint's (perf_bp_event()
+	 * sets bp_addr), not the access's: the piece, clamped into the watch. */
+	ev.addr = v[V_ADDR] >= w->addr && v[V_ADDR] - w->addr < w->len ? v[V_ADDR] : w->addr;
+	ev.cpu = (uint16_t)(uint32_t)v[V_CPU];
+	ev.bp = (uint16_t)p->watch;
+	if (!kind)
+		kind = p->tag;
+	if (kind) {
+		ev.kind = (uint8_t)kind;     /* the event that saw it sees one kind */
+		ev.kind_how = HWBP_KIND_HW;
+	} else if (w->type == HWBP_W || w->type == HWBP_X) {
+		ev.kind = (uint8_t)w->type;
+		ev.kind_how = HWBP_KIND_TYPE;
+	} else {
+		ev.kind = 0;                 /* a sample does not say read or write */
+		ev.kind_how = HWBP_KIND_UNKNOWN;
+	}
+	/* An access of a kind the watch does not want (a read of a -w- watch
+	 * widened to RW; a store of an r-- watch seen by its twin) is not
+	 * the watch's hit. */
+	if (ev.kind && ev.kind != HWBP_X && !(ev.kind & w->type)) {
+		s->t->filtered++;
+		return;
+	}
+	hwbpi_tracer_hit(s->t, &ev);
+}
+
+/* The piece of a pending record. */
+static int pending_piece(struct sess *s, const struct ring *r)
+{
+	const struct event *e = find_event(s, r->pend[V_ID]);
+
+	return e ? (int)e->piece : -1;
+}
+
+/* A pending sample alone: the RW piece's without its twin is a load, the
+ * twin's alone (the CPU reported only it) a store. */
+void hwbpi_pf_kind_flush(struct sess *s, struct ring *r)
+{
+	int pi;
+
+	if (!r->pending)
+		return;
+	r->pending = false;
+	pi = pending_piece(s, r);
+	if (pi >= 0)
+		emit(s, (unsigned)pi, r->pend, s->pc[pi].tag ? HWBP_W : HWBP_R);
+}
+
+void hwbpi_pf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v)
+{
+	const struct event *e = find_event(s, v[V_ID]);
+	const struct piece *p;
+
+	if (!e) {
+		s->res->unknown++;
+		return;
+	}
+	s->res->samples++;
+	p = &s->pc[e->piece];
+	if (p->twin < 0) {
+		hwbpi_pf_kind_flush(s, r);
+		emit(s, e->piece, v, 0);
+		return;
+	}
+	/* The two samples of one store: same thread, same IP, consecutive in
+	 * this CPU's ring (one #DB handler writes both). */
+	if (r->pending) {
+		int q = pending_piece(s, r);
+
+		if (q >= 0 && s->pc[q].twin == (int)e->piece && r->pend[V_TID] == v[V_TID] &&
+		    r->pend[V_IP] == v[V_IP]) {
+			r->pending = false;
+			emit(s, p->tag ? (unsigned)q : e->piece, p->tag ? r->pend : v, HWBP_W);
+			return;
+		}
+		hwbpi_pf_kind_flush(s, r);
+	}
+	memcpy(r->pend, v, sizeof(r->pend));
+	r->pending = true;
+}
+
+/* ------------------------------------------------------------ splitting */
+
+/* Once per process: does this CPU report both slots of a twin pair?  A
+ * child stores 100 times and loads 50 times to a variable watched by an
+ * RW and a W-only event: RW must count 150 and W 100 (QEMU's x86 TCG
+ * sets one DR6 bit per access: then twins cannot be paired). */
+static volatile uint64_t twin_var;
+
+static int twin_selftest(char *why, size_t n)
+{
+	static int result = 1;   /* 1: not run */
+	struct perf_event_attr a;
+	int go[2], fd[2] = { -1, -1 }, st, ret = 0;
+	uint64_t v[2] = { 0, 0 };
+	pid_t p;
+
+	if (result != 1)
+		return result;
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	p = fork();
+	if (p < 0) {
+		close(go[0]);
+		close(go[1]);
+		return -ECHILD;
+	}
+	if (p == 0) {
+		char c;
+		uint64_t sink = 0;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		for (int i = 0; i < 100; i++)
+			twin_var = (uint64_t)i;
+		for (int i = 0; i < 50; i++)
+			sink += twin_var;
+		_exit(sink == 50 * 99 ? 0 : 2);
+	}
+	close(go[0]);
+	for (int k = 0; k < 2 && ret == 0; k++) {
+		memset(&a, 0, sizeof(a));
+		a.type = PERF_TYPE_BREAKPOINT;
+		a.size = sizeof(a);
+		a.bp_type = k ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
+		a.bp_addr = (uintptr_t)&twin_var;
+		a.bp_len = HW_BREAKPOINT_LEN_8;
+		a.exclude_kernel = 1;
+		a.exclude_hv = 1;
+		fd[k] = hwbpi_pf_event_open(&a, p, -1);
+		if (fd[k] < 0)
+			ret = fd[k];
+	}
+	if (ret == 0 && write(go[1], "g", 1) != 1)
+		ret = -EIO;
+	close(go[1]);
+	if (ret)
+		kill(p, SIGKILL);
+	hwbpi_pf_reap(p, &st);
+	for (int k = 0; k < 2; k++)
+		if (fd[k] >= 0) {
+			if (read(fd[k], &v[k], sizeof(v[k])) != (ssize_t)sizeof(v[k]))
+				v[k] = 0;
+			close(fd[k]);
+		}
+	if (ret) {
+		snprintf(why, n, "the kind self-test could not open its two events (%s)",
+			 hwbp_errno_name(ret));
+	} else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		snprintf(why, n, "the kind self-test's child failed");
+		ret = -ECHILD;
+	} else if (v[0] != 150 || v[1] != 100) {
+		snprintf(why, n, "this CPU reports one slot per store (RW and W-only breakpoints "
+			 "counted %llu and %llu for 100 stores, 50 loads: not 150, 100; QEMU's x86 "
+			 "TCG sets one DR6 bit)",
+			 (unsigned long long)v[0], (unsigned long long)v[1]);
+		ret = -ENODEV;
+	}
+	result = ret;
+	return ret;
+}
+
+bool hwbpi_perf_twins(enum hwbpi_kinds kinds)
+{
+	char why[256];
+
+	return kinds != HWBPI_KINDS_OFF && hwbpi_linux_kind_split == HWBPI_SPLIT_TWIN &&
+	       twin_selftest(why, sizeof(why)) == 0;
+}
+
+/* The pieces of watch @w that a split would double. */
+static unsigned rw_pieces(const struct sess *s, unsigned w)
+{
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < s->npc; k++)
+		n += s->pc[k].watch == w && s->pc[k].type == HWBP_RW;
+	return n;
+}
+
+int hwbpi_pf_split_kinds(struct sess *s, const struct hwbp_caps *caps,
+			 const struct hwbpi_perf_opts *o, char *err, size_t n)
+{
+	enum hwbpi_linux_split how = hwbpi_linux_kind_split;
+	struct hwbpi_perf_result *res = s->res;
+	unsigned used = 0, free_slots, npc = s->npc;
+	struct piece *pc;
+	int ret;
+
+	for (unsigned k = 0; k < s->npc; k++)
+		s->pc[k].twin = -1;
+	for (unsigned k = 0; k < s->npc; k++)
+		used += s->pc[k].type != HWBP_X || caps->shared;
+	for (unsigned w = 0; w < s->t->nw; w++)
+		if (rw_pieces(s, w) && (s->t->w[w].type & HWBP_R))
+			res->unsplit++;
+	/* Counting without samples reports no kinds: nothing to split. */
+	if (!res->unsplit || o->kinds == HWBPI_KINDS_OFF || (!o->sampling && !o->bpf)) {
+		res->unsplit = 0;   /* asked for none, or nothing to say */
+		return 0;
+	}
+	if (how == HWBPI_SPLIT_NONE) {
+		snprintf(res->kinds_why, sizeof(res->kinds_why),
+			 "this kernel's breakpoints cannot tell loads from stores");
+		res->kinds_broken = true;
+	} else if (how == HWBPI_SPLIT_TWIN &&
+		   (ret = twin_selftest(res->kinds_why, sizeof(res->kinds_why)))) {
+		res->kinds_broken = true;
+	}
+	if (res->kinds_broken) {
+		if (o->kinds == HWBPI_KINDS_EXACT) {
+			hwbpi_say(err, n, "--kinds exact: %s", res->kinds_why);
+			return -EOPNOTSUPP;
+		}
+		return 0;
+	}
+	/* Each split costs one more slot per RW piece (PAIR: R + W for RW;
+	 * TWIN: RW + W).  Watches in order, each whole or not at all. */
+	pc = realloc(s->pc, (size_t)npc * 2 * sizeof(*pc));
+	if (!pc)
+		return -ENOMEM;
+	s->pc = pc;
+	free_slots = caps->data_slots > used ? caps->data_slots - used : 0;
+	res->unsplit = 0;
+	for (unsigned w = 0; w < s->t->nw; w++) {
+		unsigned need = rw_pieces(s, w);
+
+		if (!need || !(s->t->w[w].type & HWBP_R))
+			continue;
+		if (need > free_slots) {
+			res->unsplit++;
+			if (o->kinds == HWBPI_KINDS_EXACT) {
+				hwbpi_say(err, n, "%s: --kinds exact needs %u more debug registers, %u are "
+					  "free", s->t->w[w].name, need, free_slots);
+				return -ENOSPC;
+			}
+			continue;
+		}
+		free_slots -= need;
+		res->split++;
+		res->split_how[w] = (unsigned char)how;
+		for (unsigned k = 0; k < npc; k++) {
+			struct piece *p = &s->pc[k], *q;
+
+			if (p->watch != w || p->type != HWBP_RW)
+				continue;
+			q = &s->pc[s->npc];
+			*q = *p;
+			q->type = HWBP_W;
+			q->tag = HWBP_W;
+			if (how == HWBPI_SPLIT_PAIR) {
+				p->type = HWBP_R;
+				p->tag = HWBP_R;
+				q->twin = -1;
+			} else {
+				p->twin = (int)s->npc;
+				q->twin = (int)k;
+			}
+			s->npc++;
+		}
+	}
+	res->pieces = s->npc;
+	return 0;
+}
