@@ -71,21 +71,38 @@ static const struct hwbp_trace_backend_option *cmd_option(void)
 	return NULL;
 }
 
-/* "--demo, --lackey FILE --elf PROG, -- CMD or -p PID": each backend's
- * workload once, in registry order. */
+/* "--demo, --lackey FILE --elf PROG, -- CMD, -p PID or --kernel": each
+ * workload option once, in registry order, with the option it needs. */
 static void workloads(char *buf, size_t n)
 {
+	unsigned count = 0, seen = 0;
 	size_t k = 0;
 
 	buf[0] = '\0';
-	for (unsigned i = 0; hwbp_trace_backend_at(i); i++) {
-		const char *w = hwbp_trace_backend_at(i)->workload;
-		bool seen = false;
+	for (unsigned i = 0; i < nbopt; i++)
+		count += (bopt[i]->flags & HWBP_TRACE_OPT_WORKLOAD) != 0;
+	for (unsigned i = 0; i < nbopt && k < n; i++) {
+		const struct hwbp_trace_backend_option *p = bopt[i], *r = NULL;
 
-		for (unsigned j = 0; j < i; j++)
-			seen |= strcmp(hwbp_trace_backend_at(j)->workload, w) == 0;
-		if (!seen && k < n)
-			k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? ", " : "", w);
+		if (!(p->flags & HWBP_TRACE_OPT_WORKLOAD))
+			continue;
+		for (unsigned j = 0; p->requires && j < nbopt; j++)
+			if (strcmp(bopt[j]->name, p->requires) == 0)
+				r = bopt[j];
+		k += (size_t)snprintf(buf + k, n - k, "%s", seen == 0 ? "" : seen + 1 == count ?
+				      " or " : ", ");
+		if (k >= n)
+			break;
+		if (p->flags & HWBP_TRACE_OPT_ARGV)
+			k += (size_t)snprintf(buf + k, n - k, "-- %s", p->arg);
+		else if (p->short_name)
+			k += (size_t)snprintf(buf + k, n - k, "-%c %s", p->short_name, p->arg);
+		else
+			k += (size_t)snprintf(buf + k, n - k, "--%s%s%s", p->name, p->arg ? " " : "",
+					      p->arg ? p->arg : "");
+		if (r && k < n)
+			k += (size_t)snprintf(buf + k, n - k, " --%s %s", r->name, r->arg ? r->arg : "");
+		seen++;
 	}
 }
 
@@ -103,7 +120,9 @@ static int trace_help(void)
 	       "Watch symbols by name and print a usage histogram by function (default) or\n"
 	       "every hit (--trace). ENTRY is SYM[+OFF][/LEN]:rwx with - for an absent letter\n"
 	       "(pid_max:rw-, buf+8/16:-w-, 0xADDR/8:rw-); SYM:--- removes one, *:--- all.\n"
-	       "The default length is the symbol's size. WORKLOAD is one of: %s.\n"
+	       "The default length is the symbol's size. WORKLOAD is one of:\n"
+	       "  %s\n"
+	       "(--kernel -- CMD: the kernel, until CMD exits).\n"
 	       "--format ctf writes FILE as a directory holding a CTF 1.8 trace (babeltrace2\n"
 	       "FILE), one stream per CPU; --force replaces an earlier hwbp trace there.\n"
 	       "--cpu defaults to the backend's model. --duration ends the trace after SEC\n"
@@ -365,7 +384,19 @@ static bool given(const struct topts *o, const char *name)
 	return false;
 }
 
-/* The backend: named, or the first whose selecting option was given. */
+/* Whether @b takes every workload option given (--kernel -- CMD is not
+ * ptrace's, whose -- CMD selects it). */
+static bool takes_workloads(const struct topts *o, const struct hwbp_trace_backend *b)
+{
+	for (unsigned k = 0; k < nbopt; k++)
+		if ((bopt[k]->flags & HWBP_TRACE_OPT_WORKLOAD) && given(o, bopt[k]->name) &&
+		    !hwbp_trace_backend_option(b, bopt[k]->name))
+			return false;
+	return true;
+}
+
+/* The backend: named, or the first whose selecting option was given and
+ * that takes the whole workload. */
 static int choose_backend(const struct topts *o, const struct hwbp_trace_backend **out)
 {
 	const struct hwbp_trace_backend *b = NULL;
@@ -386,7 +417,8 @@ static int choose_backend(const struct topts *o, const struct hwbp_trace_backend
 	for (unsigned i = 0; !b && hwbp_trace_backend_at(i); i++)
 		for (const struct hwbp_trace_backend_option *p = hwbp_trace_backend_at(i)->options;
 		     !b && p && p->name; p++)
-			if ((p->flags & HWBP_TRACE_OPT_SELECTS) && given(o, p->name))
+			if ((p->flags & HWBP_TRACE_OPT_SELECTS) && given(o, p->name) &&
+			    takes_workloads(o, hwbp_trace_backend_at(i)))
 				b = hwbp_trace_backend_at(i);
 	if (!b)
 		return usage_error("trace: %s", "no backend takes this workload (try --help)");
@@ -400,9 +432,17 @@ static int check_workload(const struct topts *o)
 	unsigned n = 0;
 	char wl[256];
 
+	bool with_cmd = false, cmd = false;
+
 	for (unsigned k = 0; k < nbopt; k++)
-		if ((bopt[k]->flags & HWBP_TRACE_OPT_WORKLOAD) && given(o, bopt[k]->name))
+		if ((bopt[k]->flags & HWBP_TRACE_OPT_WORKLOAD) && given(o, bopt[k]->name)) {
 			n++;
+			with_cmd |= (bopt[k]->flags & HWBP_TRACE_OPT_WITH_CMD) != 0;
+			cmd |= (bopt[k]->flags & HWBP_TRACE_OPT_ARGV) != 0;
+		}
+	/* --kernel -- CMD: the command bounds a kernel-wide trace. */
+	if (n == 2 && with_cmd && cmd)
+		n = 1;
 	if (n != 1) {
 		workloads(wl, sizeof(wl));
 		return usage_error("trace: give one workload: %s", wl);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend_linux.h"
 #include "perf.h"
 #include "ptrace.h"
 #include "session.h"
@@ -109,11 +110,31 @@ static const struct hwbp_trace_backend_option linux_options[] = {
 	{ NULL, 0, NULL, 0, NULL, NULL },
 };
 
-/* perf takes the same, but is never the default. */
+/* The kernel-scope options, the same for perf and bpf. */
+#define KERNEL_OPTIONS(selects)                                                              \
+	{ "kernel", 0, NULL, HWBP_TRACE_OPT_WORKLOAD | HWBP_TRACE_OPT_WITH_CMD | (selects), NULL, \
+	  "watch kernel symbols on every CPU (with -- CMD: until it exits)" },                   \
+	{ "cpus", 0, "LIST", 0, "kernel", "with --kernel: only these CPUs (0-3,5)" },            \
+	{ "vmlinux", 0, "FILE", 0, "kernel", "with --kernel: names and sizes from this ELF "    \
+	  "image of the running kernel" },                                                       \
+	{ "kinds", 0, "MODE", 0, NULL, "exact, auto (default) or off: kind events in free "     \
+	  "slots tell reads from writes" }
+
+/* perf takes the same process workloads, but is never their default. */
 static const struct hwbp_trace_backend_option perf_options[] = {
 	{ "cmd", 0, "CMD", HWBP_TRACE_OPT_WORKLOAD | HWBP_TRACE_OPT_ARGV, NULL,
 	  "start CMD [ARGS] and trace it" },
 	{ "pid", 'p', "PID", HWBP_TRACE_OPT_WORKLOAD, NULL, "attach to the running process PID" },
+	KERNEL_OPTIONS(0),
+	{ NULL, 0, NULL, 0, NULL, NULL },
+};
+
+/* bpf is the default of --kernel. */
+static const struct hwbp_trace_backend_option bpf_options[] = {
+	{ "cmd", 0, "CMD", HWBP_TRACE_OPT_WORKLOAD | HWBP_TRACE_OPT_ARGV, NULL,
+	  "start CMD [ARGS] and trace it" },
+	{ "pid", 'p', "PID", HWBP_TRACE_OPT_WORKLOAD, NULL, "attach to the running process PID" },
+	KERNEL_OPTIONS(HWBP_TRACE_OPT_SELECTS),
 	{ NULL, 0, NULL, 0, NULL, NULL },
 };
 
@@ -137,8 +158,7 @@ static int ptrace_open(struct hwbp_trace_session *s)
 	return process_symbols(s, hwbpi_ptrace_pid(ps));
 }
 
-/* The rings' consumer, called by the backends' event loops. */
-static void drain(void *arg)
+void hwbpi_linux_drain(void *arg)
 {
 	hwbpi_session_drain(arg);
 }
@@ -149,7 +169,7 @@ static int ptrace_run(struct hwbp_trace_session *s)
 	int status = 0;
 	int ret;
 
-	hwbpi_ptrace_set_drain(s->bstate, drain, s);
+	hwbpi_ptrace_set_drain(s->bstate, hwbpi_linux_drain, s);
 	/* Without --cpu: the model of the kernel's own debug registers. */
 	ret = hwbpi_ptrace_trace(s->bstate, &s->t, s->have_cpu ? &s->cpu : NULL, &status, err,
 				     sizeof(err));
@@ -191,30 +211,21 @@ const struct hwbp_trace_backend hwbpi_backend_ptrace = {
 	.close = ptrace_close,
 };
 
-/* --------------------------------------------------------------- perf */
+/* --------------------------------------------------------- perf, bpf */
 
 struct perf_state {
 	pid_t pid;
 	bool started;            /* a child of ours, still held stopped */
+	bool kernel;             /* --kernel: kstate is the kernel scope's */
+	void *kstate;
 };
 
-static int perf_open(struct hwbp_trace_session *s)
+int hwbpi_linux_model(struct hwbp_trace_session *s, const char *what)
 {
-	struct perf_state *p = calloc(1, sizeof(*p));
 	struct hwbp_cpu native;
 	char err[256] = "";
-	pid_t pid;
 	int ret;
 
-	if (!p)
-		return hwbpi_fail(s, -ENOMEM, false, "out of memory");
-	s->bstate = p;
-	if ((ret = workload(s, &pid)))
-		return ret;
-	/* Sampling: one ring per CPU the samples may come from. */
-	s->ncpus = hwbpi_perf_ncpus();
-	if (s->ncpus > HWBPI_TRACE_MAX_CPUS)
-		s->ncpus = HWBPI_TRACE_MAX_CPUS;
 	/* The model of the kernel's own debug registers, asked before
 	 * anything is started: the default --cpu, and what a --cpu given
 	 * must fit (as for ptrace). */
@@ -223,8 +234,40 @@ static int perf_open(struct hwbp_trace_session *s)
 		return hwbpi_fail(s, ret, false, "%s", err[0] ? err : hwbp_errno_name(ret));
 	if (!s->have_cpu)
 		s->cpu = native;
-	else if ((ret = hwbpi_model_fits("perf", &s->cpu, &native, err, sizeof(err))))
+	else if ((ret = hwbpi_model_fits(what, &s->cpu, &native, err, sizeof(err))))
 		return hwbpi_fail(s, ret, false, "%s", err);
+	return 0;
+}
+
+static int perf_open(struct hwbp_trace_session *s)
+{
+	struct perf_state *p = calloc(1, sizeof(*p));
+	char err[256] = "";
+	pid_t pid;
+	int ret;
+
+	enum hwbpi_kinds kinds;
+
+	if (!p)
+		return hwbpi_fail(s, -ENOMEM, false, "out of memory");
+	s->bstate = p;
+	/* Bad input first, before anything starts. */
+	if ((ret = hwbpi_kernel_kinds(s, &kinds)))
+		return ret;
+	if (hwbpi_session_opt(s, "kernel")) {
+		p->kernel = true;
+		ret = hwbpi_kernel_open(s, &p->kstate);
+		s->t.missing_hint = hwbpi_kernel_missing_hint(p->kstate);
+		return ret;
+	}
+	if ((ret = workload(s, &pid)))
+		return ret;
+	/* Sampling: one ring per CPU the samples may come from. */
+	s->ncpus = hwbpi_perf_ncpus();
+	if (s->ncpus > HWBPI_TRACE_MAX_CPUS)
+		s->ncpus = HWBPI_TRACE_MAX_CPUS;
+	if ((ret = hwbpi_linux_model(s, s->backend->name)))
+		return ret;
 	if (pid) {
 		p->pid = pid;
 	} else {
@@ -236,13 +279,13 @@ static int perf_open(struct hwbp_trace_session *s)
 	return process_symbols(s, p->pid);
 }
 
-/* The kernel's ring per CPU for --buffer-kb: data pages, a power of two
- * (perf_mmap() refuses any other count), the most that fit; 0: the
- * backend's default. */
-static unsigned ring_pages(size_t bytes)
+unsigned hwbpi_linux_ring_pages(size_t bytes)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = 1;
 
+	/* The kernel's ring per CPU for --buffer-kb: data pages, a power of
+	 * two (perf_mmap() refuses any other count), the most that fit; 0:
+	 * the backend's default. */
 	if (bytes == 0)
 		return 0;
 	while (n * 2 * page <= bytes)
@@ -250,40 +293,30 @@ static unsigned ring_pages(size_t bytes)
 	return (unsigned)n;
 }
 
-static int perf_run(struct hwbp_trace_session *s)
+static int run_either(struct hwbp_trace_session *s, bool bpf)
 {
 	struct perf_state *p = s->bstate;
-	struct hwbpi_perf_opts po;
 	struct hwbpi_perf_result res;
-	char err[256] = "";
 	bool started = p->started;
 	int ret;
 
-	memset(&po, 0, sizeof(po));
-	po.sampling = true;
-	po.stop = &s->stop;
-	po.stop_sig = &s->stop_sig;
-	po.drain = drain;
-	po.drain_arg = s;
-	po.ring_pages = ring_pages(s->mode.ring_bytes);
 	p->started = false;   /* the trace lets it run, or kills it: nothing to abort */
-	ret = hwbpi_perf_trace(&s->t, &s->cpu, p->pid, started, &po, &res, err, sizeof(err));
-	if (ret)
-		return hwbpi_fail(s, ret, false, "%s", err[0] ? err : hwbp_errno_name(ret));
-	if (started) {
+	ret = hwbpi_trace_counted(s, p->kernel, p->kstate, p->pid, started, bpf, &res);
+	if (ret == 0 && started) {
 		s->status = res.wstatus;
 		s->have_status = true;
 	}
-	/* What the histogram or trace lacks, and the one knob that helps:
-	 * the kernel's rings fill while hwbp does not read them (it was
-	 * stopped, or slower than the hits). */
-	if (res.lost)
-		hwbpi_note(s, "the kernel dropped %" PRIu64 " of %" PRIu64 " samples: its rings of "
-			   "%zu KiB per CPU were full; a larger --buffer-kb (at most %zu) keeps more",
-			   res.lost, res.lost + res.samples,
-			   (size_t)(po.ring_pages ? po.ring_pages : HWBPI_PERF_RING_PAGES) *
-			   (size_t)sysconf(_SC_PAGESIZE) / 1024, HWBPI_RING_MAX_BYTES / 1024);
-	return 0;
+	return ret;
+}
+
+static int perf_run(struct hwbp_trace_session *s)
+{
+	return run_either(s, false);
+}
+
+static int bpf_run(struct hwbp_trace_session *s)
+{
+	return run_either(s, true);
 }
 
 static void perf_close(struct hwbp_trace_session *s)
@@ -292,17 +325,31 @@ static void perf_close(struct hwbp_trace_session *s)
 
 	if (p && p->started)
 		hwbpi_perf_abort(p->pid);
+	if (p)
+		hwbpi_kernel_close(p->kstate);
 	free(p);
 	s->bstate = NULL;
 }
 
 const struct hwbp_trace_backend hwbpi_backend_perf = {
 	.name = "perf",
-	.description = "a real process through perf_event_open breakpoints, sampled",
-	.workload = "-- CMD or -p PID",
+	.description = "a real process or the kernel through perf_event_open breakpoints, sampled",
+	.workload = "-- CMD, -p PID or --kernel",
 	.options = perf_options,
 	.flags = HWBP_TRACE_BACKEND_CPU | HWBP_TRACE_BACKEND_RINGS,
 	.open = perf_open,
 	.run = perf_run,
+	.close = perf_close,
+};
+
+const struct hwbp_trace_backend hwbpi_backend_bpf = {
+	.name = "bpf",
+	.description = "perf_event_open breakpoints counted in the kernel by a BPF program "
+		       "(trace mode: sampled)",
+	.workload = "-- CMD, -p PID or --kernel",
+	.options = bpf_options,
+	.flags = HWBP_TRACE_BACKEND_CPU | HWBP_TRACE_BACKEND_RINGS,
+	.open = perf_open,
+	.run = bpf_run,
 	.close = perf_close,
 };

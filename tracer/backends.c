@@ -21,7 +21,8 @@
 extern const struct hwbp_trace_backend hwbpi_backend_sim, hwbpi_backend_lackey,
 	hwbpi_backend_qemu_x86;
 #ifdef __linux__
-extern const struct hwbp_trace_backend hwbpi_backend_ptrace, hwbpi_backend_perf;
+extern const struct hwbp_trace_backend hwbpi_backend_ptrace, hwbpi_backend_perf,
+	hwbpi_backend_bpf;
 #endif
 
 /* In the order a default is chosen: the first whose selecting option
@@ -33,6 +34,7 @@ static const struct hwbp_trace_backend *const registry[] = {
 #ifdef __linux__
 	&hwbpi_backend_ptrace,
 	&hwbpi_backend_perf,
+	&hwbpi_backend_bpf,
 #endif
 };
 

@@ -276,6 +276,8 @@ struct hwbp_trace_backend_option {
 #define HWBP_TRACE_OPT_WORKLOAD 1u  /* names what is traced: one per session */
 #define HWBP_TRACE_OPT_SELECTS 2u   /* giving it chooses this backend by default */
 #define HWBP_TRACE_OPT_ARGV 4u      /* given as "-- CMD [ARGS]" (hwbp_trace_session_command) */
+#define HWBP_TRACE_OPT_WITH_CMD 8u  /* a workload that -- CMD may join: the command then
+				     * only bounds the trace (--kernel -- CMD) */
 
 struct hwbp_trace_backend {
 	const char *name;                     /* "sim", "ptrace" ... (--backend NAME) */

@@ -233,7 +233,7 @@ static void test_registry(void **state)
 	static const char *const names[] = {
 		"sim", "lackey", "qemu-x86",
 #ifdef __linux__
-		"ptrace", "perf",
+		"ptrace", "perf", "bpf",
 #endif
 	};
 	unsigned n = 0;

@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel scope of the perf and bpf backends (--kernel), and the
+ * in-kernel histogram of the bpf backend in both scopes:
+ *
+ *   symbols   the running kernel's (tracer/ksyms.h: /proc/kallsyms with
+ *             modules, or --vmlinux / a System.map moved by the KASLR
+ *             offset);
+ *   events    one PERF_TYPE_BREAKPOINT event per planned piece on every
+ *             CPU of --cpus, pid -1, kernel only (tracer/perf.h
+ *             hwbpi_perf_kernel()), so that split, enlarged or widened
+ *             pieces are filtered exactly as in the other backends;
+ *   counting  histogram mode with the bpf backend: a BPF program on each
+ *             event counts (watch, kind, function) in a preallocated map
+ *             (tracer/bpf.h), read once at the end: no per-hit transport;
+ *             where the kernel refuses BPF, perf sampling instead, said;
+ *   checking  every event's own count (read(2): every hit, counted before
+ *             any overflow handler, perf_swevent_event()) against the
+ *             histogram, so that "nothing lost" is a measurement.
+ */
+#define _GNU_SOURCE 1
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend_linux.h"
+#include "bpf.h"
+#include "ksyms.h"
+#include "linux.h"
+#include "perf.h"
+#include "ptrace.h"
+#include "session.h"
+
+/* ------------------------------------------------------------ --cpus */
+
+/* "0-3,5": CPUs below @ncpus, each online one at most once. */
+static int parse_cpus(struct hwbp_trace_session *s, const char *v, bool *mask, unsigned ncpus)
+{
+	const char *p = v;
+	unsigned any = 0;
+
+	memset(mask, 0, ncpus * sizeof(*mask));
+	while (*p) {
+		uint64_t a, b;
+		const char *q = p;
+
+		while (*q && *q != ',' && *q != '-')
+			q++;
+		if (hwbp_parse_u64n(p, (size_t)(q - p), &a))
+			goto bad;
+		b = a;
+		if (*q == '-') {
+			p = q + 1;
+			q = p;
+			while (*q && *q != ',')
+				q++;
+			if (hwbp_parse_u64n(p, (size_t)(q - p), &b) || b < a)
+				goto bad;
+		}
+		if (b >= ncpus)
+			return hwbpi_fail(s, -EINVAL, true, "--cpus %s: CPU %" PRIu64 " is not online "
+					  "(this machine's CPUs are 0-%u): EINVAL", v, b, ncpus - 1);
+		for (uint64_t c = a; c <= b; c++, any++)
+			mask[c] = true;
+		if (*q == ',')
+			q++;
+		if (*q == '\0' && q[-1] == ',')
+			goto bad;
+		p = q;
+	}
+	if (any)
+		return 0;
+bad:
+	return hwbpi_fail(s, -EINVAL, true, "bad --cpus '%s' (a list such as 0-3,5): EINVAL", v);
+}
+
+/* ------------------------------------------------------------ open */
+
+struct kernel_state {
+	struct hwbpi_ksyms ks;
+	bool cpus[HWBPI_TRACE_MAX_CPUS];
+	bool have_cpus;
+};
+
+int hwbpi_kernel_open(struct hwbp_trace_session *s, void **state)
+{
+	struct kernel_state *k = calloc(1, sizeof(*k));
+	struct hwbpi_ksyms_opts ko;
+	char err[320] = "";
+	const char *cpus = hwbpi_session_opt(s, "cpus");
+	int ret;
+
+	*state = k;
+	if (!k)
+		return hwbpi_fail(s, -ENOMEM, false, "out of memory");
+	if (hwbpi_session_opt(s, "pid"))
+		return hwbpi_fail(s, -EINVAL, true, "--kernel watches the whole kernel: -p PID does "
+				  "not apply (-- CMD only bounds the trace)");
+	s->ncpus = hwbpi_perf_ncpus();
+	if (s->ncpus > HWBPI_TRACE_MAX_CPUS)
+		s->ncpus = HWBPI_TRACE_MAX_CPUS;
+	if (cpus) {
+		if ((ret = parse_cpus(s, cpus, k->cpus, s->ncpus)))
+			return ret;
+		k->have_cpus = true;
+	}
+	if ((ret = hwbpi_linux_model(s, "kernel")))
+		return ret;
+	/* The kernel's symbols: --symbols with --kernel is a System.map of
+	 * this kernel (read here, moved by the KASLR offset, not as a plain
+	 * map by the session). */
+	if (s->nsymfile > 1)
+		return hwbpi_fail(s, -EINVAL, true, "--kernel takes one System.map (--symbols)");
+	memset(&ko, 0, sizeof(ko));
+	ko.vmlinux = hwbpi_session_opt(s, "vmlinux");
+	ko.sysmap = s->nsymfile ? s->symfile[0] : NULL;
+	s->nsymfile = 0;
+	s->syms = hwbp_symtab_new(&ret);
+	if (!s->syms)
+		return hwbpi_fail(s, ret, false, "cannot build the symbol table");
+	ret = hwbpi_ksyms_load(s->syms, &ko, &k->ks, err, sizeof(err));
+	if (ret < 0)
+		return hwbpi_fail(s, ret, ret != -ENOMEM && ret != -EIO, "%s",
+				  err[0] ? err : hwbp_errno_name(ret));
+	return 0;
+}
+
+void hwbpi_kernel_close(void *state)
+{
+	free(state);
+}
+
+/* A name not found: say why a kernel may lack it. */
+const char *hwbpi_kernel_missing_hint(const void *state)
+{
+	const struct kernel_state *k = state;
+
+	return k ? hwbpi_ksyms_missing_hint(&k->ks) : NULL;
+}
+
+/* ------------------------------------------------------------ lengths */
+
+/* The largest aligned piece this kernel programs in one slot: the model's
+ * longest, halved until the arch's Linux rules take it (arm64: one
+ * doubleword without MASK). */
+static uint64_t piece_max(const struct hwbp_cpu *cpu)
+{
+	struct hwbp_caps caps;
+	uint64_t len;
+
+	if (hwbp_caps_get(cpu, &caps))
+		return 8;
+	len = caps.max_piece;
+	while (len > 4096)
+		len /= 2;
+	for (; len > 1; len /= 2) {
+		struct hwbp_piece p = { .addr = 0, .len = len, .cover_lo = 0, .cover_len = len,
+					.type = HWBP_RW };
+		char why[8];
+
+		if (hwbpi_linux_piece_ok(cpu, false, &p, why, sizeof(why)) == 0)
+			break;
+	}
+	return len ? len : 1;
+}
+
+/* Each watch's checks (.init, per-CPU offsets, user addresses) and, for a
+ * symbol whose length the source did not give, the length: up to the
+ * next symbol, at most one piece; said in a note. */
+static int check_watches(struct hwbp_trace_session *s, const struct kernel_state *k)
+{
+	uint64_t cap = piece_max(&s->cpu);
+	char err[320];
+
+	for (unsigned i = 0; i < s->t.nw; i++) {
+		struct hwbpi_watch *w = &s->t.w[i];
+		const struct hwbp_sym *sym = w->sym;
+		int ret;
+
+		err[0] = '\0';
+		ret = hwbpi_ksyms_check(&k->ks, s->syms, sym ? sym->name : NULL, w->addr, w->len,
+					err, sizeof(err));
+		if (ret)
+			return hwbpi_fail(s, ret, true, "%s", err[0] ? err : hwbp_errno_name(ret));
+		if (!sym || w->len_given || w->entry || !hwbpi_symtab_size_inferred(s->syms, sym))
+			continue;
+		if (w->len > cap) {
+			const struct hwbp_sym *next = hwbpi_symtab_next(s->syms, sym);
+
+			hwbpi_note(s, "%s: %" PRIu64 " bytes (up to the next symbol%s%s, capped at one "
+				   "piece of %" PRIu64 "; /LEN chooses)", w->name, cap,
+				   next ? ", " : "", next ? next->name : "", cap);
+			w->len = cap;
+		} else {
+			const struct hwbp_sym *next = hwbpi_symtab_next(s->syms, sym);
+
+			hwbpi_note(s, "%s: %" PRIu64 " bytes (up to the next symbol%s%s; /LEN chooses)",
+				   w->name, w->len, next ? ", " : "", next ? next->name : "");
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------- BPF counting */
+
+struct bpf_ent {
+	unsigned watch, tag;
+	uint32_t func;
+	uint64_t count;
+};
+
+struct bpf_read {
+	struct bpf_ent *e;
+	size_t n, cap;
+	bool nomem;
+};
+
+static void collect(void *arg, unsigned watch, unsigned tag, uint32_t func, uint64_t count)
+{
+	struct bpf_read *r = arg;
+
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 64;
+		struct bpf_ent *e = realloc(r->e, cap * sizeof(*e));
+
+		if (!e) {
+			r->nomem = true;
+			return;
+		}
+		r->e = e;
+		r->cap = cap;
+	}
+	r->e[r->n++] = (struct bpf_ent){ watch, tag, func, count };
+}
+
+/* Most hits first, then by function and tag: where the map kept more
+ * keys than the histogram's n (a -w- watch beside twin-split ones), the
+ * histogram's entries are the busiest, whatever the map's order. */
+static int ent_cmp(const void *pa, const void *pb)
+{
+	const struct bpf_ent *a = pa, *b = pb;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	if (a->func != b->func)
+		return a->func < b->func ? -1 : 1;
+	if (a->watch != b->watch)
+		return a->watch < b->watch ? -1 : 1;
+	return (a->tag > b->tag) - (a->tag < b->tag);
+}
+
+/* Whether (@watch, @tag, @func) is among @r's entries; its count in *@n. */
+static bool find_count(const struct bpf_read *r, unsigned watch, unsigned tag, uint32_t func,
+		       uint64_t *n)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->e[i].watch == watch && r->e[i].tag == tag && r->e[i].func == func) {
+			*n = r->e[i].count;
+			return true;
+		}
+	*n = 0;
+	return false;
+}
+
+/*
+ * One map entry into the histogram: its kind from its event's tag, or for
+ * a twin split, loads = RW - W of the same function.  A function whose W
+ * twin found no map entry (the watch overran in the kernel) cannot be
+ * split: its RW count stays of unknown kind.  The session's histogram
+ * applies its n entries and counts its own overrun, in hits.
+ */
+static void add_entry(struct hwbp_trace_session *s, const struct bpf_read *r, const struct bpf_ent *e,
+		      const uint64_t *starts, size_t nstart, const struct hwbpi_perf_result *res,
+		      const uint64_t *overrun)
+{
+	const struct hwbpi_watch *w = &s->t.w[e->watch];
+	uint64_t func = e->func < nstart ? starts[e->func] : 0, n = e->count;
+	unsigned kind = e->tag;
+
+	if (res->split_how[e->watch] == HWBPI_SPLIT_TWIN) {
+		if (e->tag == 0) {
+			uint64_t wr;
+			bool have = find_count(r, e->watch, HWBP_W, e->func, &wr);
+
+			n = n > wr ? n - wr : 0;
+			kind = have || !overrun[e->watch] ? HWBP_R : 0;
+		}
+	} else if (!kind && (w->type == HWBP_W || w->type == HWBP_X)) {
+		kind = w->type;
+	}
+	if (!n)
+		return;
+	if (kind && kind != HWBP_X && !(kind & w->type)) {
+		s->t.filtered += n;
+		return;
+	}
+	hwbpi_hist_add_n(&s->t.hist, e->watch, func, kind, n);
+}
+
+/* The maps into the session's histogram; a note says what the kernel
+ * counted that the maps lack, if anything. */
+static int bpf_finish(struct hwbp_trace_session *s, struct hwbpi_bpf *b,
+		      const struct hwbpi_perf_result *res)
+{
+	struct bpf_read r = { 0 };
+	uint64_t overrun[HWBP_MAX_REQUESTS] = { 0 }, lost = 0, kernel = 0, seen = 0, hits = 0;
+	const uint64_t *starts;
+	size_t nstart = hwbpi_symtab_func_starts(s->syms, &starts);
+	int ret = hwbpi_bpf_read(b, collect, &r, overrun, &lost);
+
+	if (ret == 0 && r.nomem)
+		ret = -ENOMEM;
+	if (ret) {
+		free(r.e);
+		return hwbpi_fail(s, ret, false, "cannot read the in-kernel histogram: %s",
+				  hwbp_errno_name(ret));
+	}
+	qsort(r.e, r.n, sizeof(*r.e), ent_cmp);
+	for (size_t i = 0; i < r.n; i++) {
+		add_entry(s, &r, &r.e[i], starts, nstart, res, overrun);
+		seen += r.e[i].count;
+	}
+	for (unsigned i = 0; i < s->t.nw; i++) {
+		hwbpi_hist_overrun(&s->t.hist, i, overrun[i]);
+		seen += overrun[i];
+		hits += res->count[i];
+	}
+	/* (In events: a twin counts a store a second time, in the maps too.) */
+	kernel = res->raw;
+	free(r.e);
+	/* Every hit is in an event's count; a hit the program did not count
+	 * ran while another BPF program was active on that CPU
+	 * (bpf_overflow_handler() skips it) or failed its map update. */
+	if (kernel > seen)
+		hwbpi_note(s, "in-kernel counts: %" PRIu64 " hits; %" PRIu64 " of %" PRIu64 " events "
+			   "were not counted by hwbp's program (%" PRIu64 " failed map updates; the "
+			   "rest came while another BPF program ran on that CPU)", hits,
+			   kernel - seen, kernel, lost);
+	else
+		hwbpi_note(s, "in-kernel counts: %" PRIu64 " hits, nothing lost", hits);
+	return 0;
+}
+
+/* Load the counting program for the session's watches, or say why not
+ * (then the caller samples). */
+static struct hwbpi_bpf *bpf_begin(struct hwbp_trace_session *s, enum hwbpi_kinds kinds)
+{
+	const uint64_t *starts;
+	size_t nstart = hwbpi_symtab_func_starts(s->syms, &starts);
+	struct hwbpi_bpf *b = NULL;
+	char err[256] = "";
+	/* The map keeps the first n keys of a watch to arrive, as the
+	 * histogram keeps its first n entries; with twins, 2n: a twin split
+	 * keeps (RW, W) keys for one (function, W) entry, and the histogram
+	 * then applies its own n, in hits. */
+	unsigned n = s->t.hist.n * (hwbpi_perf_twins(kinds) ? 2 : 1);
+	int ret = hwbpi_bpf_open(&b, s->t.nw, n, starts, nstart, hwbpi_linux_trap_ip_adjust, err,
+				 sizeof(err));
+
+	if (ret) {
+		hwbpi_note(s, "counting in the kernel is not possible (%s): perf samples are "
+			   "counted instead", err[0] ? err : hwbp_errno_name(ret));
+		return NULL;
+	}
+	return b;
+}
+
+/* ------------------------------------------------------------ notes */
+
+static void kinds_notes(struct hwbp_trace_session *s, const struct hwbpi_perf_result *res)
+{
+	if (res->kinds_broken && res->unsplit)
+		hwbpi_note(s, "access kinds of RW watches stay '?': %s", res->kinds_why);
+	else if (res->unsplit)
+		hwbpi_note(s, "access kinds of %u RW watch%s stay '?': no debug register is free for "
+			   "%s kind events (fewer watches, or -w-/r-- entries, free some)", res->unsplit,
+			   res->unsplit > 1 ? "es" : "", res->unsplit > 1 ? "their" : "its");
+}
+
+static void loss_note(struct hwbp_trace_session *s, const struct hwbpi_perf_opts *po,
+		      const struct hwbpi_perf_result *res)
+{
+	if (res->lost)
+		hwbpi_note(s, "the kernel dropped %" PRIu64 " of %" PRIu64 " samples: its rings of "
+			   "%zu KiB per CPU were full; a larger --buffer-kb (at most %zu) keeps more",
+			   res->lost, res->lost + res->samples,
+			   (size_t)(po->ring_pages ? po->ring_pages : HWBPI_PERF_RING_PAGES) *
+			   (size_t)sysconf(_SC_PAGESIZE) / 1024, HWBPI_RING_MAX_BYTES / 1024);
+}
+
+/* ------------------------------------------------------------ run */
+
+int hwbpi_kernel_kinds(struct hwbp_trace_session *s, enum hwbpi_kinds *out)
+{
+	const char *v = hwbpi_session_opt(s, "kinds");
+
+	*out = HWBPI_KINDS_AUTO;
+	if (!v || strcmp(v, "auto") == 0)
+		return 0;
+	if (strcmp(v, "exact") == 0)
+		*out = HWBPI_KINDS_EXACT;
+	else if (strcmp(v, "off") == 0)
+		*out = HWBPI_KINDS_OFF;
+	else
+		return hwbpi_fail(s, -EINVAL, true, "bad --kinds '%s' (exact, auto, off): EINVAL", v);
+	return 0;
+}
+
+int hwbpi_trace_counted(struct hwbp_trace_session *s, bool kernel, void *state, pid_t pid,
+			bool started, bool want_bpf, struct hwbpi_perf_result *res)
+{
+	struct kernel_state *k = kernel ? state : NULL;
+	struct hwbpi_perf_opts po;
+	struct hwbpi_bpf *b = NULL;
+	char err[320] = "";
+	int ret;
+
+	memset(&po, 0, sizeof(po));
+	memset(res, 0, sizeof(*res));
+	if ((ret = hwbpi_kernel_kinds(s, &po.kinds)))
+		return ret;
+	if (k && (ret = check_watches(s, k)))
+		return ret;
+	po.sampling = true;
+	po.kernel = kernel;
+	po.cpus = k && k->have_cpus ? k->cpus : NULL;
+	po.stop = &s->stop;
+	po.stop_sig = &s->stop_sig;
+	po.drain = hwbpi_linux_drain;
+	po.drain_arg = s;
+	po.ring_pages = hwbpi_linux_ring_pages(s->mode.ring_bytes);
+	s->t.func_adjust = hwbpi_linux_trap_ip_adjust;
+	if (want_bpf && !s->mode.trace)
+		po.bpf = b = bpf_begin(s, po.kinds);
+	if (kernel)
+		ret = hwbpi_perf_kernel(&s->t, &s->cpu, s->argv, &po, res, err, sizeof(err));
+	else
+		ret = hwbpi_perf_trace(&s->t, &s->cpu, pid, started, &po, res, err, sizeof(err));
+	if (ret == 0 && b)
+		ret = bpf_finish(s, b, res);
+	hwbpi_bpf_close(b);
+	if (ret)
+		return s->msg[0] ? ret : hwbpi_fail(s, ret, false, "%s", err[0] ? err : hwbp_errno_name(ret));
+	if (kernel && s->argv) {
+		s->status = res->wstatus;
+		s->have_status = true;
+	}
+	kinds_notes(s, res);
+	if (!b)
+		loss_note(s, &po, res);
+	return 0;
+}
