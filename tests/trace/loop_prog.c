@@ -21,6 +21,10 @@
  *   loop_prog burst N [FIFO]  (open FIFO, read a byte,) then write
  *                        `counter` N times as fast as it can, print
  *                        "final N", exit 0
+ *   loop_prog mt T N     T threads, started together, each writing
+ *                        `counter` N times as fast as it can (T * N
+ *                        stores in all: the lost-sample benchmark), print
+ *                        "final T*N", exit 0
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -98,12 +102,44 @@ static int burst(long n, const char *fifo)
 	return 0;
 }
 
+static long mt_n;
+static pthread_barrier_t mt_go;
+
+static void *mt_loop(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&mt_go);
+	for (long i = 0; i < mt_n; i++)
+		counter = counter + 1;
+	return NULL;
+}
+
+static int mt(long t, long n)
+{
+	pthread_t th[64];
+
+	if (t < 1 || t > 64 || n < 0)
+		return 2;
+	mt_n = n;
+	if (pthread_barrier_init(&mt_go, NULL, (unsigned)t))
+		return 2;
+	for (long i = 0; i < t; i++)
+		if (pthread_create(&th[i], NULL, mt_loop, NULL))
+			return 2;
+	for (long i = 0; i < t; i++)
+		pthread_join(th[i], NULL);
+	say("final ", t * n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "loop";
 	struct timespec ms = { 0, 1000000 };
 	long n = 0;
 
+	if (strcmp(mode, "mt") == 0)
+		return argc == 4 ? mt(atol(argv[2]), atol(argv[3])) : 2;
 	if (strcmp(mode, "burst") == 0)
 		return argc == 3 || argc == 4 ? burst(atol(argv[2]), argc == 4 ? argv[3] : NULL) : 2;
 	if (strcmp(mode, "final") == 0) {
