@@ -338,7 +338,8 @@ static int bpf_finish(struct hwbp_trace_session *s, struct hwbpi_bpf *b,
 	if (kernel > seen)
 		hwbpi_note(s, "in-kernel counts: %" PRIu64 " hits; %" PRIu64 " of %" PRIu64 " events "
 			   "were not counted by hwbp's program (%" PRIu64 " failed map updates; the "
-			   "rest came while another BPF program ran on that CPU)", hits,
+			   "rest came while a BPF program was already running on that CPU, which "
+			   "the kernel's bpf_overflow_handler() skips)", hits,
 			   kernel - seen, kernel, lost);
 	else
 		hwbpi_note(s, "in-kernel counts: %" PRIu64 " hits, nothing lost", hits);

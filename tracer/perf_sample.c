@@ -149,13 +149,16 @@ static volatile uint64_t twin_var;
 static int twin_selftest(char *why, size_t n)
 {
 	static int result = 1;   /* 1: not run */
+	static char said[256];   /* its reason, for every caller */
 	struct perf_event_attr a;
 	int go[2], fd[2] = { -1, -1 }, st, ret = 0;
 	uint64_t v[2] = { 0, 0 };
 	pid_t p;
 
-	if (result != 1)
+	if (result != 1) {
+		snprintf(why, n, "%s", said);
 		return result;
+	}
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return -errno;
 	p = fork();
@@ -217,6 +220,7 @@ static int twin_selftest(char *why, size_t n)
 		ret = -ENODEV;
 	}
 	result = ret;
+	snprintf(said, sizeof(said), "%s", ret ? why : "");
 	return ret;
 }
 
