@@ -107,6 +107,8 @@ static const struct hwbp_trace_backend_option linux_options[] = {
 	  NULL, "start CMD [ARGS] and trace it" },
 	{ "pid", 'p', "PID", HWBP_TRACE_OPT_WORKLOAD | HWBP_TRACE_OPT_SELECTS, NULL,
 	  "attach to the running process PID" },
+	{ "kinds", 0, "MODE", 0, NULL, "exact, auto (default) or off: a store-only twin in a "
+	  "free slot tells reads from writes (x86)" },
 	{ NULL, 0, NULL, 0, NULL, NULL },
 };
 
@@ -144,9 +146,12 @@ static int ptrace_open(struct hwbp_trace_session *s)
 {
 	struct hwbpi_ptrace *ps = NULL;
 	char err[256] = "";
+	enum hwbpi_kinds kinds;
 	pid_t pid;
 	int ret = workload(s, &pid);
 
+	if (ret == 0)
+		ret = hwbpi_kernel_kinds(s, &kinds);   /* bad input before anything starts */
 	if (ret)
 		return ret;
 	/* Stopped once its executable and libraries are mapped. */
@@ -166,9 +171,18 @@ void hwbpi_linux_drain(void *arg)
 static int ptrace_run(struct hwbp_trace_session *s)
 {
 	char err[256] = "";
+	enum hwbpi_kinds kinds;
 	int status = 0;
 	int ret;
 
+	if ((ret = hwbpi_kernel_kinds(s, &kinds)))
+		return ret;
+	/* Kinds from DR6 where this arch pairs a store-only twin (x86) and
+	 * the CPU reports both slots; elsewhere the watched bytes say. */
+	if (kinds == HWBPI_KINDS_EXACT && !hwbpi_perf_twins(kinds))
+		return hwbpi_fail(s, -EOPNOTSUPP, false, "--kinds exact: the ptrace backend takes "
+				  "kinds from store-only twins, which this CPU cannot pair (EOPNOTSUPP)");
+	hwbpi_ptrace_set_kinds(s->bstate, hwbpi_perf_twins(kinds), kinds == HWBPI_KINDS_EXACT);
 	hwbpi_ptrace_set_drain(s->bstate, hwbpi_linux_drain, s);
 	/* Without --cpu: the model of the kernel's own debug registers. */
 	ret = hwbpi_ptrace_trace(s->bstate, &s->t, s->have_cpu ? &s->cpu : NULL, &status, err,
@@ -176,6 +190,11 @@ static int ptrace_run(struct hwbp_trace_session *s)
 
 	if (ret)
 		return hwbpi_fail(s, ret, false, "%s", err[0] ? err : hwbp_errno_name(ret));
+	if (hwbpi_ptrace_twin_unsplit(s->bstate))
+		hwbpi_note(s, "%u RW watch%s without a store-only twin (no debug register free): "
+			   "kinds from the watched bytes ('?' when unchanged)",
+			   hwbpi_ptrace_twin_unsplit(s->bstate),
+			   hwbpi_ptrace_twin_unsplit(s->bstate) > 1 ? "es" : "");
 	if (hwbpi_ptrace_armed_left(s->bstate))
 		hwbpi_note(s, "%u threads detached with a debug register the kernel did not clear "
 			   "(read back after clearing): they may die of SIGTRAP",

@@ -58,6 +58,7 @@ struct loop {
 	bool detaching;  /* every stop of a tracee detaches it (attached) */
 	bool killing;    /* the started process ended after a stop: the rest killed */
 	uint64_t drained_at;   /* hits when the rings were last drained */
+	int twin[HWBP_MAX_REQUESTS];   /* per watch: its store-only twin request, or -1 */
 };
 
 /* Hits between two drains of trace mode's rings (hwbpi_ptrace_set_drain):
@@ -126,7 +127,15 @@ static void emit(struct loop *L, struct thr *th)
 			ev.ip = th->hit_ip;
 			ev.addr = w->addr;
 			ev.bp = (uint16_t)i;
-			if (hwtype == HWBP_R) {
+			if (L->twin[i] >= 0) {
+				/* The twin's DR6 bit says store (add_twins()). */
+				ev.kind = th->hit_req & (UINT64_C(1) << L->twin[i]) ? HWBP_W : HWBP_R;
+				ev.kind_how = HWBP_KIND_HW;
+				if (!(ev.kind & w->type)) {
+					t->filtered++;
+					continue;
+				}
+			} else if (hwtype == HWBP_R) {
 				/* A load-only watch (arm64 LSC 01): every hit
 				 * is a read, the value says nothing (it may
 				 * change between hits, by unwatched writes). */
@@ -230,6 +239,45 @@ static bool trap_pending(pid_t tid)
 	return m & (1ull << (SIGTRAP - 1));
 }
 
+/*
+ * Kinds from DR6 (hwbpi_ptrace_set_kinds): each RW watch that reads gets,
+ * in a slot the watches left free, a store-only twin on the same bytes; a
+ * store sets both slots' DR6 bits (SDM Vol. 3B 18.2.3: B0-B3 for every
+ * matching breakpoint), a load only the RW one's, so emit() knows the
+ * kind without comparing values.  After every watch is installed, so
+ * that twins never take a watch's slot.  Errors (@err): -ENOSPC (kinds
+ * exact and no slot free for a twin), the planner's.
+ */
+static int add_twins(struct loop *L, char *err, size_t errlen)
+{
+	struct hwbpi_ptrace *s = L->s;
+
+	for (unsigned i = 0; i < L->t->nw; i++) {
+		const struct hwbpi_watch *w = &L->t->w[i];
+		const struct hwbp_plan *pl = hwbp_plan_of(&L->ctx, w->req);
+		struct hwbp_request q = { w->addr, w->len, HWBP_W, HWBP_SCOPE_USER, HWBP_REQ_LOCAL };
+		int ret;
+
+		L->twin[i] = -1;
+		if (!s->twins || !pl || pl->type != HWBP_RW || !(w->type & HWBP_R))
+			continue;
+		ret = hwbp_install(&L->ctx, &q, 0, &L->task, &L->twin[i]);
+		if (ret == -ENOSPC && !s->kinds_exact) {
+			L->twin[i] = -1;
+			s->twin_unsplit++;
+			continue;
+		}
+		if (ret) {
+			hwbpi_say(err, errlen, "%s: %s (%s)", w->name, hwbp_errno_name(ret),
+				  ret == -ENOSPC ? "--kinds exact: no debug register free for its "
+				  "store-only twin" : "its store-only twin was refused");
+			return ret;
+		}
+		s->twin_split++;
+	}
+	return 0;
+}
+
 static int setup(struct loop *L, const struct hwbp_cpu *cpu, char *err, size_t errlen)
 {
 	struct hwbpi_tracer *t = L->t;
@@ -279,6 +327,8 @@ static int setup(struct loop *L, const struct hwbp_cpu *cpu, char *err, size_t e
 				hwbpi_say(err, errlen, "%s: %s", w->name, why);
 		}
 	}
+	if (ret == 0)
+		ret = add_twins(L, err, errlen);
 	if (ret == 0)
 		ret = hwbp_task_regs(&L->ctx, 0, &L->task, &L->regs);
 	return ret;

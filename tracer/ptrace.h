@@ -208,6 +208,18 @@ unsigned hwbpi_ptrace_armed_left(const struct hwbpi_ptrace *s);
  */
 void hwbpi_ptrace_set_drain(struct hwbpi_ptrace *s, void (*fn)(void *arg), void *arg);
 
+/*
+ * hwbpi_ptrace_set_kinds - before hwbpi_ptrace_trace(): with @twins, each
+ * RW watch that reads gets a store-only twin in a free slot and its hits
+ * their kind from DR6 (HWBP_KIND_HW) instead of the watched bytes; only
+ * where the CPU reports both slots of a store (hwbpi_perf_twins()).  With
+ * @exact a twin that finds no slot fails the trace (-ENOSPC) instead of
+ * leaving that watch to the value comparison
+ * (hwbpi_ptrace_twin_unsplit() counts those).  No error.
+ */
+void hwbpi_ptrace_set_kinds(struct hwbpi_ptrace *s, bool twins, bool exact);
+unsigned hwbpi_ptrace_twin_unsplit(const struct hwbpi_ptrace *s);
+
 /* Kill a started process still alive, detach an attached one; free. */
 void hwbpi_ptrace_free(struct hwbpi_ptrace *s);
 

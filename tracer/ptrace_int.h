@@ -53,6 +53,8 @@ struct hwbpi_ptrace {
 	bool ended;                /* the process @pid was reaped: status is its */
 	unsigned armed_left;       /* threads detached with a slot still enabled */
 	void (*drain)(void *arg);  /* trace mode: empty the rings (hwbpi_ptrace_set_drain) */
+	bool twins, kinds_exact;   /* store-only twins for RW watches (hwbpi_ptrace_set_kinds) */
+	unsigned twin_split, twin_unsplit;  /* watches with a twin, RW ones left without */
 	void *drain_arg;
 	int status;
 	struct thr *thr;

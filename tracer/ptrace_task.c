@@ -34,6 +34,19 @@ void hwbpi_ptrace_set_drain(struct hwbpi_ptrace *s, void (*fn)(void *arg), void 
 	}
 }
 
+void hwbpi_ptrace_set_kinds(struct hwbpi_ptrace *s, bool twins, bool exact)
+{
+	if (s) {
+		s->twins = twins;
+		s->kinds_exact = exact;
+	}
+}
+
+unsigned hwbpi_ptrace_twin_unsplit(const struct hwbpi_ptrace *s)
+{
+	return s ? s->twin_unsplit : 0;
+}
+
 unsigned hwbpi_ptrace_armed_left(const struct hwbpi_ptrace *s)
 {
 	return s ? s->armed_left : 0;

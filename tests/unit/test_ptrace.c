@@ -30,6 +30,7 @@
 
 #include "linux.h"
 #include "ptrace.h"
+#include "perf.h"
 
 static volatile uint8_t v1 __attribute__((aligned(64)));
 static volatile uint16_t v2 __attribute__((aligned(64)));
@@ -187,6 +188,9 @@ static uint64_t count(const struct hwbpi_tracer *t, unsigned bp, unsigned kind)
 	return n;
 }
 
+/* Store-only twins for the next run_fn() (hwbpi_ptrace_set_kinds). */
+static bool run_twins;
+
 /* Run @fn in a traced child; returns the trace's result. */
 static int run_fn(struct hwbpi_tracer *t, int (*fn)(void *), char *err, size_t n)
 {
@@ -199,6 +203,7 @@ static int run_fn(struct hwbpi_tracer *t, int (*fn)(void *), char *err, size_t n
 		print_error("start: %s\n", err);
 		return ret;
 	}
+	hwbpi_ptrace_set_kinds(s, run_twins, false);
 	ret = hwbpi_ptrace_trace(s, t, NULL, &st, err, n);
 	hwbpi_ptrace_free(s);
 	if (ret == 0) {
@@ -244,6 +249,31 @@ static void test_rw_watch(void **state)
 	/* Writes change the value (W by value), reads leave it (unknown). */
 	assert_int_equal(count(t, 0, HWBP_W), 1000);
 	assert_int_equal(count(t, 0, 0), 250);
+	hwbpi_tracer_fini(t);
+	free(t);
+}
+
+/*
+ * Kinds from a store-only twin's DR6 bit, where the CPU reports both
+ * slots of a store (x86 on real CPUs; hwbpi_perf_twins() says): the 1000
+ * increments are W and the 250 loads R, both reported by the hardware.
+ * Where it cannot (QEMU's TCG; arm64, which has no twin) the values
+ * decide as in test_rw_watch.
+ */
+static void test_rw_twins(void **state)
+{
+	struct hwbpi_tracer *t = new_tracer();
+	bool twins = hwbpi_perf_twins(HWBPI_KINDS_AUTO);
+	char err[256] = "";
+
+	(void)state;
+	add_watch(t, "v8", &v8, 8, HWBP_RW);
+	run_twins = twins;
+	assert_int_equal(run_fn(t, prog_counter, err, sizeof(err)), 0);
+	run_twins = false;
+	assert_int_equal(t->hist.hits[0], 1250);
+	assert_int_equal(count(t, 0, HWBP_W), 1000);
+	assert_int_equal(count(t, 0, twins ? HWBP_R : 0), 250);
 	hwbpi_tracer_fini(t);
 	free(t);
 }
@@ -831,6 +861,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_selftest),
 		cmocka_unit_test(test_write_watch),
 		cmocka_unit_test(test_rw_watch),
+		cmocka_unit_test(test_rw_twins),
 		cmocka_unit_test(test_r_watch_filters_writes),
 		cmocka_unit_test(test_four_slots_lengths),
 		cmocka_unit_test(test_fifth_watch_enospc),
