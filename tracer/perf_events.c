@@ -315,7 +315,11 @@ int hwbpi_pf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, const struct h
 			p->addr = plan.piece[k].addr;
 			p->len = plan.piece[k].len;
 			p->type = plan.type;
-			p->tag = 0;
+			/* A piece of one kind sees only that kind (an arm64 or
+			 * powerpc load-only piece of an r-- watch). */
+			p->tag = plan.type == HWBP_R || plan.type == HWBP_W || plan.type == HWBP_X
+				 ? plan.type : 0;
+			p->split = false;
 			p->twin = -1;
 		}
 		if (plan.inst && !caps.shared)

@@ -21,7 +21,10 @@ struct piece {
 	unsigned watch;
 	uint64_t addr, len;
 	unsigned type;          /* hardware type (after widening) */
-	unsigned tag;           /* the kind its hits are (HWBP_R, HWBP_W), 0: RW, not known */
+	unsigned tag;           /* the kind its hits are (HWBP_R, HWBP_W, HWBP_X: a piece of
+				   one kind), 0: RW, not known */
+	bool split;             /* a kind event of --kinds (its kind is the hardware's
+				   answer), not a watch's own single-kind piece */
 	int twin;               /* twin split: the W-only piece of this RW one (and
 				   back), else -1 */
 };

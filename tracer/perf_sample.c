@@ -61,11 +61,13 @@ static void emit(struct sess *s, unsigned pi, const uint64_t *v, unsigned kind)
 	ev.addr = v[V_ADDR] >= w->addr && v[V_ADDR] - w->addr < w->len ? v[V_ADDR] : w->addr;
 	ev.cpu = (uint16_t)(uint32_t)v[V_CPU];
 	ev.bp = (uint16_t)p->watch;
-	if (!kind)
-		kind = p->tag;
-	if (kind) {
-		ev.kind = (uint8_t)kind;     /* the event that saw it sees one kind */
+	if (kind || p->split) {
+		/* a kind event, or the pairing of a twin: the hardware said */
+		ev.kind = (uint8_t)(kind ? kind : p->tag);
 		ev.kind_how = HWBP_KIND_HW;
+	} else if (p->tag) {
+		ev.kind = (uint8_t)p->tag;   /* a piece of one kind: known by its type */
+		ev.kind_how = HWBP_KIND_TYPE;
 	} else if (w->type == HWBP_W || w->type == HWBP_X) {
 		ev.kind = (uint8_t)w->type;
 		ev.kind_how = HWBP_KIND_TYPE;
@@ -312,6 +314,7 @@ int hwbpi_pf_split_kinds(struct sess *s, const struct hwbp_caps *caps,
 			*q = *p;
 			q->type = HWBP_W;
 			q->tag = HWBP_W;
+			q->split = p->split = true;
 			if (how == HWBPI_SPLIT_PAIR) {
 				p->type = HWBP_R;
 				p->tag = HWBP_R;
