@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Deterministic kernel workloads for the kernel tracer's tests
+ * (tests/trace/kernel_test.sh): each mode makes a known number of
+ * accesses to a kernel variable, by system calls whose kernel code is
+ * cited there (Linux 6.1), and nothing else that touches it -- no shell,
+ * no fork unless asked, one read(2) or write(2) per file opened.
+ *
+ *   kwork sysctl N M   N x {open /proc/sys/kernel/pid_max, one read at
+ *                      offset 0, close}, then M x {open, write its value
+ *                      back in one write(2), close}
+ *   kwork fork K       K x {fork; the child _exit(0)s; waitpid}
+ *   kwork sysinfo S    S x sysinfo(2)
+ *   kwork loadavg L    L x {open /proc/loadavg, one read, close}
+ *   kwork sleep MS     sleep (a command that bounds a trace)
+ *   kwork slots ADDR   kernel-mode W breakpoints on ADDR on CPU 0, opened
+ *                      until the kernel refuses one: prints how many it
+ *                      took (the debug registers free on that CPU)
+ *   kwork bpfprogs     prints the number of loaded BPF programs whose name
+ *                      starts with "hwbp" (BPF_PROG_GET_NEXT_ID)
+ * It prints what it did ("sysctl reads 50 writes 20") and exits 0, or
+ * 1 with a message.  Static, no library beyond libc: it runs in the
+ * busybox guests.
+ */
+#define _GNU_SOURCE 1
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/bpf.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int die(const char *what)
+{
+	fprintf(stderr, "kwork: %s: %s\n", what, strerror(errno));
+	return 1;
+}
+
+static unsigned long num(const char *s)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 0);
+
+	if (!*s || *end) {
+		fprintf(stderr, "kwork: bad number '%s'\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+/* One open, one read(2) at offset 0, close: the file's show function or
+ * sysctl handler runs once. */
+static int read_once(const char *path, char *buf, size_t n)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t r;
+
+	if (fd < 0)
+		return -1;
+	r = read(fd, buf, n - 1);
+	close(fd);
+	if (r < 0)
+		return -1;
+	buf[r] = '\0';
+	return 0;
+}
+
+static int sysctl(unsigned long n, unsigned long m)
+{
+	const char *path = "/proc/sys/kernel/pid_max";
+	char buf[64];
+
+	for (unsigned long i = 0; i < n; i++)
+		if (read_once(path, buf, sizeof(buf)))
+			return die(path);
+	/* The value written back is the last one read (one more read when
+	 * none was asked for): pid_max does not change. */
+	if (m && n == 0 && read_once(path, buf, sizeof(buf)))
+		return die(path);
+	for (unsigned long i = 0; i < m; i++) {
+		int fd = open(path, O_WRONLY);
+		size_t len = strlen(buf);
+
+		if (fd < 0 || write(fd, buf, len) != (ssize_t)len)
+			return die(path);
+		close(fd);
+	}
+	printf("sysctl reads %lu writes %lu\n", n + (m && n == 0 ? 1 : 0), m);
+	return 0;
+}
+
+static int forks(unsigned long k)
+{
+	for (unsigned long i = 0; i < k; i++) {
+		pid_t p = fork();
+		int st;
+
+		if (p < 0)
+			return die("fork");
+		if (p == 0)
+			_exit(0);
+		if (waitpid(p, &st, 0) != p)
+			return die("waitpid");
+	}
+	printf("forks %lu\n", k);
+	return 0;
+}
+
+static int slots(uint64_t addr)
+{
+	struct perf_event_attr a;
+	int fds[64], n = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_BREAKPOINT;
+	a.size = sizeof(a);
+	a.bp_type = HW_BREAKPOINT_W;
+	a.bp_addr = addr;
+	a.bp_len = HW_BREAKPOINT_LEN_4;
+	a.exclude_user = 1;
+	a.exclude_hv = 1;
+	while (n < 64) {
+		long fd = syscall(SYS_perf_event_open, &a, -1, 0, -1, 0);
+
+		if (fd < 0)
+			break;
+		fds[n++] = (int)fd;
+	}
+	printf("slots %d (then %s)\n", n, strerror(errno));
+	while (n > 0)
+		close(fds[--n]);
+	return 0;
+}
+
+static int bpfprogs(void)
+{
+	union bpf_attr a;
+	unsigned id = 0, n = 0;
+
+	for (;;) {
+		struct bpf_prog_info info;
+		long fd;
+
+		memset(&a, 0, sizeof(a));
+		a.start_id = id;
+		if (syscall(SYS_bpf, BPF_PROG_GET_NEXT_ID, &a, sizeof(a)) < 0)
+			break;
+		id = a.next_id;
+		memset(&a, 0, sizeof(a));
+		a.prog_id = id;
+		fd = syscall(SYS_bpf, BPF_PROG_GET_FD_BY_ID, &a, sizeof(a));
+		if (fd < 0)
+			continue;   /* gone meanwhile */
+		memset(&info, 0, sizeof(info));
+		memset(&a, 0, sizeof(a));
+		a.info.bpf_fd = (unsigned)fd;
+		a.info.info_len = sizeof(info);
+		a.info.info = (uintptr_t)&info;
+		if (syscall(SYS_bpf, BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)) == 0 &&
+		    strncmp(info.name, "hwbp", 4) == 0)
+			n++;
+		close((int)fd);
+	}
+	if (errno != ENOENT)
+		return die("BPF_PROG_GET_NEXT_ID");
+	printf("bpfprogs %u\n", n);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char buf[256];
+
+	if (argc == 4 && !strcmp(argv[1], "sysctl"))
+		return sysctl(num(argv[2]), num(argv[3]));
+	if (argc == 3 && !strcmp(argv[1], "fork"))
+		return forks(num(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "sysinfo")) {
+		struct sysinfo si;
+		unsigned long s = num(argv[2]);
+
+		for (unsigned long i = 0; i < s; i++)
+			if (sysinfo(&si))
+				return die("sysinfo");
+		printf("sysinfo %lu\n", s);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "loadavg")) {
+		unsigned long l = num(argv[2]);
+
+		for (unsigned long i = 0; i < l; i++)
+			if (read_once("/proc/loadavg", buf, sizeof(buf)))
+				return die("/proc/loadavg");
+		printf("loadavg %lu\n", l);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "sleep")) {
+		unsigned long ms = num(argv[2]);
+		struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "slots"))
+		return slots(num(argv[2]));
+	if (argc == 2 && !strcmp(argv[1], "bpfprogs"))
+		return bpfprogs();
+	fprintf(stderr, "usage: kwork sysctl N M | fork K | sysinfo S | loadavg L | sleep MS | "
+		"slots ADDR | bpfprogs\n");
+	return 2;
+}
