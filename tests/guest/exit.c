@@ -20,6 +20,15 @@
  * -semihosting-config enable=on,userspace=on, which scripts/guest passes;
  * the call is HLT #0xF000 with the operation in x0 and the block in x1.
  *
+ * ppc64le: -M pseries has neither a debug-exit device nor semihosting, and
+ * its power-off (RTAS "power-off", which reboot(2) with
+ * LINUX_REBOOT_CMD_POWER_OFF reaches through pSeries_power_off() in
+ * arch/powerpc/platforms/pseries/setup.c) ends QEMU with status 0 whatever
+ * the guest wanted.  So the verdict goes over the console: the line
+ * "GUEST: exit CODE", drained to the hvc line (tcdrain) before the power-off,
+ * which scripts/guest reads back from the serial log and turns into the same
+ * (CODE << 1) | 1; a power-off without that line stays 0.
+ *
  * Returns 1 only if the machine did not end.
  */
 #define _GNU_SOURCE
@@ -28,6 +37,10 @@
 #include <stdlib.h>
 #if defined(__x86_64__)
 #include <sys/io.h>
+#elif defined(__powerpc64__)
+#include <sys/reboot.h>
+#include <termios.h>
+#include <unistd.h>
 #endif
 
 static int leave(int code)
@@ -49,6 +62,15 @@ static int leave(int code)
 	__asm__ volatile("hlt #0xf000" : "+r"(x0) : "r"(x1) : "memory");
 	fprintf(stderr, "exit: semihosting SYS_EXIT did not end QEMU "
 		"(-semihosting-config enable=on,userspace=on missing?)\n");
+#elif defined(__powerpc64__)
+	printf("GUEST: exit %d\n", code);
+	fflush(stdout);
+	/* A console that is not a tty (a pipe) has nothing to drain. */
+	if (isatty(STDOUT_FILENO))
+		tcdrain(STDOUT_FILENO);
+	sync();
+	reboot(RB_POWER_OFF);
+	perror("exit: reboot(RB_POWER_OFF)");
 #else
 	(void)code;
 	fprintf(stderr, "exit: no way out of QEMU known on this arch\n");
