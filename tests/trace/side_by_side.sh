@@ -54,11 +54,31 @@ set -uo pipefail
 # command that two PATH entries resolve to).
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C
 
-[ $# -ge 2 ] || { echo "usage: side_by_side.sh HWBP|- WORKLOAD [ARG]..." >&2; exit 2; }
+# --sysmap FILE: a System.map of the running kernel, for a kernel whose
+# kallsyms has no data symbols (Debian's arm64): the address is the
+# map's, moved by the KASLR offset (kallsyms' _stext less the map's), and
+# hwbp reads the same map (--symbols).
+sysmap=""
+if [ "${1:-}" = --sysmap ]; then sysmap=$2; shift 2; fi
+[ $# -ge 2 ] || { echo "usage: side_by_side.sh [--sysmap FILE] HWBP|- WORKLOAD [ARG]..." >&2; exit 2; }
 hwbp=$1; shift
 sym=${HWBP_SBS_SYM:-pid_max} len=${HWBP_SBS_LEN:-4}
 event=${HWBP_SBS_EVENT:-$sym:rw-}
-addr=${HWBP_SBS_ADDR:-$(awk -v s="$sym" '$3 == s && NF == 3 { print "0x" $1; exit }' /proc/kallsyms)}
+hwbp_syms=()
+if [ -n "$sysmap" ]; then
+  hwbp_syms=(--symbols "$sysmap")
+  run_stext=$(awk '$3 == "_stext" { print $1; exit }' /proc/kallsyms)
+  map_stext=$(awk '$3 == "_stext" { print $1; exit }' "$sysmap")
+  map_sym=$(awk -v s="$sym" '$3 == s { print $1; exit }' "$sysmap")
+  addr=""
+  # (bash's 64-bit arithmetic wraps as the addresses do; awk's doubles
+  # would round them)
+  if [ -n "$run_stext" ] && [ -n "$map_stext" ] && [ -n "$map_sym" ]; then
+    addr=$(printf '0x%x' $((0x$map_sym - 0x$map_stext + 0x$run_stext)))
+  fi
+else
+  addr=${HWBP_SBS_ADDR:-$(awk -v s="$sym" '$3 == s && NF == 3 { print "0x" $1; exit }' /proc/kallsyms)}
+fi
 if [ -z "$addr" ] || [ "$addr" = 0x0000000000000000 ]; then
   echo "side_by_side: no address for $sym in /proc/kallsyms (hidden, or no data symbols: set HWBP_SBS_ADDR)" >&2
   exit 2
@@ -170,7 +190,7 @@ parse_bpftrace() {  # "@[func]: 12" lines at exit; "Lost N events" warnings
 
 run_hwbp() {  # run_hwbp RUN CMD...
   local r=$1; shift
-  "$hwbp" trace --kernel -e "$event" -- "$@" > "$tmp/hwbp.$r.out" 2> "$tmp/hwbp.$r.err" || return 1
+  "$hwbp" trace --kernel "${hwbp_syms[@]}" -e "$event" -- "$@" > "$tmp/hwbp.$r.out" 2> "$tmp/hwbp.$r.err" || return 1
 }
 # hwbp's table (tracer/hist.c, hwbp_hist_print()): a header
 # "Access_Type Symbol Function Counter", then rows "KIND SYMBOL FUNCTION
