@@ -35,6 +35,7 @@
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,15 @@ int main(int argc, char **argv)
 
 	if (addr == 0) {
 		fprintf(stderr, "kbp_count: no pid_max in /proc/kallsyms: give its address\n");
+		return 2;
+	}
+	/* The events are CPU 0's: run there (a guest may have more CPUs). */
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) < 0) {
+		perror("kbp_count: sched_setaffinity");
 		return 2;
 	}
 	printf("kbp_count: pid_max at 0x%" PRIx64 "\n", addr);
