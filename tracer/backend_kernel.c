@@ -86,6 +86,30 @@ struct kernel_state {
 	bool have_cpus;
 };
 
+/*
+ * The kernel's own breakpoint events may have more slots than ptrace
+ * gives a task (powerpc: one DAWR for ptrace, nr_wp_slots() for perf):
+ * count what the first watched CPU lets the kernel scope open, at the
+ * lowest kernel symbol's address (any kernel address does: the events are
+ * opened disabled), and let the arch widen the model
+ * (hwbpi_linux_kernel_cpu()).
+ * A model given with --cpu stands; a failed count keeps ptrace's model
+ * (the opens that follow report their own error).
+ */
+static void kernel_model(struct hwbp_trace_session *s, const struct kernel_state *k)
+{
+	int cpu = 0, n;
+
+	if (s->have_cpu || !k->ks.kernel_lo)
+		return;
+	if (k->have_cpus)
+		while (cpu + 1 < (int)s->ncpus && !k->cpus[cpu])
+			cpu++;
+	n = hwbpi_perf_kernel_slots(k->ks.kernel_lo, cpu);
+	if (n > 0)
+		hwbpi_linux_kernel_cpu(&s->cpu, (unsigned)n);
+}
+
 int hwbpi_kernel_open(struct hwbp_trace_session *s, void **state)
 {
 	struct kernel_state *k = calloc(1, sizeof(*k));
@@ -126,6 +150,7 @@ int hwbpi_kernel_open(struct hwbp_trace_session *s, void **state)
 	if (ret < 0)
 		return hwbpi_fail(s, ret, ret != -ENOMEM && ret != -EIO, "%s",
 				  err[0] ? err : hwbp_errno_name(ret));
+	kernel_model(s, k);
 	return 0;
 }
 

@@ -135,6 +135,25 @@ int hwbpi_linux_set_pc(pid_t tid, uint64_t pc);
  */
 enum hwbpi_linux_split { HWBPI_SPLIT_NONE = 0, HWBPI_SPLIT_PAIR, HWBPI_SPLIT_TWIN };
 extern const enum hwbpi_linux_split hwbpi_linux_kind_split;
+
+/*
+ * Whether Linux itself drops a hit whose access lies outside the event's
+ * bp_addr/bp_len although the hardware matched a wider range (powerpc:
+ * a DAWR watches whole doublewords, and hw_breakpoint_handler() does not
+ * report a hit that check_constraints() marked HW_BRK_TYPE_EXTRANEOUS_IRQ).
+ * Then a perf event is given only the watch's bytes of a wider piece and
+ * its counts are exact; elsewhere the event's range is the piece's.
+ */
+extern const bool hwbpi_linux_exact_range;
+
+/*
+ * The model of the kernel's own breakpoint events, from the ptrace one in
+ * @cpu and @nslots, the number of data breakpoint events the kernel let
+ * one CPU open (powerpc: ptrace offers a task one DAWR, perf all of
+ * nr_wp_slots()).  Returns 0 (the model changed or not) or -EINVAL.
+ * Context: any; no system call.
+ */
+int hwbpi_linux_kernel_cpu(struct hwbp_cpu *cpu, unsigned nslots);
 #endif /* __linux__ */
 
 #endif /* HWBP_TRACER_LINUX_H */

@@ -71,6 +71,15 @@ const unsigned hwbpi_linux_trap_len = 0;
 
 const enum hwbpi_linux_split hwbpi_linux_kind_split = HWBPI_SPLIT_NONE;
 
+const bool hwbpi_linux_exact_range = false;
+
+int hwbpi_linux_kernel_cpu(struct hwbp_cpu *cpu, unsigned nslots)
+{
+	(void)cpu;
+	(void)nslots;
+	return -EOPNOTSUPP;
+}
+
 int hwbpi_linux_pc(pid_t tid, uint64_t *pc)
 {
 	(void)tid;

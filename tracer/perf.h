@@ -153,6 +153,12 @@ int hwbpi_perf_selftest(char *err, size_t errlen);
 /* CPUs the rings are indexed by: the highest online CPU + 1 (at least 1). */
 unsigned hwbpi_perf_ncpus(void);
 
+/* How many data breakpoint events the kernel lets CPU @cpu open at the
+ * kernel address @addr (each opened disabled and closed again), or -errno
+ * of the first open when that was not ENOSPC.  Context: process; opens
+ * and closes perf events, leaves none. */
+int hwbpi_perf_kernel_slots(uint64_t addr, int cpu);
+
 /*
  * Start @argv (execvp) stopped at its entry point (see above).
  * Errors: -EINVAL, -ENOENT and other execvp errors as they are (the child

@@ -331,6 +331,53 @@ int hwbpi_pf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, const struct h
 	return hwbpi_pf_split_kinds(s, &caps, o, err, n);
 }
 
+/* Where Linux drops hits outside an event's range itself
+ * (hwbpi_linux_exact_range), ask for the watch's bytes of the piece only:
+ * a hit on a neighbour sharing the hardware's granule is not counted. */
+static void clamp_to_watch(const struct hwbpi_watch *w, struct perf_event_attr *a)
+{
+	uint64_t lo = a->bp_addr > w->addr ? a->bp_addr : w->addr;
+	uint64_t hi = a->bp_addr + a->bp_len;
+
+	if (w->addr + w->len < hi)
+		hi = w->addr + w->len;
+	if (hi > lo) {
+		a->bp_addr = lo;
+		a->bp_len = hi - lo;
+	}
+}
+
+/* Count the data breakpoint events the kernel lets @cpu open (store-only,
+ * one byte at the kernel address @addr, opened disabled, so that they
+ * reserve a slot and never fire: reserve_bp_slot() at perf_event_open),
+ * all closed again.  Returns the count, or -errno of the first open when
+ * it was not ENOSPC. */
+int hwbpi_perf_kernel_slots(uint64_t addr, int cpu)
+{
+	int fd[16], n = 0, ret = 0;
+
+	while (n < (int)(sizeof(fd) / sizeof(fd[0]))) {
+		struct perf_event_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.type = PERF_TYPE_BREAKPOINT;
+		a.size = sizeof(a);
+		a.bp_type = HW_BREAKPOINT_W;
+		a.bp_addr = addr;
+		a.bp_len = HW_BREAKPOINT_LEN_1;
+		a.exclude_user = 1;
+		a.exclude_hv = 1;
+		a.disabled = 1;
+		if ((ret = hwbpi_pf_event_open(&a, -1, cpu)) < 0)
+			break;
+		fd[n++] = ret;
+		ret = 0;
+	}
+	for (int i = 0; i < n; i++)
+		close(fd[i]);
+	return n || ret == -ENOSPC || ret == 0 ? n : ret;
+}
+
 static void fill_attr(const struct sess *s, struct perf_event_attr *a, const struct piece *p,
 		      bool enable_on_exec, const struct hwbpi_perf_opts *o)
 {
@@ -359,6 +406,8 @@ static void fill_attr(const struct sess *s, struct perf_event_attr *a, const str
 		a->bp_len = hwbpi_linux_exec_len();
 	else
 		a->bp_len = p->len;
+	if (p->type != HWBP_X && hwbpi_linux_exact_range)
+		clamp_to_watch(&s->t->w[p->watch], a);
 	a->exclude_hv = 1;
 	if (s->kernel) {
 		/* Kernel scope: hits in the kernel, on every task of the CPU

@@ -231,6 +231,18 @@ const unsigned hwbpi_linux_trap_len = 4;
  * a load-only event, a store only a store-only one. */
 const enum hwbpi_linux_split hwbpi_linux_kind_split = HWBPI_SPLIT_PAIR;
 
+/* The byte-select mask is exact (DBGWCR_EL1.BAS), and pieces are planned
+ * with it: the event's range is the piece's. */
+const bool hwbpi_linux_exact_range = false;
+
+/* ptrace and perf share the ID_AA64DFR0_EL1 counts (core_num_wrps): the
+ * model from NT_ARM_HW_WATCH stands. */
+int hwbpi_linux_kernel_cpu(struct hwbp_cpu *cpu, unsigned nslots)
+{
+	(void)nslots;
+	return cpu ? 0 : -EINVAL;
+}
+
 static int prstatus(pid_t tid, int req, struct user_regs_struct *ur)
 {
 	struct iovec iov = { ur, sizeof(*ur) };

@@ -185,6 +185,25 @@ const unsigned hwbpi_linux_trap_len = 4;
  * whose access kind the DAWR's read/write bits do not include. */
 const enum hwbpi_linux_split hwbpi_linux_kind_split = HWBPI_SPLIT_PAIR;
 
+/* check_constraints() (arch/powerpc/kernel/hw_breakpoint.c) decodes the
+ * instruction and marks a hit on the doubleword's other bytes extraneous;
+ * hw_breakpoint_handler() then skips perf_bp_event().  (pid_max and
+ * pid_max_max share a doubleword in Debian's 6.1 ppc64el kernel: with
+ * the whole doubleword asked for, each sysctl write's bounds check read
+ * of pid_max_max counted as a hit of pid_max.) */
+const bool hwbpi_linux_exact_range = true;
+
+/* ptrace gives a task one DAWR (hwbpi_powerpc_linux_cpu()), perf every
+ * slot of nr_wp_slots(): on ISA 3.1 (POWER10) a second one is DAWR1. */
+int hwbpi_linux_kernel_cpu(struct hwbp_cpu *cpu, unsigned nslots)
+{
+	if (!cpu || cpu->arch != HWBP_ARCH_POWERPC)
+		return -EINVAL;
+	if (nslots >= 2 && cpu->u.ppc.isa >= 310 && (cpu->u.ppc.units & HWBP_PPC_DAWR0))
+		cpu->u.ppc.units |= HWBP_PPC_DAWR1;
+	return 0;
+}
+
 int hwbpi_linux_pc(pid_t tid, uint64_t *pc)
 {
 	long nip;

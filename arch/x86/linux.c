@@ -142,6 +142,17 @@ const unsigned hwbpi_linux_trap_len = 1;
  * every DR6 bit set, and a store sets both (SDM Vol. 3B 18.2.3). */
 const enum hwbpi_linux_split hwbpi_linux_kind_split = HWBPI_SPLIT_TWIN;
 
+/* hw_breakpoint_arch_parse() takes 1, 2, 4 or 8 aligned bytes; a hit on
+ * any byte of them is reported. */
+const bool hwbpi_linux_exact_range = false;
+
+/* Four debug registers for ptrace and perf alike: the model stands. */
+int hwbpi_linux_kernel_cpu(struct hwbp_cpu *cpu, unsigned nslots)
+{
+	(void)nslots;
+	return cpu ? 0 : -EINVAL;
+}
+
 int hwbpi_linux_pc(pid_t tid, uint64_t *pc)
 {
 	struct user_regs_struct ur;
