@@ -193,6 +193,25 @@ static uint64_t piece_max(const struct hwbp_cpu *cpu)
 	return len ? len : 1;
 }
 
+/*
+ * The note on a watch whose length is the symbol's inferred size (up to
+ * @next, the next symbol at a higher address, if there is one): the
+ * length, and when one piece of @cap is less, what the next symbol would
+ * have left.  One format for both: the number of bytes first is always
+ * the length the watch gets.
+ */
+static void note_len(struct hwbp_trace_session *s, const struct hwbpi_watch *w,
+		     const struct hwbp_sym *next, uint64_t cap)
+{
+	char capped[96] = "";
+
+	if (w->len > cap)
+		snprintf(capped, sizeof(capped), "%s would be %" PRIu64 ": capped at one piece of %"
+			 PRIu64, next ? "," : "", w->len, cap);
+	hwbpi_note(s, "%s: %" PRIu64 " bytes (up to the next symbol%s%s%s; /LEN chooses)", w->name,
+		   w->len > cap ? cap : w->len, next ? ", " : "", next ? next->name : "", capped);
+}
+
 /* Each watch's checks (.init, per-CPU offsets, user addresses) and, for a
  * symbol whose length the source did not give, the length: up to the
  * next symbol, at most one piece; said in a note. */
@@ -213,19 +232,9 @@ static int check_watches(struct hwbp_trace_session *s, const struct kernel_state
 			return hwbpi_fail(s, ret, true, "%s", err[0] ? err : hwbp_errno_name(ret));
 		if (!sym || w->len_given || w->entry || !hwbpi_symtab_size_inferred(s->syms, sym))
 			continue;
-		if (w->len > cap) {
-			const struct hwbp_sym *next = hwbpi_symtab_next(s->syms, sym);
-
-			hwbpi_note(s, "%s: %" PRIu64 " bytes (up to the next symbol%s%s, capped at one "
-				   "piece of %" PRIu64 "; /LEN chooses)", w->name, cap,
-				   next ? ", " : "", next ? next->name : "", cap);
+		note_len(s, w, hwbpi_symtab_next(s->syms, sym), cap);
+		if (w->len > cap)
 			w->len = cap;
-		} else {
-			const struct hwbp_sym *next = hwbpi_symtab_next(s->syms, sym);
-
-			hwbpi_note(s, "%s: %" PRIu64 " bytes (up to the next symbol%s%s; /LEN chooses)",
-				   w->name, w->len, next ? ", " : "", next ? next->name : "");
-		}
 	}
 	return 0;
 }

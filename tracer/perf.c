@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <dirent.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
@@ -210,71 +209,49 @@ static int selftest_once(char *err, size_t errlen)
 	return ret;
 }
 
-static int trace_impl(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, pid_t pid, enum how how,
-		      int go_fd, int exec_fd, const struct hwbpi_perf_opts *opts,
+/* The session of a trace on @pid: the self-test, the plan, the events
+ * opened as @how needs them.  On an error it is closed again. */
+static int sess_start(struct sess *s, struct hwbpi_tracer *t, const struct hwbp_cpu *cpu,
+		      pid_t pid, enum how how, const struct hwbpi_perf_opts *o,
 		      struct hwbpi_perf_result *res, char *err, size_t errlen)
 {
-	static const struct hwbpi_perf_opts defaults;
-	const struct hwbpi_perf_opts *o = opts ? opts : &defaults;
-	struct sess s;
-	bool ours = how != ATTACHED;
 	int ret;
 
-	memset(&s, 0, sizeof(s));
+	memset(s, 0, sizeof(*s));
 	memset(res, 0, sizeof(*res));
-	s.t = t;
-	s.res = res;
-	s.drain_every = (unsigned)hwbpi_tracer_drain_every(t, 64);
-	if (o->drain && s.drain_every) {
-		s.drain = o->drain;
-		s.drain_arg = o->drain_arg;
+	s->t = t;
+	s->res = res;
+	s->drain_every = (unsigned)hwbpi_tracer_drain_every(t, 64);
+	if (o->drain && s->drain_every) {
+		s->drain = o->drain;
+		s->drain_arg = o->drain_arg;
 	}
-	s.page = (size_t)sysconf(_SC_PAGESIZE);
-	s.kernel = o->kernel;
-	s.cpus = o->cpus;
-	s.bpf = o->bpf;
+	s->page = (size_t)sysconf(_SC_PAGESIZE);
+	s->kernel = o->kernel;
+	s->cpus = o->cpus;
+	s->bpf = o->bpf;
 	/* The self-test watches a user-space store; kernel scope does not
 	 * depend on user-space breakpoints (QEMU's powerpc never fires them,
 	 * and its kernel ones work). */
 	ret = o->kernel ? 0 : selftest_once(err, errlen);
 	if (ret == 0)
-		ret = hwbpi_pf_plan_all(&s, cpu, o, err, errlen);
+		ret = hwbpi_pf_plan_all(s, cpu, o, err, errlen);
 	if (ret == 0)
-		ret = hwbpi_pf_open_all(&s, pid, how == ATTACHED, how == HELD_CHILD && !o->kernel, o,
+		ret = hwbpi_pf_open_all(s, pid, how == ATTACHED, how == HELD_CHILD && !o->kernel, o,
 					err, errlen);
-	if (ret) {
-		hwbpi_pf_sess_close(&s);
-		if (ours)
-			hwbpi_perf_abort(pid);
-		return ret;
-	}
-	/* Let it go. */
-	if (how == STOPPED_CHILD && ptrace(PTRACE_DETACH, pid, NULL, NULL) < 0) {
-		ret = -errno;
-		hwbpi_say(err, errlen, "perf: PTRACE_DETACH of %d: %s", (int)pid, strerror(errno));
-	} else if (how == HELD_CHILD) {
-		int e = 0;
-		ssize_t r = 0;
+	if (ret)
+		hwbpi_pf_sess_close(s);
+	return ret;
+}
 
-		if (write(go_fd, "g", 1) != 1) {
-			ret = -EIO;
-			hwbpi_say(err, errlen, "perf: cannot release the child: %s", strerror(errno));
-		}
-		/* The exec pipe is close-on-exec: EOF means the exec happened. */
-		while (ret == 0 && (r = read(exec_fd, &e, sizeof(e))) < 0 && errno == EINTR)
-			;
-		if (ret == 0 && r == (ssize_t)sizeof(e)) {
-			ret = -e;
-			hwbpi_say(err, errlen, "cannot run the command: %s", strerror(e));
-		}
-	}
-	if (ret) {
-		hwbpi_pf_sess_close(&s);
-		hwbpi_perf_abort(pid);
-		return ret;
-	}
-	wait_end(&s, pid, ours, o);
-	read_counts(&s);
+/* The rest of a trace once the process runs: its end, the counts; the
+ * session closed. */
+static void sess_finish(struct sess *s, pid_t pid, bool ours, const struct hwbpi_perf_opts *o)
+{
+	struct hwbpi_perf_result *res = s->res;
+
+	wait_end(s, pid, ours, o);
+	read_counts(s);
 	if (o->sampling) {
 		/* Every count without a sample was dropped: the kernel writes a
 		 * PERF_RECORD_LOST only with the next record that fits, so the
@@ -285,7 +262,40 @@ static int trace_impl(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, pid_t 
 		if (!o->bpf && res->raw > res->samples + res->lost)
 			res->lost = res->raw - res->samples;
 	}
-	hwbpi_pf_sess_close(&s);
+	hwbpi_pf_sess_close(s);
+}
+
+static const struct hwbpi_perf_opts *opts_or_defaults(const struct hwbpi_perf_opts *opts)
+{
+	static const struct hwbpi_perf_opts defaults;
+
+	return opts ? opts : &defaults;
+}
+
+/* A trace of a process attached to or our child stopped by ptrace (a held
+ * child is run_held's). */
+static int trace_impl(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, pid_t pid, enum how how,
+		      const struct hwbpi_perf_opts *opts, struct hwbpi_perf_result *res,
+		      char *err, size_t errlen)
+{
+	const struct hwbpi_perf_opts *o = opts_or_defaults(opts);
+	struct sess s;
+	bool ours = how != ATTACHED;
+	int ret;
+
+	ret = sess_start(&s, t, cpu, pid, how, o, res, err, errlen);
+	/* Let it go. */
+	if (ret == 0 && how == STOPPED_CHILD && ptrace(PTRACE_DETACH, pid, NULL, NULL) < 0) {
+		ret = -errno;
+		hwbpi_say(err, errlen, "perf: PTRACE_DETACH of %d: %s", (int)pid, strerror(errno));
+		hwbpi_pf_sess_close(&s);
+	}
+	if (ret) {
+		if (ours)
+			hwbpi_perf_abort(pid);
+		return ret;
+	}
+	sess_finish(&s, pid, ours, o);
 	return 0;
 }
 
@@ -312,8 +322,7 @@ int hwbpi_perf_trace(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, pid_t p
 			hwbpi_perf_abort(pid);
 		return -EINVAL;
 	}
-	return trace_impl(t, cpu, pid, started ? STOPPED_CHILD : ATTACHED, -1, -1, opts, res,
-			  err, errlen);
+	return trace_impl(t, cpu, pid, started ? STOPPED_CHILD : ATTACHED, opts, res, err, errlen);
 }
 
 int hwbpi_perf_run(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, char *const argv[],
@@ -336,7 +345,41 @@ int hwbpi_perf_kernel(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, char *
 	/* The events are per CPU, so the command needs no ptrace stop: held
 	 * before its exec, released once every event is open. */
 	return argv ? run_held(t, cpu, argv, opts, res, err, errlen)
-		    : trace_impl(t, cpu, 0, ATTACHED, -1, -1, opts, res, err, errlen);
+		    : trace_impl(t, cpu, 0, ATTACHED, opts, res, err, errlen);
+}
+
+/* A trace of a command held before its exec: hwbpi_pf_held()'s
+ * callbacks. */
+struct held_trace {
+	struct sess s;
+	struct hwbpi_tracer *t;
+	const struct hwbp_cpu *cpu;
+	char *const *argv;
+	const struct hwbpi_perf_opts *o;
+	struct hwbpi_perf_result *res;
+	char *err;
+	size_t errlen;
+};
+
+static void held_exec(void *arg, int ef)
+{
+	const struct held_trace *h = arg;
+
+	hwbpi_pf_child(h->argv, ef, false);
+}
+
+static int held_open(void *arg, pid_t pid)
+{
+	struct held_trace *h = arg;
+
+	return sess_start(&h->s, h->t, h->cpu, pid, HELD_CHILD, h->o, h->res, h->err, h->errlen);
+}
+
+static void held_wait(void *arg, pid_t pid)
+{
+	struct held_trace *h = arg;
+
+	sess_finish(&h->s, pid, true, h->o);
 }
 
 /* Fork @argv held before its exec, open the events, release it, trace it
@@ -345,39 +388,18 @@ static int run_held(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, char *co
 		    const struct hwbpi_perf_opts *opts, struct hwbpi_perf_result *res,
 		    char *err, size_t errlen)
 {
-	int go[2], ef[2], ret;
-	pid_t p;
+	struct held_trace ht = { .t = t, .cpu = cpu, .argv = argv, .o = opts_or_defaults(opts),
+				 .res = res, .err = err, .errlen = errlen };
+	struct hwbpi_held h = { .run = held_exec, .open = held_open, .wait = held_wait, .arg = &ht };
+	int ret;
 
 	if (!argv[0])
 		return -EINVAL;
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return -errno;
-	if (pipe2(ef, O_CLOEXEC) < 0) {
-		ret = -errno;
-		close(go[0]);
-		close(go[1]);
-		return ret;
-	}
-	p = fork();
-	if (p < 0) {
-		ret = -errno;
-		hwbpi_say(err, errlen, "fork: %s", strerror(errno));
-		close(go[0]);
-		close(go[1]);
-		close(ef[0]);
-		close(ef[1]);
-		return ret;
-	}
-	if (p == 0) {
-		close(go[1]);
-		close(ef[0]);
-		hwbpi_pf_child(argv, go[0], ef[1], false);
-	}
-	close(go[0]);
-	close(ef[1]);
-	ret = trace_impl(t, cpu, p, HELD_CHILD, go[1], ef[0], opts, res, err, errlen);
-	close(go[1]);
-	close(ef[0]);
+	ret = hwbpi_pf_held(&h, err, errlen);
+	/* A failed release leaves the session open (a failed open closed
+	 * it, held_wait closes it at the end). */
+	if (ret)
+		hwbpi_pf_sess_close(&ht.s);
 	return ret;
 }
 
@@ -385,33 +407,29 @@ static int run_held(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, char *co
 
 static volatile uint64_t selftest_var;
 
-int hwbpi_perf_selftest(char *err, size_t errlen)
+/* The self-test's child and its event (hwbpi_pf_held()'s callbacks). */
+struct selftest_run {
+	int fd;
+	char *err;
+	size_t errlen;
+};
+
+static void selftest_child(void *arg, int ef)
 {
+	(void)arg;
+	(void)ef;
+	/* Same address space layout as the parent after fork. */
+	for (int i = 0; i < 100; i++)
+		selftest_var = (uint64_t)i;
+	_exit(0);
+}
+
+static int selftest_open(void *arg, pid_t p)
+{
+	struct selftest_run *r = arg;
 	struct perf_event_attr a;
-	int go[2], fd, st;
-	uint64_t v = 0;
-	pid_t p;
+	int fd;
 
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return -errno;
-	p = fork();
-	if (p < 0) {
-		close(go[0]);
-		close(go[1]);
-		return -ECHILD;
-	}
-	if (p == 0) {
-		char c;
-
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(1);
-		/* Same address space layout as the parent after fork. */
-		for (int i = 0; i < 100; i++)
-			selftest_var = (uint64_t)i;
-		_exit(0);
-	}
-	close(go[0]);
 	memset(&a, 0, sizeof(a));
 	a.type = PERF_TYPE_BREAKPOINT;
 	a.size = sizeof(a);
@@ -421,25 +439,31 @@ int hwbpi_perf_selftest(char *err, size_t errlen)
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	fd = hwbpi_pf_event_open(&a, p, -1);
-	if (fd < 0) {
-		int ret = hwbpi_pf_say_open(fd, "self-test", p, 0, err, errlen);
+	if (fd < 0)
+		return hwbpi_pf_say_open(fd, "self-test", p, 0, r->err, r->errlen);
+	r->fd = fd;
+	return 0;
+}
 
-		close(go[1]);
-		hwbpi_perf_abort(p);
-		return ret;
-	}
-	if (write(go[1], "g", 1) != 1) {
-		close(go[1]);
-		close(fd);
-		hwbpi_perf_abort(p);
-		return -EIO;
-	}
-	close(go[1]);
-	hwbpi_pf_reap(p, &st);
-	if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+int hwbpi_perf_selftest(char *err, size_t errlen)
+{
+	struct selftest_run r = { .fd = -1, .err = err, .errlen = errlen };
+	/* No child (a failed fork) is -ECHILD, as a failed child is. */
+	struct hwbpi_held h = { .run = selftest_child, .open = selftest_open, .arg = &r,
+				.fork_err = -ECHILD };
+	uint64_t v = 0;
+	int ret;
+
+	/* Its lines in @err are the self-test's own: a failed start or
+	 * release says only its errno. */
+	ret = hwbpi_pf_held(&h, NULL, 0);
+	if (ret == 0 && read(r.fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
 		v = 0;
-	close(fd);
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+	if (r.fd >= 0)
+		close(r.fd);
+	if (ret)
+		return ret;
+	if (!WIFEXITED(h.wstatus) || WEXITSTATUS(h.wstatus) != 0) {
 		hwbpi_say(err, errlen, "self-test: the test child failed");
 		return -ECHILD;
 	}
@@ -451,4 +475,3 @@ int hwbpi_perf_selftest(char *err, size_t errlen)
 	}
 	return 0;
 }
-

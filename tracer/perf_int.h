@@ -108,9 +108,41 @@ void hwbpi_pf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v);
 /* The end of a ring's samples: a sample still waiting is fed alone. */
 void hwbpi_pf_kind_flush(struct sess *s, struct ring *r);
 
-/* The child's side of a start (perf_start.c): wait for a byte on @go (if
- * >= 0), PTRACE_TRACEME if @traceme, exec @argv, or report the errno on
- * @ef (close-on-exec) and exit 127. */
-void hwbpi_pf_child(char *const argv[], int go, int ef, bool traceme) __attribute__((noreturn));
+/* ---- tracer/perf_start.c ---- */
+
+/* The child's side of a start: PTRACE_TRACEME if @traceme, exec @argv,
+ * or report the errno on @ef (close-on-exec) and exit 127. */
+void hwbpi_pf_child(char *const argv[], int ef, bool traceme) __attribute__((noreturn));
+
+/*
+ * A child held before it runs, for hwbpi_pf_held(): events opened on a
+ * process count from its first instruction only if they are there before
+ * it starts, and without ptrace (the self-tests, a command traced per CPU)
+ * the one way to have it wait is a pipe it reads before it runs.
+ */
+struct hwbpi_held {
+	/* In the child, once released: exec (a failed exec's errno written to
+	 * @ef, the close-on-exec exec pipe) or _exit; it never returns. */
+	void (*run)(void *arg, int ef);
+	/* In the parent while the child waits: open the events on @pid.
+	 * 0, or -errno: the child is killed and reaped. */
+	int (*open)(void *arg, pid_t pid);
+	/* In the parent once the child runs: wait for its end and reap it.
+	 * NULL: hwbpi_pf_reap() into wstatus. */
+	void (*wait)(void *arg, pid_t pid);
+	void *arg;
+	int fork_err;   /* in: the error of a failed fork (0: its -errno) */
+	pid_t pid;      /* out: the child, -1 if there is none (pipe2 or fork failed) */
+	int wstatus;    /* out: its status, with wait NULL */
+};
+
+/*
+ * Start @h's child held, open its events (h->open), release it and wait
+ * for its end (h->wait).  Returns 0; the -errno of pipe2 or fork
+ * (h->fork_err for fork; "fork: ..." in @err); h->open's error; -EIO (the
+ * release failed) or the negated errno of a failed exec (a line in @err).
+ * On an error after the fork the child is killed and reaped.
+ */
+int hwbpi_pf_held(struct hwbpi_held *h, char *err, size_t n);
 
 #endif /* HWBP_TRACER_PERF_INT_H */

@@ -17,10 +17,8 @@
 #define _GNU_SOURCE 1
 
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,42 +146,27 @@ void hwbpi_pf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v)
  * sets one DR6 bit per access: then twins cannot be paired). */
 static volatile uint64_t twin_var;
 
-static int twin_selftest(char *why, size_t n)
+static void twin_child(void *arg, int ef)
 {
-	static int result = 1;   /* 1: not run */
-	static char said[256];   /* its reason, for every caller */
+	uint64_t sink = 0;
+
+	(void)arg;
+	(void)ef;
+	for (int i = 0; i < 100; i++)
+		twin_var = (uint64_t)i;
+	for (int i = 0; i < 50; i++)
+		sink += twin_var;
+	_exit(sink == 50 * 99 ? 0 : 2);
+}
+
+/* The RW event, then the W-only one, on the held child (the events that
+ * opened stay in @arg, an int[2], for their counts). */
+static int twin_open(void *arg, pid_t p)
+{
+	int *fd = arg;
 	struct perf_event_attr a;
-	int go[2], fd[2] = { -1, -1 }, st, ret = 0;
-	uint64_t v[2] = { 0, 0 };
-	pid_t p;
 
-	if (result != 1) {
-		snprintf(why, n, "%s", said);
-		return result;
-	}
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return -errno;
-	p = fork();
-	if (p < 0) {
-		close(go[0]);
-		close(go[1]);
-		return -ECHILD;
-	}
-	if (p == 0) {
-		char c;
-		uint64_t sink = 0;
-
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(1);
-		for (int i = 0; i < 100; i++)
-			twin_var = (uint64_t)i;
-		for (int i = 0; i < 50; i++)
-			sink += twin_var;
-		_exit(sink == 50 * 99 ? 0 : 2);
-	}
-	close(go[0]);
-	for (int k = 0; k < 2 && ret == 0; k++) {
+	for (int k = 0; k < 2; k++) {
 		memset(&a, 0, sizeof(a));
 		a.type = PERF_TYPE_BREAKPOINT;
 		a.size = sizeof(a);
@@ -194,20 +177,14 @@ static int twin_selftest(char *why, size_t n)
 		a.exclude_hv = 1;
 		fd[k] = hwbpi_pf_event_open(&a, p, -1);
 		if (fd[k] < 0)
-			ret = fd[k];
+			return fd[k];
 	}
-	if (ret == 0 && write(go[1], "g", 1) != 1)
-		ret = -EIO;
-	close(go[1]);
-	if (ret)
-		kill(p, SIGKILL);
-	hwbpi_pf_reap(p, &st);
-	for (int k = 0; k < 2; k++)
-		if (fd[k] >= 0) {
-			if (read(fd[k], &v[k], sizeof(v[k])) != (ssize_t)sizeof(v[k]))
-				v[k] = 0;
-			close(fd[k]);
-		}
+	return 0;
+}
+
+/* The verdict of a run: 0, or -errno with the reason in @why. */
+static int twin_verdict(int ret, int st, const uint64_t v[2], char *why, size_t n)
+{
 	if (ret) {
 		snprintf(why, n, "the kind self-test could not open its two events (%s)",
 			 hwbp_errno_name(ret));
@@ -221,6 +198,32 @@ static int twin_selftest(char *why, size_t n)
 			 (unsigned long long)v[0], (unsigned long long)v[1]);
 		ret = -ENODEV;
 	}
+	return ret;
+}
+
+static int twin_selftest(char *why, size_t n)
+{
+	static int result = 1;   /* 1: not run */
+	static char said[256];   /* its reason, for every caller */
+	int fd[2] = { -1, -1 }, ret;
+	struct hwbpi_held h = { .run = twin_child, .open = twin_open, .arg = fd,
+				.fork_err = -ECHILD };
+	uint64_t v[2] = { 0, 0 };
+
+	if (result != 1) {
+		snprintf(why, n, "%s", said);
+		return result;
+	}
+	ret = hwbpi_pf_held(&h, NULL, 0);
+	if (h.pid < 0)
+		return ret;   /* not run: tried again next time */
+	for (int k = 0; k < 2; k++)
+		if (fd[k] >= 0) {
+			if (read(fd[k], &v[k], sizeof(v[k])) != (ssize_t)sizeof(v[k]))
+				v[k] = 0;
+			close(fd[k]);
+		}
+	ret = twin_verdict(ret, h.wstatus, v, why, n);
 	result = ret;
 	snprintf(said, sizeof(said), "%s", ret ? why : "");
 	return ret;

@@ -43,6 +43,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "open_until.h"
+
 #define MAX_SLOTS 64
 
 static int failures;
@@ -54,19 +56,25 @@ static void check(int ok, const char *what)
 		failures++;
 }
 
+/* A kernel-only breakpoint of @type, length 4, on @addr. */
+static void bp_attr(struct perf_event_attr *a, uint64_t addr, unsigned type, int disabled)
+{
+	memset(a, 0, sizeof *a);
+	a->size = sizeof *a;
+	a->type = PERF_TYPE_BREAKPOINT;
+	a->bp_type = type;
+	a->bp_addr = addr;
+	a->bp_len = HW_BREAKPOINT_LEN_4;
+	a->disabled = disabled ? 1 : 0;
+	a->exclude_user = 1;
+	a->exclude_hv = 1;
+}
+
 static int bp_open(uint64_t addr, unsigned type, int disabled)
 {
 	struct perf_event_attr a;
 
-	memset(&a, 0, sizeof a);
-	a.size = sizeof a;
-	a.type = PERF_TYPE_BREAKPOINT;
-	a.bp_type = type;
-	a.bp_addr = addr;
-	a.bp_len = HW_BREAKPOINT_LEN_4;
-	a.disabled = disabled ? 1 : 0;
-	a.exclude_user = 1;
-	a.exclude_hv = 1;
+	bp_attr(&a, addr, type, disabled);
 	return (int)syscall(SYS_perf_event_open, &a, -1, 0, -1, 0);
 }
 
@@ -120,17 +128,12 @@ static void exact_count(uint64_t addr, unsigned long n)
 
 static void slots(uint64_t addr)
 {
-	int fds[MAX_SLOTS], n = 0, err = 0, i;
+	struct perf_event_attr a;
+	int fds[MAX_SLOTS], n, err, i;
 	char what[160];
 
-	while (n < MAX_SLOTS) {
-		fds[n] = bp_open(addr, HW_BREAKPOINT_W, 0);
-		if (fds[n] < 0) {
-			err = errno;
-			break;
-		}
-		n++;
-	}
+	bp_attr(&a, addr, HW_BREAKPOINT_W, 0);
+	n = open_until(&a, -1, 0, fds, MAX_SLOTS, &err);
 	printf("slots: %d\n", n);
 	snprintf(what, sizeof what, "W events on cpu 0: %d opened, then %s", n,
 		 err ? strerror(err) : "no refusal");

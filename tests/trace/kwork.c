@@ -39,6 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../guest/open_until.h"
+
 static int die(const char *what)
 {
 	fprintf(stderr, "kwork: %s: %s\n", what, strerror(errno));
@@ -118,7 +120,7 @@ static int forks(unsigned long k)
 static int slots(uint64_t addr)
 {
 	struct perf_event_attr a;
-	int fds[64], n = 0;
+	int fds[64], n, err;
 
 	memset(&a, 0, sizeof(a));
 	a.type = PERF_TYPE_BREAKPOINT;
@@ -128,14 +130,8 @@ static int slots(uint64_t addr)
 	a.bp_len = HW_BREAKPOINT_LEN_4;
 	a.exclude_user = 1;
 	a.exclude_hv = 1;
-	while (n < 64) {
-		long fd = syscall(SYS_perf_event_open, &a, -1, 0, -1, 0);
-
-		if (fd < 0)
-			break;
-		fds[n++] = (int)fd;
-	}
-	printf("slots %d (then %s)\n", n, strerror(errno));
+	n = open_until(&a, -1, 0, fds, 64, &err);
+	printf("slots %d (then %s)\n", n, strerror(err));
 	while (n > 0)
 		close(fds[--n]);
 	return 0;

@@ -68,7 +68,11 @@ static __attribute__((noinline)) void never(void)
 struct plan {
 	unsigned na, nb;          /* write_a()'s and write_b()'s writes */
 	volatile uint64_t *va, *vb;
+	unsigned threads;         /* write_a() runs in that many threads (na writes
+				     each), joined before write_b(); 0: in the child */
 };
+
+#define MAX_THREADS 4
 
 /* ---------------------------------------------------- the table of starts */
 
@@ -102,12 +106,43 @@ static void make_starts(uint64_t starts[3], uint32_t *ia, uint32_t *ib)
 
 /* ------------------------------------------------------------ the child */
 
+/* The threads of a plan with threads: write_a() each. */
+static void *thread_a(void *arg)
+{
+	const struct plan *p = arg;
+
+	write_a(p->va, p->na);
+	return NULL;
+}
+
+/* The child's part of @p (exit 2: a thread could not be created). */
+static void run_plan(const struct plan *p) __attribute__((noreturn));
+static void run_plan(const struct plan *p)
+{
+	pthread_t t[MAX_THREADS];
+
+	if (p->threads) {
+		for (unsigned i = 0; i < p->threads; i++)
+			if (pthread_create(&t[i], NULL, thread_a, (void *)p))
+				_exit(2);
+		for (unsigned i = 0; i < p->threads; i++)
+			pthread_join(t[i], NULL);
+	} else {
+		n_arg = p->na;
+		write_a(p->va, n_arg);
+	}
+	n_arg = p->nb;
+	write_b(p->vb, n_arg);
+	_exit(0);
+}
+
 /* A child held on a pipe until go(); then it runs @p and exits 0. */
 static pid_t child(const struct plan *p, int *go_fd)
 {
 	int fds[2];
 	pid_t pid;
 
+	assert_true(p->threads <= MAX_THREADS);
 	assert_int_equal(pipe(fds), 0);
 	pid = fork();
 	assert_true(pid >= 0);
@@ -117,11 +152,7 @@ static pid_t child(const struct plan *p, int *go_fd)
 		close(fds[1]);
 		if (read(fds[0], &c, 1) != 1)
 			_exit(1);
-		n_arg = p->na;
-		write_a(p->va, n_arg);
-		n_arg = p->nb;
-		write_b(p->vb, n_arg);
-		_exit(0);
+		run_plan(p);
 	}
 	close(fds[0]);
 	*go_fd = fds[1];
@@ -140,8 +171,9 @@ static void go_and_reap(pid_t pid, int go_fd)
 }
 
 /* A user-only write breakpoint on @v in @pid, one hit one sample
- * (sample_period 1: the kernel runs BPF on sampling events only). */
-static int bp_event(pid_t pid, volatile uint64_t *v, uint64_t period)
+ * (sample_period 1: the kernel runs BPF on sampling events only), with
+ * @inherit also in the threads @pid creates later. */
+static int bp_event(pid_t pid, volatile uint64_t *v, bool inherit)
 {
 	struct perf_event_attr a;
 	int fd;
@@ -152,7 +184,8 @@ static int bp_event(pid_t pid, volatile uint64_t *v, uint64_t period)
 	a.bp_type = HW_BREAKPOINT_W;
 	a.bp_addr = (uintptr_t)v;
 	a.bp_len = HW_BREAKPOINT_LEN_8;
-	a.sample_period = period;
+	a.sample_period = 1;
+	a.inherit = inherit;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	fd = (int)syscall(SYS_perf_event_open, &a, pid, -1, -1, 0);
@@ -339,87 +372,130 @@ static void test_open_unprivileged(void **state)
 	assert_int_equal(loaded(), before);
 }
 
-/*
- * One watch, W, one event: write_a's N1 writes in its entry, write_b's N2
- * in its own, with @entries per watch: 2 or more hold both; 1 holds
- * write_a's (the child calls it first) and write_b's go to the overrun.
- * The event's own count is every hit: N1 + N2.
- */
-static void run_one_watch(unsigned entries)
-{
-	enum { N1 = 1000, N2 = 2500 };
-	const struct plan p = { N1, N2, &var1, &var1 };
-	uint64_t starts[3], overrun[1] = { 99 }, lost = 99;
-	struct hwbpi_bpf *b;
-	struct got g = { .n = 0 };
-	uint32_t ia = 0, ib = 0;
-	int before = loaded(), go, fd;
-	pid_t pid;
+/* ------------------------------------------------------ counting runs */
 
-	make_starts(starts, &ia, &ib);
-	if (hwbpi_bpf_open(&b, 1, entries, starts, 3, hwbpi_linux_trap_ip_adjust, err,
-			   sizeof(err)))
-		fail_msg("open: %s", err);
-	assert_int_equal(loaded(), before + 1);
-	pid = child(&p, &go);
-	fd = bp_event(pid, &var1, 1);
-	if (hwbpi_bpf_attach(b, fd, 0, HWBP_W, err, sizeof(err)))
-		fail_msg("attach: %s", err);
-	go_and_reap(pid, go);
-	assert_int_equal(event_count(fd), N1 + N2);
-	assert_int_equal(hwbpi_bpf_read(b, collect, &g, overrun, &lost), 0);
-	assert_int_equal(lost, 0);
-	if (entries >= 2) {
-		const struct entry want[] = { { 0, HWBP_W, ia, N1 }, { 0, HWBP_W, ib, N2 } };
+/* Where a run's table of starts comes from. */
+enum starts {
+	STARTS_THREE,   /* make_starts()'s */
+	STARTS_LARGE,   /* a kernel-sized table around them (large_starts()) */
+	STARTS_ABOVE,   /* one start, above both writers */
+	STARTS_NONE,    /* no table */
+};
 
-		expect_entries(&g, want, 2);
-		assert_int_equal(overrun[0], 0);
-	} else {
-		const struct entry want[] = { { 0, HWBP_W, ia, N1 } };
+/* A function of an expected entry. */
+enum fn { FN_A, FN_B, FN_UNKNOWN };
 
-		expect_entries(&g, want, 1);
-		assert_int_equal(overrun[0], N2);
-	}
-	close(fd);
-	hwbpi_bpf_close(b);
-	assert_int_equal(loaded(), before);
-}
+/* One counting run: open with nwatch and entries, the child of plan held,
+ * its events attached, released and reaped; then the events' own counts,
+ * exactly the entries want, the overruns, nothing lost; nothing stays
+ * loaded. */
+struct count_case {
+	const char *name;
+	unsigned nwatch, entries;      /* hwbpi_bpf_open()'s */
+	enum starts starts;
+	bool wrap;                     /* an IP adjust above every user IP (the
+					  subtraction would wrap), not the arch's */
+	struct plan plan;
+	bool inherit;                  /* the events are inherited (attr.inherit) */
+	unsigned nev;
+	struct {
+		volatile uint64_t *var;
+		unsigned watch, tag;   /* hwbpi_bpf_attach()'s */
+		uint64_t count;        /* the event's own count: every hit */
+	} ev[2];
+	/* programs loaded after the open, after the attaches (0: not checked) */
+	unsigned loaded_open, loaded_attached;
+	unsigned nwant;
+	struct {
+		unsigned watch, tag;
+		enum fn fn;
+		uint64_t count;
+	} want[2];
+	uint64_t overrun[2];           /* per watch */
+};
 
-static void test_count_two_functions(void **state)
-{
-	(void)state;
-	run_one_watch(4);
-	run_one_watch(2);
-}
+#define ONE_W_EVENT(n) .nev = 1, .ev = { { &var1, 0, HWBP_W, (n) } }
 
-static void test_overrun(void **state)
-{
-	(void)state;
-	run_one_watch(1);
-}
+static const struct count_case count_cases[] = {
+	/*
+	 * One watch, W, one event: write_a's 1000 writes in its entry,
+	 * write_b's 2500 in its own, with 4 or 2 entries per watch: both
+	 * held; with 1, write_a's (the child calls it first) and write_b's
+	 * go to the overrun.  The event's own count is every hit.
+	 */
+	{ .name = "two functions, 4 entries", .nwatch = 1, .entries = 4,
+	  .starts = STARTS_THREE, .plan = { 1000, 2500, &var1, &var1, 0 },
+	  ONE_W_EVENT(1000 + 2500), .loaded_open = 1,
+	  .nwant = 2, .want = { { 0, HWBP_W, FN_A, 1000 }, { 0, HWBP_W, FN_B, 2500 } } },
+	{ .name = "two functions, 2 entries", .nwatch = 1, .entries = 2,
+	  .starts = STARTS_THREE, .plan = { 1000, 2500, &var1, &var1, 0 },
+	  ONE_W_EVENT(1000 + 2500), .loaded_open = 1,
+	  .nwant = 2, .want = { { 0, HWBP_W, FN_A, 1000 }, { 0, HWBP_W, FN_B, 2500 } } },
+	{ .name = "overrun, 1 entry", .nwatch = 1, .entries = 1,
+	  .starts = STARTS_THREE, .plan = { 1000, 2500, &var1, &var1, 0 },
+	  ONE_W_EVENT(1000 + 2500), .loaded_open = 1,
+	  .nwant = 1, .want = { { 0, HWBP_W, FN_A, 1000 } }, .overrun = { 2500 } },
+	/* A kernel-sized table (large_starts()): the counts land on the same
+	 * two functions, at their indexes in the big table. */
+	{ .name = "large table", .nwatch = 1, .entries = 4,
+	  .starts = STARTS_LARGE, .plan = { 400, 600, &var1, &var1, 0 },
+	  ONE_W_EVENT(400 + 600),
+	  .nwant = 2, .want = { { 0, HWBP_W, FN_A, 400 }, { 0, HWBP_W, FN_B, 600 } } },
+	/* IPs that no start covers count as HWBPI_BPF_UNKNOWN: a table whose
+	 * only start is above both writers, an adjust above every user IP,
+	 * and no table at all (the event attached with tag 0). */
+	{ .name = "unknown: a start above", .nwatch = 1, .entries = 2,
+	  .starts = STARTS_ABOVE, .plan = { 300, 200, &var1, &var1, 0 },
+	  .nev = 1, .ev = { { &var1, 0, 0, 300 + 200 } },
+	  .nwant = 1, .want = { { 0, 0, FN_UNKNOWN, 300 + 200 } } },
+	{ .name = "unknown: the adjust wraps", .nwatch = 1, .entries = 2,
+	  .starts = STARTS_ABOVE, .wrap = true, .plan = { 300, 200, &var1, &var1, 0 },
+	  .nev = 1, .ev = { { &var1, 0, 0, 300 + 200 } },
+	  .nwant = 1, .want = { { 0, 0, FN_UNKNOWN, 300 + 200 } } },
+	{ .name = "unknown: no table", .nwatch = 1, .entries = 2,
+	  .starts = STARTS_NONE, .plan = { 300, 200, &var1, &var1, 0 },
+	  .nev = 1, .ev = { { &var1, 0, 0, 300 + 200 } },
+	  .nwant = 1, .want = { { 0, 0, FN_UNKNOWN, 300 + 200 } } },
+	/*
+	 * Two watches, two events on two variables: write_a writes var1
+	 * (watch 0, tag W), write_b var2 (watch 1, tag 0 as for an RW
+	 * event): the cookies keep the counts apart, and each watch has its
+	 * own share of entries.  One copy of the program per (watch, tag).
+	 */
+	{ .name = "two watches", .nwatch = 2, .entries = 1,
+	  .starts = STARTS_THREE, .plan = { 700, 900, &var1, &var2, 0 },
+	  .nev = 2, .ev = { { &var1, 0, HWBP_W, 700 }, { &var2, 1, 0, 900 } },
+	  .loaded_attached = 2,
+	  .nwant = 2, .want = { { 0, HWBP_W, FN_A, 700 }, { 1, 0, FN_B, 900 } } },
+	/*
+	 * Events inherited by threads created after the attach (attr.inherit,
+	 * as for a traced process's later threads): the kernel gives them the
+	 * program but not the link's cookie, so the hits must still count
+	 * under the attached watch (1 here, so that cookie 0 would be wrong)
+	 * and tag.  The child starts 4 threads that each write var1 500 times
+	 * from write_a, joins them, then writes it 300 times from write_b.
+	 * An inherited event's count joins its parent's when the thread exits
+	 * (kernel/events/core.c perf_event_exit_task()), so read() sees them
+	 * all.
+	 */
+	{ .name = "inherited", .nwatch = 2, .entries = 4,
+	  .starts = STARTS_THREE, .plan = { 500, 300, &var1, &var1, 4 }, .inherit = true,
+	  .nev = 1, .ev = { { &var1, 1, HWBP_W, 4 * 500 + 300 } },
+	  .nwant = 2, .want = { { 1, HWBP_W, FN_A, 4 * 500 }, { 1, HWBP_W, FN_B, 300 } } },
+};
 
 /*
  * A kernel-sized table: 200,000 starts (Debian's amd64 kernel has some
  * 150,000 text symbols), the three of make_starts() among starts 16 bytes
  * apart below them and above them (past the last one's body).  The
  * verifier accepts the search (its bounds unknown to it: see
- * hist.bpf.c), and the counts land on the same two functions, at their
- * indexes in the big table.
+ * hist.bpf.c).  *@below: the index of the first of the three.
  */
-static void test_large_table(void **state)
+static uint64_t *large_starts(const uint64_t three[3], size_t *nfunc, uint32_t *below)
 {
-	enum { NFUNC = 200000, BELOW = 120000, N1 = 400, N2 = 600 };
-	const struct plan p = { N1, N2, &var1, &var1 };
-	uint64_t three[3], *starts, overrun[1], lost;
-	struct hwbpi_bpf *b;
-	struct got g = { .n = 0 };
-	uint32_t ia = 0, ib = 0;
-	int before = loaded(), go, fd;
-	pid_t pid;
+	enum { NFUNC = 200000, BELOW = 120000 };
+	uint64_t *starts = malloc(NFUNC * sizeof(*starts));
 
-	(void)state;
-	make_starts(three, &ia, &ib);
-	starts = malloc(NFUNC * sizeof(*starts));
 	assert_non_null(starts);
 	for (uint32_t i = 0; i < BELOW; i++)
 		starts[i] = three[0] - 16 * (uint64_t)(BELOW - i);
@@ -427,215 +503,104 @@ static void test_large_table(void **state)
 		starts[BELOW + i] = three[i];
 	for (uint32_t i = BELOW + 3; i < NFUNC; i++)
 		starts[i] = three[2] + 0x10000 + 16 * (uint64_t)i;
-	if (hwbpi_bpf_open(&b, 1, 4, starts, NFUNC, hwbpi_linux_trap_ip_adjust, err, sizeof(err)))
-		fail_msg("open: %s", err);
-	free(starts);
-	pid = child(&p, &go);
-	fd = bp_event(pid, &var1, 1);
-	if (hwbpi_bpf_attach(b, fd, 0, HWBP_W, err, sizeof(err)))
-		fail_msg("attach: %s", err);
-	go_and_reap(pid, go);
-	assert_int_equal(event_count(fd), N1 + N2);
-	assert_int_equal(hwbpi_bpf_read(b, collect, &g, overrun, &lost), 0);
-	{
-		const struct entry want[] = { { 0, HWBP_W, BELOW + ia, N1 },
-					      { 0, HWBP_W, BELOW + ib, N2 } };
-
-		expect_entries(&g, want, 2);
-	}
-	assert_int_equal(overrun[0], 0);
-	assert_int_equal(lost, 0);
-	close(fd);
-	hwbpi_bpf_close(b);
-	assert_int_equal(loaded(), before);
+	*nfunc = NFUNC;
+	*below = BELOW;
+	return starts;
 }
 
-/*
- * IPs that no start covers count as HWBPI_BPF_UNKNOWN: a table whose
- * only start is above both writers, an adjust above every user IP (the
- * subtraction would wrap), and no table at all.
- */
-static void test_unknown(void **state)
+/* A run's table of starts and write_a's and write_b's indexes in it. */
+struct starts_of {
+	uint64_t three[3], above;
+	uint64_t *large;            /* STARTS_LARGE's, to free */
+	const uint64_t *starts;
+	size_t nfunc;
+	uint32_t ia, ib;
+};
+
+static void build_starts(enum starts how, struct starts_of *s)
 {
-	enum { N1 = 300, N2 = 200 };
-	const struct plan p = { N1, N2, &var1, &var1 };
-	uint64_t above = (fn_addr(write_a) > fn_addr(write_b) ? fn_addr(write_a) :
-			  fn_addr(write_b)) + 0x100000;
-	const struct {
-		const uint64_t *starts;
-		size_t nfunc;
-		uint64_t adjust;
-	} cases[] = {
-		{ &above, 1, hwbpi_linux_trap_ip_adjust },
-		{ &above, 1, UINT64_MAX },
-		{ NULL, 0, hwbpi_linux_trap_ip_adjust },
-	};
-	int before = loaded();
+	uint32_t below = 0;
 
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const struct entry want[] = { { 0, 0, HWBPI_BPF_UNKNOWN, N1 + N2 } };
-		struct got g = { .n = 0 };
-		uint64_t overrun[1], lost;
-		struct hwbpi_bpf *b;
-		int go, fd;
-		pid_t pid;
-
-		if (hwbpi_bpf_open(&b, 1, 2, cases[i].starts, cases[i].nfunc, cases[i].adjust, err,
-				   sizeof(err)))
-			fail_msg("case %zu: open: %s", i, err);
-		pid = child(&p, &go);
-		fd = bp_event(pid, &var1, 1);
-		if (hwbpi_bpf_attach(b, fd, 0, 0, err, sizeof(err)))
-			fail_msg("case %zu: attach: %s", i, err);
-		go_and_reap(pid, go);
-		assert_int_equal(event_count(fd), N1 + N2);
-		assert_int_equal(hwbpi_bpf_read(b, collect, &g, overrun, &lost), 0);
-		expect_entries(&g, want, 1);
-		assert_int_equal(overrun[0], 0);
-		assert_int_equal(lost, 0);
-		close(fd);
-		hwbpi_bpf_close(b);
-		assert_int_equal(loaded(), before);
+	make_starts(s->three, &s->ia, &s->ib);
+	s->large = NULL;
+	s->starts = s->three;
+	s->nfunc = 3;
+	if (how == STARTS_LARGE) {
+		s->starts = s->large = large_starts(s->three, &s->nfunc, &below);
+		s->ia += below;
+		s->ib += below;
+	} else if (how == STARTS_ABOVE) {
+		s->above = (fn_addr(write_a) > fn_addr(write_b) ? fn_addr(write_a) :
+			    fn_addr(write_b)) + 0x100000;
+		s->starts = &s->above;
+		s->nfunc = 1;
+	} else if (how == STARTS_NONE) {
+		s->starts = NULL;
+		s->nfunc = 0;
 	}
 }
 
-/*
- * Two watches, two events on two variables: write_a writes var1 (watch 0,
- * tag W), write_b var2 (watch 1, tag 0 as for an RW event): the cookies
- * keep the counts apart, and each watch has its own share of entries.
- * The first event is closed before the trace: the link holds it.
- */
-static void test_two_watches(void **state)
+/* The maps must hold exactly @c's entries. */
+static void expect_case(const struct count_case *c, const struct starts_of *s,
+			const struct got *g)
 {
-	enum { N1 = 700, N2 = 900 };
-	const struct plan p = { N1, N2, &var1, &var2 };
-	uint64_t starts[3], overrun[2] = { 99, 99 }, lost = 99;
+	struct entry want[2];
+
+	for (unsigned i = 0; i < c->nwant; i++) {
+		enum fn fn = c->want[i].fn;
+
+		want[i] = (struct entry){ c->want[i].watch, c->want[i].tag,
+					  fn == FN_A ? s->ia : fn == FN_B ? s->ib : HWBPI_BPF_UNKNOWN,
+					  c->want[i].count };
+	}
+	expect_entries(g, want, c->nwant);
+}
+
+static void run_count(const struct count_case *c)
+{
+	uint64_t overrun[2] = { 99, 99 }, lost = 99;
+	struct starts_of st;
 	struct hwbpi_bpf *b;
 	struct got g = { .n = 0 };
-	uint32_t ia = 0, ib = 0;
-	int before = loaded(), go, fd1, fd2;
+	int before = loaded(), go, fd[2];
 	pid_t pid;
 
-	(void)state;
-	make_starts(starts, &ia, &ib);
-	if (hwbpi_bpf_open(&b, 2, 1, starts, 3, hwbpi_linux_trap_ip_adjust, err, sizeof(err)))
-		fail_msg("open: %s", err);
-	pid = child(&p, &go);
-	fd1 = bp_event(pid, &var1, 1);
-	fd2 = bp_event(pid, &var2, 1);
-	if (hwbpi_bpf_attach(b, fd1, 0, HWBP_W, err, sizeof(err)) ||
-	    hwbpi_bpf_attach(b, fd2, 1, 0, err, sizeof(err)))
-		fail_msg("attach: %s", err);
-	/* One copy of the program per (watch, tag). */
-	assert_int_equal(loaded(), before + 2);
+	build_starts(c->starts, &st);
+	if (hwbpi_bpf_open(&b, c->nwatch, c->entries, st.starts, st.nfunc,
+			   c->wrap ? UINT64_MAX : hwbpi_linux_trap_ip_adjust, err, sizeof(err)))
+		fail_msg("%s: open: %s", c->name, err);
+	free(st.large);
+	if (c->loaded_open)
+		assert_int_equal(loaded(), before + (int)c->loaded_open);
+	pid = child(&c->plan, &go);
+	for (unsigned i = 0; i < c->nev; i++)
+		fd[i] = bp_event(pid, c->ev[i].var, c->inherit);
+	for (unsigned i = 0; i < c->nev; i++)
+		if (hwbpi_bpf_attach(b, fd[i], c->ev[i].watch, c->ev[i].tag, err, sizeof(err)))
+			fail_msg("%s: attach: %s", c->name, err);
+	if (c->loaded_attached)
+		assert_int_equal(loaded(), before + (int)c->loaded_attached);
 	go_and_reap(pid, go);
-	assert_int_equal(event_count(fd1), N1);
-	assert_int_equal(event_count(fd2), N2);
+	for (unsigned i = 0; i < c->nev; i++)
+		assert_int_equal(event_count(fd[i]), c->ev[i].count);
 	assert_int_equal(hwbpi_bpf_read(b, collect, &g, overrun, &lost), 0);
-	{
-		const struct entry want[] = { { 0, HWBP_W, ia, N1 }, { 1, 0, ib, N2 } };
-
-		expect_entries(&g, want, 2);
-	}
-	assert_int_equal(overrun[0], 0);
-	assert_int_equal(overrun[1], 0);
 	assert_int_equal(lost, 0);
-	close(fd1);
-	close(fd2);
+	expect_case(c, &st, &g);
+	for (unsigned w = 0; w < c->nwatch; w++)
+		assert_int_equal(overrun[w], c->overrun[w]);
+	for (unsigned i = 0; i < c->nev; i++)
+		close(fd[i]);
 	hwbpi_bpf_close(b);
 	assert_int_equal(loaded(), before);
 }
 
-/* The threads of the inherited test's child: write_a() each. */
-static void *thread_a(void *arg)
+static void test_counts(void **state)
 {
-	const struct plan *p = arg;
-
-	write_a(p->va, p->na);
-	return NULL;
-}
-
-/*
- * Events inherited by threads created after the attach (attr.inherit, as
- * for a traced process's later threads): the kernel gives them the
- * program but not the link's cookie, so the hits must still count under
- * the attached watch (1 here, so that cookie 0 would be wrong) and tag.
- * The child starts THREADS threads that each write var1 N1 times from
- * write_a, joins them, then writes it N2 times from write_b.  An
- * inherited event's count joins its parent's when the thread exits
- * (kernel/events/core.c perf_event_exit_task()), so read() sees them all.
- */
-static void test_inherited(void **state)
-{
-	enum { THREADS = 4, N1 = 500, N2 = 300 };
-	static const struct plan p = { N1, N2, &var1, &var1 };
-	struct perf_event_attr a;
-	uint64_t starts[3], overrun[2], lost;
-	struct hwbpi_bpf *b;
-	struct got g = { .n = 0 };
-	uint32_t ia = 0, ib = 0;
-	int before = loaded(), fds[2], fd, st;
-	pid_t pid;
-
 	(void)state;
-	make_starts(starts, &ia, &ib);
-	if (hwbpi_bpf_open(&b, 2, 4, starts, 3, hwbpi_linux_trap_ip_adjust, err, sizeof(err)))
-		fail_msg("open: %s", err);
-	assert_int_equal(pipe(fds), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		pthread_t t[THREADS];
-		char c;
-
-		close(fds[1]);
-		if (read(fds[0], &c, 1) != 1)
-			_exit(1);
-		for (int i = 0; i < THREADS; i++)
-			if (pthread_create(&t[i], NULL, thread_a, (void *)&p))
-				_exit(2);
-		for (int i = 0; i < THREADS; i++)
-			pthread_join(t[i], NULL);
-		n_arg = N2;
-		write_b(&var1, n_arg);
-		_exit(0);
+	for (size_t i = 0; i < sizeof(count_cases) / sizeof(count_cases[0]); i++) {
+		print_message("counts: %s\n", count_cases[i].name);
+		run_count(&count_cases[i]);
 	}
-	close(fds[0]);
-	memset(&a, 0, sizeof(a));
-	a.type = PERF_TYPE_BREAKPOINT;
-	a.size = sizeof(a);
-	a.bp_type = HW_BREAKPOINT_W;
-	a.bp_addr = (uintptr_t)&var1;
-	a.bp_len = HW_BREAKPOINT_LEN_8;
-	a.sample_period = 1;
-	a.inherit = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	fd = (int)syscall(SYS_perf_event_open, &a, pid, -1, -1, 0);
-	if (fd < 0)
-		fail_msg("perf_event_open: %s", strerror(errno));
-	if (hwbpi_bpf_attach(b, fd, 1, HWBP_W, err, sizeof(err)))
-		fail_msg("attach: %s", err);
-	assert_int_equal(write(fds[1], "g", 1), 1);
-	close(fds[1]);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
-	assert_int_equal(event_count(fd), THREADS * N1 + N2);
-	assert_int_equal(hwbpi_bpf_read(b, collect, &g, overrun, &lost), 0);
-	{
-		const struct entry want[] = { { 1, HWBP_W, ia, THREADS * N1 },
-					      { 1, HWBP_W, ib, N2 } };
-
-		expect_entries(&g, want, 2);
-	}
-	assert_int_equal(overrun[0], 0);
-	assert_int_equal(overrun[1], 0);
-	assert_int_equal(lost, 0);
-	close(fd);
-	hwbpi_bpf_close(b);
-	assert_int_equal(loaded(), before);
 }
 
 /* Attach refusals: ours (watch, tag), the kernel's (a closed fd, an event
@@ -647,7 +612,7 @@ static void test_attach_refused(void **state)
 	uint32_t ia = 0, ib = 0;
 	int before = loaded(), fd, go, ret;
 	pid_t pid;
-	const struct plan p = { 10, 20, &var1, &var1 };
+	const struct plan p = { 10, 20, &var1, &var1, 0 };
 	struct got g = { .n = 0 };
 	char want[128];
 
@@ -656,7 +621,7 @@ static void test_attach_refused(void **state)
 	if (hwbpi_bpf_open(&b, 2, 4, starts, 3, hwbpi_linux_trap_ip_adjust, err, sizeof(err)))
 		fail_msg("open: %s", err);
 	pid = child(&p, &go);
-	fd = bp_event(pid, &var1, 1);
+	fd = bp_event(pid, &var1, false);
 	assert_int_equal(hwbpi_bpf_attach(b, fd, 2, HWBP_W, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "bpf: cannot attach watch 2 tag 0x2: no such watch or tag (EINVAL)");
 	assert_int_equal(hwbpi_bpf_attach(b, fd, 0, 0x100, err, sizeof(err)), -EINVAL);
@@ -695,12 +660,7 @@ int main(void)
 		cmocka_unit_test(test_log_tail),
 		cmocka_unit_test(test_open_refused),
 		cmocka_unit_test(test_open_unprivileged),
-		cmocka_unit_test(test_count_two_functions),
-		cmocka_unit_test(test_overrun),
-		cmocka_unit_test(test_large_table),
-		cmocka_unit_test(test_unknown),
-		cmocka_unit_test(test_two_watches),
-		cmocka_unit_test(test_inherited),
+		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_attach_refused),
 	};
 
