@@ -27,13 +27,22 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-/* A name or module byte: anything visible (UTF-8 included), never a
- * blank, a control character or NUL (which would cut the copied name). */
-static bool is_name_char(char c)
+/* A type letter or module byte: anything visible (UTF-8 included),
+ * never a blank, a control character or NUL. */
+static bool is_visible(char c)
 {
 	unsigned char u = (unsigned char)c;
 
 	return u > 0x20 && u != 0x7f;
+}
+
+/* A name byte: anything but a blank, CR or NUL (which would cut the copied
+ * name).  Control characters are real: Debian's arm64 System.map holds 66
+ * names such as "__kvm_nvhe_.L14472\0021" (the nVHE hypervisor objects'
+ * local labels, renamed with their prefix by the kernel's build). */
+static bool is_name_char(char c)
+{
+	return c != '\0' && c != '\r' && !is_blank(c);
 }
 
 /*
@@ -64,7 +73,7 @@ static int parse_line(const char *p, const char *e, struct hwbpi_map_line *l)
 		return -EINVAL;
 	while (p < e && is_blank(*p))
 		p++;
-	if (p == e || !is_name_char(*p) || (p + 1 < e && !is_blank(p[1])) || p + 1 == e)
+	if (p == e || !is_visible(*p) || (p + 1 < e && !is_blank(p[1])) || p + 1 == e)
 		return -EINVAL;
 	l->type = *p++;
 	while (p < e && is_blank(*p))
@@ -86,7 +95,7 @@ static int parse_line(const char *p, const char *e, struct hwbpi_map_line *l)
 
 		if (*p != '[')
 			return -EINVAL;
-		while (p < e && is_name_char(*p))
+		while (p < e && is_visible(*p))
 			p++;
 		if (p - m < 3 || p[-1] != ']')
 			return -EINVAL;

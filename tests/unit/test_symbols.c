@@ -61,6 +61,10 @@ static const struct {
 	  { { "weak_fn", 0x10, 'W' }, { "bss.var", 0x20, 'b' } } },
 	{ "0 ? odd$name.123\nffffffffffffffff A top\n", 2,
 	  { { "odd$name.123", 0, '?' }, { "top", UINT64_MAX, 'A' } } },
+	/* a control character inside a name (Debian's arm64 System.map:
+	 * "__kvm_nvhe_.L14472\0021", a local label) */
+	{ "ffff80000964d820 d __kvm_nvhe_.L14472\0021\n", 1,
+	  { { "__kvm_nvhe_.L14472\0021", 0xffff80000964d820ull, 'd' } } },
 	/* kallsyms' pseudo-modules (kernel/kallsyms.c s_show: a tab before "[") */
 	{ "ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n"
 	  "ffffffffc0300000 t bpf_prog_6deef7357e7b4530_x\t[bpf]\n", 2,
@@ -110,7 +114,7 @@ static const struct {
 	{ "1000 T a [mod\n", 1, 0 },                    /* unclosed module */
 	{ "1000 T a []\n", 1, 0 },                      /* empty module */
 	{ "1000 T a [m] x\n", 1, 0 },                   /* trailing junk */
-	{ "1 T a\n2 T b\n3 T c\n4 T d\x01\n", 4, 0 },   /* control character */
+	{ "1 T a\n2 T b\n3 T c\n4 \x01 d\n", 4, 0 },   /* control character as type */
 	{ "1 T a\n2 T b\x00z\n", 2, 12 },            /* NUL inside */
 	{ "1 T ok\n2 \x7f x\n", 2, 0 },                 /* DEL as type */
 };
