@@ -70,6 +70,21 @@ field() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null; }
 traced_by() { [ "$(field "$1" TracerPid)" = "$2" ]; }
 state_is() { [ "$(field "$1" State)" = "$2" ]; }
 stopped() { case "$(field "$1" State)" in T|t) true ;; *) false ;; esac; }
+# same W FINAL: whether W hits are the FINAL writes the child made.  Exact,
+# except in the aarch64 guest, where Debian's 6.1 kernel under QEMU's TCG
+# reports now and then one access twice (the kernel's own event count
+# shows it too: tests/trace/kernel_test.sh): there W may exceed FINAL by
+# FINAL / 5 + 2, and the excess is printed.  A missing hit fails anywhere.
+same() {
+  [ -n "$2" ] || return 1
+  [ "$1" = "$2" ] && return 0
+  if [ -n "${HWBP_GUEST:-}" ] && [ "$(uname -m)" = aarch64 ] && [ "$1" -gt "$2" ] &&
+     [ "$1" -le $(($2 + $2 / 5 + 2)) ]; then
+    echo "aarch64 (QEMU TCG): $1 W hits for $2 writes"
+    return 0
+  fi
+  return 1
+}
 # reap PID WHAT: wait for hwbp PID, which was just signalled, at most 60 s
 # (x scale); its status in $rc.  One that does not end is a failure that
 # says where it is blocked (wchan, the system call number), then killed:
@@ -212,7 +227,7 @@ for sig in INT TERM HUP; do
   [ "$rc" = "$want" ] || bad "$b -- CMD $sig: hwbp exited $rc, want $want: $(cat "$tmp/c-$sig.err")"
   final=$(awk '$1 == "final" { print $2 }' "$tmp/c-$sig.out")
   w=$(whits "$tmp/c-$sig.out")
-  [ -n "$final" ] && [ "$w" = "$final" ] ||
+  same "$w" "$final" ||
     bad "$b -- CMD $sig: $w W hits, the child wrote '${final}': $(cat "$tmp/c-$sig.out")"
 done
 done
@@ -242,7 +257,7 @@ for b in ptrace perf; do
   [ "$rc" = 143 ] || bad "$b --duration -- CMD: exit $rc, want 143: $(cat "$tmp/d-$b.err")"
   final=$(awk '$1 == "final" { print $2 }' "$tmp/d-$b.out")
   w=$(whits "$tmp/d-$b.out")
-  [ -n "$final" ] && [ "$w" = "$final" ] ||
+  same "$w" "$final" ||
     bad "$b --duration -- CMD: $w W hits, the child wrote '${final}'"
 done
 
