@@ -216,14 +216,30 @@ traced_by "$t" 0 || bad "--trace: target still traced"
 
 # --- -- CMD: the child gets the signal; hits = its writes (both backends) --
 step "-- CMD: the child gets the signal; hits = its writes (both backends)"
+# Under nohup (SIGHUP ignored when this script started, and so for every
+# process it starts: bash cannot undo that) hwbp keeps SIGHUP ignored, as
+# nohup asks: then SIGHUP must change nothing, and SIGTERM ends the trace.
+hup_ignored=0
+while read -r k v; do
+  [ "$k" = SigIgn: ] && (( 0x$v & 1 )) && hup_ignored=1
+done < /proc/$$/status
+[ $hup_ignored = 0 ] || echo "interrupt: SIGHUP is ignored here (nohup): hwbp must ignore it too"
 for b in ptrace perf; do
 for sig in INT TERM HUP; do
   "$hwbp" trace --backend "$b" -e counter:-w- -- "$tmp/loop" final > "$tmp/c-$sig.out" 2> "$tmp/c-$sig.err" &
   h=$!; pids+=("$h")
   poll 10 grown "$tmp/c-$sig.out" 20 || bad "$b -- CMD $sig: the child prints nothing"
   kill -"$sig" "$h"
-  reap "$h" "$b -- CMD $sig"
-  want=$((128 + $(kill -l "$sig")))
+  esig=$sig   # the signal that ends the trace
+  if [ $sig = HUP ] && [ $hup_ignored = 1 ]; then
+    n=$(lines "$tmp/c-$sig.out")
+    poll 10 grown "$tmp/c-$sig.out" $((n + 20)) && ! gone "$h" ||
+      bad "$b -- CMD HUP under nohup: the trace did not go on"
+    esig=TERM
+    kill -TERM "$h"
+  fi
+  reap "$h" "$b -- CMD $esig"
+  want=$((128 + $(kill -l "$esig")))
   [ "$rc" = "$want" ] || bad "$b -- CMD $sig: hwbp exited $rc, want $want: $(cat "$tmp/c-$sig.err")"
   final=$(awk '$1 == "final" { print $2 }' "$tmp/c-$sig.out")
   w=$(whits "$tmp/c-$sig.out")
