@@ -15,6 +15,8 @@
 
 #include <hwbp/trace.h>
 
+#include "demangle.h"
+
 /* Far above any useful histogram (16 entries x a few breakpoints), low
  * enough that the single allocation (~400 MiB at the limit) cannot
  * overflow size_t on a 32-bit host. */
@@ -230,6 +232,13 @@ static size_t max_sz(size_t a, size_t b)
 int hwbp_hist_print(const struct hwbp_hist *h, const char *const *names,
 		    const struct hwbp_symtab *syms, FILE *out)
 {
+	return hwbp_hist_print_flags(h, names, syms, 0, out);
+}
+
+int hwbp_hist_print_flags(const struct hwbp_hist *h, const char *const *names,
+			  const struct hwbp_symtab *syms, unsigned flags, FILE *out)
+{
+	struct hwbpi_demangler *dm = NULL;
 	struct row *rows;
 	uint64_t *funcs;
 	size_t nrows = 0, maxused = 0, i, wsym = 6, wfn = 8, wcnt = 7;
@@ -237,8 +246,12 @@ int hwbp_hist_print(const struct hwbp_hist *h, const char *const *names,
 	const char *fs;
 	unsigned bp, k;
 
-	if (!h || !h->e || !names || !out)
+	if (!h || !h->e || !names || !out || (flags & ~HWBP_HIST_DEMANGLE))
 		return -EINVAL;
+	/* Each function's name is demangled once (a function read and
+	 * written is two rows), and rows sort by the name shown. */
+	if ((flags & HWBP_HIST_DEMANGLE) && !(dm = hwbpi_demangler_new(NULL)))
+		return -ENOMEM;
 	for (bp = 0; bp < h->nbp; bp++) {
 		nrows += h->used[bp];
 		maxused = max_sz(maxused, h->used[bp]);
@@ -248,6 +261,7 @@ int hwbp_hist_print(const struct hwbp_hist *h, const char *const *names,
 	if (!rows || !funcs) {
 		free(rows);
 		free(funcs);
+		hwbpi_demangler_free(dm);
 		return -ENOMEM;
 	}
 
@@ -264,7 +278,7 @@ int hwbp_hist_print(const struct hwbp_hist *h, const char *const *names,
 			r->func = e[k].func;
 			r->bp = bp;
 			r->kind = e[k].kind;
-			r->fname = s ? s->name : NULL;
+			r->fname = s ? hwbpi_demangler_name(dm, s->name) : NULL;
 			func_str(r, fbuf, &fs);
 			wfn = max_sz(wfn, strlen(fs));
 			wcnt = max_sz(wcnt, (size_t)snprintf(cbuf, sizeof(cbuf), "%" PRIu64,
@@ -301,5 +315,6 @@ int hwbp_hist_print(const struct hwbp_hist *h, const char *const *names,
 	}
 	free(rows);
 	free(funcs);
+	hwbpi_demangler_free(dm);
 	return ferror(out) ? -EIO : 0;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ctf.h"
+#include "demangle.h"
 #include "session.h"
 
 int hwbpi_output_open(struct hwbp_trace_session *s);
@@ -52,6 +53,13 @@ int hwbpi_output_open(struct hwbp_trace_session *s)
 		if (!s->line_end)
 			return hwbpi_fail(s, -ENOMEM, false, "cannot start: %s",
 					  hwbp_errno_name(-ENOMEM));
+	}
+	/* Each function's name demangled once, as the first event names
+	 * it (the histogram has its own, at print time). */
+	if (!s->no_demangle) {
+		s->dm = hwbpi_demangler_new(&ret);
+		if (!s->dm)
+			return hwbpi_fail(s, ret, false, "cannot start: %s", hwbp_errno_name(ret));
 	}
 	if (!s->out.ctf_dir)
 		return 0;
@@ -120,7 +128,7 @@ static void write_text(struct hwbp_trace_session *s, const struct hwbp_trace_eve
 		const struct hwbpi_watch *w = &t->w[e->bp];
 		int k = fprintf(out, "%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s\n", e->cpu, e->ts,
 				w->name, e->addr - w->addr, e->kind ? hwbp_type_name(e->kind) : "?",
-				f ? f->name : "?");
+				f ? hwbpi_demangler_name(s->dm, f->name) : "?");
 
 		if (k < 0) {
 			bad = true;
@@ -154,7 +162,8 @@ static void write_ctf(struct hwbp_trace_session *s, const struct hwbp_trace_even
 
 	for (size_t i = 0; i < n && !s->out_err; i++) {
 		const struct hwbp_sym *f = hwbpi_tracer_func(t, &buf[i]);
-		int r = hwbpi_ctf_write(s->ctf, &buf[i], f ? f->name : NULL);
+		int r = hwbpi_ctf_write(s->ctf, &buf[i],
+					f ? hwbpi_demangler_name(s->dm, f->name) : NULL);
 
 		if (r)
 			output_failed(s, r);
@@ -220,7 +229,8 @@ int hwbpi_output_finish(struct hwbp_trace_session *s, bool ok)
 	}
 	if (!t->trace) {
 		if (s->out.hist)
-			hwbp_hist_print(&t->hist, watch_names(s, names), t->syms, s->out.hist);
+			hwbp_hist_print_flags(&t->hist, watch_names(s, names), t->syms,
+					      s->no_demangle ? 0 : HWBP_HIST_DEMANGLE, s->out.hist);
 		return 0;
 	}
 	hwbpi_session_drain(s);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "session.h"
 
 int hwbpi_fail(struct hwbp_trace_session *s, int ret, bool input, const char *fmt, ...)
@@ -70,6 +71,7 @@ void hwbp_trace_session_free(struct hwbp_trace_session *s)
 	hwbp_symtab_free(s->syms);
 	free(s->drain);
 	free(s->line_end);
+	hwbpi_demangler_free(s->dm);
 	free(s);
 	errno = e;
 }
@@ -88,14 +90,23 @@ int hwbp_trace_session_option(struct hwbp_trace_session *s, const char *name, co
 
 	if (!s || !name)
 		return -EINVAL;
-	/* The one option of the session's own, for every backend: the
-	 * outputs' (CTF --trace may replace an earlier hwbp trace). */
+	/* The options of the session's own, for every backend: the
+	 * outputs' (CTF --trace may replace an earlier hwbp trace; function
+	 * names as the symbol table has them, not demangled). */
 	if (strcmp(name, "force") == 0) {
 		if (value)
 			return hwbpi_fail(s, -EINVAL, true, "--force takes no value");
 		if (s->opened || s->force)
 			return hwbpi_fail(s, -EBUSY, true, "--force given twice");
 		s->force = true;
+		return 0;
+	}
+	if (strcmp(name, "no-demangle") == 0) {
+		if (value)
+			return hwbpi_fail(s, -EINVAL, true, "--no-demangle takes no value");
+		if (s->opened || s->no_demangle)
+			return hwbpi_fail(s, -EBUSY, true, "--no-demangle given twice");
+		s->no_demangle = true;
 		return 0;
 	}
 	if (s->opened || s->nopt == HWBPI_SESSION_MAX_OPTS || hwbpi_session_opt(s, name))

@@ -24,6 +24,7 @@
 #define HWBPI_FILTER_LINE_MAX_TEXT "65536"
 
 struct hwbpi_ctf;
+struct hwbpi_demangler;
 
 struct hwbp_trace_session {
 	const struct hwbp_trace_backend *backend;
@@ -48,6 +49,7 @@ struct hwbp_trace_session {
 	struct hwbp_trace_mode mode;
 	struct hwbp_trace_output out;
 	bool force;                            /* option "force": CTF may replace */
+	bool no_demangle;                      /* option "no-demangle": names as they are */
 	/* set by the backend's open */
 	struct hwbp_symtab *syms;
 	bool syms_finished;                    /* the backend finished the table */
@@ -59,6 +61,7 @@ struct hwbp_trace_session {
 	struct hwbpi_ctf *ctf;
 	struct hwbp_trace_event *drain;        /* trace mode: HWBPI_DRAIN_EVENTS, for sorting */
 	size_t *line_end;                      /* text: HWBPI_DRAIN_EVENTS line ends */
+	struct hwbpi_demangler *dm;            /* trace mode: function names shown, or NULL */
 	int out_err;                           /* the first failed write (text, CTF) */
 	uint64_t recorded, polls;
 	volatile sig_atomic_t stop;

@@ -203,6 +203,18 @@ bool hwbp_hist_add(struct hwbp_hist *h, unsigned bp, uint64_t func, unsigned kin
 int hwbp_hist_print(const struct hwbp_hist *h, const char *const *names,
 		    const struct hwbp_symtab *syms, FILE *out);
 
+/*
+ * hwbp_hist_print_flags - hwbp_hist_print with HWBP_HIST_* @flags:
+ * HWBP_HIST_DEMANGLE shows C++ (Itanium) and Rust (legacy, v0) function
+ * names demangled ("foo::bar(int)" for _ZN3foo3barEi), each once per
+ * print; C names are unchanged, and so is every name when the library
+ * was built without libiberty.  hwbp_hist_print is @flags 0.
+ * Errors: as hwbp_hist_print; -EINVAL also for an unknown flag.
+ */
+#define HWBP_HIST_DEMANGLE 1u
+int hwbp_hist_print_flags(const struct hwbp_hist *h, const char *const *names,
+			  const struct hwbp_symtab *syms, unsigned flags, FILE *out);
+
 /* ------------------------------------------------------------------ */
 /* Per-CPU rings: one producer (the CPU), one consumer, lock-free.      */
 /* ------------------------------------------------------------------ */
@@ -360,10 +372,13 @@ void hwbp_trace_session_free(struct hwbp_trace_session *s);
 
 /*
  * hwbp_trace_session_option - set the backend's option @name (without
- * dashes) to @value (NULL for a flag).  One option is the session's own,
+ * dashes) to @value (NULL for a flag).  Two options are the session's own,
  * for every backend: "force" (a flag; only with a CTF output), the CTF
  * directory may hold an earlier hwbp trace (its metadata and stream_N
- * files only), which is replaced; anything else there is refused.  Values are checked by the
+ * files only), which is replaced; anything else there is refused; and
+ * "no-demangle" (a flag): function names in the histogram, the text lines
+ * and CTF as the symbol table has them, where by default C++ and Rust
+ * names are demangled (see hwbp_hist_print_flags).  Values are checked by the
  * backend's open.  Errors (message set): -EINVAL (NULL, a value for a flag
  * or none for an option that takes one), -ENOENT (the backend does not
  * take @name), -EBUSY (already set, or the session ran).
