@@ -26,7 +26,7 @@
 
 enum {
 	OPT_FILTER = 256, OPT_CPU, OPT_BACKEND, OPT_SYMBOLS, OPT_HIST, OPT_TRACE, OPT_FORMAT,
-	OPT_BUFFER, OPT_OVERWRITE, OPT_VERSION, OPT_HELP, OPT_FORCE, OPT_DURATION,
+	OPT_BUFFER, OPT_OVERWRITE, OPT_VERSION, OPT_HELP, OPT_FORCE, OPT_DURATION, OPT_NO_DEMANGLE,
 	OPT_BACKEND_BASE = 512,     /* + index into bopt[] */
 };
 
@@ -34,7 +34,7 @@ struct topts {
 	const char *entries[2 * HWBP_MAX_REQUESTS];
 	unsigned nentries;
 	const char *filter_file, *cpu, *backend, *symbols, *trace_file, *format;
-	bool overwrite, have_format, have_hist, have_buffer, force;
+	bool overwrite, have_format, have_hist, have_buffer, force, no_demangle;
 	uint64_t hist_entries, buffer_kb;
 	uint64_t duration_ms;        /* --duration: 0 none */
 	char *const *cmd;
@@ -106,6 +106,17 @@ static void workloads(char *buf, size_t n)
 	}
 }
 
+/* Whether this build demangles (libiberty found at build time): the help
+ * says so, since without it C++ and Rust names stay mangled. */
+static const char *demangle_note(void)
+{
+#ifdef HWBP_HAVE_LIBIBERTY
+	return "";
+#else
+	return " (not in this build: no libiberty)";
+#endif
+}
+
 static int trace_help(void)
 {
 	char wl[256];
@@ -114,7 +125,7 @@ static int trace_help(void)
 	printf("usage: hwbp trace [-e ENTRY]... [--filter-file FILE] [--cpu PRESET]\n"
 	       "                  [--backend NAME|list] WORKLOAD\n"
 	       "                  [--symbols System.map|kallsyms] [--hist-entries N]\n"
-	       "                  [--duration SEC] [--buffer-kb N]\n"
+	       "                  [--duration SEC] [--buffer-kb N] [--no-demangle]\n"
 	       "                  [--trace FILE [--format text|ctf [--force]] [--overwrite]]\n"
 	       "       hwbp trace --version | --help\n"
 	       "Watch symbols by name and print a usage histogram by function (default) or\n"
@@ -127,7 +138,10 @@ static int trace_help(void)
 	       "FILE), one stream per CPU; --force replaces an earlier hwbp trace there.\n"
 	       "--cpu defaults to the backend's model. --duration ends the trace after SEC\n"
 	       "seconds as SIGTERM would (a -- CMD command gets SIGTERM).\n"
-	       "Backends (the first that takes the workload given is the default):\n", wl);
+	       "C++ and Rust function names are shown demangled%s; --no-demangle shows\n"
+	       "them as the symbol table has them.\n"
+	       "Backends (the first that takes the workload given is the default):\n", wl,
+	       demangle_note());
 	for (unsigned i = 0; hwbp_trace_backend_at(i); i++) {
 		const struct hwbp_trace_backend *b = hwbp_trace_backend_at(i);
 
@@ -215,6 +229,7 @@ static void option_tables(struct option *longs, char *shorts)
 		{ "buffer-kb", required_argument, NULL, OPT_BUFFER },
 		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -318,6 +333,9 @@ static int option_value(int c, const char *v, char **argv, struct topts *o)
 		return 0;
 	case OPT_FORCE:
 		o->force = true;
+		return 0;
+	case OPT_NO_DEMANGLE:
+		o->no_demangle = true;
 		return 0;
 	default:
 		return backend_value(c, v, argv, o);
@@ -635,6 +653,8 @@ static int configure(struct hwbp_trace_session *s, const struct topts *o, FILE *
 		ret = hwbp_trace_session_option(s, o->given[i]->name, o->given[i]->arg ? o->value[i] : NULL);
 	if (ret == 0 && o->force)
 		ret = hwbp_trace_session_option(s, "force", NULL);
+	if (ret == 0 && o->no_demangle)
+		ret = hwbp_trace_session_option(s, "no-demangle", NULL);
 	if (ret == 0 && o->cmd)
 		ret = hwbp_trace_session_command(s, o->cmd);
 	if (ret == 0 && o->cpu)
