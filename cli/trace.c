@@ -113,7 +113,7 @@ static const char *demangle_note(void)
 #ifdef HWBP_HAVE_LIBIBERTY
 	return "";
 #else
-	return " (not in this build: no libiberty)";
+	return "\nThis build has no libiberty: C++ and Rust names stay mangled.";
 #endif
 }
 
@@ -138,8 +138,8 @@ static int trace_help(void)
 	       "FILE), one stream per CPU; --force replaces an earlier hwbp trace there.\n"
 	       "--cpu defaults to the backend's model. --duration ends the trace after SEC\n"
 	       "seconds as SIGTERM would (a -- CMD command gets SIGTERM).\n"
-	       "C++ and Rust function names are shown demangled%s; --no-demangle shows\n"
-	       "them as the symbol table has them.\n"
+	       "C++ and Rust function names are shown demangled; --no-demangle shows\n"
+	       "them as the symbol table has them.%s\n"
 	       "Backends (the first that takes the workload given is the default):\n", wl,
 	       demangle_note());
 	for (unsigned i = 0; hwbp_trace_backend_at(i); i++) {

@@ -20,7 +20,7 @@ funcs=(
 	"void app::store<long>(long)|_ZN3app5storeIlEEvT_|100"
 )
 demangles=true
-if "$hwbp" trace --help | grep -q "not in this build: no libiberty"; then
+if "$hwbp" trace --help | grep -q "This build has no libiberty"; then
 	demangles=false
 	echo "this build does not demangle: mangled names expected throughout"
 fi
