@@ -391,7 +391,9 @@ void hwbp_trace_session_free(struct hwbp_trace_session *s);
  * files only), which is replaced; anything else there is refused; and
  * "no-demangle" (a flag): function names in the histogram, the text lines
  * and CTF as the symbol table has them, where by default C++ and Rust
- * names are demangled (see hwbp_hist_print_flags).  Values are checked by the
+ * names are demangled (see hwbp_hist_print_flags), and "wide" (a flag):
+ * function names in the histogram's table in full, where by default
+ * names over 60 columns are shortened (HWBP_HIST_WIDE).  Values are checked by the
  * backend's open.  Errors (message set): -EINVAL (NULL, a value for a flag
  * or none for an option that takes one), -ENOENT (the backend does not
  * take @name), -EBUSY (already set, or the session ran).
