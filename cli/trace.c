@@ -27,6 +27,7 @@
 enum {
 	OPT_FILTER = 256, OPT_CPU, OPT_BACKEND, OPT_SYMBOLS, OPT_HIST, OPT_TRACE, OPT_FORMAT,
 	OPT_BUFFER, OPT_OVERWRITE, OPT_VERSION, OPT_HELP, OPT_FORCE, OPT_DURATION, OPT_NO_DEMANGLE,
+	OPT_WIDE,
 	OPT_BACKEND_BASE = 512,     /* + index into bopt[] */
 };
 
@@ -34,7 +35,7 @@ struct topts {
 	const char *entries[2 * HWBP_MAX_REQUESTS];
 	unsigned nentries;
 	const char *filter_file, *cpu, *backend, *symbols, *trace_file, *format;
-	bool overwrite, have_format, have_hist, have_buffer, force, no_demangle;
+	bool overwrite, have_format, have_hist, have_buffer, force, no_demangle, wide;
 	uint64_t hist_entries, buffer_kb;
 	uint64_t duration_ms;        /* --duration: 0 none */
 	char *const *cmd;
@@ -125,7 +126,7 @@ static int trace_help(void)
 	printf("usage: hwbp trace [-e ENTRY]... [--filter-file FILE] [--cpu PRESET]\n"
 	       "                  [--backend NAME|list] WORKLOAD\n"
 	       "                  [--symbols System.map|kallsyms] [--hist-entries N]\n"
-	       "                  [--duration SEC] [--buffer-kb N] [--no-demangle]\n"
+	       "                  [--duration SEC] [--buffer-kb N] [--no-demangle] [--wide]\n"
 	       "                  [--trace FILE [--format text|ctf [--force]] [--overwrite]]\n"
 	       "       hwbp trace --version | --help\n"
 	       "Watch symbols by name and print a usage histogram by function (default) or\n"
@@ -140,6 +141,8 @@ static int trace_help(void)
 	       "seconds as SIGTERM would (a -- CMD command gets SIGTERM).\n"
 	       "C++ and Rust function names are shown demangled; --no-demangle shows\n"
 	       "them as the symbol table has them.%s\n"
+	       "The histogram shortens function names over 60 columns (\"ns::f(...)\",\n"
+	       "\"a::b<...>::c\", then cut with \"...\"); --wide prints them in full.\n"
 	       "Backends (the first that takes the workload given is the default):\n", wl,
 	       demangle_note());
 	for (unsigned i = 0; hwbp_trace_backend_at(i); i++) {
@@ -230,6 +233,7 @@ static void option_tables(struct option *longs, char *shorts)
 		{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "wide", no_argument, NULL, OPT_WIDE },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -336,6 +340,9 @@ static int option_value(int c, const char *v, char **argv, struct topts *o)
 		return 0;
 	case OPT_NO_DEMANGLE:
 		o->no_demangle = true;
+		return 0;
+	case OPT_WIDE:
+		o->wide = true;
 		return 0;
 	default:
 		return backend_value(c, v, argv, o);
@@ -655,6 +662,8 @@ static int configure(struct hwbp_trace_session *s, const struct topts *o, FILE *
 		ret = hwbp_trace_session_option(s, "force", NULL);
 	if (ret == 0 && o->no_demangle)
 		ret = hwbp_trace_session_option(s, "no-demangle", NULL);
+	if (ret == 0 && o->wide)
+		ret = hwbp_trace_session_option(s, "wide", NULL);
 	if (ret == 0 && o->cmd)
 		ret = hwbp_trace_session_command(s, o->cmd);
 	if (ret == 0 && o->cpu)

@@ -23,7 +23,7 @@ _hwbp_options()
 	sim) echo "--profile --emit --compile --quirks" ;;
 	trace) echo "-e --event --filter-file --cpu --backend --demo --lackey --elf" \
 		"--load-bias -p --pid --symbols --hist-entries --trace --format --buffer-kb" \
-		"--overwrite --force --no-demangle --duration --kernel --cpus --vmlinux --kinds --" ;;
+		"--overwrite --force --no-demangle --wide --duration --kernel --cpus --vmlinux --kinds --" ;;
 	"bench sim") echo "--accesses" ;;
 	"bench trace") echo "--hits --lookups --dwfl-lookups --symbols --lackey-mb --buffer-kb" ;;
 	esac

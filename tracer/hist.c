@@ -16,11 +16,19 @@
 #include <hwbp/trace.h>
 
 #include "demangle.h"
+#include "shorten.h"
 
 /* Far above any useful histogram (16 entries x a few breakpoints), low
  * enough that the single allocation (~400 MiB at the limit) cannot
  * overflow size_t on a 32-bit host. */
 #define HIST_MAX_ENTRIES (1u << 24)
+
+/* Function names wider than this are shortened in the table (unless
+ * HWBP_HIST_WIDE): with the other columns the table then fits a
+ * terminal of 100 columns instead of wrapping on every row. */
+#define HIST_NAME_WIDTH 60
+/* A shortened name: HIST_NAME_WIDTH characters of up to 4 bytes. */
+#define HIST_NAME_BUF (4 * HIST_NAME_WIDTH + 1)
 
 int hwbp_hist_init(struct hwbp_hist *h, unsigned nbp, unsigned n)
 {
@@ -195,11 +203,18 @@ static void kind_str(unsigned kind, char buf[4])
 	buf[k] = '\0';
 }
 
-/* The function column: its name, else 0xADDR, else "?" (function 0 means
- * the hit's IP was in no known function). */
-static void func_str(const struct row *r, char buf[24], const char **s)
+/* The function column: its name (shortened into @sbuf unless @wide),
+ * else 0xADDR, else "?" (function 0 means the hit's IP was in no known
+ * function). */
+static void func_str(const struct row *r, bool wide, char buf[24], char sbuf[HIST_NAME_BUF],
+		     const char **s)
 {
-	if (r->fname) {
+	if (r->fname && !wide) {
+		/* -ENOSPC only for a name that is not UTF-8: still cut at a
+		 * character boundary and NUL-terminated, so shown */
+		hwbpi_name_shorten(r->fname, sbuf, HIST_NAME_BUF, HIST_NAME_WIDTH);
+		*s = sbuf;
+	} else if (r->fname) {
 		*s = r->fname;
 	} else if (r->func == 0) {
 		*s = "?";
@@ -228,6 +243,8 @@ static size_t max_sz(size_t a, size_t b)
  * function + 2), then the Counter right-aligned in max(7, widest count).
  * The minimums reproduce the layout of the issue's example byte for byte;
  * longer names widen their column instead of breaking the alignment.
+ * The widths are those of the names as printed: shortened to
+ * HIST_NAME_WIDTH columns (hwbpi_name_shorten) unless HWBP_HIST_WIDE.
  */
 int hwbp_hist_print(const struct hwbp_hist *h, const char *const *names,
 		    const struct hwbp_symtab *syms, FILE *out)
@@ -242,11 +259,12 @@ int hwbp_hist_print_flags(const struct hwbp_hist *h, const char *const *names,
 	struct row *rows;
 	uint64_t *funcs;
 	size_t nrows = 0, maxused = 0, i, wsym = 6, wfn = 8, wcnt = 7;
-	char fbuf[24], nbuf[16], kbuf[4], cbuf[24];
+	char fbuf[24], nbuf[16], kbuf[4], cbuf[24], sbuf[HIST_NAME_BUF];
+	bool wide = flags & HWBP_HIST_WIDE;
 	const char *fs;
 	unsigned bp, k;
 
-	if (!h || !h->e || !names || !out || (flags & ~HWBP_HIST_DEMANGLE))
+	if (!h || !h->e || !names || !out || (flags & ~(HWBP_HIST_DEMANGLE | HWBP_HIST_WIDE)))
 		return -EINVAL;
 	/* Each function's name is demangled once (a function read and
 	 * written is two rows), and rows sort by the name shown. */
@@ -279,7 +297,7 @@ int hwbp_hist_print_flags(const struct hwbp_hist *h, const char *const *names,
 			r->bp = bp;
 			r->kind = e[k].kind;
 			r->fname = s ? hwbpi_demangler_name(dm, s->name) : NULL;
-			func_str(r, fbuf, &fs);
+			func_str(r, wide, fbuf, sbuf, &fs);
 			wfn = max_sz(wfn, strlen(fs));
 			wcnt = max_sz(wcnt, (size_t)snprintf(cbuf, sizeof(cbuf), "%" PRIu64,
 							     r->count));
@@ -293,7 +311,7 @@ int hwbp_hist_print_flags(const struct hwbp_hist *h, const char *const *names,
 		const struct row *r = &rows[i];
 
 		kind_str(r->kind, kbuf);
-		func_str(r, fbuf, &fs);
+		func_str(r, wide, fbuf, sbuf, &fs);
 		fprintf(out, "%-13s%-*s%-*s%*" PRIu64 "\n", kbuf, (int)max_sz(10, wsym + 2),
 			bp_name(names, r->bp, nbuf), (int)max_sz(16, wfn + 2), fs, (int)wcnt,
 			r->count);

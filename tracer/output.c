@@ -230,7 +230,9 @@ int hwbpi_output_finish(struct hwbp_trace_session *s, bool ok)
 	if (!t->trace) {
 		if (s->out.hist)
 			hwbp_hist_print_flags(&t->hist, watch_names(s, names), t->syms,
-					      s->no_demangle ? 0 : HWBP_HIST_DEMANGLE, s->out.hist);
+					      (s->no_demangle ? 0 : HWBP_HIST_DEMANGLE) |
+						      (s->wide ? HWBP_HIST_WIDE : 0),
+					      s->out.hist);
 		return 0;
 	}
 	hwbpi_session_drain(s);

@@ -92,7 +92,8 @@ int hwbp_trace_session_option(struct hwbp_trace_session *s, const char *name, co
 		return -EINVAL;
 	/* The options of the session's own, for every backend: the
 	 * outputs' (CTF --trace may replace an earlier hwbp trace; function
-	 * names as the symbol table has them, not demangled). */
+	 * names as the symbol table has them, not demangled; in full in the
+	 * histogram's table, not shortened). */
 	if (strcmp(name, "force") == 0) {
 		if (value)
 			return hwbpi_fail(s, -EINVAL, true, "--force takes no value");
@@ -107,6 +108,14 @@ int hwbp_trace_session_option(struct hwbp_trace_session *s, const char *name, co
 		if (s->opened || s->no_demangle)
 			return hwbpi_fail(s, -EBUSY, true, "--no-demangle given twice");
 		s->no_demangle = true;
+		return 0;
+	}
+	if (strcmp(name, "wide") == 0) {
+		if (value)
+			return hwbpi_fail(s, -EINVAL, true, "--wide takes no value");
+		if (s->opened || s->wide)
+			return hwbpi_fail(s, -EBUSY, true, "--wide given twice");
+		s->wide = true;
 		return 0;
 	}
 	if (s->opened || s->nopt == HWBPI_SESSION_MAX_OPTS || hwbpi_session_opt(s, name))

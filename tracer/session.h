@@ -50,6 +50,7 @@ struct hwbp_trace_session {
 	struct hwbp_trace_output out;
 	bool force;                            /* option "force": CTF may replace */
 	bool no_demangle;                      /* option "no-demangle": names as they are */
+	bool wide;                             /* option "wide": full names in the histogram */
 	/* set by the backend's open */
 	struct hwbp_symtab *syms;
 	bool syms_finished;                    /* the backend finished the table */

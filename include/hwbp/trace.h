@@ -196,7 +196,8 @@ bool hwbp_hist_add(struct hwbp_hist *h, unsigned bp, uint64_t func, unsigned kin
  * hwbp_hist_print - the histogram as a table ("Access_Type Symbol Function
  * Counter", most hits first, ties by breakpoint, then function name), then
  * per breakpoint "SYM: N functions, overrun M".  @names[bp] names each
- * breakpoint; @syms names functions (may be NULL: addresses are printed).
+ * breakpoint; @syms names functions (may be NULL: addresses are printed);
+ * names wider than 60 columns are shortened (see hwbp_hist_print_flags).
  * Not on the hit path: it allocates to sort.
  * Errors: -EINVAL, -ENOMEM, -EIO (the stream failed).
  */
@@ -208,10 +209,22 @@ int hwbp_hist_print(const struct hwbp_hist *h, const char *const *names,
  * HWBP_HIST_DEMANGLE shows C++ (Itanium) and Rust (legacy, v0) function
  * names demangled ("foo::bar(int)" for _ZN3foo3barEi), each once per
  * print; C names are unchanged, and so is every name when the library
- * was built without libiberty.  hwbp_hist_print is @flags 0.
+ * was built without libiberty.
+ * In the table a function name wider than 60 columns (a column is one
+ * UTF-8 character) is shortened so that rows do not wrap, by the first
+ * of these steps after which it fits, each on top of the ones before:
+ * the outermost parameter list of a C++ name becomes "(...)"
+ * ("ns::f(std::vector<int, std::allocator<int> > const&)" -> "ns::f(...)"),
+ * then template argument lists become "<...>", one nesting level at a
+ * time, innermost first ("a::b<std::map<K, V> >::c" -> "a::b<...>::c"),
+ * then the name is cut after 57 columns and "..." (ASCII) appended,
+ * never inside a UTF-8 sequence.  Names of 60 columns or fewer are
+ * unchanged; rows still sort by the full name.  HWBP_HIST_WIDE prints
+ * every name in full.  hwbp_hist_print is @flags 0.
  * Errors: as hwbp_hist_print; -EINVAL also for an unknown flag.
  */
 #define HWBP_HIST_DEMANGLE 1u
+#define HWBP_HIST_WIDE 2u
 int hwbp_hist_print_flags(const struct hwbp_hist *h, const char *const *names,
 			  const struct hwbp_symtab *syms, unsigned flags, FILE *out);
 
@@ -378,7 +391,9 @@ void hwbp_trace_session_free(struct hwbp_trace_session *s);
  * files only), which is replaced; anything else there is refused; and
  * "no-demangle" (a flag): function names in the histogram, the text lines
  * and CTF as the symbol table has them, where by default C++ and Rust
- * names are demangled (see hwbp_hist_print_flags).  Values are checked by the
+ * names are demangled (see hwbp_hist_print_flags), and "wide" (a flag):
+ * function names in the histogram's table in full, where by default
+ * names over 60 columns are shortened (HWBP_HIST_WIDE).  Values are checked by the
  * backend's open.  Errors (message set): -EINVAL (NULL, a value for a flag
  * or none for an option that takes one), -ENOENT (the backend does not
  * take @name), -EBUSY (already set, or the session ran).

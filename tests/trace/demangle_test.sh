@@ -63,5 +63,8 @@ for mode in default no-demangle; do
 	[ "$(grep -c '^W ' "$tmp/h.$mode")" = 3 ] || { echo "FAIL: ($mode) not 3 rows:"; cat "$tmp/h.$mode"; fail=1; }
 	[ "$(wc -l < "$tmp/t.$mode")" = 600 ] || { echo "FAIL: ($mode) not 600 text lines"; fail=1; }
 done
-[ $fail = 0 ] && echo "demangled names: histogram, text and CTF, and --no-demangle: ok"
+# --wide: these names are short, so the same table
+"$hwbp" trace --wide --backend ptrace -e 'counter:-w-' -- "$tmp/prog" > "$tmp/h.wide"
+diff "$tmp/h.default" "$tmp/h.wide" || { echo "FAIL: --wide changed a table of short names"; fail=1; }
+[ $fail = 0 ] && echo "demangled names: histogram, text and CTF, --no-demangle and --wide: ok"
 exit $fail

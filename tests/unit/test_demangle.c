@@ -171,7 +171,7 @@ static void test_hist(void **state)
 	assert_non_null(f);
 	assert_int_equal(hwbp_hist_print_flags(&h, wn, t, HWBP_HIST_DEMANGLE, f), 0);
 	assert_int_equal(hwbp_hist_print_flags(&h, wn, t, 0, f), 0);
-	assert_int_equal(hwbp_hist_print_flags(&h, wn, t, 2, f), -EINVAL);
+	assert_int_equal(hwbp_hist_print_flags(&h, wn, t, 4, f), -EINVAL);
 	fclose(f);
 	if (hwbpi_demangle_available())
 		assert_non_null(strstr(text, "W            g         foo::bar(int)         3\n"));

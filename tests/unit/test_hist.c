@@ -441,6 +441,66 @@ static void test_print_symbols(void **state)
 	hwbp_symtab_free(t);
 }
 
+/* A 200-character function name: shortened to 60 columns in the table,
+ * so no line is wider than 13 + 10 + 62 + 7 columns, and in full with
+ * HWBP_HIST_WIDE; the Function column fits the names as printed. */
+static void test_print_long_names(void **state)
+{
+	static const char *const names[] = { "v" };
+	char longc[201], longcpp[201], want[128], *text = NULL, *line, *save = NULL;
+	struct hwbp_symtab *t;
+	struct hwbp_hist h;
+	size_t len = 0, maxw = 0;
+	FILE *f;
+
+	(void)state;
+	memset(longc, 'c', 200);
+	longc[200] = '\0';
+	/* "ns::f(xxx...x)": 200 characters, its parameters 193 */
+	memcpy(longcpp, "ns::f(", 6);
+	memset(longcpp + 6, 'x', 193);
+	memcpy(longcpp + 199, ")", 2);
+	t = hwbp_symtab_new(NULL);
+	assert_non_null(t);
+	assert_int_equal(hwbp_symtab_add(t, longc, 0x1000, 0x10, 'T'), 0);
+	assert_int_equal(hwbp_symtab_add(t, longcpp, 0x2000, 0x10, 'T'), 0);
+	assert_int_equal(hwbp_symtab_add(t, "main", 0x3000, 0x10, 'T'), 0);
+	assert_int_equal(hwbp_symtab_finish(t), 0);
+	assert_int_equal(hwbp_hist_init(&h, 1, 4), 0);
+	hwbp_hist_add(&h, 0, 0x1000, R);
+	hwbp_hist_add(&h, 0, 0x2000, R);
+	hwbp_hist_add(&h, 0, 0x2000, R);
+	hwbp_hist_add(&h, 0, 0x3000, W);
+
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(hwbp_hist_print_flags(&h, names, t, 0, f), 0);
+	fclose(f);
+	assert_null(strstr(text, longc));
+	assert_null(strstr(text, longcpp));
+	/* the padding is that of a 60-column name */
+	snprintf(want, sizeof(want), "%-13s%-10s%-62s%7d\n", "R", "v", "ns::f(...)", 2);
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want), "%-13s%-10s%.57s...  %7d\n", "R", "v", longc, 1);
+	assert_non_null(strstr(text, want));
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		maxw = strlen(line) > maxw ? strlen(line) : maxw;
+	assert_int_equal(maxw, 13 + 10 + 62 + 7);
+	free(text);
+
+	text = NULL;
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(hwbp_hist_print_flags(&h, names, t, HWBP_HIST_WIDE, f), 0);
+	fclose(f);
+	assert_non_null(strstr(text, longc));
+	assert_non_null(strstr(text, longcpp));
+	assert_null(strstr(text, "..."));
+	free(text);
+	hwbp_hist_fini(&h);
+	hwbp_symtab_free(t);
+}
+
 static void test_print_errors(void **state)
 {
 	static const char *const names[] = { "v" };
@@ -471,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_print_table),
 		cmocka_unit_test(test_print_wide_count),
 		cmocka_unit_test(test_print_symbols),
+		cmocka_unit_test(test_print_long_names),
 		cmocka_unit_test(test_print_errors),
 	};
 
