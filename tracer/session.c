@@ -84,38 +84,34 @@ const char *hwbpi_session_opt(const struct hwbp_trace_session *s, const char *na
 	return NULL;
 }
 
+/* The session's own options, for every backend: the outputs' (CTF --trace
+ * may replace an earlier hwbp trace; function names as the symbol table
+ * has them, not demangled; in full in the histogram's table, not
+ * shortened).  Each is a flag without a value, given once. */
+static bool *session_flag(struct hwbp_trace_session *s, const char *name)
+{
+	if (strcmp(name, "force") == 0)
+		return &s->force;
+	if (strcmp(name, "no-demangle") == 0)
+		return &s->no_demangle;
+	if (strcmp(name, "wide") == 0)
+		return &s->wide;
+	return NULL;
+}
+
 int hwbp_trace_session_option(struct hwbp_trace_session *s, const char *name, const char *value)
 {
 	const struct hwbp_trace_backend_option *o;
+	bool *flag;
 
 	if (!s || !name)
 		return -EINVAL;
-	/* The options of the session's own, for every backend: the
-	 * outputs' (CTF --trace may replace an earlier hwbp trace; function
-	 * names as the symbol table has them, not demangled; in full in the
-	 * histogram's table, not shortened). */
-	if (strcmp(name, "force") == 0) {
+	if ((flag = session_flag(s, name))) {
 		if (value)
-			return hwbpi_fail(s, -EINVAL, true, "--force takes no value");
-		if (s->opened || s->force)
-			return hwbpi_fail(s, -EBUSY, true, "--force given twice");
-		s->force = true;
-		return 0;
-	}
-	if (strcmp(name, "no-demangle") == 0) {
-		if (value)
-			return hwbpi_fail(s, -EINVAL, true, "--no-demangle takes no value");
-		if (s->opened || s->no_demangle)
-			return hwbpi_fail(s, -EBUSY, true, "--no-demangle given twice");
-		s->no_demangle = true;
-		return 0;
-	}
-	if (strcmp(name, "wide") == 0) {
-		if (value)
-			return hwbpi_fail(s, -EINVAL, true, "--wide takes no value");
-		if (s->opened || s->wide)
-			return hwbpi_fail(s, -EBUSY, true, "--wide given twice");
-		s->wide = true;
+			return hwbpi_fail(s, -EINVAL, true, "--%s takes no value", name);
+		if (s->opened || *flag)
+			return hwbpi_fail(s, -EBUSY, true, "--%s given twice", name);
+		*flag = true;
 		return 0;
 	}
 	if (s->opened || s->nopt == HWBPI_SESSION_MAX_OPTS || hwbpi_session_opt(s, name))
