@@ -35,7 +35,9 @@ struct topts {
 	const char *entries[2 * HWBP_MAX_REQUESTS];
 	unsigned nentries;
 	const char *filter_file, *cpu, *backend, *symbols, *trace_file, *format;
-	bool overwrite, have_format, have_hist, have_buffer, force, no_demangle, wide;
+	bool overwrite, have_format, have_hist, have_buffer;
+	const char *flags[3];   /* the session's own flags given: "force", "no-demangle", "wide" */
+	unsigned nflags;
 	uint64_t hist_entries, buffer_kb;
 	uint64_t duration_ms;        /* --duration: 0 none */
 	char *const *cmd;
@@ -293,6 +295,17 @@ static int backend_value(int c, const char *v, char **argv, struct topts *o)
 	return 0;
 }
 
+/* One of the session's own flags, passed by name in configure(); given
+ * again, it counts once (as a repeated flag always did). */
+static int add_flag(struct topts *o, const char *name)
+{
+	for (unsigned i = 0; i < o->nflags; i++)
+		if (strcmp(o->flags[i], name) == 0)
+			return 0;
+	o->flags[o->nflags++] = name;   /* three names, three slots */
+	return 0;
+}
+
 /* An option with a value in @o: a generic one here, the others
  * backend_value()'s.  Returns 0 or an exit status. */
 static int option_value(int c, const char *v, char **argv, struct topts *o)
@@ -336,14 +349,9 @@ static int option_value(int c, const char *v, char **argv, struct topts *o)
 		o->overwrite = true;
 		return 0;
 	case OPT_FORCE:
-		o->force = true;
-		return 0;
 	case OPT_NO_DEMANGLE:
-		o->no_demangle = true;
-		return 0;
 	case OPT_WIDE:
-		o->wide = true;
-		return 0;
+		return add_flag(o, c == OPT_FORCE ? "force" : c == OPT_WIDE ? "wide" : "no-demangle");
 	default:
 		return backend_value(c, v, argv, o);
 	}
@@ -658,12 +666,8 @@ static int configure(struct hwbp_trace_session *s, const struct topts *o, FILE *
 
 	for (unsigned i = 0; ret == 0 && i < o->ngiven; i++)
 		ret = hwbp_trace_session_option(s, o->given[i]->name, o->given[i]->arg ? o->value[i] : NULL);
-	if (ret == 0 && o->force)
-		ret = hwbp_trace_session_option(s, "force", NULL);
-	if (ret == 0 && o->no_demangle)
-		ret = hwbp_trace_session_option(s, "no-demangle", NULL);
-	if (ret == 0 && o->wide)
-		ret = hwbp_trace_session_option(s, "wide", NULL);
+	for (unsigned i = 0; ret == 0 && i < o->nflags; i++)
+		ret = hwbp_trace_session_option(s, o->flags[i], NULL);
 	if (ret == 0 && o->cmd)
 		ret = hwbp_trace_session_command(s, o->cmd);
 	if (ret == 0 && o->cpu)
