@@ -59,7 +59,7 @@
 #define WORDS (sizeof(struct hwbp_trace_event) / sizeof(uint64_t))
 #define LINE 64 /* cache line: keeps the producer's and consumer's fields apart */
 
-_Static_assert(sizeof(struct hwbp_trace_event) == 32, "events are 32 bytes");
+_Static_assert(sizeof(struct hwbp_trace_event) == 64, "events are 64 bytes");
 _Static_assert(sizeof(struct hwbp_trace_event) % sizeof(uint64_t) == 0,
 	       "events are whole 64-bit words");
 /* A lock-based fallback (libatomic) would put a lock on the hit path. */
@@ -106,7 +106,7 @@ struct hwbp_ring *hwbp_ring_new(size_t bytes, bool overwrite, int *err)
 		cap *= 2;
 
 	/* aligned_alloc wants a size that is a multiple of the alignment;
-	 * cap * 32 with cap >= 2 is, and sizeof(*r) is (alignas above). */
+	 * cap * 64 with cap >= 2 is, and sizeof(*r) is (alignas above). */
 	r = aligned_alloc(LINE, sizeof(*r));
 	if (!r) {
 		e = -ENOMEM;

@@ -52,6 +52,10 @@ struct hwbpi_tracer {
 	/* histogram mode: (ip, bp, kind) -> entry, so that a hit from an
 	 * instruction seen before costs one compare (see tracer/trace.c) */
 	struct hwbpi_hit_cache *cache;
+	/* --stack=N: callers wanted per hit (0: no stacks); a backend that
+	 * can see them passes them to hwbpi_tracer_hit_frames() */
+	unsigned stack_depth;
+	struct hwbpi_stacks *stacks;         /* the interned stacks (stacks.c), or NULL */
 };
 
 /* The value of hex digit @c (0-9, a-f, A-F), or -1: symbol maps and lackey
@@ -103,6 +107,17 @@ void hwbpi_tracer_fini(struct hwbpi_tracer *t);
  * mode: one caller per CPU may run at once (each touches only its CPU's
  * ring); histogram mode: one caller at a time. */
 void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev);
+
+/*
+ * The hit path with a call stack: as hwbpi_tracer_hit(), keyed (histogram
+ * mode) or tagged (trace mode: ev->stack) by @ev's function and @callers,
+ * the return addresses of its callers, innermost first (@ev->ip is not
+ * among them; at most t->stack_depth are used, the first 0 ends them).
+ * Allocation-free; the same callers rule as hwbpi_tracer_hit().
+ */
+#define HWBPI_STACK_MAX 64   /* the deepest --stack=N */
+void hwbpi_tracer_hit_frames(struct hwbpi_tracer *t, struct hwbp_trace_event *ev,
+			     const uint64_t *callers, unsigned n);
 
 /* The function of event @ev's access: its IP less t->func_adjust for a
  * data hit, in t->syms; NULL if none.  No allocation. */

@@ -139,7 +139,7 @@ int hwbp_trace_filter_parse(const char *s, struct hwbp_trace_entry *out, unsigne
 /* Events.                                                              */
 /* ------------------------------------------------------------------ */
 
-/* One hit: 32 bytes, fixed size. */
+/* One hit: 64 bytes (one cache line), fixed size. */
 struct hwbp_trace_event {
 	uint64_t ts;         /* timestamp (ns; the simulator's clock for --backend sim) */
 	uint64_t ip;         /* instruction that made the access */
@@ -149,7 +149,16 @@ struct hwbp_trace_event {
 	uint8_t kind;        /* HWBP_R, HWBP_W, HWBP_X, or 0: unknown */
 	uint8_t kind_how;    /* HWBP_KIND_* : where the kind came from */
 	uint16_t size;       /* access size when known, else 0 */
+	uint32_t tid;        /* the thread that made the access (a Linux TID), 0: not known */
+	uint32_t stack;      /* its call stack, an id of the session's stack table; 0: none */
+	uint64_t value;      /* HWBP_EV_VALUE: the watched bytes after the access */
+	uint64_t old;        /* HWBP_EV_OLD: the watched bytes before it (a write) */
+	uint8_t vflags;      /* HWBP_EV_* */
+	uint8_t vsize;       /* bytes of value and old (1..8; little-endian in the low bytes) */
+	uint8_t pad[6];
 };
+#define HWBP_EV_VALUE 1u
+#define HWBP_EV_OLD 2u
 
 /* How an access kind is known (reported with it: never a guess as fact). */
 #define HWBP_KIND_UNKNOWN 0  /* not known (e.g. x86 RW watch, value unchanged) */

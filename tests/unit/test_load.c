@@ -423,7 +423,7 @@ static void run_row(const struct row *row, const struct hwbp_symtab *syms)
 	assert_non_null(run);
 	assert_true(row->ncpus <= MAXCPU);
 	run->row = row;
-	start_session(&run->R, syms, row->ncpus, true, (size_t)row->cap * 32, row->overwrite, 0);
+	start_session(&run->R, syms, row->ncpus, true, (size_t)row->cap * sizeof(struct hwbp_trace_event), row->overwrite, 0);
 	start_session(&run->H, syms, row->ncpus, false, 0, false, row->hist_n);
 	for (unsigned c = 0; c < row->ncpus; c++)
 		assert_int_equal(hwbp_ring_capacity(run->R.ring[c]), row->cap);
@@ -531,7 +531,7 @@ static void test_generator(void **state)
 			assert_true((want[bp][f][0] > 0) == !!(types[bp] & HWBP_R));
 			assert_true((want[bp][f][1] > 0) == !!(types[bp] & HWBP_W));
 		}
-	start_session(&t, syms, 2, true, 64, false, 0);
+	start_session(&t, syms, 2, true, 2 * sizeof(struct hwbp_trace_event), false, 0);
 	for (unsigned i = 0; i < NW; i++)
 		assert_true(t.w[i].len > 0);
 	for (uint64_t s = 1; s < 1000; s++) {

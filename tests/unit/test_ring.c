@@ -22,7 +22,7 @@
 /* White box (tracer/ring.c): start an empty ring's counters at @pos. */
 int hwbpi_ring_set_start(struct hwbp_ring *r, uint64_t pos);
 
-#define EV 32 /* bytes per event */
+#define EV 64 /* bytes per event */
 
 /*
  * The -ENOMEM test asks for an impossible size; sanitizer allocators abort
@@ -51,6 +51,12 @@ static struct hwbp_trace_event make_event(uint64_t seq)
 	e.kind = (uint8_t)(seq >> 3);
 	e.kind_how = (uint8_t)(seq >> 11);
 	e.size = (uint16_t)(seq >> 32);
+	e.tid = (uint32_t)(seq * 3);
+	e.stack = (uint32_t)(seq >> 5);
+	e.value = seq ^ 0x5555555555555555ull;
+	e.old = seq + 0x1111;
+	e.vflags = (uint8_t)(seq >> 7);
+	e.vsize = (uint8_t)(seq >> 13);
 	return e;
 }
 
@@ -82,11 +88,11 @@ static void test_capacity(void **state)
 		{ 4 * EV - 1, 0, 2 },
 		{ 4 * EV, 0, 4 },
 		{ 5 * EV, 0, 4 },
-		{ 4095, 0, 64 },             /* 127 events */
-		{ 4096, 0, 128 },
+		{ 4095, 0, 32 },             /* 63 events */
+		{ 4096, 0, 64 },
 		{ 1000 * EV, 0, 512 },
-		{ 1 << 20, 0, 32768 },
-		{ (1 << 20) + EV, 0, 32768 },
+		{ 1 << 20, 0, 16384 },
+		{ (1 << 20) + EV, 0, 16384 },
 	};
 
 	(void)state;
@@ -118,7 +124,7 @@ static void test_enomem(void **state)
 	int err = 0;
 
 	(void)state;
-	/* SIZE_MAX / 32 events rounds down to 2^58 (on 64-bit): 2^63 bytes. */
+	/* SIZE_MAX / 64 events rounds down to 2^57 (on 64-bit): 2^63 bytes. */
 	assert_null(hwbp_ring_new(SIZE_MAX, false, &err));
 	assert_int_equal(err, -ENOMEM);
 	assert_null(hwbp_ring_new(SIZE_MAX, true, &err));
