@@ -343,6 +343,9 @@ struct hwbp_trace_backend {
 #define HWBP_TRACE_BACKEND_MISSING 2u  /* not built into this library (open says why) */
 #define HWBP_TRACE_BACKEND_RINGS 4u    /* its hits wait in per-CPU rings of the kernel, in both
                                         * modes: ring_bytes sizes those too */
+#define HWBP_TRACE_BACKEND_TLS 8u      /* watches a thread-local variable of the executable
+                                        * in each thread's own copy; other backends refuse
+                                        * one (-EOPNOTSUPP at prepare) */
 
 /*
  * hwbp_trace_backend_find - the registered backend called @name, or NULL.
