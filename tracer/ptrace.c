@@ -201,11 +201,13 @@ static int thr_tls(struct loop *L, struct thr *th)
 
 /*
  * Move the plan's thread-local requests (and their twins) to the copies
- * in TLS block @block, and L->regs with them.  A copy lies at the same
- * offset from an alignment of p_align in every thread, so the same
- * pieces in the same slots do (hwbp_modify() plans as if the request's
- * own slots were free, and takes the first free ones); a thread whose
- * copy would need other slots is refused.
+ * in TLS block @block, and L->regs with them: the registers of the
+ * thread that block is, to write or to decode its hit with.  Every
+ * thread's block is aligned alike (p_align, and the thread pointer's
+ * own alignment), so its copies take the same pieces, which
+ * hwbp_modify() puts in the slots they leave (it plans as if the
+ * request's own slots were free and takes the first free ones); a copy
+ * that fits no more ends the trace.
  * Errors (L->fail): hwbp_modify()'s (-ENOSPC), hwbp_task_regs()'s.
  */
 static int retarget(struct loop *L, uint64_t block)
