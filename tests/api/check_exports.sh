@@ -17,7 +17,9 @@ if [ -n "$unversioned" ]; then
   echo "exported names without a symbol version:"; printf '  %s\n' $unversioned; exit 1
 fi
 for m in $must; do
-  printf '%s\n' "$syms" | grep -qx "$m" || { echo "missing export: $m"; exit 1; }
+  # A here-string, not a pipe: grep -q exits at its first match and, under
+  # pipefail, printf's SIGPIPE would fail the pipeline though it matched.
+  grep -qx "$m" <<< "$syms" || { echo "missing export: $m"; exit 1; }
 done
 ver=$(printf '%s\n' "$raw" | sed -n 's/.*@@*//p' | sort -u | tr '\n' ' ')
 echo "$(basename "$lib"): $n exported symbols, all hwbp_*, version $ver"
