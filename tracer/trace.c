@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stacks.h"
 #include "tracer.h"
 
 /*
@@ -18,7 +19,9 @@
  * known to overrun, since entries are never given back during a run -- the
  * same (ip, bp, kind) always lands in the same place.  A direct-mapped
  * table of those answers makes the common hit one compare and one
- * increment, instead of a symbol lookup and a scan of n entries.
+ * increment, instead of a symbol lookup and a scan of n entries.  With
+ * --stack an entry is a (stack, kind), and one instruction reached through
+ * two call paths goes to two entries: the stack's id is part of the key.
  */
 #define HIT_CACHE 1024
 
@@ -27,6 +30,7 @@ struct hwbpi_hit_cache {
 		uint64_t ip;
 		uint32_t key;     /* bp << 8 | kind, + 1 so that 0 is "empty" */
 		int32_t idx;      /* index into hist.e, or -1: overrun */
+		uint32_t stack;   /* the hit's stack id (0: no --stack) */
 	} e[HIT_CACHE];
 };
 
@@ -151,13 +155,17 @@ int hwbpi_tracer_start(struct hwbpi_tracer *t, unsigned ncpus, bool trace, size_
 {
 	int ret;
 
-	if (!t || ncpus == 0 || ncpus > HWBPI_TRACE_MAX_CPUS || t->nw == 0)
+	if (!t || ncpus == 0 || ncpus > HWBPI_TRACE_MAX_CPUS || t->nw == 0 ||
+	    t->stack_depth > HWBPI_STACK_MAX)
 		return -EINVAL;
 	t->ncpus = ncpus;
 	t->trace = trace;
 	t->hits = t->filtered = t->stray = 0;
+	t->stacks = NULL;
 	if (!trace) {
-		ret = hwbp_hist_init(&t->hist, t->nw, t->hist_entries ? t->hist_entries : 16);
+		unsigned n = t->hist_entries ? t->hist_entries : 16;
+
+		ret = hwbp_hist_init(&t->hist, t->nw, n);
 		if (ret)
 			return ret;
 		t->cache = calloc(1, sizeof(*t->cache));
@@ -165,11 +173,45 @@ int hwbpi_tracer_start(struct hwbpi_tracer *t, unsigned ncpus, bool trace, size_
 			hwbp_hist_fini(&t->hist);
 			return -ENOMEM;
 		}
+		/*
+		 * A stack is interned only when its breakpoint has an entry
+		 * left for it (hwbpi_tracer_hit_frames), and every new stack
+		 * then takes one: nw * n entries can never hold more than nw *
+		 * n stacks, so a table of that size is never full (unless that
+		 * is beyond hwbpi_stacks_fit, which counts the rest lost).
+		 */
+		if (t->stack_depth &&
+		    !(t->stacks = hwbpi_stacks_new(1, hwbpi_stacks_fit((uint64_t)t->nw * n,
+								       t->stack_depth),
+						   t->stack_depth, 0, &ret))) {
+			hwbpi_tracer_fini(t);
+			return ret;
+		}
 		return 0;
 	}
 	for (unsigned c = 0; c < ncpus; c++) {
 		t->ring[c] = hwbp_ring_new(ring_bytes, overwrite, &ret);
 		if (!t->ring[c]) {
+			hwbpi_tracer_fini(t);
+			return ret;
+		}
+	}
+	/*
+	 * Trace mode: one part per CPU (each CPU's hit path is its part's
+	 * only writer), as many stacks as the ring holds events, at most
+	 * HWBPI_STACKS_TRACE: the memory follows what the user gave the
+	 * rings (--buffer-kb), and a program's distinct call paths to one
+	 * variable are far fewer.  Past that an event has no stack (0),
+	 * counted lost (hwbpi_stacks_lost).
+	 */
+	if (t->stack_depth) {
+		size_t want = hwbp_ring_capacity(t->ring[0]);
+
+		t->stacks = hwbpi_stacks_new(ncpus, hwbpi_stacks_fit(want < HWBPI_STACKS_TRACE ? want :
+								     HWBPI_STACKS_TRACE,
+								     t->stack_depth),
+					     t->stack_depth, 0, &ret);
+		if (!t->stacks) {
 			hwbpi_tracer_fini(t);
 			return ret;
 		}
@@ -207,26 +249,44 @@ void hwbpi_tracer_fini(struct hwbpi_tracer *t)
 		hwbp_hist_fini(&t->hist);
 	free(t->cache);
 	t->cache = NULL;
+	hwbpi_stacks_free(t->stacks);
+	t->stacks = NULL;
 	for (unsigned c = 0; c < HWBPI_TRACE_MAX_CPUS; c++) {
 		hwbp_ring_free(t->ring[c]);
 		t->ring[c] = NULL;
 	}
 }
 
-static unsigned cache_slot(uint64_t ip, uint32_t key)
+static unsigned cache_slot(uint64_t ip, uint32_t key, uint32_t stack)
 {
-	uint64_t h = (ip ^ (ip >> 17) ^ ((uint64_t)key << 40)) * UINT64_C(0x9e3779b97f4a7c15);
+	uint64_t h = (ip ^ (ip >> 17) ^ ((uint64_t)key << 40) ^ ((uint64_t)stack << 20)) *
+		     UINT64_C(0x9e3779b97f4a7c15);
 
 	return (unsigned)(h >> 54) & (HIT_CACHE - 1);
+}
+
+/* The address to name @ev's function by: an execute breakpoint is a
+ * fault, its IP the instruction; a data hit's IP may be the next one. */
+static uint64_t func_ip(const struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
+{
+	return ev->kind == HWBP_X ? ev->ip : ev->ip - t->func_adjust;
 }
 
 const struct hwbp_sym *hwbpi_tracer_func(const struct hwbpi_tracer *t,
 					 const struct hwbp_trace_event *ev)
 {
-	/* An execute breakpoint is a fault: its IP is the instruction. */
-	uint64_t ip = ev->kind == HWBP_X ? ev->ip : ev->ip - t->func_adjust;
+	return t->syms ? hwbp_symtab_func(t->syms, func_ip(t, ev)) : NULL;
+}
 
-	return t->syms ? hwbp_symtab_func(t->syms, ip) : NULL;
+static void cache_put(struct hwbpi_hit_cache *c, unsigned slot, uint64_t ip, uint32_t key,
+		      uint32_t stack, int32_t idx)
+{
+	if (!c)
+		return;
+	c->e[slot].ip = ip;
+	c->e[slot].key = key;
+	c->e[slot].stack = stack;
+	c->e[slot].idx = idx;
 }
 
 void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
@@ -237,6 +297,15 @@ void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
 	unsigned slot;
 	uint64_t func;
 
+	if (t->stacks) {
+		/* --stack: a hit without callers is its function alone, keyed
+		 * like every other hit of this run (never by a function's
+		 * address among entries keyed by stack ids). */
+		struct hwbp_trace_event e = *ev;
+
+		hwbpi_tracer_hit_frames(t, &e, NULL, 0);
+		return;
+	}
 	if (t->trace) {
 		/*
 		 * Trace mode runs on every CPU at once, and each CPU's hit path
@@ -260,8 +329,9 @@ void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
 	t->hits++;
 	if (ev->bp >= h->nbp)
 		return;
-	slot = cache_slot(ev->ip, key);
-	if (t->cache && t->cache->e[slot].ip == ev->ip && t->cache->e[slot].key == key) {
+	slot = cache_slot(ev->ip, key, 0);
+	if (t->cache && t->cache->e[slot].ip == ev->ip && t->cache->e[slot].key == key &&
+	    t->cache->e[slot].stack == 0) {
 		int32_t idx = t->cache->e[slot].idx;
 
 		h->hits[ev->bp]++;
@@ -276,23 +346,92 @@ void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
 	f = hwbpi_tracer_func(t, ev);
 	func = f ? f->addr : 0;
 	if (!hwbp_hist_add(h, ev->bp, func, ev->kind)) {
-		if (t->cache) {
-			t->cache->e[slot].ip = ev->ip;
-			t->cache->e[slot].key = key;
-			t->cache->e[slot].idx = -1;
-		}
+		cache_put(t->cache, slot, ev->ip, key, 0, -1);
 		return;
 	}
 	for (unsigned i = 0; t->cache && i < h->used[ev->bp]; i++) {
 		unsigned idx = ev->bp * h->n + i;
 
 		if (h->e[idx].func == func && h->e[idx].kind == ev->kind) {
-			t->cache->e[slot].ip = ev->ip;
-			t->cache->e[slot].key = key;
-			t->cache->e[slot].idx = (int32_t)idx;
+			cache_put(t->cache, slot, ev->ip, key, 0, (int32_t)idx);
 			break;
 		}
 	}
+}
+
+/*
+ * Histogram mode with --stack: the entry of (stack, kind).  The stack is
+ * interned only while its breakpoint has an entry left (see
+ * hwbpi_tracer_start): once they are all used, a stack the table does not
+ * hold could not get one, and is an overrun without taking a slot of the
+ * table.  A stack the table holds (for this breakpoint or another) goes
+ * through hwbp_hist_add like a function did, and the cache remembers the
+ * answer per (ip, stack, bp, kind).
+ */
+static void hist_stack_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev,
+			   const uint64_t *callers, unsigned n)
+{
+	struct hwbp_hist *h = &t->hist;
+	uint32_t key = ((uint32_t)ev->bp << 8 | ev->kind) + 1, id;
+	unsigned slot;
+
+	t->hits++;
+	if (ev->bp >= h->nbp)
+		return;
+	id = hwbpi_stacks_intern(t->stacks, 0, hwbpi_stacks_func(t->stacks, 0, t->syms, func_ip(t, ev)),
+				 callers, n, h->used[ev->bp] < h->n);
+	if (!id) {
+		hwbpi_hist_overrun(h, ev->bp, 1);
+		return;
+	}
+	slot = cache_slot(ev->ip, key, id);
+	if (t->cache && t->cache->e[slot].ip == ev->ip && t->cache->e[slot].key == key &&
+	    t->cache->e[slot].stack == id) {
+		int32_t idx = t->cache->e[slot].idx;
+
+		h->hits[ev->bp]++;
+		if (idx >= 0)
+			h->e[idx].count++;
+		else
+			h->overrun[ev->bp]++;
+		return;
+	}
+	if (!hwbp_hist_add(h, ev->bp, id, ev->kind)) {
+		cache_put(t->cache, slot, ev->ip, key, id, -1);
+		return;
+	}
+	for (unsigned i = 0; t->cache && i < h->used[ev->bp]; i++) {
+		unsigned idx = ev->bp * h->n + i;
+
+		if (h->e[idx].func == id && h->e[idx].kind == ev->kind) {
+			cache_put(t->cache, slot, ev->ip, key, id, (int32_t)idx);
+			break;
+		}
+	}
+}
+
+void hwbpi_tracer_hit_frames(struct hwbpi_tracer *t, struct hwbp_trace_event *ev,
+			     const uint64_t *callers, unsigned n)
+{
+	if (!t->stacks) {
+		ev->stack = 0;
+		hwbpi_tracer_hit(t, ev);
+		return;
+	}
+	if (!t->trace) {
+		hist_stack_hit(t, ev, callers, n);
+		return;
+	}
+	/* Trace mode: the CPU's own part of the table, as its own ring (see
+	 * hwbpi_tracer_hit): nothing shared between CPUs. */
+	if (ev->cpu >= t->ncpus) {
+		__atomic_fetch_add(&t->stray, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	ev->stack = hwbpi_stacks_intern(t->stacks, ev->cpu,
+					hwbpi_stacks_func(t->stacks, ev->cpu, t->syms, func_ip(t, ev)),
+					callers, n, true);
+	hwbp_ring_push(t->ring[ev->cpu], ev);
 }
 
 /* ------------------------------------------------------- sim backend */

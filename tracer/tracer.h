@@ -112,8 +112,14 @@ void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
  * The hit path with a call stack: as hwbpi_tracer_hit(), keyed (histogram
  * mode) or tagged (trace mode: ev->stack) by @ev's function and @callers,
  * the return addresses of its callers, innermost first (@ev->ip is not
- * among them; at most t->stack_depth are used, the first 0 ends them).
- * Allocation-free; the same callers rule as hwbpi_tracer_hit().
+ * among them; at most t->stack_depth are used, the first 0 ends them;
+ * @callers may be NULL when @n is 0).  The stack is interned in
+ * t->stacks (tracer/stacks.h); trace mode sets ev->stack to its id, or 0
+ * when the CPU's part of the table is full (counted: hwbpi_stacks_lost).
+ * Without t->stacks (no --stack) it is hwbpi_tracer_hit() with
+ * ev->stack 0; with it, hwbpi_tracer_hit() is this with no callers.
+ * Allocation-free, lock-free, no system call; the same callers rule as
+ * hwbpi_tracer_hit().
  */
 #define HWBPI_STACK_MAX 64   /* the deepest --stack=N */
 void hwbpi_tracer_hit_frames(struct hwbpi_tracer *t, struct hwbp_trace_event *ev,
