@@ -489,7 +489,8 @@ int hwbpi_trace_sim(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu_model, un
 			hwbpi_say(err, errlen, "%s%s", w->name, why);
 		}
 	}
-	while (ret == 0 && next(arg, &wa)) {
+	/* a workload that knows no callers (lackey) leaves them unset */
+	while (ret == 0 && (wa.ncallers = 0, next(arg, &wa))) {
 		struct hwbp_sim_access a = { wa.addr, wa.size, wa.op };
 		struct hwbp_sim_result res;
 		struct hwbp_hit hit;
@@ -520,7 +521,7 @@ int hwbpi_trace_sim(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu_model, un
 				ev.kind = (uint8_t)acc.kind;
 				ev.kind_how = HWBP_KIND_SIM;
 				ev.size = (uint16_t)acc.size;
-				hwbpi_tracer_hit(t, &ev);
+				hwbpi_tracer_hit_frames(t, &ev, wa.callers, wa.ncallers);
 			}
 		}
 		hwbp_sim_resume(sim, wa.cpu, &res);

@@ -161,19 +161,26 @@ size_t hwbpi_symtab_func_starts(const struct hwbp_symtab *t, const uint64_t **st
 /* ---- backends ------------------------------------------------------ */
 
 /* A data or execute access a workload makes, with the instruction. */
+#define HWBPI_WORK_CALLERS 8
 struct hwbpi_work_access {
 	uint64_t ip;
 	uint64_t addr;
 	uint32_t size;
 	uint32_t op;       /* HWBP_SIM_READ / WRITE / EXEC */
 	uint16_t cpu;
+	/* the return addresses of the instruction's callers, innermost
+	 * first; a workload that knows none leaves ncallers alone:
+	 * hwbpi_trace_sim sets it to 0 before asking for an access */
+	unsigned ncallers;
+	uint64_t callers[HWBPI_WORK_CALLERS];
 };
 
 /*
  * The simulator backend: install every watch on every CPU of a simulator
  * of @cpu_model through the generic API, replay the accesses @next yields
  * (until it returns false), decode each exception with the access known
- * exactly (HWBP_KIND_SIM) and feed the hits.  @err gets the planner's
+ * exactly (HWBP_KIND_SIM) and feed the hits, with the access's callers
+ * (hwbpi_tracer_hit_frames).  @err gets the planner's
  * reason when a watch cannot be held.
  * Errors: those of hwbp_install() (the watch is named in @err), -ENOMEM.
  */

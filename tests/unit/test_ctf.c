@@ -230,12 +230,12 @@ static void test_open_errors(void **state)
 		struct stat st;
 
 		assert_null(hwbpi_ctf_open(cases[i].dir, cases[i].ncpus, cases[i].names,
-					   cases[i].nwatch, false, &err));
+					   cases[i].nwatch, false, 0, &err));
 		assert_int_equal(err, cases[i].err);
 		/* a failed open leaves nothing behind */
 		assert_int_not_equal(stat(dir, &st), 0);
 	}
-	assert_null(hwbpi_ctf_open(NULL, 1, names2, 2, false, NULL));   /* err may be NULL */
+	assert_null(hwbpi_ctf_open(NULL, 1, names2, 2, false, 0, NULL));   /* err may be NULL */
 }
 
 static void test_write_errors(void **state)
@@ -261,7 +261,7 @@ static void test_write_errors(void **state)
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 2, names2, 2, false, &err);
+	c = hwbpi_ctf_open(dir, 2, names2, 2, false, 0, &err);
 	assert_non_null(c);
 	assert_int_equal(hwbpi_ctf_write(NULL, &e, "f"), -EINVAL);
 	assert_int_equal(hwbpi_ctf_write(c, NULL, "f"), -EINVAL);
@@ -308,7 +308,7 @@ static void test_fields_and_metadata(void **state)
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 3, names2, 2, false, &err);
+	c = hwbpi_ctf_open(dir, 3, names2, 2, false, 0, &err);
 	assert_non_null(c);
 	e.size = 4;
 	e.kind_how = HWBP_KIND_VALUE;
@@ -372,7 +372,7 @@ static void test_packets_tile(void **state)
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 1, names2, 2, false, &err);
+	c = hwbpi_ctf_open(dir, 1, names2, 2, false, 0, &err);
 	assert_non_null(c);
 	for (unsigned i = 0; i < N; i++) {
 		struct hwbp_trace_event e = ev(100 + 2 * i, 0, i & 1, (i & 1) ? HWBP_R : HWBP_W);
@@ -431,7 +431,7 @@ static void test_lost_snapshots(void **state)
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 2, names2, 2, false, &err);
+	c = hwbpi_ctf_open(dir, 2, names2, 2, false, 0, &err);
 	assert_non_null(c);
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		for (unsigned k = 0; k < steps[i].events; k++) {
@@ -512,16 +512,16 @@ static void test_reuse_dir(void **state)
 	(void)state;
 	new_dir(dir, sizeof(dir));
 	assert_int_equal(mkdir(dir, 0777), 0);   /* empty: taken */
-	c = hwbpi_ctf_open(dir, 4, names2, 2, false, &err);
+	c = hwbpi_ctf_open(dir, 4, names2, 2, false, 0, &err);
 	assert_non_null(c);
 	assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
 	/* not empty, no force: refused, the trace left whole */
 	err = 0;
-	assert_null(hwbpi_ctf_open(dir, 2, names2, 2, false, &err));
+	assert_null(hwbpi_ctf_open(dir, 2, names2, 2, false, 0, &err));
 	assert_int_equal(err, -EEXIST);
 	assert_true(exists(dir, "metadata") && exists(dir, "stream_3"));
 	/* force: the earlier trace replaced, the stale stream_2/3 gone */
-	c = hwbpi_ctf_open(dir, 2, names2, 2, true, &err);
+	c = hwbpi_ctf_open(dir, 2, names2, 2, true, 0, &err);
 	assert_non_null(c);
 	memset(longname, 'x', sizeof(longname) - 1);
 	assert_int_equal(hwbpi_ctf_write(c, &e, longname), 0);
@@ -534,7 +534,7 @@ static void test_reuse_dir(void **state)
 	free(b);
 	/* force, and a file that is not hwbp's: nothing removed */
 	put_file(dir, "README", "mine\n");
-	assert_null(hwbpi_ctf_open(dir, 2, names2, 2, true, &err));
+	assert_null(hwbpi_ctf_open(dir, 2, names2, 2, true, 0, &err));
 	assert_int_equal(err, -ENOTEMPTY);
 	assert_true(exists(dir, "metadata") && exists(dir, "stream_0") && exists(dir, "stream_1"));
 	assert_file_is(strcat(strcpy(p, dir), "/README"), "mine\n");
@@ -544,10 +544,10 @@ static void test_reuse_dir(void **state)
 	assert_int_equal(mkdir(dir, 0777), 0);
 	put_file(dir, "metadata", "my notes\n");
 	snprintf(p, sizeof(p), "%s/metadata", dir);
-	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, false, &err));
+	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, false, 0, &err));
 	assert_int_equal(err, -EEXIST);
 	assert_file_is(p, "my notes\n");
-	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, true, &err));
+	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, true, 0, &err));
 	assert_int_equal(err, -ENOTEMPTY);
 	assert_file_is(p, "my notes\n");
 	assert_false(exists(dir, "stream_0"));
@@ -555,14 +555,14 @@ static void test_reuse_dir(void **state)
 	/* metadata a symlink to an hwbp metadata elsewhere: not followed,
 	 * neither the link nor its target touched */
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 1, names2, 2, false, &err);
+	c = hwbpi_ctf_open(dir, 1, names2, 2, false, 0, &err);
 	assert_non_null(c);
 	assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
 	snprintf(p, sizeof(p), "%s/metadata", dir);
 	snprintf(q, sizeof(q), "%s.meta", dir);
 	assert_int_equal(rename(p, q), 0);
 	assert_int_equal(symlink(q, p), 0);
-	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, true, &err));
+	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, true, 0, &err));
 	assert_int_equal(err, -ENOTEMPTY);
 	{
 		struct stat st;
