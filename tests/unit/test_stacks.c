@@ -5,7 +5,9 @@
  * frame names (a return address at the next function's start); the
  * histogram keyed by stacks through the tracer's hit path (overrun per
  * stack, exactly, and the hit cache never merging two stacks of one IP);
- * the printed table and the folded stacks, byte for byte.
+ * the demo on the simulator with its call paths (counts per stack from
+ * tracer/demo.c's tables); the printed table and the folded stacks, byte
+ * for byte.  The command line's side is tests/trace/stacks_test.sh.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -511,6 +513,145 @@ static void test_trace_tags(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* The demo on the simulator, with its call paths (tracer/demo.c)      */
+/* ------------------------------------------------------------------ */
+
+static uint64_t runs(unsigned every)
+{
+	return (1200 - 1) / every + 1;
+}
+
+static uint64_t fstart(const char *name)
+{
+	const struct hwbp_sym *f = hwbp_symtab_find(T.syms, name);
+
+	assert_non_null(f);
+	return f->addr;
+}
+
+/* The demo's return address into @caller after its call of @callee: the
+ * call site of (caller, callee) at 0x280 + 8 * the callee's index in
+ * funcs[] (their starts are 0x400 apart, from do_timer's), + 5. */
+static uint64_t ret(const char *caller, const char *callee)
+{
+	return fstart(caller) + 0x280 + 8 * ((fstart(callee) - fstart("do_timer")) / 0x400) + 5;
+}
+
+/* @path: the function, then its callers, NULL-ended, as frames. */
+static unsigned frames_of(const char *const *path, uint64_t *out)
+{
+	unsigned n = 0;
+
+	for (; path[n + 1]; n++)
+		out[n] = ret(path[n + 1], path[n]);
+	return n;
+}
+
+static void run_demo(bool trace, unsigned entries)
+{
+	struct hwbpi_demo_state st = { 0, 0, 0, 0 };
+	struct hwbp_cpu cpu;
+	char err[128] = "";
+	int e;
+
+	memset(&T, 0, sizeof(T));
+	T.syms = hwbpi_demo_symtab(&e);
+	T.hist_entries = entries;
+	T.stack_depth = 8;
+	watch(&T, "jiffies:rw-");
+	hwbp_cpu_preset("x86_64", &cpu);
+	assert_int_equal(hwbpi_tracer_start(&T, HWBPI_DEMO_CPUS, trace, (size_t)1 << 20, false), 0);
+	if (hwbpi_trace_sim(&T, &cpu, HWBPI_DEMO_CPUS, hwbpi_demo_next, &st, err, sizeof(err)))
+		fail_msg("%s", err);
+}
+
+static const char *const do_timer_path[] = { "do_timer", "tick_do_update_jiffies64",
+					     "tick_sched_timer", "__hrtimer_run_queues",
+					     "hrtimer_interrupt", NULL };
+static const char *const gj_a[] = { "get_jiffies_64", "rcu_gp_kthread", "kthread",
+				    "ret_from_fork", NULL };
+static const char *const gj_b[] = { "get_jiffies_64", "msleep", "worker_thread", "kthread",
+				    "ret_from_fork", NULL };
+static const char *const clone_path[] = { "kernel_clone", "__do_sys_clone", "do_syscall_64",
+					  NULL };
+
+/* Histogram mode: the counts per stack.  get_jiffies_64's one access site
+ * (one IP) runs through two paths in turn: two entries, never merged by
+ * the hit cache. */
+static void test_demo_hist(void **state)
+{
+	uint64_t c[8];
+	unsigned n;
+
+	(void)state;
+	run_demo(false, 32);
+	n = frames_of(do_timer_path, c);
+	assert_true(count(&T, 0, fstart("do_timer"), c, n, W) == (int64_t)runs(1));
+	n = frames_of(gj_a, c);
+	assert_true(count(&T, 0, fstart("get_jiffies_64"), c, n, R) == (int64_t)(runs(2) + 1) / 2);
+	n = frames_of(gj_b, c);
+	assert_true(count(&T, 0, fstart("get_jiffies_64"), c, n, R) == (int64_t)runs(2) / 2);
+	n = frames_of(clone_path, c);
+	assert_true(count(&T, 0, fstart("kernel_clone"), c, n, R) == (int64_t)runs(53));
+	/* a function without callers: its stack is the function alone */
+	assert_true(count(&T, 0, fstart("round_jiffies"), NULL, 0, R) == (int64_t)runs(13));
+	/* 20 functions, three of them through two paths */
+	assert_int_equal(T.hist.used[0], 23);
+	assert_true(T.hist.overrun[0] == 0);
+	assert_int_equal(hwbpi_stacks_used(T.stacks), 23);
+	hwbpi_tracer_fini(&T);
+	hwbp_symtab_free((struct hwbp_symtab *)T.syms);
+
+	/* 16 entries: the first 16 stacks to hit (round 0's, in the steps'
+	 * order) have them; the rest, the last four functions and the three
+	 * second paths, is the overrun, and never took a place in the table */
+	run_demo(false, 16);
+	assert_int_equal(T.hist.used[0], 16);
+	assert_true(T.hist.overrun[0] == runs(41) + runs(43) + runs(47) + runs(53) + runs(2) / 2 +
+					 runs(3) / 2 + runs(2) / 2);
+	n = frames_of(gj_b, c);
+	assert_int_equal(hwbpi_stacks_intern(T.stacks, 0, fstart("get_jiffies_64"), c, n, false), 0);
+	assert_int_equal(hwbpi_stacks_used(T.stacks), 16);
+	hwbpi_tracer_fini(&T);
+	hwbp_symtab_free((struct hwbp_symtab *)T.syms);
+}
+
+/* Trace mode: every event's stack starts with its own function; the
+ * events of each get_jiffies_64 path are as many as its runs. */
+static void test_demo_trace(void **state)
+{
+	struct hwbp_trace_event buf[256];
+	uint64_t a[8], b[8], na = 0, nb = 0, total = 0;
+	unsigned la, lb;
+	size_t got;
+
+	(void)state;
+	run_demo(true, 0);
+	la = frames_of(gj_a, a);
+	lb = frames_of(gj_b, b);
+	for (unsigned cpu = 0; cpu < HWBPI_DEMO_CPUS; cpu++)
+		while ((got = hwbp_ring_pop(T.ring[cpu], buf, 256)) > 0)
+			for (size_t i = 0; i < got; i++) {
+				const struct hwbp_sym *f = hwbpi_tracer_func(&T, &buf[i]);
+				const uint64_t *fr;
+				unsigned n = hwbpi_stacks_get(T.stacks, buf[i].stack, &fr);
+
+				assert_true(n >= 1 && f && fr[0] == f->addr);
+				if (fr[0] == fstart("get_jiffies_64")) {
+					na += n == la + 1 && memcmp(fr + 1, a, la * 8) == 0;
+					nb += n == lb + 1 && memcmp(fr + 1, b, lb * 8) == 0;
+				}
+				total++;
+			}
+	assert_true(na == (runs(2) + 1) / 2 && nb == runs(2) / 2);
+	assert_true(total == hwbpi_tracer_hits(&T));
+	assert_int_equal(hwbpi_stacks_used(T.stacks), 23);
+	assert_true(hwbpi_stacks_lost(T.stacks) == 0);
+	hwbpi_tracer_fini(&T);
+	hwbp_symtab_free((struct hwbp_symtab *)T.syms);
+}
+
+/* ------------------------------------------------------------------ */
 /* Printing                                                             */
 /* ------------------------------------------------------------------ */
 
@@ -682,6 +823,8 @@ int main(void)
 		cmocka_unit_test(test_hist_overrun_per_stack),
 		cmocka_unit_test(test_hist_plain_hits),
 		cmocka_unit_test(test_trace_tags),
+		cmocka_unit_test(test_demo_hist),
+		cmocka_unit_test(test_demo_trace),
 		cmocka_unit_test(test_print_stacks),
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_long_names),
