@@ -137,7 +137,7 @@ static size_t lines_in_file(FILE *f, off_t start, const size_t *end, size_t n)
 }
 
 /*
- * The rest of an event's text line (@k bytes so far): with --stack, its
+ * The rest of an event's text line with --stack (@k bytes so far): its
  * callers after its function, innermost first, each "<- work+0x12" (the
  * function the call was made from and the return address's offset in it,
  * see hwbpi_stacks_frame_name), named once per stack; then the newline.
@@ -149,13 +149,13 @@ static int text_callers(struct hwbp_trace_session *s, const struct hwbp_trace_ev
 	const char *names = NULL;
 	int n = 0, r;
 
-	if (s->t.stacks && e->stack)
+	if (e->stack)
 		n = hwbpi_stacks_callers(s->t.stacks, e->stack, s->t.syms, s->dm, &names);
 	if (n < 0) {
 		errno = -n;
 		return -1;
 	}
-	if (s->t.stacks && !e->stack) {
+	if (!e->stack) {
 		names = "?";
 		n = 1;
 	}
@@ -186,11 +186,13 @@ static void write_text(struct hwbp_trace_session *s, const struct hwbp_trace_eve
 		const struct hwbp_trace_event *e = &buf[done];
 		const struct hwbp_sym *f = hwbpi_tracer_func(t, e);
 		const struct hwbpi_watch *w = &t->w[e->bp];
-		int k = fprintf(out, "%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s", e->cpu, e->ts,
+		/* the line ends here, or with the callers (--stack) */
+		int k = fprintf(out, t->stacks ? "%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s" :
+				"%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s\n", e->cpu, e->ts,
 				w->name, e->addr - w->addr, e->kind ? hwbp_type_name(e->kind) : "?",
 				f ? hwbpi_demangler_name(s->dm, f->name) : "?");
 
-		if (k >= 0)
+		if (k >= 0 && t->stacks)
 			k = text_callers(s, e, k);
 		if (k < 0) {
 			bad = true;
