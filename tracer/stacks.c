@@ -20,9 +20,25 @@
 #include "stacks.h"
 #include "tracer.h"
 
-/* The function cache of a part: hits come from a handful of
- * instructions, so 256 direct-mapped entries spare almost every lookup. */
+/*
+ * The hit cache of a part: hits come from a handful of instructions, each
+ * reached through one or a few call paths, so 256 direct-mapped lines
+ * keyed by the IP and the stack's signature (hwbpi_stacks_sig: its first
+ * two callers) remember the stack each (IP, signature) was last, and the
+ * function of the IP.  A line's stack is checked word by word against
+ * the frames given (against its stored length: no search for the first
+ * 0, no hash of all frames, no probe), so that only a stack not seen from
+ * that IP lately, or one differing from it past the first two callers
+ * only, is interned (and the function looked up) again.
+ */
 #define FCACHE 256u
+
+struct fline {
+	uint64_t ip1;        /* ip + 1; 0: empty */
+	uint64_t sig;
+	uint64_t func;
+	uint32_t id;         /* the stack, or 0 */
+};
 
 struct slot {
 	uint32_t tag;        /* the hash's high 32 bits */
@@ -36,10 +52,7 @@ struct part {
 	uint8_t *len;        /* frames of each stack: 1 + callers */
 	uint64_t *frames;
 	char **names;        /* hwbpi_stacks_callers' cache (the consumer's) */
-	struct {
-		uint64_t key;    /* ip + 1; 0: empty */
-		uint64_t func;
-	} fcache[FCACHE];
+	struct fline fcache[FCACHE];
 };
 
 struct hwbpi_stacks {
@@ -142,13 +155,19 @@ nomem:
 	return NULL;
 }
 
+/* (A loop, not memcmp: a few words, and no call on the hit path.) */
 static bool same(const struct hwbpi_stacks *st, const struct part *p, uint32_t idx, uint64_t func,
 		 const uint64_t *callers, unsigned n)
 {
 	const uint64_t *f = p->frames + (size_t)idx * st->stride;
+	uint64_t diff;
 
-	return p->len[idx] == n + 1 && f[0] == func &&
-	       (n == 0 || memcmp(f + 1, callers, n * sizeof(*callers)) == 0);
+	if (p->len[idx] != n + 1)
+		return false;
+	diff = f[0] ^ func;
+	for (unsigned k = 0; k < n; k++)
+		diff |= f[k + 1] ^ callers[k];
+	return diff == 0;
 }
 
 uint32_t hwbpi_stacks_intern(struct hwbpi_stacks *st, unsigned part, uint64_t func,
@@ -198,23 +217,41 @@ uint32_t hwbpi_stacks_intern(struct hwbpi_stacks *st, unsigned part, uint64_t fu
 	return part * st->cap + idx + 1;
 }
 
-uint64_t hwbpi_stacks_func(struct hwbpi_stacks *st, unsigned part,
-			   const struct hwbp_symtab *syms, uint64_t ip)
+/* Whether stack @idx of @p has the callers @callers[0..m). */
+static bool same_callers(const struct hwbpi_stacks *st, const struct part *p, uint32_t idx,
+			 const uint64_t *callers, unsigned m)
+{
+	return hwbpi_stacks_same(p->frames + (size_t)idx * st->stride + 1, p->len[idx] - 1u, callers,
+				 m);
+}
+
+uint32_t hwbpi_stacks_hit(struct hwbpi_stacks *st, unsigned part, const struct hwbp_symtab *syms,
+			  uint64_t ip, const uint64_t *callers, unsigned n, bool insert)
 {
 	const struct hwbp_sym *f;
+	struct fline *l;
 	struct part *p;
-	unsigned slot;
+	unsigned m;
+	uint64_t sig;
 
-	if (!st || part >= st->nparts || !syms)
+	if (!st || part >= st->nparts)
 		return 0;
+	m = callers ? (n < st->depth ? n : st->depth) : 0;
+	sig = hwbpi_stacks_sig(callers, m);
 	p = st->p[part];
-	slot = (unsigned)((ip * UINT64_C(0x9e3779b97f4a7c15)) >> 56) & (FCACHE - 1);
-	if (p->fcache[slot].key == ip + 1)
-		return p->fcache[slot].func;
-	f = hwbp_symtab_func(syms, ip);
-	p->fcache[slot].key = ip + 1;
-	p->fcache[slot].func = f ? f->addr : 0;
-	return p->fcache[slot].func;
+	l = &p->fcache[((ip ^ sig) * UINT64_C(0x9e3779b97f4a7c15)) >> 56 & (FCACHE - 1)];
+	/* the line's stack has this IP's function as frame 0 */
+	if (l->ip1 == ip + 1 && l->sig == sig && l->id &&
+	    same_callers(st, p, l->id - 1 - part * st->cap, callers, m))
+		return l->id;
+	if (l->ip1 != ip + 1) {
+		f = syms ? hwbp_symtab_func(syms, ip) : NULL;
+		l->ip1 = ip + 1;
+		l->func = f ? f->addr : 0;
+	}
+	l->sig = sig;
+	l->id = hwbpi_stacks_intern(st, part, l->func, callers, n, insert);
+	return l->id;
 }
 
 /* The part and index of @id, or false (never given). */

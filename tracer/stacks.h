@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <hwbp/trace.h>
 
@@ -90,13 +91,70 @@ uint32_t hwbpi_stacks_intern(struct hwbpi_stacks *st, unsigned part, uint64_t fu
 			     const uint64_t *callers, unsigned n, bool insert);
 
 /*
- * hwbpi_stacks_func - the start of the function containing @ip in @syms
- * (0: none, or NULL @syms), through a small direct-mapped cache of part
- * @part, so that a hit from an instruction seen before makes no lookup.
+ * hwbpi_stacks_hit - the hit path's call: hwbpi_stacks_intern of the
+ * stack whose frame 0 is the function containing @ip in @syms (0: none,
+ * or NULL @syms), with the same result.  A small direct-mapped cache of
+ * part @part, keyed by @ip and hwbpi_stacks_sig of the callers, spares
+ * a hit that came from that IP through that stack lately the function
+ * lookup and the hash: its frames are only compared with the stack's.
  * Hot path, as hwbpi_stacks_intern (the cache is the part's writer's).
  */
-uint64_t hwbpi_stacks_func(struct hwbpi_stacks *st, unsigned part,
-			   const struct hwbp_symtab *syms, uint64_t ip);
+uint32_t hwbpi_stacks_hit(struct hwbpi_stacks *st, unsigned part, const struct hwbp_symtab *syms,
+			  uint64_t ip, const uint64_t *callers, unsigned n, bool insert);
+
+/*
+ * hwbpi_stacks_sig - a cheap signature of a stack's callers @callers[0..m)
+ * (@m already cut to the table's depth): its first two callers as
+ * hwbpi_stacks_intern reads them (0 past the first 0), mixed.  Stacks
+ * with the same callers have the same signature; different ones mostly
+ * do not.  For hit caches, which then compare the frames to be sure.
+ * Pure, inline: hot path.
+ */
+static inline uint64_t hwbpi_stacks_sig(const uint64_t *callers, unsigned m)
+{
+	uint64_t c0 = m ? callers[0] : 0, c1 = m > 1 && c0 ? callers[1] : 0;
+
+	return c0 ^ (c1 * UINT64_C(0xc2b2ae3d27d4eb4f));
+}
+
+/*
+ * hwbpi_stacks_same - whether @callers[0..m) (@m cut to the table's
+ * depth), read as hwbpi_stacks_intern reads them (to the first 0), are
+ * the @l callers of a stack the table holds at @stored (as
+ * hwbpi_stacks_get gives them, after frame 0; none of them is 0): those
+ * @l match word by word, and the one after them is 0 or past @m.  Pure,
+ * inline: hot path.
+ */
+typedef uint64_t hwbpi_u64x2 __attribute__((vector_size(16)));
+
+static inline bool hwbpi_stacks_same(const uint64_t *stored, unsigned l, const uint64_t *callers,
+				     unsigned m)
+{
+	hwbpi_u64x2 diff = { 0, 0 };
+	unsigned k = 0;
+	uint64_t rest;
+
+	if (l > m || (l < m && callers[l] != 0))
+		return false;
+	/*
+	 * Two words at a time in the compiler's generic vectors (SIMD where
+	 * the target has it, pairs of words where not): the compare is
+	 * most of a stack-keyed hit's cost, and a plain loop of one word
+	 * per step measured twice as slow.  memcpy: the frames need not be
+	 * 16-byte aligned.
+	 */
+	for (; k + 2 <= l; k += 2) {
+		hwbpi_u64x2 a, b;
+
+		memcpy(&a, stored + k, sizeof(a));
+		memcpy(&b, callers + k, sizeof(b));
+		diff |= a ^ b;
+	}
+	rest = diff[0] | diff[1];
+	if (k < l)
+		rest |= stored[k] ^ callers[k];
+	return rest == 0;
+}
 
 /*
  * hwbpi_stacks_get - the frames of stack @id: *@frames (borrowed until the

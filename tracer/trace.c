@@ -21,18 +21,28 @@
  * table of those answers makes the common hit one compare and one
  * increment, instead of a symbol lookup and a scan of n entries.  With
  * --stack an entry is a (stack, kind), and one instruction reached through
- * two call paths goes to two entries: the stack's id is part of the key.
+ * two call paths goes to two entries: a line is then (ip, bp, kind, stack),
+ * placed by the stack's signature (hwbpi_stacks_sig) as well, and a hit
+ * is the line's only when its callers are the line's stack's, compared
+ * word by word (hwbpi_stacks_same): no hash of every frame, no search of
+ * the table of stacks, for a hit from an instruction and a call path
+ * seen before.
  */
-#define HIT_CACHE 1024
+#define HIT_CACHE 4096
+#define KEY_BITS 24       /* of a line's key: bp and kind; above them its stack's callers */
 
 struct hwbpi_hit_cache {
 	struct {
 		uint64_t ip;
-		uint32_t key;     /* bp << 8 | kind, + 1 so that 0 is "empty" */
+		uint32_t key;     /* bp << 8 | kind, + 1 so that 0 is "empty"; with --stack,
+				   * the stack's number of callers << KEY_BITS */
 		int32_t idx;      /* index into hist.e, or -1: overrun */
-		uint32_t stack;   /* the hit's stack id (0: no --stack) */
+		const uint64_t *callers;   /* --stack: the stack's callers, in the table */
 	} e[HIT_CACHE];
 };
+/* (bp << 8 | kind) + 1 fits KEY_BITS, HWBPI_STACK_MAX callers the rest. */
+_Static_assert((UINT64_C(0xffff) << 8 | 0xff) + 1 <= (UINT64_C(1) << KEY_BITS) &&
+	       HWBPI_STACK_MAX < (1u << (32 - KEY_BITS)), "a line's key holds bp, kind, callers");
 
 void hwbpi_say(char *err, size_t n, const char *fmt, ...)
 {
@@ -262,7 +272,7 @@ static unsigned cache_slot(uint64_t ip, uint32_t key, uint32_t stack)
 	uint64_t h = (ip ^ (ip >> 17) ^ ((uint64_t)key << 40) ^ ((uint64_t)stack << 20)) *
 		     UINT64_C(0x9e3779b97f4a7c15);
 
-	return (unsigned)(h >> 54) & (HIT_CACHE - 1);
+	return (unsigned)(h >> 52) & (HIT_CACHE - 1);
 }
 
 /* The address to name @ev's function by: an execute breakpoint is a
@@ -279,14 +289,14 @@ const struct hwbp_sym *hwbpi_tracer_func(const struct hwbpi_tracer *t,
 }
 
 static void cache_put(struct hwbpi_hit_cache *c, unsigned slot, uint64_t ip, uint32_t key,
-		      uint32_t stack, int32_t idx)
+		      int32_t idx, const uint64_t *callers)
 {
 	if (!c)
 		return;
 	c->e[slot].ip = ip;
 	c->e[slot].key = key;
-	c->e[slot].stack = stack;
 	c->e[slot].idx = idx;
+	c->e[slot].callers = callers;
 }
 
 void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
@@ -330,8 +340,7 @@ void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
 	if (ev->bp >= h->nbp)
 		return;
 	slot = cache_slot(ev->ip, key, 0);
-	if (t->cache && t->cache->e[slot].ip == ev->ip && t->cache->e[slot].key == key &&
-	    t->cache->e[slot].stack == 0) {
+	if (t->cache && t->cache->e[slot].ip == ev->ip && t->cache->e[slot].key == key) {
 		int32_t idx = t->cache->e[slot].idx;
 
 		h->hits[ev->bp]++;
@@ -346,14 +355,14 @@ void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
 	f = hwbpi_tracer_func(t, ev);
 	func = f ? f->addr : 0;
 	if (!hwbp_hist_add(h, ev->bp, func, ev->kind)) {
-		cache_put(t->cache, slot, ev->ip, key, 0, -1);
+		cache_put(t->cache, slot, ev->ip, key, -1, NULL);
 		return;
 	}
 	for (unsigned i = 0; t->cache && i < h->used[ev->bp]; i++) {
 		unsigned idx = ev->bp * h->n + i;
 
 		if (h->e[idx].func == func && h->e[idx].kind == ev->kind) {
-			cache_put(t->cache, slot, ev->ip, key, 0, (int32_t)idx);
+			cache_put(t->cache, slot, ev->ip, key, (int32_t)idx, NULL);
 			break;
 		}
 	}
@@ -368,46 +377,59 @@ void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
  * through hwbp_hist_add like a function did, and the cache remembers the
  * answer per (ip, stack, bp, kind).
  */
-static void hist_stack_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev,
-			   const uint64_t *callers, unsigned n)
+/* Not cached: the stack interned (or known not to be), its entry found
+ * or made, and the line filled.  Out of line, so that the hit path of a
+ * cached stack saves no registers for it. */
+static __attribute__((noinline)) void hist_stack_miss(struct hwbpi_tracer *t,
+						      const struct hwbp_trace_event *ev,
+						      const uint64_t *callers, unsigned n,
+						      uint32_t key, unsigned slot)
 {
 	struct hwbp_hist *h = &t->hist;
-	uint32_t key = ((uint32_t)ev->bp << 8 | ev->kind) + 1, id;
-	unsigned slot;
+	const uint64_t *frames;
+	int32_t idx = -1;
+	uint32_t id = hwbpi_stacks_hit(t->stacks, 0, t->syms, func_ip(t, ev), callers, n,
+				       h->used[ev->bp] < h->n);
+	unsigned nf;
 
-	t->hits++;
-	if (ev->bp >= h->nbp)
-		return;
-	id = hwbpi_stacks_intern(t->stacks, 0, hwbpi_stacks_func(t->stacks, 0, t->syms, func_ip(t, ev)),
-				 callers, n, h->used[ev->bp] < h->n);
 	if (!id) {
 		hwbpi_hist_overrun(h, ev->bp, 1);
 		return;
 	}
-	slot = cache_slot(ev->ip, key, id);
-	if (t->cache && t->cache->e[slot].ip == ev->ip && t->cache->e[slot].key == key &&
-	    t->cache->e[slot].stack == id) {
-		int32_t idx = t->cache->e[slot].idx;
+	if (hwbp_hist_add(h, ev->bp, id, ev->kind))
+		for (unsigned i = 0; i < h->used[ev->bp]; i++)
+			if (h->e[ev->bp * h->n + i].func == id && h->e[ev->bp * h->n + i].kind == ev->kind)
+				idx = (int32_t)(ev->bp * h->n + i);
+	nf = hwbpi_stacks_get(t->stacks, id, &frames);
+	cache_put(t->cache, slot, ev->ip, key | (nf - 1) << KEY_BITS, idx, frames + 1);
+}
 
-		h->hits[ev->bp]++;
-		if (idx >= 0)
-			h->e[idx].count++;
-		else
-			h->overrun[ev->bp]++;
+static void hist_stack_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev,
+			   const uint64_t *callers, unsigned n)
+{
+	struct hwbp_hist *h = &t->hist;
+	uint32_t key = ((uint32_t)ev->bp << 8 | ev->kind) + 1;
+	unsigned m = callers ? (n < t->stack_depth ? n : t->stack_depth) : 0, slot;
+	int32_t idx;
+
+	t->hits++;
+	if (ev->bp >= h->nbp)
+		return;
+	slot = cache_slot(ev->ip ^ hwbpi_stacks_sig(callers, m), key, 0);
+	/* (a line of this run is a stack's: its callers are set) */
+	if (!t->cache || t->cache->e[slot].ip != ev->ip ||
+	    (t->cache->e[slot].key & ((1u << KEY_BITS) - 1)) != key ||
+	    !hwbpi_stacks_same(t->cache->e[slot].callers, t->cache->e[slot].key >> KEY_BITS, callers,
+			       m)) {
+		hist_stack_miss(t, ev, callers, n, key, slot);
 		return;
 	}
-	if (!hwbp_hist_add(h, ev->bp, id, ev->kind)) {
-		cache_put(t->cache, slot, ev->ip, key, id, -1);
-		return;
-	}
-	for (unsigned i = 0; t->cache && i < h->used[ev->bp]; i++) {
-		unsigned idx = ev->bp * h->n + i;
-
-		if (h->e[idx].func == id && h->e[idx].kind == ev->kind) {
-			cache_put(t->cache, slot, ev->ip, key, id, (int32_t)idx);
-			break;
-		}
-	}
+	idx = t->cache->e[slot].idx;
+	h->hits[ev->bp]++;
+	if (idx >= 0)
+		h->e[idx].count++;
+	else
+		h->overrun[ev->bp]++;
 }
 
 void hwbpi_tracer_hit_frames(struct hwbpi_tracer *t, struct hwbp_trace_event *ev,
@@ -428,9 +450,7 @@ void hwbpi_tracer_hit_frames(struct hwbpi_tracer *t, struct hwbp_trace_event *ev
 		__atomic_fetch_add(&t->stray, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	ev->stack = hwbpi_stacks_intern(t->stacks, ev->cpu,
-					hwbpi_stacks_func(t->stacks, ev->cpu, t->syms, func_ip(t, ev)),
-					callers, n, true);
+	ev->stack = hwbpi_stacks_hit(t->stacks, ev->cpu, t->syms, func_ip(t, ev), callers, n, true);
 	hwbp_ring_push(t->ring[ev->cpu], ev);
 }
 

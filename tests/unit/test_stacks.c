@@ -249,25 +249,65 @@ static struct hwbp_symtab *symbols(void)
 	return t;
 }
 
-static void test_func_cache(void **state)
+/* hwbpi_stacks_hit: the stack of the IP's function and the callers, as
+ * hwbpi_stacks_intern gives it, through the part's cache: the same
+ * answers from the cache as without it, also for stacks of one IP that
+ * share their first two callers (the signature) and differ later. */
+static void test_hit_cache(void **state)
 {
 	static const struct {
 		uint64_t ip, func;
+		uint64_t callers[4];
+		unsigned n;
 	} cases[] = {
-		{ 0x1000, 0x1000 }, { 0x10ff, 0x1000 }, { 0x1100, 0x1100 }, { 0x1234, 0x1200 },
-		{ 0x1240, 0 }, { 0x3000, 0 }, { 0, 0 }, { UINT64_MAX, 0 },
+		{ 0x1000, 0x1000, { 0x1140 }, 1 },
+		{ 0x10ff, 0x1000, { 0x1140 }, 1 },                   /* same function, same stack */
+		{ 0x1234, 0x1200, { 0x1140, 0x1080 }, 2 },
+		{ 0x1234, 0x1200, { 0x1140, 0x1090 }, 2 },           /* same IP, another stack */
+		{ 0x1234, 0x1200, { 0x1140, 0x1080, 0x5000 }, 3 },   /* same first two callers */
+		{ 0x1234, 0x1200, { 0x1140, 0x1080, 0x6000 }, 3 },
+		{ 0x1234, 0x1200, { 0x1140, 0x1080, 0, 0x7000 }, 4 },   /* = the two-caller one */
+		{ 0x1240, 0, { 0x1140 }, 1 },                        /* no function */
+		{ 0x3000, 0, { 0 }, 0 },
 	};
 	struct hwbp_symtab *t = symbols();
-	struct hwbpi_stacks *st = hwbpi_stacks_new(2, 4, 2, 0, NULL);
+	struct hwbpi_stacks *st = hwbpi_stacks_new(2, 16, 4, 0, NULL);
+	uint32_t ids[2][sizeof(cases) / sizeof(cases[0])];
 
 	(void)state;
-	/* twice each, both parts: the cached answer is the lookup's */
-	for (unsigned round = 0; round < 2; round++)
+	/* three rounds, both parts: the cached answer is the table's */
+	for (unsigned round = 0; round < 3; round++)
 		for (unsigned part = 0; part < 2; part++)
-			for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-				assert_true(hwbpi_stacks_func(st, part, t, cases[i].ip) == cases[i].func);
-	assert_true(hwbpi_stacks_func(st, 0, NULL, 0x1000) == 0);
-	assert_true(hwbpi_stacks_func(st, 2, t, 0x1000) == 0);
+			for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+				uint32_t id = hwbpi_stacks_hit(st, part, t, cases[i].ip, cases[i].callers,
+							       cases[i].n, true);
+				const uint64_t *f;
+
+				assert_int_equal(id, hwbpi_stacks_intern(st, part, cases[i].func,
+									 cases[i].callers, cases[i].n,
+									 false));
+				assert_true(hwbpi_stacks_get(st, id, &f) >= 1 && f[0] == cases[i].func);
+				if (round == 0)
+					ids[part][i] = id;
+				assert_int_equal(id, ids[part][i]);
+			}
+	/* distinct where the stacks differ */
+	assert_int_equal(ids[0][0], ids[0][1]);
+	assert_int_equal(ids[0][2], ids[0][6]);
+	assert_int_not_equal(ids[0][2], ids[0][3]);
+	assert_int_not_equal(ids[0][4], ids[0][5]);
+	assert_int_not_equal(ids[0][4], ids[0][2]);
+	assert_int_equal(hwbpi_stacks_used(st), 2 * 7);
+	/* no symbols: function 0; a bad part, or not inserting: nothing */
+	{
+		static const uint64_t unseen[] = { 0x7777 };
+		uint32_t id = hwbpi_stacks_hit(st, 0, NULL, 0x9000, NULL, 0, true);
+
+		assert_int_equal(id, ids[0][8]);   /* function 0 alone, as 0x3000's */
+		assert_int_equal(hwbpi_stacks_hit(st, 0, t, 0x1000, unseen, 1, false), 0);
+	}
+	assert_int_equal(hwbpi_stacks_hit(st, 2, t, 0x1000, NULL, 0, true), 0);
+	assert_int_equal(hwbpi_stacks_hit(NULL, 0, t, 0x1000, NULL, 0, true), 0);
 	hwbpi_stacks_free(st);
 	hwbp_symtab_free(t);
 }
@@ -817,7 +857,7 @@ int main(void)
 		cmocka_unit_test(test_script),
 		cmocka_unit_test(test_collisions),
 		cmocka_unit_test(test_parts),
-		cmocka_unit_test(test_func_cache),
+		cmocka_unit_test(test_hit_cache),
 		cmocka_unit_test(test_frame_names),
 		cmocka_unit_test(test_callers),
 		cmocka_unit_test(test_hist_overrun_per_stack),
