@@ -378,7 +378,7 @@ void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
  * answer per (ip, stack, bp, kind).
  */
 /* Not cached: the stack interned (or known not to be), its entry found
- * or made, and the line filled.  Out of line, so that the hit path of a
+ * or made, and the line pair @slot, @slot ^ 1 filled.  Out of line, so that the hit path of a
  * cached stack saves no registers for it. */
 static __attribute__((noinline)) void hist_stack_miss(struct hwbpi_tracer *t,
 						      const struct hwbp_trace_event *ev,
@@ -401,7 +401,19 @@ static __attribute__((noinline)) void hist_stack_miss(struct hwbpi_tracer *t,
 			if (h->e[ev->bp * h->n + i].func == id && h->e[ev->bp * h->n + i].kind == ev->kind)
 				idx = (int32_t)(ev->bp * h->n + i);
 	nf = hwbpi_stacks_get(t->stacks, id, &frames);
+	/* the pair's first line, its old contents into the second */
+	if (t->cache)
+		t->cache->e[slot ^ 1] = t->cache->e[slot];
 	cache_put(t->cache, slot, ev->ip, key | (nf - 1) << KEY_BITS, idx, frames + 1);
+}
+
+/* Whether line @slot of @c is the hit's: (ip, bp, kind) and its stack's
+ * callers (a line of a run with --stack is a stack's: they are set). */
+static bool stack_line(const struct hwbpi_hit_cache *c, unsigned slot, uint64_t ip, uint32_t key,
+		       const uint64_t *callers, unsigned m)
+{
+	return c->e[slot].ip == ip && (c->e[slot].key & ((1u << KEY_BITS) - 1)) == key &&
+	       hwbpi_stacks_same(c->e[slot].callers, c->e[slot].key >> KEY_BITS, callers, m);
 }
 
 static void hist_stack_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev,
@@ -415,13 +427,16 @@ static void hist_stack_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event
 	t->hits++;
 	if (ev->bp >= h->nbp)
 		return;
+	/*
+	 * Placed by the signature too, the lines of a few call paths per
+	 * instruction fall at random: a pair of lines (two ways) keeps two
+	 * that meet from pushing each other out on every hit.  A new line
+	 * takes the first, and the first moves to the second.
+	 */
 	slot = cache_slot(ev->ip ^ hwbpi_stacks_sig(callers, m), key, 0);
-	/* (a line of this run is a stack's: its callers are set) */
-	if (!t->cache || t->cache->e[slot].ip != ev->ip ||
-	    (t->cache->e[slot].key & ((1u << KEY_BITS) - 1)) != key ||
-	    !hwbpi_stacks_same(t->cache->e[slot].callers, t->cache->e[slot].key >> KEY_BITS, callers,
-			       m)) {
-		hist_stack_miss(t, ev, callers, n, key, slot);
+	if (!t->cache || (!stack_line(t->cache, slot, ev->ip, key, callers, m) &&
+			  !stack_line(t->cache, slot ^= 1, ev->ip, key, callers, m))) {
+		hist_stack_miss(t, ev, callers, n, key, slot & ~1u);
 		return;
 	}
 	idx = t->cache->e[slot].idx;
@@ -432,26 +447,31 @@ static void hist_stack_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event
 		h->overrun[ev->bp]++;
 }
 
-void hwbpi_tracer_hit_frames(struct hwbpi_tracer *t, struct hwbp_trace_event *ev,
-			     const uint64_t *callers, unsigned n)
+/* Trace mode: the CPU's own part of the table, as its own ring (see
+ * hwbpi_tracer_hit): nothing shared between CPUs. */
+static __attribute__((noinline)) void trace_stack_hit(struct hwbpi_tracer *t,
+						      struct hwbp_trace_event *ev,
+						      const uint64_t *callers, unsigned n)
 {
-	if (!t->stacks) {
-		ev->stack = 0;
-		hwbpi_tracer_hit(t, ev);
-		return;
-	}
-	if (!t->trace) {
-		hist_stack_hit(t, ev, callers, n);
-		return;
-	}
-	/* Trace mode: the CPU's own part of the table, as its own ring (see
-	 * hwbpi_tracer_hit): nothing shared between CPUs. */
 	if (ev->cpu >= t->ncpus) {
 		__atomic_fetch_add(&t->stray, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	ev->stack = hwbpi_stacks_hit(t->stacks, ev->cpu, t->syms, func_ip(t, ev), callers, n, true);
 	hwbp_ring_push(t->ring[ev->cpu], ev);
+}
+
+void hwbpi_tracer_hit_frames(struct hwbpi_tracer *t, struct hwbp_trace_event *ev,
+			     const uint64_t *callers, unsigned n)
+{
+	if (!t->stacks) {
+		ev->stack = 0;
+		hwbpi_tracer_hit(t, ev);
+	} else if (t->trace) {
+		trace_stack_hit(t, ev, callers, n);
+	} else {
+		hist_stack_hit(t, ev, callers, n);
+	}
 }
 
 /* ------------------------------------------------------- sim backend */
