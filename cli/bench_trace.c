@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hwbp bench trace: the tracer's hit path (histogram, ring: a prepared
- * session's hwbp_trace_session_hit) next to an empty hit callback, IP ->
+ * session's hwbp_trace_session_hit; a histogram keyed by call stacks,
+ * hwbp_trace_session_hit_frames) next to an empty hit callback, IP ->
  * function lookups next to elfutils' dwfl_module_addrsym on the same
  * table, and the lackey replay (bench_lackey.c).  The table is
  * bench_elf.c's, as an ELF file that the bench's own table, dwfl and the
@@ -28,6 +29,9 @@
 #define HIT_EVENTS 4096u        /* the replayed hit events (a power of two) */
 #define HIT_BPS 4u              /* breakpoints they are spread over */
 #define LOOKUP_IPS (1u << 16)   /* random IPs, replayed (a power of two) */
+#define STACK_DEPTH 8u          /* callers per hit of the stack rows (--stack=8) */
+#define STACK_PATHS 2u          /* call paths per function */
+#define STACK_ENTRIES 32u       /* BENCH_HIT_FUNCS x STACK_PATHS x 2 kinds: no overrun */
 #define AGREE_SAMPLE 1000u
 
 #if defined(HWBP_HAVE_LIBDW) && defined(HWBP_HAVE_LIBELF)
@@ -116,9 +120,27 @@ static size_t drain(struct hwbp_ring *r, struct hwbp_trace_event *buf, size_t ca
 	return all;
 }
 
+/*
+ * The stack rows: two sessions of the `sim` backend (--demo), the backend
+ * that takes --stack, fed the same events: one plain, one with --stack=8,
+ * each event with the STACK_DEPTH callers of one of its function's
+ * STACK_PATHS call paths.  Its demo symbols do not hold the events' IPs
+ * (the big table is the lackey sessions'), so both rows name no function:
+ * the hit path's work is the same all the same (each IP's lookup is made
+ * once, then cached), and the ratio of the two is what keying by stack
+ * costs.  A stack hit also passes its callers, so it has its own call.
+ */
+enum { STACK_PLAIN, STACK_KEYED, STACK_ROWS };
+typedef void frames_fn(struct hwbp_trace_session *s, struct hwbp_trace_event *ev,
+		       const uint64_t *callers, unsigned n);
+static hit_fn *volatile plain_fn = hwbp_trace_session_hit;
+static frames_fn *volatile frames_hit = hwbp_trace_session_hit_frames;
+
 struct hit_result {
 	double ns[HIT_ROWS];
+	double stack_ns[STACK_ROWS];
 	uint64_t hits, overrun, produced, popped, lost;
+	uint64_t stack_overrun, stack_hits;
 	size_t chunk;
 };
 
@@ -152,19 +174,83 @@ static void make_hit_events(const struct bench_text *ft, struct hwbp_trace_event
 	}
 }
 
+/* Each event's callers: the STACK_DEPTH return addresses of one of its
+ * function's STACK_PATHS paths, chosen at random; a caller is a return
+ * address inside a random function of the table (after the events, so
+ * that those are the other rows' own). */
+static void make_callers(const struct bench_text *ft, const struct hwbp_trace_event *ev,
+			 uint64_t (*callers)[STACK_DEPTH])
+{
+	uint64_t paths[BENCH_HIT_FUNCS][STACK_PATHS][STACK_DEPTH];
+
+	for (unsigned f = 0; f < BENCH_HIT_FUNCS; f++)
+		for (unsigned p = 0; p < STACK_PATHS; p++)
+			for (unsigned k = 0; k < STACK_DEPTH; k++) {
+				size_t s = bench_next() % ft->n;
+
+				paths[f][p][k] = ft->addr[s] + 1 + bench_next() % ft->size[s];
+			}
+	for (unsigned i = 0; i < HIT_EVENTS; i++) {
+		unsigned f = 0;
+
+		/* the function of make_hit_events' choice: its rank among
+		 * the BENCH_HIT_FUNCS, from where the IP lies */
+		for (unsigned g = 0; g < BENCH_HIT_FUNCS; g++) {
+			size_t s = (ft->n / BENCH_HIT_FUNCS) * g + ft->n / (2 * BENCH_HIT_FUNCS);
+
+			if (ev[i].ip >= ft->addr[s] && ev[i].ip < ft->addr[s] + ft->size[s])
+				f = g;
+		}
+		memcpy(callers[i], paths[f][bench_next() % STACK_PATHS], sizeof(callers[i]));
+	}
+}
+
+/* The stack rows' slices of one round (see time_hits). */
+static void time_stack_round(uint64_t slice, bool keep, struct hwbp_trace_session *const *ss,
+			     struct hwbp_trace_event *ev, const uint64_t (*callers)[STACK_DEPTH],
+			     uint64_t *idx, struct hit_result *res)
+{
+	for (unsigned k = 0; k < STACK_ROWS; k++) {
+		struct hwbp_trace_session *s = ss[k];
+		double t0 = bench_now_ns(), spent;
+
+		if (k == STACK_PLAIN) {
+			hit_fn *fn = plain_fn;
+
+			for (uint64_t i = 0; i < slice; i++)
+				fn(s, &ev[(*idx)++ & (HIT_EVENTS - 1)]);
+		} else {
+			frames_fn *fn = frames_hit;
+
+			for (uint64_t i = 0; i < slice; i++, (*idx)++)
+				fn(s, &ev[*idx & (HIT_EVENTS - 1)], callers[*idx & (HIT_EVENTS - 1)],
+				   STACK_DEPTH);
+		}
+		spent = bench_now_ns() - t0;
+		if (keep && spent / (double)slice < res->stack_ns[k])
+			res->stack_ns[k] = spent / (double)slice;
+	}
+}
+
 /* Every row in BENCH_ROUNDS interleaved slices (and a warm-up round),
  * the fastest kept; the ring drained between chunks of its capacity, as a
  * consumer keeping up would: every push finds room and nothing is lost. */
 static void time_hits(const struct bench_trace_opts *o, struct hwbp_trace_session *const *sess,
-		      const struct hwbp_trace_event *ev, struct hwbp_trace_event *buf,
+		      struct hwbp_trace_session *const *ss, struct hwbp_trace_event *ev,
+		      const uint64_t (*callers)[STACK_DEPTH], struct hwbp_trace_event *buf,
 		      struct hit_result *res)
 {
+	uint64_t sidx = 0;
+
 	struct hwbp_ring *ring = hwbp_trace_session_ring(sess[HIT_RING], 0);
 	uint64_t slice = (o->hits + BENCH_ROUNDS - 1) / BENCH_ROUNDS, idx = 0;
 
 	for (unsigned k = 0; k < HIT_ROWS; k++)
 		res->ns[k] = 1e30;
+	for (unsigned k = 0; k < STACK_ROWS; k++)
+		res->stack_ns[k] = 1e30;
 	for (unsigned round = 0; round <= BENCH_ROUNDS; round++) {
+		time_stack_round(slice, round > 0, ss, ev, callers, &sidx, res);
 		for (unsigned k = 0; k < HIT_ROWS; k++) {
 			double spent = 0;
 
@@ -189,12 +275,42 @@ static void time_hits(const struct bench_trace_opts *o, struct hwbp_trace_sessio
 	res->hits = slice * BENCH_ROUNDS;
 }
 
+/* A prepared session of the `sim` backend (--demo) watching hit_watches,
+ * histogram mode with STACK_ENTRIES entries, with --stack=8 or not; NULL
+ * (the reason printed) on error. */
+static struct hwbp_trace_session *demo_session(bool stack)
+{
+	const struct hwbp_trace_mode mode = { false, STACK_ENTRIES, 0, false };
+	const struct hwbp_trace_output none = { NULL, NULL, NULL, NULL, NULL };
+	struct hwbp_trace_session *s = hwbp_trace_session_new(hwbp_trace_backend_find("sim"), NULL);
+	int ret = s ? hwbp_trace_session_option(s, "demo", NULL) : -ENOMEM;
+
+	if (ret == 0 && stack)
+		ret = hwbp_trace_session_option(s, "stack", "8");
+	for (unsigned i = 0; ret == 0 && i < HIT_BPS; i++)
+		ret = hwbp_trace_session_entry(s, hit_watches[i], "bench");
+	if (ret == 0)
+		ret = hwbp_trace_session_mode(s, &mode);
+	if (ret == 0)
+		ret = hwbp_trace_session_output(s, &none);
+	if (ret == 0)
+		ret = hwbp_trace_session_prepare(s);
+	if (ret) {
+		fprintf(stderr, "hwbp: bench: sim session: %s%s%s\n", hwbp_errno_name(ret),
+			s ? ": " : "", s ? hwbp_trace_session_message(s, NULL) : "");
+		hwbp_trace_session_free(s);
+		return NULL;
+	}
+	return s;
+}
+
 static int bench_hits(const struct bench_trace_opts *o, const struct hwbp_symtab *tab,
 		      const struct bench_text *ft, const char *lackey_path, const char *elf_path,
 		      struct hit_result *res)
 {
 	struct hwbp_trace_event *ev = malloc(HIT_EVENTS * sizeof(*ev)), *buf = NULL;
-	struct hwbp_trace_session *sess[HIT_ROWS] = { NULL };
+	uint64_t (*callers)[STACK_DEPTH] = malloc(HIT_EVENTS * sizeof(*callers));
+	struct hwbp_trace_session *sess[HIT_ROWS] = { NULL }, *ss[STACK_ROWS] = { NULL };
 	const struct hwbp_trace_mode hist_mode = { false, 16, 0, false };
 	const struct hwbp_trace_mode ring_mode = { true, 0, (size_t)o->buffer_kb * 1024, false };
 	/* Trace mode needs an output; these sessions never run, so it stays
@@ -207,17 +323,20 @@ static int bench_hits(const struct bench_trace_opts *o, const struct hwbp_symtab
 	int ret = -ENOMEM;
 
 	memset(res, 0, sizeof(*res));
-	if (!ev || !text)
+	if (!ev || !text || !callers)
 		goto out;
 	make_hit_events(ft, ev);
+	make_callers(ft, ev, callers);
 	hit_tab = tab;
 	ret = -EIO;
 	sess[HIT_HIST] = bench_session(lackey_path, elf_path, &hist_mode, &none, hit_watches, HIT_BPS);
 	sess[HIT_RING] = bench_session(lackey_path, elf_path, &ring_mode, &to_text, hit_watches,
 				       HIT_BPS);
+	ss[STACK_PLAIN] = demo_session(false);
+	ss[STACK_KEYED] = demo_session(true);
 	h = hwbp_trace_session_hist(sess[HIT_HIST]);
 	ring = hwbp_trace_session_ring(sess[HIT_RING], 0);
-	if (!h || !ring)
+	if (!h || !ring || !ss[STACK_PLAIN] || !ss[STACK_KEYED])
 		goto out;
 	res->chunk = hwbp_ring_capacity(ring);
 	buf = malloc(res->chunk * sizeof(*buf));
@@ -225,18 +344,26 @@ static int bench_hits(const struct bench_trace_opts *o, const struct hwbp_symtab
 		ret = -ENOMEM;
 		goto out;
 	}
-	time_hits(o, sess, ev, buf, res);
+	time_hits(o, sess, ss, ev, (const uint64_t (*)[STACK_DEPTH])callers, buf, res);
 	for (unsigned b = 0; b < h->nbp; b++)
 		res->overrun += h->overrun[b];
+	h = hwbp_trace_session_hist(ss[STACK_KEYED]);
+	for (unsigned b = 0; b < h->nbp; b++) {
+		res->stack_overrun += h->overrun[b];
+		res->stack_hits += h->hits[b];
+	}
 	hwbp_ring_stats(ring, &res->produced, &res->lost);
 	bench_sink = hit_acc;
 	ret = 0;
 out:
 	hwbp_trace_session_free(sess[HIT_HIST]);
 	hwbp_trace_session_free(sess[HIT_RING]);
+	hwbp_trace_session_free(ss[STACK_PLAIN]);
+	hwbp_trace_session_free(ss[STACK_KEYED]);
 	if (text)
 		fclose(text);
 	free(ev);
+	free(callers);
 	free(buf);
 	return ret;
 }
@@ -386,6 +513,17 @@ static void print_report(const struct bench_text *ft, const struct hit_result *h
 	printf("histogram overrun %" PRIu64 "; ring produced %" PRIu64 ", consumed %" PRIu64
 	       ", lost %" PRIu64 "\n\n", hr->overrun, hr->produced, hr->popped, hr->lost);
 
+	printf("call stacks: the same hits on two sessions of the sim backend (the one that\n"
+	       "takes --stack; its demo symbols do not hold these IPs, so neither row names\n"
+	       "a function), %u entries each; --stack=%u: %u callers per hit, %u call paths\n"
+	       "per function\n", STACK_ENTRIES, STACK_DEPTH, STACK_DEPTH, STACK_PATHS);
+	printf("%-24s %10s %10s %10s\n", "row", "ns/hit", "x plain", "target");
+	printf("%-24s %10.3f %10.2f %10s\n", "histogram (sim)", hr->stack_ns[STACK_PLAIN], 1.0, "-");
+	printf("%-24s %10.3f %10.2f %10s\n", "histogram, --stack=8", hr->stack_ns[STACK_KEYED],
+	       hr->stack_ns[STACK_KEYED] / hr->stack_ns[STACK_PLAIN], "<= 2");
+	printf("stack-keyed overrun %" PRIu64 " of %" PRIu64 " hits\n\n", hr->stack_overrun,
+	       hr->stack_hits);
+
 	printf("IP -> function on a %zu-symbol table (both from the same ELF file),\n"
 	       "random IPs in its range, warm\n", ft->n);
 	printf("%-24s %10s %14s %12s %10s\n", "row", "lookups", "lookups/s", "ns/lookup", "target");
@@ -415,6 +553,10 @@ static void print_report(const struct bench_text *ft, const struct hit_result *h
 		printf("bench %s %.3f ns/hit\n", hit_names[k], hr->ns[k]);
 	printf("bench trace_hit_hist_ratio %.3f x_empty\n", hr->ns[HIT_HIST] / hr->ns[HIT_EMPTY]);
 	printf("bench trace_hit_ring_ratio %.3f x_empty\n", hr->ns[HIT_RING] / hr->ns[HIT_EMPTY]);
+	printf("bench trace_hit_hist_sim %.3f ns/hit\n", hr->stack_ns[STACK_PLAIN]);
+	printf("bench trace_hit_stack %.3f ns/hit\n", hr->stack_ns[STACK_KEYED]);
+	printf("bench trace_hit_stack_ratio %.3f x_plain\n",
+	       hr->stack_ns[STACK_KEYED] / hr->stack_ns[STACK_PLAIN]);
 	printf("bench trace_lookup_hwbp %.0f lookups/s\n", lr->hwbp_ps);
 	if (lr->have_dwfl) {
 		printf("bench trace_lookup_dwfl %.0f lookups/s\n", lr->dwfl_ps);
@@ -474,7 +616,7 @@ int bench_trace(const struct bench_trace_opts *o)
 
 	print_report(&ft, &hr, &lr, &kr);
 	/* Figures from a wrong run are worse than none. */
-	if (hr.lost || hr.produced != hr.popped || kr.hits != kr.expected ||
+	if (hr.lost || hr.produced != hr.popped || kr.hits != kr.expected || hr.stack_overrun ||
 	    (lr.have_dwfl && lr.agree != lr.compared)) {
 		fprintf(stderr, "hwbp: bench: inconsistent results (see above)\n");
 		ret = -EPROTO;

@@ -27,7 +27,7 @@
 enum {
 	OPT_FILTER = 256, OPT_CPU, OPT_BACKEND, OPT_SYMBOLS, OPT_HIST, OPT_TRACE, OPT_FORMAT,
 	OPT_BUFFER, OPT_OVERWRITE, OPT_VERSION, OPT_HELP, OPT_FORCE, OPT_DURATION, OPT_NO_DEMANGLE,
-	OPT_WIDE,
+	OPT_WIDE, OPT_STACK, OPT_FOLDED,
 	OPT_BACKEND_BASE = 512,     /* + index into bopt[] */
 };
 
@@ -40,6 +40,8 @@ struct topts {
 	unsigned nflags;
 	uint64_t hist_entries, buffer_kb;
 	uint64_t duration_ms;        /* --duration: 0 none */
+	bool have_stack;             /* --stack[=N] given (stack: its N, or NULL) */
+	const char *stack, *folded;
 	char *const *cmd;
 	/* backend options given, in order */
 	const struct hwbp_trace_backend_option *given[MAX_BOPTS];
@@ -129,6 +131,7 @@ static int trace_help(void)
 	       "                  [--backend NAME|list] WORKLOAD\n"
 	       "                  [--symbols System.map|kallsyms] [--hist-entries N]\n"
 	       "                  [--duration SEC] [--buffer-kb N] [--no-demangle] [--wide]\n"
+	       "                  [--stack[=N]] [--folded FILE]\n"
 	       "                  [--trace FILE [--format text|ctf [--force]] [--overwrite]]\n"
 	       "       hwbp trace --version | --help\n"
 	       "Watch symbols by name and print a usage histogram by function (default) or\n"
@@ -145,6 +148,11 @@ static int trace_help(void)
 	       "them as the symbol table has them.%s\n"
 	       "The histogram shortens function names over 60 columns (\"ns::f(...)\",\n"
 	       "\"a::b<...>::c\", then cut with \"...\"); --wide prints them in full.\n"
+	       "--stack[=N] keys the histogram by call stack, the function and up to N\n"
+	       "callers (1..64, default 8): rows \"bump <- work <- main\"; with --trace every\n"
+	       "event shows its callers. --folded FILE also writes the histogram as folded\n"
+	       "stacks for flamegraph.pl or inferno (\"jiffies [W];main;work;bump 300\"), FILE\n"
+	       "made new; it implies --stack.\n"
 	       "Backends (the first that takes the workload given is the default):\n", wl,
 	       demangle_note());
 	for (unsigned i = 0; hwbp_trace_backend_at(i); i++) {
@@ -236,6 +244,8 @@ static void option_tables(struct option *longs, char *shorts)
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "wide", no_argument, NULL, OPT_WIDE },
+		{ "stack", optional_argument, NULL, OPT_STACK },
+		{ "folded", required_argument, NULL, OPT_FOLDED },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -348,6 +358,15 @@ static int option_value(int c, const char *v, char **argv, struct topts *o)
 	case OPT_OVERWRITE:
 		o->overwrite = true;
 		return 0;
+	case OPT_STACK:
+		if (o->have_stack)
+			return usage_error("trace: %s", "--stack given twice");
+		o->have_stack = true;
+		o->stack = v;   /* NULL: --stack alone (getopt: only --stack=N has one) */
+		return 0;
+	case OPT_FOLDED:
+		o->folded = v;
+		return 0;
 	case OPT_FORCE:
 	case OPT_NO_DEMANGLE:
 	case OPT_WIDE:
@@ -381,7 +400,7 @@ static int take_option(int c, const char *v, char **argv, struct topts *o, int *
 /* Returns 0, an exit status, or -1: done (help, version, list printed). */
 static int parse_args(int argc, char **argv, struct topts *o, int *done)
 {
-	struct option longs[16 + MAX_BOPTS];
+	struct option longs[18 + MAX_BOPTS + 1];   /* generic, backend, the end */
 	char shorts[8 + 2 * MAX_BOPTS] = "+:he:";
 	int c, ret;
 
@@ -401,6 +420,10 @@ static int parse_args(int argc, char **argv, struct topts *o, int *done)
 		if (optind >= argc)
 			return usage_error("trace: %s", "-- needs a command to run");
 		o->cmd = &argv[optind];
+	} else if (optind < argc && strcmp(argv[optind - 1], "--stack") == 0) {
+		/* an optional value is only ever --stack=N (getopt_long) */
+		return usage_error("trace: unexpected argument '%s' (the depth is --stack=N)",
+				   argv[optind]);
 	} else if (optind < argc) {
 		return usage_error("trace: unexpected argument '%s' (try --help)", argv[optind]);
 	}
@@ -668,6 +691,10 @@ static int configure(struct hwbp_trace_session *s, const struct topts *o, FILE *
 		ret = hwbp_trace_session_option(s, o->given[i]->name, o->given[i]->arg ? o->value[i] : NULL);
 	for (unsigned i = 0; ret == 0 && i < o->nflags; i++)
 		ret = hwbp_trace_session_option(s, o->flags[i], NULL);
+	if (ret == 0 && o->have_stack)
+		ret = hwbp_trace_session_option(s, "stack", o->stack);
+	if (ret == 0 && o->folded)
+		ret = hwbp_trace_session_option(s, "folded", o->folded);
 	if (ret == 0 && o->cmd)
 		ret = hwbp_trace_session_command(s, o->cmd);
 	if (ret == 0 && o->cpu)

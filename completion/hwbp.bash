@@ -23,7 +23,8 @@ _hwbp_options()
 	sim) echo "--profile --emit --compile --quirks" ;;
 	trace) echo "-e --event --filter-file --cpu --backend --demo --lackey --elf" \
 		"--load-bias -p --pid --symbols --hist-entries --trace --format --buffer-kb" \
-		"--overwrite --force --no-demangle --wide --duration --kernel --cpus --vmlinux --kinds --" ;;
+		"--overwrite --force --no-demangle --wide --stack --folded --duration --kernel --cpus" \
+		"--vmlinux --kinds --" ;;
 	"bench sim") echo "--accesses" ;;
 	"bench trace") echo "--hits --lookups --dwfl-lookups --symbols --lackey-mb --buffer-kb" ;;
 	esac
@@ -69,7 +70,7 @@ _hwbp()
 	--profile) words="sdm qemu" ;;
 	--backend) words="ptrace perf qemu-x86" ;;
 	--format) words="text ctf" ;;
-	--filter-file | --lackey | --elf | --symbols | --trace)
+	--filter-file | --lackey | --elf | --symbols | --trace | --folded)
 		# --symbols of bench trace is a number, of trace a file.
 		if [[ $cmd == trace ]]; then
 			mapfile -t COMPREPLY < <(compgen -f -- "$cur")

@@ -226,7 +226,7 @@ static int lackey_open(struct hwbp_trace_session *s)
 
 static const struct hwbp_trace_backend_option sim_options[] = {
 	{ "demo", 0, NULL, HWBP_TRACE_OPT_WORKLOAD | HWBP_TRACE_OPT_SELECTS, NULL,
-	  "the built-in demo: a 4-CPU kernel of 26 functions" },
+	  "the built-in demo: a 4-CPU kernel of 36 functions" },
 	{ NULL, 0, NULL, 0, NULL, NULL },
 };
 
@@ -235,7 +235,7 @@ const struct hwbp_trace_backend hwbpi_backend_sim = {
 	.description = "the simulator running the built-in demo kernel",
 	.workload = "--demo",
 	.options = sim_options,
-	.flags = HWBP_TRACE_BACKEND_CPU,
+	.flags = HWBP_TRACE_BACKEND_CPU | HWBP_TRACE_BACKEND_STACKS,
 	.open = sim_open,
 	.run = sim_run,
 	.close = sim_close,

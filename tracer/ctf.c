@@ -39,6 +39,9 @@
 
 #define PACKET_MAX 65536u
 #define NAME_MAX_BYTES 4095u   /* longest string field, without its NUL */
+/* A caller's name, at most: 64 of them still fit a packet with room to
+ * spare (64 * (8 + 256) bytes beside the 8 KiB of the other strings). */
+#define CALLER_NAME_MAX 255u
 #define MAX_WATCH 255u
 #define CTF_MAGIC UINT32_C(0xC1FC1FC1)
 
@@ -72,6 +75,7 @@ struct ctf_stream {
 
 struct hwbpi_ctf {
 	unsigned ncpus, nwatch;
+	bool stacks;                   /* HWBPI_CTF_STACKS */
 	int dfd;                       /* the directory, while opening */
 	bool made_meta;
 	char **names;
@@ -212,8 +216,16 @@ static int write_metadata(FILE *f, const struct hwbpi_ctf *c)
 	      "\t\tuint8_t vflags;\n"
 	      "\t\tuint8_t vsize;\n"
 	      "\t\tuint64_hex_t value;\n"
-	      "\t\tuint64_hex_t old;\n"
-	      "\t};\n"
+	      "\t\tuint64_hex_t old;\n", f);
+	/* --stack: the hit's call stack, the callers innermost first (the
+	 * hit's own function is func): their return addresses, and their
+	 * functions as "work+0x12" */
+	if (c->stacks)
+		fputs("\t\tuint32_t stack;\n"
+		      "\t\tuint8_t ncallers;\n"
+		      "\t\tuint64_hex_t callers[ncallers];\n"
+		      "\t\tstring caller_names[ncallers];\n", f);
+	fputs("\t};\n"
 	      "};\n", f);
 	errno = 0;
 	return fflush(f) != 0 || ferror(f) ? io_err() : 0;
@@ -535,13 +547,13 @@ static int make_files(struct hwbpi_ctf *c)
 }
 
 struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *const *watch_names,
-				 unsigned nwatch, bool force, int *err)
+				 unsigned nwatch, bool force, unsigned flags, int *err)
 {
 	struct hwbpi_ctf *c;
 	bool made_dir = false;
 	int ret;
 
-	if (!open_args_ok(dir, ncpus, watch_names, nwatch)) {
+	if (!open_args_ok(dir, ncpus, watch_names, nwatch) || (flags & ~HWBPI_CTF_STACKS)) {
 		ret = -EINVAL;
 		goto fail;
 	}
@@ -550,6 +562,7 @@ struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *co
 		ret = -ENOMEM;
 		goto fail;
 	}
+	c->stacks = flags & HWBPI_CTF_STACKS;
 	ret = use_dir(dir, force, &made_dir, &c->dfd);
 	if (ret == 0)
 		ret = make_files(c);
@@ -571,13 +584,60 @@ fail:
 
 int hwbpi_ctf_write(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev, const char *func_name)
 {
+	return hwbpi_ctf_write_stack(c, ev, func_name, NULL, 0, NULL);
+}
+
+static size_t caller_len(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > CALLER_NAME_MAX ? CALLER_NAME_MAX : n;
+}
+
+/* The bytes of the stack fields, and writing them (names cut as
+ * caller_len says). */
+static size_t stack_bytes(unsigned n, const char *names)
+{
+	size_t need = 4 + 1 + 8 * (size_t)n;
+
+	for (unsigned i = 0; i < n; i++, names = names ? names + strlen(names) + 1 : NULL)
+		need += (names ? caller_len(names) : 1) + 1;
+	return need;
+}
+
+static unsigned char *put_stack(unsigned char *p, uint32_t id, const uint64_t *callers,
+				unsigned n, const char *names)
+{
+	put32(p, id);
+	p += 4;
+	*p++ = (unsigned char)n;
+	for (unsigned i = 0; i < n; i++, p += 8)
+		put64(p, callers[i]);
+	for (unsigned i = 0; i < n; i++) {
+		const char *s = names ? names : "?";
+		size_t l = caller_len(s);
+
+		memcpy(p, s, l);
+		p[l] = '\0';
+		p += l + 1;
+		if (names)
+			names += strlen(names) + 1;
+	}
+	return p;
+}
+
+int hwbpi_ctf_write_stack(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev,
+			  const char *func_name, const uint64_t *callers, unsigned n,
+			  const char *names)
+{
 	struct ctf_stream *s;
 	const char *watch;
 	unsigned char *p;
 	size_t need;
 	int ret;
 
-	if (!c || !ev || ev->cpu >= c->ncpus || ev->bp >= c->nwatch)
+	if (!c || !ev || ev->cpu >= c->ncpus || ev->bp >= c->nwatch ||
+	    n > HWBPI_CTF_MAX_CALLERS || (n && !callers))
 		return -EINVAL;
 	s = &c->s[ev->cpu];
 	/* Readers reject a stream whose time goes backwards. */
@@ -587,7 +647,7 @@ int hwbpi_ctf_write(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev, cons
 		func_name = "?";
 	watch = c->names[ev->bp];
 	need = 8 + 2 + 2 + name_len(watch) + 1 + 8 + 8 + 1 + 1 + name_len(func_name) + 1 + 2 +
-	       4 + 1 + 1 + 8 + 8;
+	       4 + 1 + 1 + 8 + 8 + (c->stacks ? stack_bytes(n, names) : 0);
 	if (s->sealed || (s->nev && s->len + need > PACKET_MAX)) {
 		ret = flush_packet(c, ev->cpu, ev->ts);
 		if (ret)
@@ -620,6 +680,8 @@ int hwbpi_ctf_write(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev, cons
 	p += 8;
 	put64(p, ev->old);
 	p += 8;
+	if (c->stacks)
+		p = put_stack(p, ev->stack, callers, n, names);
 	s->len = (size_t)(p - s->buf);
 	s->nev++;
 	s->last_ts = ev->ts;

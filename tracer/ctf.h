@@ -31,15 +31,19 @@ struct hwbpi_ctf;
  * metadata.  Every file is created with O_EXCL | O_NOFOLLOW: never a
  * user's file truncated, never a symlink followed; on failure only files
  * this call created are removed (and @dir if it made it).  @watch_names[bp]
- * names breakpoint bp (copied; at most 255 names).
+ * names breakpoint bp (copied; at most 255 names).  With HWBPI_CTF_STACKS
+ * in @flags every event has four more fields, its call stack (see
+ * hwbpi_ctf_write_stack); without, the events are as before --stack.
  * Errors (NULL, *err): -EINVAL (NULL/empty dir, ncpus 0 or above
- *         HWBPI_CTF_MAX_CPUS, nwatch above 255 or a NULL name), -ENOMEM,
+ *         HWBPI_CTF_MAX_CPUS, nwatch above 255 or a NULL name, an unknown
+ *         flag), -ENOMEM,
  *         -EEXIST (@dir not empty, no @force), -ENOTEMPTY (@force, but @dir
  *         holds a file that is not this writer's: nothing removed), or the
  *         errno of mkdir/open/write (-ENOTDIR, -EACCES, -EIO ...).
  */
+#define HWBPI_CTF_STACKS 1u   /* hwbpi_ctf_open: events carry their call stacks */
 struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *const *watch_names,
-				 unsigned nwatch, bool force, int *err);
+				 unsigned nwatch, bool force, unsigned flags, int *err);
 
 /*
  * hwbpi_ctf_write - append one event to its CPU's stream; @func_name is
@@ -52,6 +56,21 @@ struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *co
  *         not recorded).
  */
 int hwbpi_ctf_write(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev, const char *func_name);
+
+/*
+ * hwbpi_ctf_write_stack - hwbpi_ctf_write with the event's call stack, for
+ * a trace opened with HWBPI_CTF_STACKS (hwbpi_ctf_write writes none
+ * there): ev->stack as `stack`, then `ncallers`, the callers' return
+ * addresses innermost first as the sequence `callers` and their names
+ * (@names: @n NUL-ended strings one after the other, "work+0x12"; NULL:
+ * "?" each) as the sequence `caller_names`, each cut at 255 bytes.
+ * Errors: as hwbpi_ctf_write; -EINVAL also for @n above HWBPI_CTF_MAX_CALLERS
+ *         or NULL @callers with @n.
+ */
+#define HWBPI_CTF_MAX_CALLERS 64
+int hwbpi_ctf_write_stack(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev,
+			  const char *func_name, const uint64_t *callers, unsigned n,
+			  const char *names);
 
 /*
  * hwbpi_ctf_lost - the ring of @cpu has lost @lost_total events so far

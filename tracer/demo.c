@@ -4,7 +4,9 @@
  * a couple of dozen functions on four CPUs.  jiffies is touched by more
  * functions than a histogram's default 16 entries, so that its overrun
  * shows.  The same table is what the qemu-x86 backend's kernel runs as
- * real code.
+ * real code.  The functions call one another in known ways (paths[]), so
+ * that --stack shows distinct call stacks with counts a test can derive
+ * from these tables.
  */
 #include <errno.h>
 #include <string.h>
@@ -36,6 +38,10 @@ static const char *const funcs[] = {
 	"calc_global_load", "usleep_range_state", "blk_mq_timeout_work",
 	"tcp_write_timer_handler", "kernel_clone", "copy_process", "alloc_pid",
 	"do_exit", "release_task", "proc_dointvec_minmax", "loadavg_proc_show",
+	/* callers only (paths[]): no access of their own */
+	"tick_sched_timer", "__hrtimer_run_queues", "hrtimer_interrupt", "run_timer_softirq",
+	"__do_softirq", "worker_thread", "kthread", "ret_from_fork", "__do_sys_clone",
+	"do_syscall_64",
 };
 
 #define NFUNC (sizeof(funcs) / sizeof(funcs[0]))
@@ -96,6 +102,73 @@ static const struct step steps[] = {
 #define NSTEP (sizeof(steps) / sizeof(steps[0]))
 #define ROUNDS 1200
 
+/*
+ * Who calls the functions of steps[]: each path is the callers, innermost
+ * first, as in a kernel (timer interrupts, softirqs, kernel threads, the
+ * clone system call); a function with a second path is called through the
+ * two in turn, its k-th run (k = round / every of the step) through path
+ * k % 2; a function not listed has no callers (a stack of one frame).
+ * Each caller's frame is a return address: the call site of (caller,
+ * callee) at CALL_SITE + 8 * callee (after the access sites, which end at
+ * 0x20 + 0x10 * NSTEP) plus the 5 bytes of an x86 call.
+ */
+#define CALL_SITE 0x280
+#define CALL_LEN 5
+#define MAX_CALLERS 5
+
+static const struct path {
+	const char *f;
+	const char *via[2][MAX_CALLERS];   /* NULL-ended; via[1][0] NULL: one path */
+} paths[] = {
+	{ "do_timer", { { "tick_do_update_jiffies64", "tick_sched_timer", "__hrtimer_run_queues",
+			  "hrtimer_interrupt" } } },
+	{ "tick_do_update_jiffies64", { { "tick_sched_timer", "__hrtimer_run_queues",
+					  "hrtimer_interrupt" } } },
+	{ "calc_global_load", { { "tick_do_update_jiffies64", "tick_sched_timer",
+				  "__hrtimer_run_queues", "hrtimer_interrupt" } } },
+	{ "get_jiffies_64", { { "rcu_gp_kthread", "kthread", "ret_from_fork" },
+			      { "msleep", "worker_thread", "kthread", "ret_from_fork" } } },
+	{ "msleep", { { "worker_thread", "kthread", "ret_from_fork" } } },
+	{ "schedule_timeout", { { "msleep", "worker_thread", "kthread", "ret_from_fork" },
+				{ "wait_for_completion_timeout", "worker_thread", "kthread",
+				  "ret_from_fork" } } },
+	{ "process_timeout", { { "run_timer_softirq", "__do_softirq" } } },
+	{ "mod_timer", { { "neigh_periodic_work", "worker_thread", "kthread", "ret_from_fork" },
+			 { "dev_watchdog", "run_timer_softirq", "__do_softirq" } } },
+	{ "add_timer", { { "blk_mq_timeout_work", "worker_thread", "kthread", "ret_from_fork" } } },
+	{ "rcu_gp_kthread", { { "kthread", "ret_from_fork" } } },
+	{ "kernel_clone", { { "__do_sys_clone", "do_syscall_64" } } },
+	{ "copy_process", { { "kernel_clone", "__do_sys_clone", "do_syscall_64" } } },
+	{ "alloc_pid", { { "copy_process", "kernel_clone", "__do_sys_clone", "do_syscall_64" } } },
+};
+
+#define NPATH (sizeof(paths) / sizeof(paths[0]))
+
+_Static_assert(MAX_CALLERS <= HWBPI_WORK_CALLERS, "an access holds every caller");
+_Static_assert(CALL_SITE >= 0x20 + 0x10 * NSTEP && CALL_SITE + 8 * NFUNC + CALL_LEN < FSIZE,
+	       "call sites lie after the access sites, inside the function");
+
+/* The callers of step @st's function in round @round into @out (return
+ * addresses); returns how many. */
+static unsigned callers_of(const struct step *st, unsigned round, uint64_t *out)
+{
+	for (unsigned i = 0; i < NPATH; i++) {
+		const char *const *via;
+		unsigned n = 0, callee = fn(st->f);
+
+		if (strcmp(paths[i].f, st->f) != 0)
+			continue;
+		via = paths[i].via[paths[i].via[1][0] && (round / st->every) % 2];
+		for (; n < MAX_CALLERS && via[n]; n++) {
+			out[n] = TEXT + (uint64_t)fn(via[n]) * FSIZE + CALL_SITE + 8 * (uint64_t)callee +
+				 CALL_LEN;
+			callee = fn(via[n]);
+		}
+		return n;
+	}
+	return 0;
+}
+
 struct hwbp_symtab *hwbpi_demo_symtab(int *err)
 {
 	struct hwbp_symtab *t = hwbp_symtab_new(err);
@@ -136,6 +209,7 @@ bool hwbpi_demo_next(void *state, struct hwbpi_work_access *a)
 			a->addr = DATA + vars[st->var].off;
 			a->size = st->size;
 			a->op = st->op == 'R' ? HWBP_SIM_READ : HWBP_SIM_WRITE;
+			a->ncallers = callers_of(st, s->round, a->callers);
 			s->ts++;
 			return true;
 		}

@@ -17,6 +17,7 @@
 
 #include "demangle.h"
 #include "shorten.h"
+#include "stacks.h"
 
 /* Far above any useful histogram (16 entries x a few breakpoints), low
  * enough that the single allocation (~400 MiB at the limit) cannot
@@ -26,9 +27,8 @@
 /* Function names wider than this are shortened in the table (unless
  * HWBP_HIST_WIDE): with the other columns the table then fits a
  * terminal of 100 columns instead of wrapping on every row. */
-#define HIST_NAME_WIDTH 60
-/* A shortened name: HIST_NAME_WIDTH characters of up to 4 bytes. */
-#define HIST_NAME_BUF (4 * HIST_NAME_WIDTH + 1)
+#define HIST_NAME_WIDTH HWBPI_HIST_NAME_WIDTH
+#define HIST_NAME_BUF HWBPI_HIST_NAME_BUF
 
 int hwbp_hist_init(struct hwbp_hist *h, unsigned nbp, unsigned n)
 {
@@ -185,8 +185,7 @@ static int u64_cmp(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-/* "R", "W", "X", combinations in rwx order ("RW"), or "?" for unknown. */
-static void kind_str(unsigned kind, char buf[4])
+void hwbpi_hist_kind_str(unsigned kind, char buf[4])
 {
 	size_t k = 0;
 
@@ -224,7 +223,7 @@ static void func_str(const struct row *r, bool wide, char buf[24], char sbuf[HIS
 	}
 }
 
-static const char *bp_name(const char *const *names, unsigned bp, char buf[16])
+const char *hwbpi_hist_bp_name(const char *const *names, unsigned bp, char buf[16])
 {
 	if (names[bp])
 		return names[bp];
@@ -287,7 +286,7 @@ int hwbp_hist_print_flags(const struct hwbp_hist *h, const char *const *names,
 	for (bp = 0; bp < h->nbp; bp++) {
 		const struct hwbp_hist_entry *e = h->e + (size_t)bp * h->n;
 
-		wsym = max_sz(wsym, strlen(bp_name(names, bp, nbuf)));
+		wsym = max_sz(wsym, strlen(hwbpi_hist_bp_name(names, bp, nbuf)));
 		for (k = 0; k < h->used[bp]; k++) {
 			struct row *r = &rows[nrows++];
 			const struct hwbp_sym *s = syms ? hwbp_symtab_func(syms, e[k].func) : NULL;
@@ -310,10 +309,10 @@ int hwbp_hist_print_flags(const struct hwbp_hist *h, const char *const *names,
 	for (i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i];
 
-		kind_str(r->kind, kbuf);
+		hwbpi_hist_kind_str(r->kind, kbuf);
 		func_str(r, wide, fbuf, sbuf, &fs);
 		fprintf(out, "%-13s%-*s%-*s%*" PRIu64 "\n", kbuf, (int)max_sz(10, wsym + 2),
-			bp_name(names, r->bp, nbuf), (int)max_sz(16, wfn + 2), fs, (int)wcnt,
+			hwbpi_hist_bp_name(names, r->bp, nbuf), (int)max_sz(16, wfn + 2), fs, (int)wcnt,
 			r->count);
 	}
 
@@ -328,7 +327,7 @@ int hwbp_hist_print_flags(const struct hwbp_hist *h, const char *const *names,
 		qsort(funcs, used, sizeof(*funcs), u64_cmp);
 		for (k = 0; k < used; k++)
 			distinct += k == 0 || funcs[k] != funcs[k - 1];
-		fprintf(out, "%s: %u functions, overrun %" PRIu64 "\n", bp_name(names, bp, nbuf),
+		fprintf(out, "%s: %u functions, overrun %" PRIu64 "\n", hwbpi_hist_bp_name(names, bp, nbuf),
 			distinct, h->overrun[bp]);
 	}
 	free(rows);

@@ -5,6 +5,7 @@
  * histogram and the summary at the end.  Not on the hit path.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "ctf.h"
 #include "demangle.h"
 #include "session.h"
+#include "stacks.h"
 
 int hwbpi_output_open(struct hwbp_trace_session *s);
 int hwbpi_output_finish(struct hwbp_trace_session *s, bool ok);
@@ -35,13 +37,40 @@ static const char **watch_names(const struct hwbp_trace_session *s, const char *
 	return names;
 }
 
+/*
+ * --folded FILE: created new (O_EXCL: never over a file of the user's,
+ * whatever it is; O_NOFOLLOW: never through a symlink planted there, as
+ * the CTF files), now, so that a bad path fails before the trace, and
+ * written at the end.
+ */
+static int open_folded(struct hwbp_trace_session *s)
+{
+	int fd = open(s->folded, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666), ret;
+
+	if (fd < 0) {
+		ret = -errno;
+		return hwbpi_fail(s, ret, true, ret == -EEXIST ?
+				  "--folded '%s' exists (the file is always made new): %s" :
+				  "cannot write --folded '%s': %s", s->folded, hwbp_errno_name(ret));
+	}
+	s->folded_f = fdopen(fd, "w");
+	if (!s->folded_f) {
+		ret = errno ? -errno : -ENOMEM;
+		close(fd);
+		unlink(s->folded);
+		return hwbpi_fail(s, ret, false, "cannot write --folded '%s': %s", s->folded,
+				  hwbp_errno_name(ret));
+	}
+	return 0;
+}
+
 int hwbpi_output_open(struct hwbp_trace_session *s)
 {
 	const char *names[HWBP_MAX_REQUESTS];
 	int ret = 0;
 
 	if (!s->mode.trace)
-		return 0;
+		return s->folded ? open_folded(s) : 0;
 	/* The consumer's sorting buffer: one per session, made at setup. */
 	s->drain = malloc(HWBPI_DRAIN_EVENTS * sizeof(*s->drain));
 	if (!s->drain)
@@ -64,7 +93,7 @@ int hwbpi_output_open(struct hwbp_trace_session *s)
 	if (!s->out.ctf_dir)
 		return 0;
 	s->ctf = hwbpi_ctf_open(s->out.ctf_dir, s->ncpus, watch_names(s, names), s->t.nw,
-				s->force, &ret);
+				s->force, s->t.stacks ? HWBPI_CTF_STACKS : 0, &ret);
 	if (!s->ctf && ret == -EEXIST)
 		return hwbpi_fail(s, ret, true,
 				  "CTF --trace '%s' is a directory that is not empty (--force "
@@ -128,6 +157,38 @@ static const char *line_extra(const struct hwbp_trace_event *e, char *buf, size_
 	return buf;
 }
 
+/*
+ * The rest of an event's text line with --stack (@k bytes so far): its
+ * callers after its function, innermost first, each "<- work+0x12" (the
+ * function the call was made from and the return address's offset in it,
+ * see hwbpi_stacks_frame_name), named once per stack (the tid and value
+ * fields follow them).
+ * An event whose CPU's table of stacks was full (stack 0) says "<- ?".
+ * Returns the line's bytes, or -1 (errno set).
+ */
+static int text_callers(struct hwbp_trace_session *s, const struct hwbp_trace_event *e, int k)
+{
+	const char *names = NULL;
+	int n = 0, r;
+
+	if (e->stack)
+		n = hwbpi_stacks_callers(s->t.stacks, e->stack, s->t.syms, s->dm, &names);
+	if (n < 0) {
+		errno = -n;
+		return -1;
+	}
+	if (!e->stack) {
+		names = "?";
+		n = 1;
+	}
+	for (int i = 0; i < n; i++, names += strlen(names) + 1) {
+		if ((r = fprintf(s->out.text, " <- %s", names)) < 0)
+			return -1;
+		k += r;
+	}
+	return k;
+}
+
 /* Text: the batch's lines, flushed, so that "recorded" counts exactly the
  * lines the file took (a full disk fails the flush, not the fprintf). */
 static void write_text(struct hwbp_trace_session *s, const struct hwbp_trace_event *buf, size_t n)
@@ -148,12 +209,19 @@ static void write_text(struct hwbp_trace_session *s, const struct hwbp_trace_eve
 		const struct hwbp_sym *f = hwbpi_tracer_func(t, e);
 		const struct hwbpi_watch *w = &t->w[e->bp];
 		char extra[96];
-		int k = fprintf(out, "%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s%s\n", e->cpu, e->ts,
+		/* function, then its callers (--stack), then tid and value */
+		int k = fprintf(out, "%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s", e->cpu, e->ts,
 				w->name, w->tls ? 0 : e->addr - w->addr,
 				e->kind ? hwbp_type_name(e->kind) : "?",
-				f ? hwbpi_demangler_name(s->dm, f->name) : "?",
-				line_extra(e, extra, sizeof(extra)));
+				f ? hwbpi_demangler_name(s->dm, f->name) : "?");
 
+		if (k >= 0 && t->stacks)
+			k = text_callers(s, e, k);
+		if (k >= 0) {
+			int r = fprintf(out, "%s\n", line_extra(e, extra, sizeof(extra)));
+
+			k = r < 0 ? r : k + r;
+		}
 		if (k < 0) {
 			bad = true;
 			err = errno ? -errno : -EIO;
@@ -186,9 +254,19 @@ static void write_ctf(struct hwbp_trace_session *s, const struct hwbp_trace_even
 
 	for (size_t i = 0; i < n && !s->out_err; i++) {
 		const struct hwbp_sym *f = hwbpi_tracer_func(t, &buf[i]);
-		int r = hwbpi_ctf_write(s->ctf, &buf[i],
-					f ? hwbpi_demangler_name(s->dm, f->name) : NULL);
+		const uint64_t *frames = NULL;
+		const char *names = NULL;
+		int r = 0, nf = t->stacks ? (int)hwbpi_stacks_get(t->stacks, buf[i].stack, &frames) : 0;
 
+		/* the callers: the frames after the function (named once per
+		 * stack; a stack 0, lost to a full table, has none) */
+		if (nf > 1)
+			r = hwbpi_stacks_callers(t->stacks, buf[i].stack, t->syms, s->dm, &names);
+		if (r >= 0)
+			r = hwbpi_ctf_write_stack(s->ctf, &buf[i],
+						  f ? hwbpi_demangler_name(s->dm, f->name) : NULL,
+						  nf > 1 ? frames + 1 : NULL, nf > 1 ? (unsigned)nf - 1 : 0,
+						  names);
 		if (r)
 			output_failed(s, r);
 	}
@@ -237,28 +315,67 @@ void hwbpi_session_drain(struct hwbp_trace_session *s)
 			;
 }
 
+/* The folded stacks into the file made at prepare, closed.  Returns 0,
+ * or the errno of the failed write or close with the message set (the
+ * file, incomplete, is left for the user to see). */
+static int write_folded(struct hwbp_trace_session *s, unsigned flags)
+{
+	const char *names[HWBP_MAX_REQUESTS];
+	FILE *f = s->folded_f;
+	int ret;
+
+	s->folded_f = NULL;
+	ret = hwbpi_hist_write_folded(&s->t.hist, watch_names(s, names), s->t.syms, s->t.stacks,
+				      flags & ~HWBP_HIST_WIDE, f);
+	errno = 0;
+	if ((ret == 0 || ret == -EIO) && fflush(f) != 0)
+		ret = errno ? -errno : -EIO;
+	errno = 0;
+	if (fclose(f) != 0 && ret == 0)
+		ret = errno ? -errno : -EIO;
+	if (ret)
+		return hwbpi_fail(s, ret, false, "writing --folded '%s' failed: %s", s->folded,
+				  hwbp_errno_name(ret));
+	return 0;
+}
+
+/* Histogram mode: the table (by stacks with --stack), then the folded
+ * file.  A stack lost can only be one that found the table full, which
+ * hwbpi_tracer_start sizes so that it never is (see hwbpi_stacks_fit):
+ * said when it happens, since those hits are then overrun. */
+static int finish_hist(struct hwbp_trace_session *s)
+{
+	struct hwbpi_tracer *t = &s->t;
+	const char *names[HWBP_MAX_REQUESTS];
+	unsigned flags = (s->no_demangle ? 0 : HWBP_HIST_DEMANGLE) | (s->wide ? HWBP_HIST_WIDE : 0);
+
+	if (s->out.hist && t->stacks)
+		hwbpi_hist_print_stacks(&t->hist, watch_names(s, names), t->syms, t->stacks, flags,
+					s->out.hist);
+	else if (s->out.hist)
+		hwbp_hist_print_flags(&t->hist, watch_names(s, names), t->syms, flags, s->out.hist);
+	if (t->stacks && hwbpi_stacks_lost(t->stacks))
+		hwbpi_note(s, "%" PRIu64 " hits found the table of %u stacks full (counted as "
+			   "overrun)", hwbpi_stacks_lost(t->stacks), hwbpi_stacks_capacity(t->stacks));
+	return s->folded_f ? write_folded(s, flags) : 0;
+}
+
 int hwbpi_output_finish(struct hwbp_trace_session *s, bool ok)
 {
 	struct hwbpi_tracer *t = &s->t;
 	uint64_t produced = 0, lost = 0, lost_cpu[HWBPI_TRACE_MAX_CPUS] = { 0 };
-	const char *names[HWBP_MAX_REQUESTS];
 	int ret;
 
 	if (!ok) {
-		/* A failed run: keep what was traced. */
+		/* A failed run: keep what was traced (the folded file, written
+		 * only at the end, goes with the session). */
 		if (s->ctf)
 			hwbpi_ctf_close(s->ctf, NULL, NULL);
 		s->ctf = NULL;
 		return 0;
 	}
-	if (!t->trace) {
-		if (s->out.hist)
-			hwbp_hist_print_flags(&t->hist, watch_names(s, names), t->syms,
-					      (s->no_demangle ? 0 : HWBP_HIST_DEMANGLE) |
-						      (s->wide ? HWBP_HIST_WIDE : 0),
-					      s->out.hist);
-		return 0;
-	}
+	if (!t->trace)
+		return finish_hist(s);
 	hwbpi_session_drain(s);
 	for (unsigned c = 0; c < t->ncpus; c++) {
 		uint64_t p, l;
@@ -287,6 +404,11 @@ int hwbpi_output_finish(struct hwbp_trace_session *s, bool ok)
 	else
 		hwbpi_note(s, "%" PRIu64 " events produced, %" PRIu64 " recorded, %" PRIu64 " lost",
 			   produced, s->recorded, lost);
+	/* Exactly: every produced event has its stack, or is one of these. */
+	if (t->stacks)
+		hwbpi_note(s, "%u stacks held (at most %u per CPU), %" PRIu64 " events without theirs",
+			   hwbpi_stacks_used(t->stacks), hwbpi_stacks_capacity(t->stacks),
+			   hwbpi_stacks_lost(t->stacks));
 	if (s->out_err && s->out.ctf_dir)
 		return hwbpi_fail(s, s->out_err, false, "writing CTF --trace '%s' failed: %s",
 				  s->out.ctf_dir, hwbp_errno_name(s->out_err));

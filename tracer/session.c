@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "demangle.h"
 #include "session.h"
@@ -68,6 +69,12 @@ void hwbp_trace_session_free(struct hwbp_trace_session *s)
 		s->backend->close(s);
 	if (s->tracer_started)
 		hwbpi_tracer_fini(&s->t);
+	/* prepared but never run, or run and failed before the end: the
+	 * folded file this session created holds nothing */
+	if (s->folded_f) {
+		fclose(s->folded_f);
+		unlink(s->folded);
+	}
 	hwbp_symtab_free(s->syms);
 	free(s->drain);
 	free(s->line_end);
@@ -99,6 +106,33 @@ static bool *session_flag(struct hwbp_trace_session *s, const char *name)
 	return NULL;
 }
 
+/* The session's own options with a value: "stack" (callers per hit,
+ * 1..HWBPI_STACK_MAX; without a value HWBPI_STACK_DEFAULT) and "folded"
+ * (a file). */
+static int stack_option(struct hwbp_trace_session *s, const char *name, const char *value)
+{
+	bool folded = strcmp(name, "folded") == 0;
+	uint64_t n = HWBPI_STACK_DEFAULT;
+	int ret;
+
+	if (s->opened || (folded ? s->folded != NULL : s->stack_depth != 0))
+		return hwbpi_fail(s, -EBUSY, true, "--%s given twice", name);
+	if (folded) {
+		if (!value || !value[0])
+			return hwbpi_fail(s, -EINVAL, true, "--folded needs FILE");
+		s->folded = value;
+		return 0;
+	}
+	if (value && (ret = hwbp_parse_u64(value, &n)) == -EINVAL)
+		return hwbpi_fail(s, ret, true, "bad --stack '%s' (callers per hit: 1..%u): %s",
+				  value, HWBPI_STACK_MAX, hwbp_errno_name(ret));
+	if (value && (ret || n == 0 || n > HWBPI_STACK_MAX))
+		return hwbpi_fail(s, -ERANGE, true, "--stack %s: callers per hit are 1..%u: %s",
+				  value, HWBPI_STACK_MAX, hwbp_errno_name(-ERANGE));
+	s->stack_depth = (unsigned)n;
+	return 0;
+}
+
 int hwbp_trace_session_option(struct hwbp_trace_session *s, const char *name, const char *value)
 {
 	const struct hwbp_trace_backend_option *o;
@@ -106,6 +140,8 @@ int hwbp_trace_session_option(struct hwbp_trace_session *s, const char *name, co
 
 	if (!s || !name)
 		return -EINVAL;
+	if (strcmp(name, "stack") == 0 || strcmp(name, "folded") == 0)
+		return stack_option(s, name, value);
 	if ((flag = session_flag(s, name))) {
 		if (value)
 			return hwbpi_fail(s, -EINVAL, true, "--%s takes no value", name);
@@ -263,6 +299,12 @@ bool hwbp_trace_session_wait_status(const struct hwbp_trace_session *s, int *sta
 void hwbp_trace_session_hit(struct hwbp_trace_session *s, const struct hwbp_trace_event *ev)
 {
 	hwbpi_tracer_hit(&s->t, ev);
+}
+
+void hwbp_trace_session_hit_frames(struct hwbp_trace_session *s, struct hwbp_trace_event *ev,
+				   const uint64_t *callers, unsigned n)
+{
+	hwbpi_tracer_hit_frames(&s->t, ev, callers, n);
 }
 
 /* The event-management layer a prepared session holds (a benchmark reads
@@ -431,6 +473,25 @@ static int load_symbols(struct hwbp_trace_session *s)
 	return 0;
 }
 
+/* --stack and --folded: a folded file is the histogram's (and implies
+ * --stack), and only a backend that sees its hits' callers takes them.
+ * The depth goes to the tracer now: a backend's open may size what it
+ * collects by it. */
+static int check_stacks(struct hwbp_trace_session *s)
+{
+	const struct hwbp_trace_backend *b = s->backend;
+
+	if (s->folded && s->mode.trace)
+		return hwbpi_fail(s, -EINVAL, true, "--folded applies only to the histogram "
+				  "(not with --trace): %s", hwbp_errno_name(-EINVAL));
+	if ((s->stack_depth || s->folded) && !(b->flags & HWBP_TRACE_BACKEND_STACKS))
+		return hwbpi_fail(s, -EOPNOTSUPP, true, "%s: --backend %s sees no call stacks: %s",
+				  s->stack_depth ? "--stack" : "--folded (call stacks)", b->name,
+				  hwbp_errno_name(-EOPNOTSUPP));
+	s->t.stack_depth = s->stack_depth ? s->stack_depth : s->folded ? HWBPI_STACK_DEFAULT : 0;
+	return 0;
+}
+
 /* In output.c: open the CTF output; write the results. */
 int hwbpi_output_open(struct hwbp_trace_session *s);
 int hwbpi_output_finish(struct hwbp_trace_session *s, bool ok);
@@ -454,6 +515,8 @@ int hwbp_trace_session_prepare(struct hwbp_trace_session *s)
 		return hwbpi_fail(s, -EINVAL, true, "--buffer-kb applies only with --trace FILE, or "
 				  "with a backend whose hits wait in the kernel's rings (not %s)",
 				  b->name);
+	if ((ret = check_stacks(s)))
+		return ret;
 	s->opened = true;
 	ret = b->open ? b->open(s) : 0;
 	if (ret == 0)

@@ -22,6 +22,9 @@
  * over a million events, and the rings are allocated for every CPU. */
 #define HWBPI_RING_MAX_BYTES ((size_t)64 << 20)
 #define HWBPI_FILTER_LINE_MAX_TEXT "65536"
+/* --stack without a depth (and --folded without --stack): 8 callers, as
+ * deep as a histogram row stays readable. */
+#define HWBPI_STACK_DEFAULT 8u
 
 struct hwbpi_ctf;
 struct hwbpi_demangler;
@@ -51,6 +54,9 @@ struct hwbp_trace_session {
 	bool force;                            /* option "force": CTF may replace */
 	bool no_demangle;                      /* option "no-demangle": names as they are */
 	bool wide;                             /* option "wide": full names in the histogram */
+	unsigned stack_depth;                  /* option "stack": callers per hit (0: none) */
+	const char *folded;                    /* option "folded": the file, or NULL */
+	FILE *folded_f;                        /* it, created at prepare, closed at the end */
 	/* set by the backend's open */
 	struct hwbp_symtab *syms;
 	bool syms_finished;                    /* the backend finished the table */

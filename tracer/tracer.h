@@ -118,8 +118,14 @@ void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
  * The hit path with a call stack: as hwbpi_tracer_hit(), keyed (histogram
  * mode) or tagged (trace mode: ev->stack) by @ev's function and @callers,
  * the return addresses of its callers, innermost first (@ev->ip is not
- * among them; at most t->stack_depth are used, the first 0 ends them).
- * Allocation-free; the same callers rule as hwbpi_tracer_hit().
+ * among them; at most t->stack_depth are used, the first 0 ends them;
+ * @callers may be NULL when @n is 0).  The stack is interned in
+ * t->stacks (tracer/stacks.h); trace mode sets ev->stack to its id, or 0
+ * when the CPU's part of the table is full (counted: hwbpi_stacks_lost).
+ * Without t->stacks (no --stack) it is hwbpi_tracer_hit() with
+ * ev->stack 0; with it, hwbpi_tracer_hit() is this with no callers.
+ * Allocation-free, lock-free, no system call; the same callers rule as
+ * hwbpi_tracer_hit().
  */
 #define HWBPI_STACK_MAX 64   /* the deepest --stack=N */
 void hwbpi_tracer_hit_frames(struct hwbpi_tracer *t, struct hwbp_trace_event *ev,
@@ -161,19 +167,26 @@ size_t hwbpi_symtab_func_starts(const struct hwbp_symtab *t, const uint64_t **st
 /* ---- backends ------------------------------------------------------ */
 
 /* A data or execute access a workload makes, with the instruction. */
+#define HWBPI_WORK_CALLERS 8
 struct hwbpi_work_access {
 	uint64_t ip;
 	uint64_t addr;
 	uint32_t size;
 	uint32_t op;       /* HWBP_SIM_READ / WRITE / EXEC */
 	uint16_t cpu;
+	/* the return addresses of the instruction's callers, innermost
+	 * first; a workload that knows none leaves ncallers alone:
+	 * hwbpi_trace_sim sets it to 0 before asking for an access */
+	unsigned ncallers;
+	uint64_t callers[HWBPI_WORK_CALLERS];
 };
 
 /*
  * The simulator backend: install every watch on every CPU of a simulator
  * of @cpu_model through the generic API, replay the accesses @next yields
  * (until it returns false), decode each exception with the access known
- * exactly (HWBP_KIND_SIM) and feed the hits.  @err gets the planner's
+ * exactly (HWBP_KIND_SIM) and feed the hits, with the access's callers
+ * (hwbpi_tracer_hit_frames).  @err gets the planner's
  * reason when a watch cannot be held.
  * Errors: those of hwbp_install() (the watch is named in @err), -ENOMEM.
  */

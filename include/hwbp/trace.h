@@ -346,6 +346,7 @@ struct hwbp_trace_backend {
 #define HWBP_TRACE_BACKEND_TLS 8u      /* watches a thread-local variable of the executable
                                         * in each thread's own copy; other backends refuse
                                         * one (-EOPNOTSUPP at prepare) */
+#define HWBP_TRACE_BACKEND_STACKS 16u  /* it sees each hit's callers: takes "stack", "folded" */
 
 /*
  * hwbp_trace_backend_find - the registered backend called @name, or NULL.
@@ -411,7 +412,7 @@ void hwbp_trace_session_free(struct hwbp_trace_session *s);
 
 /*
  * hwbp_trace_session_option - set the backend's option @name (without
- * dashes) to @value (NULL for a flag).  Two options are the session's own,
+ * dashes) to @value (NULL for a flag).  These options are the session's own,
  * for every backend: "force" (a flag; only with a CTF output), the CTF
  * directory may hold an earlier hwbp trace (its metadata and stream_N
  * files only), which is replaced; anything else there is refused; and
@@ -419,9 +420,21 @@ void hwbp_trace_session_free(struct hwbp_trace_session *s);
  * and CTF as the symbol table has them, where by default C++ and Rust
  * names are demangled (see hwbp_hist_print_flags), and "wide" (a flag):
  * function names in the histogram's table in full, where by default
- * names over 60 columns are shortened (HWBP_HIST_WIDE).  Values are checked by the
+ * names over 60 columns are shortened (HWBP_HIST_WIDE); "stack" (a value or none):
+ * key the histogram by call stack, the hit's function and up to N callers
+ * (the value, 1..64, default 8; -EINVAL not a number, -ERANGE out of
+ * range), rows "bump <- work <- main", and in trace mode give every event
+ * its callers (ev->stack, the text line, CTF); "folded" (a file): the
+ * histogram also written as folded stacks ("jiffies [W];main;work;bump
+ * 300": a root frame for the watch and kind, then the frames outermost
+ * first, as flamegraph.pl and inferno read them), the file created new
+ * at prepare (O_EXCL | O_NOFOLLOW: -EEXIST for any file there), implying
+ * "stack" (depth 8) when not given; both refused at prepare with
+ * -EOPNOTSUPP by a backend without HWBP_TRACE_BACKEND_STACKS, and
+ * "folded" with -EINVAL in trace mode.  Other values are checked by the
  * backend's open.  Errors (message set): -EINVAL (NULL, a value for a flag
- * or none for an option that takes one), -ENOENT (the backend does not
+ * or none for an option that takes one, a "stack" that is not a number),
+ * -ERANGE (a "stack" depth beyond 1..64), -ENOENT (the backend does not
  * take @name), -EBUSY (already set, or the session ran).
  */
 int hwbp_trace_session_option(struct hwbp_trace_session *s, const char *name, const char *value);
@@ -544,6 +557,19 @@ bool hwbp_trace_session_wait_status(const struct hwbp_trace_session *s, int *sta
  * hwbp_trace_session_free(), and not concurrently with run()'s own hits.
  */
 void hwbp_trace_session_hit(struct hwbp_trace_session *s, const struct hwbp_trace_event *ev);
+
+/*
+ * hwbp_trace_session_hit_frames - hwbp_trace_session_hit() with the hit's
+ * call stack: @callers the return addresses of its callers, innermost
+ * first (ev->ip not among them; at most the "stack" depth are used, the
+ * first 0 ends them; NULL when @n is 0).  With option "stack" the
+ * histogram entry is the (stack, kind)'s, and in trace mode ev->stack is
+ * set to the stack's id (0: the table of stacks was full, counted in the
+ * summary); without it, this is hwbp_trace_session_hit() and ev->stack
+ * is set to 0.  The same context rules.
+ */
+void hwbp_trace_session_hit_frames(struct hwbp_trace_session *s, struct hwbp_trace_event *ev,
+				   const uint64_t *callers, unsigned n);
 
 /*
  * hwbp_trace_session_hist - histogram mode: the session's histogram (one

@@ -202,7 +202,8 @@ BENCH_TRACE = ["bench", "trace", "--hits", "2000", "--lookups", "2000", "--dwfl-
 BENCH_TRACE_FIGURES = ["trace_hit_empty", "trace_hit_lookup", "trace_hit_hist", "trace_hit_ring",
                        "trace_hit_hist_ratio", "trace_hit_ring_ratio", "trace_lookup_hwbp",
                        "trace_lackey_read", "trace_lackey_parse", "trace_lackey_replay",
-                       "trace_lackey_replay_ratio"]
+                       "trace_lackey_replay_ratio", "trace_hit_hist_sim", "trace_hit_stack",
+                       "trace_hit_stack_ratio"]
 # Only when built with libdw; otherwise the output says it skipped them.
 BENCH_TRACE_DWFL = ["trace_lookup_dwfl", "trace_lookup_ratio"]
 

@@ -238,12 +238,12 @@ static void test_open_errors(void **state)
 		struct stat st;
 
 		assert_null(hwbpi_ctf_open(cases[i].dir, cases[i].ncpus, cases[i].names,
-					   cases[i].nwatch, false, &err));
+					   cases[i].nwatch, false, 0, &err));
 		assert_int_equal(err, cases[i].err);
 		/* a failed open leaves nothing behind */
 		assert_int_not_equal(stat(dir, &st), 0);
 	}
-	assert_null(hwbpi_ctf_open(NULL, 1, names2, 2, false, NULL));   /* err may be NULL */
+	assert_null(hwbpi_ctf_open(NULL, 1, names2, 2, false, 0, NULL));   /* err may be NULL */
 }
 
 static void test_write_errors(void **state)
@@ -269,7 +269,7 @@ static void test_write_errors(void **state)
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 2, names2, 2, false, &err);
+	c = hwbpi_ctf_open(dir, 2, names2, 2, false, 0, &err);
 	assert_non_null(c);
 	assert_int_equal(hwbpi_ctf_write(NULL, &e, "f"), -EINVAL);
 	assert_int_equal(hwbpi_ctf_write(c, NULL, "f"), -EINVAL);
@@ -316,7 +316,7 @@ static void test_fields_and_metadata(void **state)
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 3, names2, 2, false, &err);
+	c = hwbpi_ctf_open(dir, 3, names2, 2, false, 0, &err);
 	assert_non_null(c);
 	e.size = 4;
 	e.kind_how = HWBP_KIND_VALUE;
@@ -376,6 +376,101 @@ static void test_fields_and_metadata(void **state)
 	free(meta);
 }
 
+/* HWBPI_CTF_STACKS: after size, the stack id, ncallers, the callers'
+ * return addresses and their names (cut at 255 bytes; "?" without
+ * names), declared in the metadata; errors for a bad caller count. */
+static void test_stack_fields(void **state)
+{
+	static const uint64_t callers[] = { 0x1140, 0x10f0 };
+	static uint64_t many[HWBPI_CTF_MAX_CALLERS + 1];
+	char dir[300], longname[300], *names, *meta;
+	struct hwbp_trace_event e = ev(3, 0, 0, HWBP_W);
+	const unsigned char *p, *end;
+	unsigned char *b;
+	struct hwbpi_ctf *c;
+	struct rev r;
+	size_t len, nl;
+	int err = 0;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, false, 2, &err));   /* unknown flag */
+	assert_int_equal(err, -EINVAL);
+	c = hwbpi_ctf_open(dir, 1, names2, 2, false, HWBPI_CTF_STACKS, &err);
+	assert_non_null(c);
+	assert_int_equal(hwbpi_ctf_write_stack(c, &e, "f", NULL, 1, NULL), -EINVAL);
+	assert_int_equal(hwbpi_ctf_write_stack(c, &e, "f", many, HWBPI_CTF_MAX_CALLERS + 1, NULL),
+			 -EINVAL);
+	/* 1: two callers, named; 2: none (hwbpi_ctf_write); 3: unnamed;
+	 * 4: the most callers, the longest names */
+	e.stack = 7;
+	assert_int_equal(hwbpi_ctf_write_stack(c, &e, "bump", callers, 2, "work+0x40\0main+0xf0"), 0);
+	e.ts = 4;
+	e.stack = 0;
+	assert_int_equal(hwbpi_ctf_write(c, &e, "bump"), 0);
+	e.ts = 5;
+	e.stack = 9;
+	assert_int_equal(hwbpi_ctf_write_stack(c, &e, "bump", callers, 2, NULL), 0);
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	nl = sizeof(longname);
+	names = malloc(HWBPI_CTF_MAX_CALLERS * nl);
+	assert_non_null(names);
+	for (unsigned i = 0; i < HWBPI_CTF_MAX_CALLERS; i++) {
+		memcpy(names + i * nl, longname, nl);
+		many[i] = 0x5000 + i;
+	}
+	e.ts = 6;
+	e.stack = UINT32_MAX;
+	assert_int_equal(hwbpi_ctf_write_stack(c, &e, "bump", many, HWBPI_CTF_MAX_CALLERS, names), 0);
+	free(names);
+	assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
+
+	b = slurp(dir, "stream_0", &len);
+	assert_non_null(b);
+	p = b + 48;
+	end = b + len;
+	for (unsigned k = 0; k < 4; k++) {
+		static const uint32_t id[] = { 7, 0, 9, UINT32_MAX };
+		static const unsigned n[] = { 2, 0, 2, HWBPI_CTF_MAX_CALLERS };
+
+		p = read_event(p, &r);
+		assert_int_equal(r.ts, 3 + k);
+		assert_string_equal(r.func, "bump");
+		assert_int_equal(get32(p), id[k]);
+		assert_int_equal(p[4], n[k]);
+		p += 5;
+		for (unsigned i = 0; i < n[k]; i++, p += 8)
+			assert_true(get64(p) == (k == 3 ? 0x5000 + i : callers[i]));
+		for (unsigned i = 0; i < n[k]; i++) {
+			const char *want = k == 0 ? (i ? "main+0xf0" : "work+0x40") : k == 2 ? "?" : NULL;
+
+			if (want)
+				assert_string_equal((const char *)p, want);
+			else
+				assert_memory_equal(p, longname, 255);
+			assert_int_equal(strlen((const char *)p), want ? strlen(want) : 255);
+			p += strlen((const char *)p) + 1;
+		}
+	}
+	assert_ptr_equal(p, end);   /* one packet, nothing else */
+	free(b);
+	meta = (char *)slurp(dir, "metadata", &len);
+	assert_non_null(strstr(meta, "\t\tuint64_hex_t old;\n\t\tuint32_t stack;\n\t\tuint8_t ncallers;\n"
+				     "\t\tuint64_hex_t callers[ncallers];\n"
+				     "\t\tstring caller_names[ncallers];\n\t};\n"));
+	free(meta);
+	/* without the flag: no stack fields declared */
+	new_dir(dir, sizeof(dir));
+	c = hwbpi_ctf_open(dir, 1, names2, 2, false, 0, &err);
+	assert_non_null(c);
+	assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
+	meta = (char *)slurp(dir, "metadata", &len);
+	assert_null(strstr(meta, "ncallers"));
+	assert_non_null(strstr(meta, "\t\tuint64_hex_t old;\n\t};\n"));
+	free(meta);
+}
+
 /* Many events: packets split at 64 KiB and tile time exactly. */
 static void test_packets_tile(void **state)
 {
@@ -390,7 +485,7 @@ static void test_packets_tile(void **state)
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 1, names2, 2, false, &err);
+	c = hwbpi_ctf_open(dir, 1, names2, 2, false, 0, &err);
 	assert_non_null(c);
 	for (unsigned i = 0; i < N; i++) {
 		struct hwbp_trace_event e = ev(100 + 2 * i, 0, i & 1, (i & 1) ? HWBP_R : HWBP_W);
@@ -449,7 +544,7 @@ static void test_lost_snapshots(void **state)
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 2, names2, 2, false, &err);
+	c = hwbpi_ctf_open(dir, 2, names2, 2, false, 0, &err);
 	assert_non_null(c);
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		for (unsigned k = 0; k < steps[i].events; k++) {
@@ -530,16 +625,16 @@ static void test_reuse_dir(void **state)
 	(void)state;
 	new_dir(dir, sizeof(dir));
 	assert_int_equal(mkdir(dir, 0777), 0);   /* empty: taken */
-	c = hwbpi_ctf_open(dir, 4, names2, 2, false, &err);
+	c = hwbpi_ctf_open(dir, 4, names2, 2, false, 0, &err);
 	assert_non_null(c);
 	assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
 	/* not empty, no force: refused, the trace left whole */
 	err = 0;
-	assert_null(hwbpi_ctf_open(dir, 2, names2, 2, false, &err));
+	assert_null(hwbpi_ctf_open(dir, 2, names2, 2, false, 0, &err));
 	assert_int_equal(err, -EEXIST);
 	assert_true(exists(dir, "metadata") && exists(dir, "stream_3"));
 	/* force: the earlier trace replaced, the stale stream_2/3 gone */
-	c = hwbpi_ctf_open(dir, 2, names2, 2, true, &err);
+	c = hwbpi_ctf_open(dir, 2, names2, 2, true, 0, &err);
 	assert_non_null(c);
 	memset(longname, 'x', sizeof(longname) - 1);
 	assert_int_equal(hwbpi_ctf_write(c, &e, longname), 0);
@@ -552,7 +647,7 @@ static void test_reuse_dir(void **state)
 	free(b);
 	/* force, and a file that is not hwbp's: nothing removed */
 	put_file(dir, "README", "mine\n");
-	assert_null(hwbpi_ctf_open(dir, 2, names2, 2, true, &err));
+	assert_null(hwbpi_ctf_open(dir, 2, names2, 2, true, 0, &err));
 	assert_int_equal(err, -ENOTEMPTY);
 	assert_true(exists(dir, "metadata") && exists(dir, "stream_0") && exists(dir, "stream_1"));
 	assert_file_is(strcat(strcpy(p, dir), "/README"), "mine\n");
@@ -562,10 +657,10 @@ static void test_reuse_dir(void **state)
 	assert_int_equal(mkdir(dir, 0777), 0);
 	put_file(dir, "metadata", "my notes\n");
 	snprintf(p, sizeof(p), "%s/metadata", dir);
-	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, false, &err));
+	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, false, 0, &err));
 	assert_int_equal(err, -EEXIST);
 	assert_file_is(p, "my notes\n");
-	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, true, &err));
+	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, true, 0, &err));
 	assert_int_equal(err, -ENOTEMPTY);
 	assert_file_is(p, "my notes\n");
 	assert_false(exists(dir, "stream_0"));
@@ -573,14 +668,14 @@ static void test_reuse_dir(void **state)
 	/* metadata a symlink to an hwbp metadata elsewhere: not followed,
 	 * neither the link nor its target touched */
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 1, names2, 2, false, &err);
+	c = hwbpi_ctf_open(dir, 1, names2, 2, false, 0, &err);
 	assert_non_null(c);
 	assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
 	snprintf(p, sizeof(p), "%s/metadata", dir);
 	snprintf(q, sizeof(q), "%s.meta", dir);
 	assert_int_equal(rename(p, q), 0);
 	assert_int_equal(symlink(q, p), 0);
-	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, true, &err));
+	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, true, 0, &err));
 	assert_int_equal(err, -ENOTEMPTY);
 	{
 		struct stat st;
@@ -598,6 +693,7 @@ int main(void)
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test(test_write_errors),
 		cmocka_unit_test(test_fields_and_metadata),
+		cmocka_unit_test(test_stack_fields),
 		cmocka_unit_test(test_packets_tile),
 		cmocka_unit_test(test_lost_snapshots),
 		cmocka_unit_test(test_reuse_dir),
