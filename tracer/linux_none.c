@@ -100,3 +100,24 @@ uint64_t hwbpi_linux_exec_len(void)
 {
 	return sizeof(long);
 }
+
+/* No glue: no registers to unwind from, no frame chain known. */
+const uint64_t hwbpi_linux_perf_uregs = 0;
+const enum hwbpi_linux_fp hwbpi_linux_fp_chain = HWBPI_FP_NONE;
+
+int hwbpi_linux_uregs_perf(uint64_t abi, const uint64_t *regs, unsigned nregs,
+			   struct hwbpi_uregs *u)
+{
+	(void)abi;
+	(void)regs;
+	(void)nregs;
+	(void)u;
+	return -EOPNOTSUPP;
+}
+
+int hwbpi_linux_uregs(pid_t tid, struct hwbpi_uregs *u)
+{
+	(void)tid;
+	(void)u;
+	return -EOPNOTSUPP;
+}
