@@ -24,6 +24,7 @@
 
 #include "linux.h"
 #include "ptrace_int.h"
+#include "unwind.h"
 
 /* How many stops were asked (a second one hurries), and the signal a
  * started process is to get at the first. */
@@ -59,6 +60,7 @@ struct loop {
 	bool killing;    /* the started process ended after a stop: the rest killed */
 	uint64_t drained_at;   /* hits when the rings were last drained */
 	int twin[HWBP_MAX_REQUESTS];   /* per watch: its store-only twin request, or -1 */
+	struct hwbpi_unwinder uw;      /* --stack (t->stack_depth > 0) */
 };
 
 /* Hits between two drains of trace mode's rings (hwbpi_ptrace_set_drain):
@@ -105,7 +107,14 @@ static void emit(struct loop *L, struct thr *th)
 {
 	struct hwbpi_tracer *t = L->t;
 	struct proc *p = hwbpi_pt_proc_find(L->s, th->tgid);
+	uint64_t callers[HWBPI_STACK_MAX];
+	unsigned ncallers = 0;
 
+	/* --stack: the thread's callers, once for every watch it hit */
+	if (p && p->watched && t->stack_depth && th->hit_req)
+		ncallers = hwbpi_unwind_thread(&L->uw, th->tid, callers,
+					       t->stack_depth < HWBPI_STACK_MAX ? t->stack_depth
+										: HWBPI_STACK_MAX);
 	if (p && p->watched) {
 		for (unsigned i = 0; i < t->nw; i++) {
 			const struct hwbpi_watch *w = &t->w[i];
@@ -156,7 +165,10 @@ static void emit(struct loop *L, struct thr *th)
 				ev.kind = (uint8_t)w->type;
 				ev.kind_how = HWBP_KIND_TYPE;
 			}
-			hwbpi_tracer_hit(t, &ev);
+			if (t->stack_depth)
+				hwbpi_tracer_hit_frames(t, &ev, callers, ncallers);
+			else
+				hwbpi_tracer_hit(t, &ev);
 		}
 	}
 	th->hit_req = 0;
@@ -654,8 +666,14 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 	L->s = s;
 	L->t = t;
 	s->traced = true;
-	ret = start(L, cpu, err, errlen);
+	/* --stack: the unwinder of the stopped process (for dwarf its
+	 * modules, as they are mapped now), before any thread is armed */
+	ret = t->stack_depth ? hwbpi_unwinder_init(&L->uw, (enum hwbpi_callgraph)s->callgraph,
+						   s->pid, err, errlen) : 0;
+	if (ret == 0)
+		ret = start(L, cpu, err, errlen);
 	if (ret) {
+		hwbpi_unwinder_fini(&L->uw);
 		free(L);
 		return ret;
 	}
@@ -666,6 +684,13 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 	ret = event_loop(L);
 	if (status)
 		*status = s->status;
+	hwbpi_unwinder_fini(&L->uw);
 	free(L);
 	return ret;
+}
+
+void hwbpi_ptrace_set_callgraph(struct hwbpi_ptrace *s, int mode)
+{
+	if (s)
+		s->callgraph = mode;
 }
