@@ -392,7 +392,8 @@ int hwbpi_perf_kernel_slots(uint64_t addr, int cpu)
  * sample is read (hwbpi_pf_sample_callers()).  Fields after CPU, in the
  * record's order (man 2 perf_event_open): callchain, regs, stack.
  */
-static void stack_attr(const struct sess *s, struct perf_event_attr *a)
+static void stack_attr(const struct sess *s, struct perf_event_attr *a,
+		       const struct hwbpi_perf_opts *o)
 {
 	if (!s->cg)
 		return;
@@ -405,6 +406,14 @@ static void stack_attr(const struct sess *s, struct perf_event_attr *a)
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a->sample_regs_user = hwbpi_linux_perf_uregs;
 		a->sample_stack_user = HWBPI_UNWIND_PERF_DUMP;
+		/* Every sample then holds the whole dump (its size field is
+		 * the asked one, perf_output_sample_ustack()): a ring takes a
+		 * few dozen, so the consumer is woken at a quarter of that
+		 * (unless the caller chose). */
+		if (!o->wakeup)
+			a->wakeup_events = (uint32_t)(s->ring_bytes / (HWBPI_UNWIND_PERF_DUMP + 256) / 4);
+		if (a->wakeup_events == 0)
+			a->wakeup_events = 1;
 	}
 }
 
@@ -512,7 +521,7 @@ static void fill_attr(const struct sess *s, struct perf_event_attr *a, const str
 		a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 				 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU;
 		a->wakeup_events = o->wakeup ? o->wakeup : DEFAULT_WAKEUP;
-		stack_attr(s, a);
+		stack_attr(s, a, o);
 	}
 }
 
@@ -653,6 +662,7 @@ int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads,
 	if (ret)
 		return hwbpi_pf_say_open(ret, "perf", pid, 0, err, n);
 	s->ncpus = hwbpi_perf_ncpus();
+	s->ring_bytes = (uint64_t)pages * s->page;
 	if (o->sampling && !s->bpf) {
 		s->ring = calloc(s->ncpus, sizeof(*s->ring));
 		if (!s->ring) {

@@ -74,6 +74,7 @@ struct sess {
 	pid_t dw_pid;              /* dwarf: the process to report them from, once */
 	bool dw_failed;            /* dwarf: that report failed (said once) */
 	uint8_t *rec;              /* a whole sample, copied out of the ring */
+	uint64_t ring_bytes;       /* each CPU ring's data area */
 };
 
 /* ---- tracer/perf_events.c ---- */

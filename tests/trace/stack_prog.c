@@ -11,9 +11,15 @@ volatile unsigned long counter;
 
 #define KEEP __attribute__((noinline, noclone))
 
+KEEP void tick(void)
+{
+	__asm__ volatile("");
+}
+
 KEEP void bump(void)
 {
 	counter = counter + 1;   /* one store (and one load) per call */
+	tick();
 }
 
 KEEP void a(void)
