@@ -23,7 +23,7 @@ _hwbp_options()
 	sim) echo "--profile --emit --compile --quirks" ;;
 	trace) echo "-e --event --filter-file --cpu --backend --demo --lackey --elf" \
 		"--load-bias -p --pid --symbols --hist-entries --trace --format --buffer-kb" \
-		"--overwrite --force --no-demangle --wide --duration --kernel --cpus --vmlinux --kinds --" ;;
+		"--overwrite --force --no-demangle --wide --duration --kernel --cpus --vmlinux --kinds --call-graph --" ;;
 	"bench sim") echo "--accesses" ;;
 	"bench trace") echo "--hits --lookups --dwfl-lookups --symbols --lackey-mb --buffer-kb" ;;
 	esac
@@ -63,6 +63,7 @@ _hwbp()
 	--cpu) words=$(_hwbp_presets) ;;
 	--scope) words="user kernel both" ;;
 	--profile) words="sdm qemu" ;;
+	--call-graph) words="dwarf fp" ;;
 	--backend) words="ptrace perf qemu-x86" ;;
 	--format) words="text ctf" ;;
 	--filter-file | --lackey | --elf | --symbols | --trace)
