@@ -104,8 +104,8 @@ static int process_symbols(struct hwbp_trace_session *s, pid_t pid)
 
 /* How --stack finds the callers of a process's hits (tracer/unwind.h). */
 #define CALL_GRAPH_OPTION                                                                    \
-	{ "call-graph", 0, "MODE", 0, NULL, "with --stack: dwarf (CFI, with libdw: the "       \
-	  "default) or fp (frame pointers: short stacks without them)" }
+	{ "call-graph", 0, "MODE", 0, NULL, "how call stacks are found: dwarf (CFI, with "      \
+	  "libdw: the default) or fp (frame pointers: short stacks without them)" }
 
 static const struct hwbp_trace_backend_option linux_options[] = {
 	{ "cmd", 0, "CMD", HWBP_TRACE_OPT_WORKLOAD | HWBP_TRACE_OPT_SELECTS | HWBP_TRACE_OPT_ARGV,
