@@ -18,8 +18,9 @@
  *     frame pointers is documented as short or wrong and not tested as
  *     right.
  *
- * The hits reach hwbpi_tracer_hit_frames(), defined here: it records the
- * path and passes the hit on (hwbpi_tracer_hit()).
+ * The hits reach hwbpi_tracer_hit_frames() through a wrapper of this test
+ * (linked with -Wl,--wrap=hwbpi_tracer_hit_frames): it records the path
+ * and passes the hit on to the tracer's own function.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -186,8 +187,13 @@ static bool ours(const char *name)
 	       strcmp(name, "bump") == 0;
 }
 
-void hwbpi_tracer_hit_frames(struct hwbpi_tracer *t, struct hwbp_trace_event *ev,
-			     const uint64_t *callers, unsigned n)
+void __real_hwbpi_tracer_hit_frames(struct hwbpi_tracer *t, struct hwbp_trace_event *ev,
+				    const uint64_t *callers, unsigned n);
+void __wrap_hwbpi_tracer_hit_frames(struct hwbpi_tracer *t, struct hwbp_trace_event *ev,
+				    const uint64_t *callers, unsigned n);
+
+void __wrap_hwbpi_tracer_hit_frames(struct hwbpi_tracer *t, struct hwbp_trace_event *ev,
+				    const uint64_t *callers, unsigned n)
 {
 	const struct hwbp_sym *f = hwbpi_tracer_func(t, ev), *last = NULL;
 	char path[64] = "";
@@ -215,7 +221,7 @@ void hwbpi_tracer_hit_frames(struct hwbpi_tracer *t, struct hwbp_trace_event *ev
 		snprintf(R.path[R.npath++], sizeof(R.path[0]), "%s", path);
 	if (k < MAXPATH)
 		R.n[k]++;
-	hwbpi_tracer_hit(t, ev);
+	__real_hwbpi_tracer_hit_frames(t, ev, callers, n);
 }
 
 /* The three paths, exactly, and every stack through _start if @full. */
