@@ -24,7 +24,7 @@ _hwbp_options()
 	trace) echo "-e --event --filter-file --cpu --backend --demo --lackey --elf" \
 		"--load-bias -p --pid --symbols --hist-entries --trace --format --buffer-kb" \
 		"--overwrite --force --no-demangle --wide --stack --folded --duration --kernel --cpus" \
-		"--vmlinux --kinds --" ;;
+		"--vmlinux --kinds --call-graph --" ;;
 	"bench sim") echo "--accesses" ;;
 	"bench trace") echo "--hits --lookups --dwfl-lookups --symbols --lackey-mb --buffer-kb" ;;
 	esac
@@ -68,6 +68,7 @@ _hwbp()
 		;;
 	--scope) words="user kernel both" ;;
 	--profile) words="sdm qemu" ;;
+	--call-graph) words="dwarf fp" ;;
 	--backend) words="ptrace perf qemu-x86" ;;
 	--format) words="text ctf" ;;
 	--filter-file | --lackey | --elf | --symbols | --trace | --folded)

@@ -445,6 +445,30 @@ int hwbpi_kernel_kinds(struct hwbp_trace_session *s, enum hwbpi_kinds *out)
 	return 0;
 }
 
+int hwbpi_linux_callgraph(struct hwbp_trace_session *s, enum hwbpi_callgraph *out)
+{
+	char err[160] = "";
+	int ret = hwbpi_callgraph_parse(hwbpi_session_opt(s, "call-graph"), out, err, sizeof(err));
+
+	return ret ? hwbpi_fail(s, ret, ret == -EINVAL, "%s", err) : 0;
+}
+
+/* --stack: what the kernel scope and the in-kernel counting do instead. */
+static void stack_notes(struct hwbp_trace_session *s, bool kernel, bool want_bpf,
+			const struct hwbpi_perf_result *res)
+{
+	if (!s->t.stack_depth)
+		return;
+	if (want_bpf && !s->mode.trace)
+		hwbpi_note(s, "--stack: the bpf backend's in-kernel counting keeps no call stacks: "
+			   "hits were sampled with perf instead");
+	if (kernel && hwbpi_session_opt(s, "call-graph"))
+		hwbpi_note(s, "--call-graph does not apply to --kernel: the kernel's own unwinder "
+			   "gives its stacks");
+	if (res->stack_why[0])
+		hwbpi_note(s, "no call stacks: %s", res->stack_why);
+}
+
 int hwbpi_trace_counted(struct hwbp_trace_session *s, bool kernel, void *state, pid_t pid,
 			bool started, bool want_bpf, struct hwbpi_perf_result *res)
 {
@@ -456,7 +480,7 @@ int hwbpi_trace_counted(struct hwbp_trace_session *s, bool kernel, void *state, 
 
 	memset(&po, 0, sizeof(po));
 	memset(res, 0, sizeof(*res));
-	if ((ret = hwbpi_kernel_kinds(s, &po.kinds)))
+	if ((ret = hwbpi_kernel_kinds(s, &po.kinds)) || (ret = hwbpi_linux_callgraph(s, &po.callgraph)))
 		return ret;
 	if (k && (ret = check_watches(s, k)))
 		return ret;
@@ -469,7 +493,9 @@ int hwbpi_trace_counted(struct hwbp_trace_session *s, bool kernel, void *state, 
 	po.drain_arg = s;
 	po.ring_pages = hwbpi_linux_ring_pages(s->mode.ring_bytes);
 	s->t.func_adjust = hwbpi_linux_trap_ip_adjust;
-	if (want_bpf && !s->mode.trace)
+	/* The counting program keeps (watch, kind, function) per hit, no
+	 * stack: --stack samples (stack_notes()). */
+	if (want_bpf && !s->mode.trace && !s->t.stack_depth)
 		po.bpf = b = bpf_begin(s, po.kinds);
 	if (kernel)
 		ret = hwbpi_perf_kernel(&s->t, &s->cpu, s->argv, &po, res, err, sizeof(err));
@@ -485,6 +511,7 @@ int hwbpi_trace_counted(struct hwbp_trace_session *s, bool kernel, void *state, 
 		s->have_status = true;
 	}
 	kinds_notes(s, res);
+	stack_notes(s, kernel, want_bpf, res);
 	if (!b)
 		loss_note(s, &po, res);
 	return 0;

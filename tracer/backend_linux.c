@@ -102,6 +102,11 @@ static int process_symbols(struct hwbp_trace_session *s, pid_t pid)
 	return 0;
 }
 
+/* How --stack finds the callers of a process's hits (tracer/unwind.h). */
+#define CALL_GRAPH_OPTION                                                                    \
+	{ "call-graph", 0, "MODE", 0, NULL, "how call stacks are found: dwarf (CFI, with "      \
+	  "libdw: the default) or fp (frame pointers: short stacks without them)" }
+
 static const struct hwbp_trace_backend_option linux_options[] = {
 	{ "cmd", 0, "CMD", HWBP_TRACE_OPT_WORKLOAD | HWBP_TRACE_OPT_SELECTS | HWBP_TRACE_OPT_ARGV,
 	  NULL, "start CMD [ARGS] and trace it" },
@@ -109,6 +114,7 @@ static const struct hwbp_trace_backend_option linux_options[] = {
 	  "attach to the running process PID" },
 	{ "kinds", 0, "MODE", 0, NULL, "exact, auto (default) or off: a store-only twin in a "
 	  "free slot tells reads from writes (x86)" },
+	CALL_GRAPH_OPTION,
 	{ NULL, 0, NULL, 0, NULL, NULL },
 };
 
@@ -120,7 +126,8 @@ static const struct hwbp_trace_backend_option linux_options[] = {
 	{ "vmlinux", 0, "FILE", 0, "kernel", "with --kernel: names and sizes from this ELF "    \
 	  "image of the running kernel" },                                                       \
 	{ "kinds", 0, "MODE", 0, NULL, "exact, auto (default) or off: kind events in free "     \
-	  "slots tell reads from writes" }
+	  "slots tell reads from writes" },                                                     \
+	CALL_GRAPH_OPTION
 
 /* perf takes the same process workloads, but is never their default. */
 static const struct hwbp_trace_backend_option perf_options[] = {
@@ -147,11 +154,15 @@ static int ptrace_open(struct hwbp_trace_session *s)
 	struct hwbpi_ptrace *ps = NULL;
 	char err[256] = "";
 	enum hwbpi_kinds kinds;
+	enum hwbpi_callgraph cg;
 	pid_t pid;
 	int ret = workload(s, &pid);
 
+	/* bad input before anything starts */
 	if (ret == 0)
-		ret = hwbpi_kernel_kinds(s, &kinds);   /* bad input before anything starts */
+		ret = hwbpi_kernel_kinds(s, &kinds);
+	if (ret == 0)
+		ret = hwbpi_linux_callgraph(s, &cg);
 	if (ret)
 		return ret;
 	/* Stopped once its executable and libraries are mapped. */
@@ -172,6 +183,7 @@ static int ptrace_run(struct hwbp_trace_session *s)
 {
 	char err[256] = "";
 	enum hwbpi_kinds kinds;
+	enum hwbpi_callgraph cg;
 	int status = 0;
 	int ret;
 
@@ -184,6 +196,9 @@ static int ptrace_run(struct hwbp_trace_session *s)
 				  "kinds from store-only twins, which this CPU cannot pair (EOPNOTSUPP)");
 	hwbpi_ptrace_set_kinds(s->bstate, hwbpi_perf_twins(kinds), kinds == HWBPI_KINDS_EXACT);
 	hwbpi_ptrace_set_drain(s->bstate, hwbpi_linux_drain, s);
+	if ((ret = hwbpi_linux_callgraph(s, &cg)))
+		return ret;
+	hwbpi_ptrace_set_callgraph(s->bstate, cg);
 	/* Without --cpu: the model of the kernel's own debug registers. */
 	ret = hwbpi_ptrace_trace(s->bstate, &s->t, s->have_cpu ? &s->cpu : NULL, &status, err,
 				     sizeof(err));
@@ -223,7 +238,7 @@ const struct hwbp_trace_backend hwbpi_backend_ptrace = {
 	.description = "a real process on this machine's debug registers, a stop per hit",
 	.workload = "-- CMD or -p PID",
 	.options = linux_options,
-	.flags = HWBP_TRACE_BACKEND_CPU | HWBP_TRACE_BACKEND_TLS,
+	.flags = HWBP_TRACE_BACKEND_CPU | HWBP_TRACE_BACKEND_TLS | HWBP_TRACE_BACKEND_STACKS,
 	.open = ptrace_open,
 	.run = ptrace_run,
 	.stop = ptrace_stop,
@@ -266,12 +281,13 @@ static int perf_open(struct hwbp_trace_session *s)
 	int ret;
 
 	enum hwbpi_kinds kinds;
+	enum hwbpi_callgraph cg;
 
 	if (!p)
 		return hwbpi_fail(s, -ENOMEM, false, "out of memory");
 	s->bstate = p;
 	/* Bad input first, before anything starts. */
-	if ((ret = hwbpi_kernel_kinds(s, &kinds)))
+	if ((ret = hwbpi_kernel_kinds(s, &kinds)) || (ret = hwbpi_linux_callgraph(s, &cg)))
 		return ret;
 	if (hwbpi_session_opt(s, "kernel")) {
 		p->kernel = true;
@@ -355,7 +371,7 @@ const struct hwbp_trace_backend hwbpi_backend_perf = {
 	.description = "a real process or the kernel through perf_event_open breakpoints, sampled",
 	.workload = "-- CMD, -p PID or --kernel",
 	.options = perf_options,
-	.flags = HWBP_TRACE_BACKEND_CPU | HWBP_TRACE_BACKEND_RINGS,
+	.flags = HWBP_TRACE_BACKEND_CPU | HWBP_TRACE_BACKEND_RINGS | HWBP_TRACE_BACKEND_STACKS,
 	.open = perf_open,
 	.run = perf_run,
 	.close = perf_close,
@@ -367,7 +383,7 @@ const struct hwbp_trace_backend hwbpi_backend_bpf = {
 		       "(trace mode: sampled)",
 	.workload = "-- CMD, -p PID or --kernel",
 	.options = bpf_options,
-	.flags = HWBP_TRACE_BACKEND_CPU | HWBP_TRACE_BACKEND_RINGS,
+	.flags = HWBP_TRACE_BACKEND_CPU | HWBP_TRACE_BACKEND_RINGS | HWBP_TRACE_BACKEND_STACKS,
 	.open = perf_open,
 	.run = bpf_run,
 	.close = perf_close,

@@ -31,6 +31,10 @@ unsigned hwbpi_linux_ring_pages(size_t bytes);
 /* --kinds MODE into *@out (default auto).  Errors: -EINVAL (input). */
 int hwbpi_kernel_kinds(struct hwbp_trace_session *s, enum hwbpi_kinds *out);
 
+/* --call-graph MODE into *@out (default: tracer/unwind.h's).
+ * Errors: -EINVAL (input), -EOPNOTSUPP (dwarf without libdw). */
+int hwbpi_linux_callgraph(struct hwbp_trace_session *s, enum hwbpi_callgraph *out);
+
 /*
  * --kernel's open: --cpus, the CPU model, the kernel's symbols (with
  * --vmlinux or --symbols System.map) into s->syms; *@state (freed by

@@ -170,6 +170,57 @@ int hwbpi_linux_kernel_cpu(struct hwbp_cpu *cpu, unsigned nslots);
  * Context: one ptrace call; not on a hit path.
  */
 int hwbpi_linux_tls_block(pid_t tid, uint64_t memsz, uint64_t align, uint64_t *block);
+
+/* ---- call stacks (tracer/unwind*.c, --stack) ------------------------ */
+
+/*
+ * What an unwind of a user thread starts from: the PC, the stack pointer
+ * (a stack dump begins there), where the frame-pointer chain begins
+ * (hwbpi_linux_fp_chain) and the registers a DWARF unwinder is given, in
+ * this arch's DWARF numbering: only those the call frame rules of
+ * compiled code use to find the frames (SP, the frame pointer, on arm64
+ * and powerpc the link register a leaf returns through), so that a
+ * stack is a function of them and of the stack words it reads
+ * (tracer/unwind_dwarf.c caches on that).
+ */
+#define HWBPI_UREGS_MAX 4
+struct hwbpi_uregs {
+	uint64_t pc, sp, fp;
+	unsigned n;
+	unsigned dwarf[HWBPI_UREGS_MAX];   /* DWARF register numbers */
+	uint64_t val[HWBPI_UREGS_MAX];
+};
+
+/* The PERF_SAMPLE_REGS_USER mask of those registers (asm/perf_regs.h):
+ * x86_64 BP, SP, IP; arm64 X29, LR, SP, PC; powerpc R1, NIP, LINK. */
+extern const uint64_t hwbpi_linux_perf_uregs;
+
+/*
+ * The registers of a sample: @abi its PERF_SAMPLE_REGS_ABI_*, @regs the
+ * @nregs values of hwbpi_linux_perf_uregs' bits, lowest bit first (man 2
+ * perf_event_open, PERF_SAMPLE_REGS_USER).  Returns 0, or -EOPNOTSUPP
+ * (another ABI, e.g. a 32-bit process on a 64-bit kernel, or
+ * PERF_SAMPLE_REGS_ABI_NONE: a kernel thread) or -EINVAL (too few).
+ * Context: any; no system call.
+ */
+int hwbpi_linux_uregs_perf(uint64_t abi, const uint64_t *regs, unsigned nregs,
+			   struct hwbpi_uregs *u);
+
+/* The same from the stopped thread @tid (ptrace).  Errors: ptrace's
+ * (-ESRCH: not a stopped tracee), -EOPNOTSUPP (no glue for this CPU). */
+int hwbpi_linux_uregs(pid_t tid, struct hwbpi_uregs *u);
+
+/*
+ * How this ABI chains frames when code keeps a frame pointer: RECORD, a
+ * frame pointer register holds the address of a {previous frame pointer,
+ * return address} pair (x86_64 RBP, System V ABI 3.2.2; AArch64 X29,
+ * AAPCS64 6.2.3); BACKCHAIN, the stack pointer's word is the caller's
+ * stack pointer, and a function saves its return address 16 bytes into
+ * its caller's frame (64-bit PowerPC ELF ABI: the LR save doubleword);
+ * NONE, no glue.
+ */
+enum hwbpi_linux_fp { HWBPI_FP_NONE = 0, HWBPI_FP_RECORD, HWBPI_FP_BACKCHAIN };
+extern const enum hwbpi_linux_fp hwbpi_linux_fp_chain;
 #endif /* __linux__ */
 
 #endif /* HWBP_TRACER_LINUX_H */

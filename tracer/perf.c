@@ -48,6 +48,23 @@ static void ring_copy(const struct ring *r, uint64_t pos, void *dst, size_t len)
 	memcpy((unsigned char *)dst + first, data, len - first);
 }
 
+/* The sample of @len bytes at ring offset @at (after its header): the
+ * fixed fields, and with --stack the whole record for its callers. */
+static void sample(struct sess *s, struct ring *r, uint64_t at, size_t len)
+{
+	uint64_t rec[6], callers[HWBPI_STACK_MAX];
+	unsigned n = 0;
+
+	if (s->cg) {
+		ring_copy(r, at, s->rec, len);
+		memcpy(rec, s->rec, sizeof(rec));
+		n = hwbpi_pf_sample_callers(s, s->rec, len, callers);
+	} else {
+		ring_copy(r, at, rec, sizeof(rec));
+	}
+	hwbpi_pf_kind_sample(s, r, rec, callers, n);
+}
+
 static void drain(struct sess *s, struct ring *r)
 {
 	struct perf_event_mmap_page *mp = r->base;
@@ -71,8 +88,7 @@ static void drain(struct sess *s, struct ring *r)
 		if (h.size < sizeof(h) || h.size > head - tail)
 			break;   /* cannot happen with a sane kernel */
 		if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(h) + 6 * 8) {
-			ring_copy(r, tail + sizeof(h), rec, 6 * 8);
-			hwbpi_pf_kind_sample(s, r, rec);
+			sample(s, r, tail + sizeof(h), h.size - sizeof(h));
 			if (s->drain && ++since >= s->drain_every) {
 				s->drain(s->drain_arg);
 				since = 0;
@@ -236,6 +252,8 @@ static int sess_start(struct sess *s, struct hwbpi_tracer *t, const struct hwbp_
 	ret = o->kernel ? 0 : selftest_once(err, errlen);
 	if (ret == 0)
 		ret = hwbpi_pf_plan_all(s, cpu, o, err, errlen);
+	if (ret == 0)
+		ret = hwbpi_pf_stacks_setup(s, pid, how == HELD_CHILD, o, err, errlen);
 	if (ret == 0)
 		ret = hwbpi_pf_open_all(s, pid, how == ATTACHED, how == HELD_CHILD && !o->kernel, o,
 					err, errlen);

@@ -67,6 +67,7 @@
 #include <sys/types.h>
 
 #include "tracer.h"
+#include "unwind.h"
 
 /* Data pages per CPU ring unless hwbpi_perf_opts.ring_pages says (128 KiB
  * with 4 KiB pages). */
@@ -118,6 +119,10 @@ struct hwbpi_perf_opts {
 	enum hwbpi_kinds kinds;           /* split RW pieces into kind events */
 	struct hwbpi_bpf *bpf;            /* histogram mode: count in this BPF
 					     program's maps, no samples (NULL: sample) */
+	/* --stack (t->stack_depth > 0; sampling without bpf): how the
+	 * callers are found (tracer/unwind.h); 0: the default.  Kernel
+	 * scope takes the kernel's callchain whatever this says. */
+	enum hwbpi_callgraph callgraph;
 };
 
 struct hwbpi_perf_result {
@@ -136,6 +141,10 @@ struct hwbpi_perf_result {
 	char kinds_why[256];                /* why, for a note */
 	unsigned char split_how[HWBP_MAX_REQUESTS];  /* per watch: its hwbpi_linux_split, 0: none */
 	int wstatus;                        /* wait status of a child we started, else 0 */
+	/* --stack */
+	unsigned max_stack;                 /* frames a callchain was allowed (sample_max_stack) */
+	struct hwbpi_dwarf_stats unwind;    /* dwarf: what the unwinds cost */
+	char stack_why[256];                /* why samples have no stacks, if they have none */
 };
 
 /*

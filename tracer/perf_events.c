@@ -246,6 +246,10 @@ void hwbpi_pf_sess_close(struct sess *s)
 	free(s->ring);
 	free(s->ev);
 	free(s->pc);
+	if (s->dw && s->res)
+		hwbpi_dwarf_stats(s->dw, &s->res->unwind);
+	hwbpi_dwarf_free(s->dw);
+	free(s->rec);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -378,6 +382,89 @@ int hwbpi_perf_kernel_slots(uint64_t addr, int cpu)
 	return n || ret == -ENOSPC || ret == 0 ? n : ret;
 }
 
+/*
+ * --stack: what each sample carries for its callers.  fp and kernel
+ * scope: the kernel's callchain (PERF_SAMPLE_CALLCHAIN: its frame-pointer
+ * walk of user space, perf_callchain_user(); its own unwinder in the
+ * kernel), of the one context the trace watches; dwarf: the registers an
+ * unwind starts from and a copy of the user stack from SP
+ * (PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER), unwound when the
+ * sample is read (hwbpi_pf_sample_callers()).  Fields after CPU, in the
+ * record's order (man 2 perf_event_open): callchain, regs, stack.
+ */
+static void stack_attr(const struct sess *s, struct perf_event_attr *a,
+		       const struct hwbpi_perf_opts *o)
+{
+	if (!s->cg)
+		return;
+	if (s->kernel || s->cg == HWBPI_CG_FP) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->sample_max_stack = (uint16_t)s->max_stack;
+		a->exclude_callchain_user = s->kernel;
+		a->exclude_callchain_kernel = !s->kernel;
+	} else {
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = hwbpi_linux_perf_uregs;
+		a->sample_stack_user = HWBPI_UNWIND_PERF_DUMP;
+		/* Every sample then holds the whole dump (its size field is
+		 * the asked one, perf_output_sample_ustack()): a ring takes a
+		 * few dozen, so the consumer is woken at a quarter of that
+		 * (unless the caller chose). */
+		if (!o->wakeup)
+			a->wakeup_events = (uint32_t)(s->ring_bytes / (HWBPI_UNWIND_PERF_DUMP + 256) / 4);
+		if (a->wakeup_events == 0)
+			a->wakeup_events = 1;
+	}
+}
+
+/* kernel.perf_event_max_stack: the most frames a callchain may ask for
+ * (perf_event_open() refuses more with EOVERFLOW); 127 if unreadable
+ * (the kernel's default, PERF_MAX_STACK_DEPTH). */
+static unsigned max_stack_sysctl(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
+	unsigned v = 127;
+
+	if (f) {
+		if (fscanf(f, "%u", &v) != 1)
+			v = 127;
+		fclose(f);
+	}
+	return v;
+}
+
+int hwbpi_pf_stacks_setup(struct sess *s, pid_t pid, bool lazy, const struct hwbpi_perf_opts *o,
+			  char *err, size_t n)
+{
+	unsigned depth = s->t->stack_depth, most = max_stack_sysctl();
+	int ret;
+
+	if (!depth || !o->sampling || s->bpf)
+		return 0;
+	if (s->kernel) {
+		s->cg = HWBPI_CG_FP;   /* the kernel's own unwinder: the only way */
+	} else {
+		s->cg = o->callgraph;
+		if (!s->cg && (ret = hwbpi_callgraph_parse(NULL, &s->cg, err, n)))
+			return ret;
+	}
+	/* The sample's IP comes first in its context, and x86's kernel
+	 * unwinder may repeat it: two more than the callers wanted. */
+	s->max_stack = depth + 2 < most ? depth + 2 : most;
+	s->res->max_stack = s->max_stack;
+	s->rec = malloc(65536);   /* a record's u16 size bounds it */
+	if (!s->rec)
+		return -ENOMEM;
+	if (s->cg != HWBPI_CG_DWARF || s->kernel)
+		return 0;
+	/* A child held before its exec has not the program's maps yet: its
+	 * modules are reported at its first sample. */
+	s->dw_pid = pid;
+	if (lazy)
+		return 0;
+	return hwbpi_dwarf_new(&s->dw, pid, err, n);
+}
+
 static void fill_attr(const struct sess *s, struct perf_event_attr *a, const struct piece *p,
 		      bool enable_on_exec, const struct hwbpi_perf_opts *o)
 {
@@ -434,6 +521,7 @@ static void fill_attr(const struct sess *s, struct perf_event_attr *a, const str
 		a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 				 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU;
 		a->wakeup_events = o->wakeup ? o->wakeup : DEFAULT_WAKEUP;
+		stack_attr(s, a, o);
 	}
 }
 
@@ -559,7 +647,14 @@ static int attach(struct sess *s, int fd, unsigned k, unsigned cpu, unsigned pag
 int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads,
 		    bool enable_on_exec, const struct hwbpi_perf_opts *o, char *err, size_t n)
 {
-	unsigned pages = o->ring_pages ? o->ring_pages : HWBPI_PERF_RING_PAGES;
+	/* With DWARF stacks every sample holds a stack dump of
+	 * HWBPI_UNWIND_PERF_DUMP bytes: the default ring of 128 KiB would hold
+	 * about 16, and a loop of hits outruns the consumer (420 of 600
+	 * samples dropped in a test): unless --buffer-kb says, 64 times the
+	 * default (8 MiB per CPU, ~1000 samples). */
+	unsigned pages = o->ring_pages ? o->ring_pages :
+			 s->cg == HWBPI_CG_DWARF && !s->kernel ? 64 * HWBPI_PERF_RING_PAGES :
+			 HWBPI_PERF_RING_PAGES;
 	bool per_cpu = o->sampling || s->kernel || s->bpf;
 	pid_t *tids = NULL;
 	unsigned ntid = 0;
@@ -574,6 +669,7 @@ int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads,
 	if (ret)
 		return hwbpi_pf_say_open(ret, "perf", pid, 0, err, n);
 	s->ncpus = hwbpi_perf_ncpus();
+	s->ring_bytes = (uint64_t)pages * s->page;
 	if (o->sampling && !s->bpf) {
 		s->ring = calloc(s->ncpus, sizeof(*s->ring));
 		if (!s->ring) {

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "perf.h"
+#include "unwind.h"
 
 #define DEFAULT_WAKEUP 64u
 
@@ -44,6 +45,8 @@ struct ring {
 	 * other of the same access (the next sample of this CPU's ring) */
 	bool pending;
 	uint64_t pend[6];
+	unsigned pend_n;        /* its callers (--stack) */
+	uint64_t pend_callers[HWBPI_STACK_MAX];
 };
 
 struct sess {
@@ -63,6 +66,15 @@ struct sess {
 	bool kernel;            /* kernel scope: pid -1, per CPU, exclude_user */
 	const bool *cpus;       /* kernel scope: CPUs to watch (NULL: online ones) */
 	struct hwbpi_bpf *bpf;  /* count in BPF maps: no rings */
+	/* --stack (t->stack_depth > 0 while sampling): how the samples carry
+	 * the callers, and the unwinder of dwarf mode */
+	enum hwbpi_callgraph cg;   /* 0: no stacks */
+	unsigned max_stack;        /* sample_max_stack asked (callchains) */
+	struct hwbpi_dwarf *dw;    /* dwarf: the process's modules (NULL until known) */
+	pid_t dw_pid;              /* dwarf: the process to report them from, once */
+	bool dw_failed;            /* dwarf: that report failed (said once) */
+	uint8_t *rec;              /* a whole sample, copied out of the ring */
+	uint64_t ring_bytes;       /* each CPU ring's data area */
 };
 
 /* ---- tracer/perf_events.c ---- */
@@ -86,6 +98,14 @@ void hwbpi_pf_sess_close(struct sess *s);
  * (a piece Linux refuses: hwbpi_linux_piece_ok), -ENOMEM. */
 int hwbpi_pf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, const struct hwbpi_perf_opts *o,
 		      char *err, size_t n);
+/* --stack: s->cg and what the samples need (the kernel's frame limit,
+ * the record buffer, the DWARF modules of @pid unless @lazy: a held child
+ * reports them at its first sample, and if that fails its samples have
+ * no stacks, res->stack_why says why).
+ * Errors (@err): -ENOMEM, those of hwbpi_callgraph_parse() and
+ * hwbpi_dwarf_new(). */
+int hwbpi_pf_stacks_setup(struct sess *s, pid_t pid, bool lazy, const struct hwbpi_perf_opts *o,
+			  char *err, size_t n);
 /* Open an event per piece for @pid (every thread of it with
  * @all_threads), per CPU when sampling with the CPU's ring attached.
  * Errors (@err: one line): those of perf_event_open and mmap, -ESRCH,
@@ -93,7 +113,7 @@ int hwbpi_pf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, const struct h
 int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads, bool enable_on_exec,
 		      const struct hwbpi_perf_opts *o, char *err, size_t n);
 
-/* ---- tracer/perf_kinds.c ---- */
+/* ---- tracer/perf_sample.c ---- */
 
 /* Split the RW pieces of s->pc into kind events where the arch can
  * (hwbpi_linux_kind_split) and @caps leaves slots, as @o->kinds says;
@@ -103,8 +123,15 @@ int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads, bool enable_o
 int hwbpi_pf_split_kinds(struct sess *s, const struct hwbp_caps *caps,
 			 const struct hwbpi_perf_opts *o, char *err, size_t n);
 /* A sample of piece @p (record @v: identifier, ip, pid/tid, time, addr,
- * cpu) from ring @r: the twin pairing, then hwbpi_tracer_hit(). */
-void hwbpi_pf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v);
+ * cpu; @n @callers with --stack) from ring @r: the twin pairing, then
+ * hwbpi_tracer_hit() (hwbpi_tracer_hit_frames() with --stack). */
+void hwbpi_pf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v,
+			  const uint64_t *callers, unsigned n);
+/* --stack: the callers of the sample @body (@len bytes after its header;
+ * the fields of fill_attr()'s sample_type), at most t->stack_depth into
+ * @callers; returns how many (0: none found). */
+unsigned hwbpi_pf_sample_callers(struct sess *s, const uint8_t *body, size_t len,
+				 uint64_t *callers);
 /* The end of a ring's samples: a sample still waiting is fed alone. */
 void hwbpi_pf_kind_flush(struct sess *s, struct ring *r);
 

@@ -45,7 +45,8 @@ static const struct event *find_event(struct sess *s, uint64_t id)
 
 /* One event of the tracer from a sample of piece @pi with @kind known
  * (0: from the piece and its watch). */
-static void emit(struct sess *s, unsigned pi, const uint64_t *v, unsigned kind)
+static void emit(struct sess *s, unsigned pi, const uint64_t *v, unsigned kind,
+		 const uint64_t *callers, unsigned n)
 {
 	const struct piece *p = &s->pc[pi];
 	const struct hwbpi_watch *w = &s->t->w[p->watch];
@@ -80,7 +81,10 @@ static void emit(struct sess *s, unsigned pi, const uint64_t *v, unsigned kind)
 		s->t->filtered++;
 		return;
 	}
-	hwbpi_tracer_hit(s->t, &ev);
+	if (s->cg)
+		hwbpi_tracer_hit_frames(s->t, &ev, callers, n);
+	else
+		hwbpi_tracer_hit(s->t, &ev);
 }
 
 /* The piece of a pending record. */
@@ -102,10 +106,12 @@ void hwbpi_pf_kind_flush(struct sess *s, struct ring *r)
 	r->pending = false;
 	pi = pending_piece(s, r);
 	if (pi >= 0)
-		emit(s, (unsigned)pi, r->pend, s->pc[pi].tag ? HWBP_W : HWBP_R);
+		emit(s, (unsigned)pi, r->pend, s->pc[pi].tag ? HWBP_W : HWBP_R, r->pend_callers,
+		     r->pend_n);
 }
 
-void hwbpi_pf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v)
+void hwbpi_pf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v,
+			  const uint64_t *callers, unsigned n)
 {
 	const struct event *e = find_event(s, v[V_ID]);
 	const struct piece *p;
@@ -118,7 +124,7 @@ void hwbpi_pf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v)
 	p = &s->pc[e->piece];
 	if (p->twin < 0) {
 		hwbpi_pf_kind_flush(s, r);
-		emit(s, e->piece, v, 0);
+		emit(s, e->piece, v, 0, callers, n);
 		return;
 	}
 	/* The two samples of one store: same thread, same IP, consecutive in
@@ -129,13 +135,91 @@ void hwbpi_pf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v)
 		if (q >= 0 && s->pc[q].twin == (int)e->piece && r->pend[V_TID] == v[V_TID] &&
 		    r->pend[V_IP] == v[V_IP]) {
 			r->pending = false;
-			emit(s, p->tag ? (unsigned)q : e->piece, p->tag ? r->pend : v, HWBP_W);
+			/* one access: the two samples' callers are the same */
+			emit(s, p->tag ? (unsigned)q : e->piece, p->tag ? r->pend : v, HWBP_W,
+			     callers, n);
 			return;
 		}
 		hwbpi_pf_kind_flush(s, r);
 	}
 	memcpy(r->pend, v, sizeof(r->pend));
+	if (n)
+		memcpy(r->pend_callers, callers, n * sizeof(*callers));
+	r->pend_n = n;
 	r->pending = true;
+}
+
+/* ------------------------------------------------------------ stacks */
+
+/* The modules of a held child's process, at its first sample (it has
+ * exec'd by then: the kernel enabled the events at its exec). */
+static bool dwarf_ready(struct sess *s)
+{
+	char err[256] = "";
+
+	if (!s->dw && !s->dw_failed && s->dw_pid > 0 &&
+	    hwbpi_dwarf_new(&s->dw, s->dw_pid, err, sizeof(err))) {
+		s->dw_failed = true;
+		snprintf(s->res->stack_why, sizeof(s->res->stack_why), "%s", err);
+	}
+	return s->dw != NULL;
+}
+
+/* Bounded reads of a sample's fields, in order. */
+struct cursor {
+	const uint8_t *p, *end;
+};
+
+static bool take(struct cursor *c, void *dst, size_t len)
+{
+	if ((size_t)(c->end - c->p) < len)
+		return false;
+	if (dst)
+		memcpy(dst, c->p, len);
+	c->p += len;
+	return true;
+}
+
+unsigned hwbpi_pf_sample_callers(struct sess *s, const uint8_t *body, size_t len,
+				 uint64_t *callers)
+{
+	struct cursor c = { body, body + len };
+	unsigned depth = s->t->stack_depth, nregs = 0;
+	uint64_t v[6], nr, abi, regs[64], size, dyn = 0;
+	struct hwbpi_stack_dump dump;
+	struct hwbpi_uregs u;
+
+	if (depth > HWBPI_STACK_MAX)
+		depth = HWBPI_STACK_MAX;
+	if (!take(&c, v, sizeof(v)))
+		return 0;
+	if (s->kernel || s->cg == HWBPI_CG_FP) {
+		/* u64 nr, u64 ips[nr] */
+		if (!take(&c, &nr, 8) || nr > (uint64_t)(c.end - c.p) / 8)
+			return 0;
+		return hwbpi_unwind_chain((const uint64_t *)(const void *)c.p, nr, v[V_IP], s->kernel,
+					  callers, depth);
+	}
+	/* u64 abi, u64 regs[weight(mask)]; u64 size, char data[size],
+	 * u64 dyn_size (the bytes the kernel could copy) */
+	if (!take(&c, &abi, 8))
+		return 0;
+	if (abi) {
+		nregs = (unsigned)__builtin_popcountll(hwbpi_linux_perf_uregs);
+		if (nregs > 64 || !take(&c, regs, nregs * 8))
+			return 0;
+	}
+	if (!take(&c, &size, 8) || size > (uint64_t)(c.end - c.p))
+		return 0;
+	dump.data = c.p;
+	c.p += size;
+	if (size && !take(&c, &dyn, 8))
+		return 0;
+	if (!abi || hwbpi_linux_uregs_perf(abi, regs, nregs, &u) || !dwarf_ready(s))
+		return 0;
+	dump.sp = u.sp;
+	dump.len = dyn < size ? (size_t)dyn : (size_t)size;
+	return hwbpi_dwarf_unwind(s->dw, &u, &dump, NULL, NULL, callers, depth);
 }
 
 /* ------------------------------------------------------------ splitting */

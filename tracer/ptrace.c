@@ -25,6 +25,7 @@
 
 #include "linux.h"
 #include "ptrace_int.h"
+#include "unwind.h"
 
 /* How many stops were asked (a second one hurries), and the signal a
  * started process is to get at the first. */
@@ -69,6 +70,7 @@ struct loop {
 	int fail;
 	char *err;
 	size_t errlen;
+	struct hwbpi_unwinder uw;      /* --stack (t->stack_depth > 0) */
 };
 
 /* Hits between two drains of trace mode's rings (hwbpi_ptrace_set_drain):
@@ -318,7 +320,14 @@ static void emit(struct loop *L, struct thr *th)
 {
 	struct hwbpi_tracer *t = L->t;
 	struct proc *p = hwbpi_pt_proc_find(L->s, th->tgid);
+	uint64_t callers[HWBPI_STACK_MAX];
+	unsigned ncallers = 0;
 
+	/* --stack: the thread's callers, once for every watch it hit */
+	if (p && p->watched && t->stack_depth && th->hit_req)
+		ncallers = hwbpi_unwind_thread(&L->uw, th->tid, callers,
+					       t->stack_depth < HWBPI_STACK_MAX ? t->stack_depth
+										: HWBPI_STACK_MAX);
 	if (p && p->watched) {
 		for (unsigned i = 0; i < t->nw; i++) {
 			const struct hwbpi_watch *w = &t->w[i];
@@ -381,7 +390,10 @@ static void emit(struct loop *L, struct thr *th)
 			}
 			if (got && w->type != HWBP_X)
 				set_values(&ev, w->len, val);
-			hwbpi_tracer_hit(t, &ev);
+			if (t->stack_depth)
+				hwbpi_tracer_hit_frames(t, &ev, callers, ncallers);
+			else
+				hwbpi_tracer_hit(t, &ev);
 		}
 	}
 	th->hit_req = 0;
@@ -911,8 +923,14 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 	L->err = err;
 	L->errlen = errlen;
 	s->traced = true;
-	ret = start(L, cpu, err, errlen);
+	/* --stack: the unwinder of the stopped process (for dwarf its
+	 * modules, as they are mapped now), before any thread is armed */
+	ret = t->stack_depth ? hwbpi_unwinder_init(&L->uw, (enum hwbpi_callgraph)s->callgraph,
+						   s->pid, err, errlen) : 0;
+	if (ret == 0)
+		ret = start(L, cpu, err, errlen);
 	if (ret) {
+		hwbpi_unwinder_fini(&L->uw);
 		free(L);
 		return ret;
 	}
@@ -923,6 +941,13 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 	ret = event_loop(L);
 	if (status)
 		*status = s->status;
+	hwbpi_unwinder_fini(&L->uw);
 	free(L);
 	return ret;
+}
+
+void hwbpi_ptrace_set_callgraph(struct hwbpi_ptrace *s, int mode)
+{
+	if (s)
+		s->callgraph = mode;
 }

@@ -233,6 +233,18 @@ void hwbpi_ptrace_set_drain(struct hwbpi_ptrace *s, void (*fn)(void *arg), void 
 void hwbpi_ptrace_set_kinds(struct hwbpi_ptrace *s, bool twins, bool exact);
 unsigned hwbpi_ptrace_twin_unsplit(const struct hwbpi_ptrace *s);
 
+/*
+ * hwbpi_ptrace_set_callgraph - before hwbpi_ptrace_trace(): how the
+ * callers of a hit are found when t->stack_depth asks for them
+ * (tracer/unwind.h: HWBPI_CG_FP, HWBPI_CG_DWARF; HWBPI_CG_DEFAULT: dwarf
+ * where libdw is built in).  The thread is stopped at the hit: on x86 a
+ * data breakpoint traps after the access, its PC is the next instruction
+ * of the same function, and the unwind from its registers is right; where
+ * the tracer steps over the access first (arm64, powerpc) the PC after
+ * the step is, as well.  No error (trace reports a bad mode).
+ */
+void hwbpi_ptrace_set_callgraph(struct hwbpi_ptrace *s, int mode);
+
 /* Kill a started process still alive, detach an attached one; free. */
 void hwbpi_ptrace_free(struct hwbpi_ptrace *s);
 

@@ -69,6 +69,7 @@ struct hwbpi_ptrace {
 	bool twins, kinds_exact;   /* store-only twins for RW watches (hwbpi_ptrace_set_kinds) */
 	unsigned twin_split, twin_unsplit;  /* watches with a twin, RW ones left without */
 	void *drain_arg;
+	int callgraph;             /* --stack: enum hwbpi_callgraph (hwbpi_ptrace_set_callgraph) */
 	int status;
 	struct thr *thr;
 	size_t nthr, cthr;

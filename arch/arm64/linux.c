@@ -7,7 +7,9 @@
  * regsets' dbg_info, hits from the TRAP_HWBKPT siginfo.
  */
 #define _GNU_SOURCE
+#include <asm/perf_regs.h>
 #include <elf.h>
+#include <linux/perf_event.h>
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
@@ -305,3 +307,59 @@ int hwbpi_linux_tls_block(pid_t tid, uint64_t memsz, uint64_t align, uint64_t *b
 	*block = tp + (16 + align - 1) / align * align;
 	return 0;
 }
+
+/* ---- call stacks ---- */
+
+/* DWARF for the Arm 64-bit Architecture (AADWARF64) 4.1: X0-X30 are 0-30,
+ * SP 31; PERF_REG_ARM64_X29, LR, SP, PC are bits 29-32 (asm/perf_regs.h),
+ * so a sample's regs are X29, LR, SP, PC in that order. */
+#define DW_AARCH64_X29 29
+#define DW_AARCH64_X30 30
+#define DW_AARCH64_SP 31
+
+const uint64_t hwbpi_linux_perf_uregs = (UINT64_C(1) << PERF_REG_ARM64_X29) |
+					(UINT64_C(1) << PERF_REG_ARM64_LR) |
+					(UINT64_C(1) << PERF_REG_ARM64_SP) |
+					(UINT64_C(1) << PERF_REG_ARM64_PC);
+
+/* The link register too: a leaf function returns through X30 without
+ * saving it, and its CFI says so (the return address rule is X30 itself). */
+static void uregs_fill(struct hwbpi_uregs *u, uint64_t pc, uint64_t sp, uint64_t fp, uint64_t lr)
+{
+	memset(u, 0, sizeof(*u));
+	u->pc = pc;
+	u->sp = sp;
+	u->fp = fp;
+	u->n = 3;
+	u->dwarf[0] = DW_AARCH64_X29;
+	u->val[0] = fp;
+	u->dwarf[1] = DW_AARCH64_X30;
+	u->val[1] = lr;
+	u->dwarf[2] = DW_AARCH64_SP;
+	u->val[2] = sp;
+}
+
+int hwbpi_linux_uregs_perf(uint64_t abi, const uint64_t *regs, unsigned nregs,
+			   struct hwbpi_uregs *u)
+{
+	/* An AArch32 task reports PERF_SAMPLE_REGS_ABI_32: not unwound. */
+	if (abi != PERF_SAMPLE_REGS_ABI_64)
+		return -EOPNOTSUPP;
+	if (nregs < 4)
+		return -EINVAL;
+	uregs_fill(u, regs[3], regs[2], regs[0], regs[1]);
+	return 0;
+}
+
+int hwbpi_linux_uregs(pid_t tid, struct hwbpi_uregs *u)
+{
+	struct user_regs_struct ur;
+	int ret = prstatus(tid, PTRACE_GETREGSET, &ur);
+
+	if (ret == 0)
+		uregs_fill(u, ur.pc, ur.sp, ur.regs[29], ur.regs[30]);
+	return ret;
+}
+
+/* X29 -> {saved X29, saved X30}: the AAPCS64 frame record. */
+const enum hwbpi_linux_fp hwbpi_linux_fp_chain = HWBPI_FP_RECORD;

@@ -11,7 +11,10 @@
  * Built in the ppc64le cross build; no powerpc guest runs it yet.
  */
 #define _GNU_SOURCE
+#include <asm/perf_regs.h>
+#include <asm/ptrace.h>
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -252,3 +255,70 @@ int hwbpi_linux_tls_block(pid_t tid, uint64_t memsz, uint64_t align, uint64_t *b
 	*block = (uint64_t)r13 - 0x7000;
 	return 0;
 }
+
+/* ---- call stacks ---- */
+
+/* The 64-bit ELF ABI's DWARF numbers: r1 is 1, LR 65; PERF_REG_POWERPC_R1,
+ * NIP, LINK are bits 1, 32, 36 (asm/perf_regs.h), so a sample's regs are
+ * R1, NIP, LINK in that order. */
+#define DW_PPC64_R1 1
+#define DW_PPC64_LR 65
+
+const uint64_t hwbpi_linux_perf_uregs = (UINT64_C(1) << PERF_REG_POWERPC_R1) |
+					(UINT64_C(1) << PERF_REG_POWERPC_NIP) |
+					(UINT64_C(1) << PERF_REG_POWERPC_LINK);
+
+/* LR as on arm64: a leaf returns through it; r1 is the stack pointer and
+ * the start of the back chain (there is no separate frame pointer). */
+static void uregs_fill(struct hwbpi_uregs *u, uint64_t nip, uint64_t r1, uint64_t lr)
+{
+	memset(u, 0, sizeof(*u));
+	u->pc = nip;
+	u->sp = r1;
+	u->fp = r1;
+	u->n = 2;
+	u->dwarf[0] = DW_PPC64_R1;
+	u->val[0] = r1;
+	u->dwarf[1] = DW_PPC64_LR;
+	u->val[1] = lr;
+}
+
+int hwbpi_linux_uregs_perf(uint64_t abi, const uint64_t *regs, unsigned nregs,
+			   struct hwbpi_uregs *u)
+{
+	if (abi != PERF_SAMPLE_REGS_ABI_64)
+		return -EOPNOTSUPP;
+	if (nregs < 3)
+		return -EINVAL;
+	uregs_fill(u, regs[1], regs[0], regs[2]);
+	return 0;
+}
+
+static int peek_user(pid_t tid, unsigned reg, uint64_t *v)
+{
+	long x;
+
+	errno = 0;
+	x = ptrace(PTRACE_PEEKUSER, tid, (void *)(reg * sizeof(long)), NULL);
+	if (errno)
+		return -errno;
+	*v = (uint64_t)x;
+	return 0;
+}
+
+int hwbpi_linux_uregs(pid_t tid, struct hwbpi_uregs *u)
+{
+	uint64_t nip, r1, lr;
+	int ret = peek_user(tid, PT_NIP, &nip);
+
+	if (ret == 0)
+		ret = peek_user(tid, PT_R1, &r1);
+	if (ret == 0)
+		ret = peek_user(tid, PT_LNK, &lr);
+	if (ret == 0)
+		uregs_fill(u, nip, r1, lr);
+	return ret;
+}
+
+/* r1 -> the caller's r1 (the back chain); the LR save doubleword. */
+const enum hwbpi_linux_fp hwbpi_linux_fp_chain = HWBPI_FP_BACKCHAIN;

@@ -7,7 +7,9 @@
  * (PTRACE_PEEKUSER).
  */
 #define _GNU_SOURCE
+#include <asm/perf_regs.h>
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
@@ -200,3 +202,53 @@ int hwbpi_linux_tls_block(pid_t tid, uint64_t memsz, uint64_t align, uint64_t *b
 	*block = ur.fs_base - (memsz + align - 1) / align * align;
 	return 0;
 }
+
+/* ---- call stacks ---- */
+
+/* The System V x86_64 psABI's DWARF numbers (3.6.2, figure 3.36). */
+#define DW_X86_64_RBP 6
+#define DW_X86_64_RSP 7
+
+/* PERF_REG_X86_BP, SP, IP: bits 6, 7, 8 (asm/perf_regs.h), so a
+ * sample's regs are BP, SP, IP in that order. */
+const uint64_t hwbpi_linux_perf_uregs = (1u << PERF_REG_X86_BP) | (1u << PERF_REG_X86_SP) |
+					(1u << PERF_REG_X86_IP);
+
+static void uregs_fill(struct hwbpi_uregs *u, uint64_t ip, uint64_t sp, uint64_t bp)
+{
+	memset(u, 0, sizeof(*u));
+	u->pc = ip;
+	u->sp = sp;
+	u->fp = bp;
+	u->n = 2;
+	u->dwarf[0] = DW_X86_64_RBP;
+	u->val[0] = bp;
+	u->dwarf[1] = DW_X86_64_RSP;
+	u->val[1] = sp;
+}
+
+int hwbpi_linux_uregs_perf(uint64_t abi, const uint64_t *regs, unsigned nregs,
+			   struct hwbpi_uregs *u)
+{
+	/* A 32-bit task reports PERF_SAMPLE_REGS_ABI_32 (perf_reg_abi()):
+	 * its frames follow the i386 ABI, which this glue does not unwind. */
+	if (abi != PERF_SAMPLE_REGS_ABI_64)
+		return -EOPNOTSUPP;
+	if (nregs < 3)
+		return -EINVAL;
+	uregs_fill(u, regs[2], regs[1], regs[0]);
+	return 0;
+}
+
+int hwbpi_linux_uregs(pid_t tid, struct hwbpi_uregs *u)
+{
+	struct user_regs_struct ur;
+
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &ur))
+		return -errno;
+	uregs_fill(u, ur.rip, ur.rsp, ur.rbp);
+	return 0;
+}
+
+/* RBP -> {saved RBP, return address} where code keeps frame pointers. */
+const enum hwbpi_linux_fp hwbpi_linux_fp_chain = HWBPI_FP_RECORD;
