@@ -15,6 +15,7 @@
 #include "ctf.h"
 #include "demangle.h"
 #include "session.h"
+#include "symtab.h"
 
 int hwbpi_output_open(struct hwbp_trace_session *s);
 int hwbpi_output_finish(struct hwbp_trace_session *s, bool ok);
@@ -107,6 +108,18 @@ static size_t lines_in_file(FILE *f, off_t start, const size_t *end, size_t n)
 	return k;
 }
 
+/* The function of event @e as shown (demangled unless --no-demangle),
+ * else where its IP is ("libfoo.so+0x1234", 0xADDR) in @buf. */
+static const char *func_shown(struct hwbp_trace_session *s, const struct hwbp_trace_event *e,
+			      char buf[HWBPI_SYMTAB_DESCRIBE_MAX])
+{
+	const struct hwbp_sym *f = hwbpi_tracer_func(&s->t, e);
+
+	return f ? hwbpi_demangler_name(s->dm, f->name) :
+		hwbpi_symtab_describe(s->t.syms, hwbpi_tracer_func_ip(&s->t, e), buf,
+				      HWBPI_SYMTAB_DESCRIBE_MAX);
+}
+
 /* Text: the batch's lines, flushed, so that "recorded" counts exactly the
  * lines the file took (a full disk fails the flush, not the fprintf). */
 static void write_text(struct hwbp_trace_session *s, const struct hwbp_trace_event *buf, size_t n)
@@ -124,11 +137,11 @@ static void write_text(struct hwbp_trace_session *s, const struct hwbp_trace_eve
 	start = ftello(out);
 	for (; done < n; done++) {
 		const struct hwbp_trace_event *e = &buf[done];
-		const struct hwbp_sym *f = hwbpi_tracer_func(t, e);
 		const struct hwbpi_watch *w = &t->w[e->bp];
+		char fb[HWBPI_SYMTAB_DESCRIBE_MAX];
 		int k = fprintf(out, "%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s\n", e->cpu, e->ts,
 				w->name, e->addr - w->addr, e->kind ? hwbp_type_name(e->kind) : "?",
-				f ? hwbpi_demangler_name(s->dm, f->name) : "?");
+				func_shown(s, e, fb));
 
 		if (k < 0) {
 			bad = true;
@@ -158,12 +171,9 @@ static void write_text(struct hwbp_trace_session *s, const struct hwbp_trace_eve
  * put in the files (hwbpi_ctf_close says the total). */
 static void write_ctf(struct hwbp_trace_session *s, const struct hwbp_trace_event *buf, size_t n)
 {
-	const struct hwbpi_tracer *t = &s->t;
-
 	for (size_t i = 0; i < n && !s->out_err; i++) {
-		const struct hwbp_sym *f = hwbpi_tracer_func(t, &buf[i]);
-		int r = hwbpi_ctf_write(s->ctf, &buf[i],
-					f ? hwbpi_demangler_name(s->dm, f->name) : NULL);
+		char fb[HWBPI_SYMTAB_DESCRIBE_MAX];
+		int r = hwbpi_ctf_write(s->ctf, &buf[i], func_shown(s, &buf[i], fb));
 
 		if (r)
 			output_failed(s, r);
