@@ -26,13 +26,15 @@
  *     a word, a bracket or one of ~ & * ? follows it ("foo() const",
  *     "vtable for app::Foo", "void app::store<long>(long)");
  *   - it does not end in "::", and no identifier byte follows an
- *     operator's symbol ("operator++8" is refused: "operator++" with
- *     offset 8 is "operator+++8").
+ *     operator's symbol.
  * So '+' and '/' outside brackets and atoms end NAME: "+OFF" is '+', a
  * number, then '/' or the type's ':', and "/LEN" likewise; after
  * "operator+", "operator/" and the like the operator's symbol is taken
- * whole first (longest: "operator+=", "operator//4" = "operator/" with
- * /4).  '@' outside brackets ends NAME too.
+ * whole first, longest first ("operator+=+8" is operator+= at offset 8,
+ * "operator//4" operator/ with /4, "operator+++8" operator++ at 8),
+ * except that a '+' directly followed by a digit is the offset's
+ * ("operator++8" is operator+ at 8: no name has a digit there).  '@'
+ * outside brackets ends NAME too.
  *
  * The type's ':' is the last ':' of the entry, when three type letters
  * and blanks follow it.  When they do not (a bad type), it is the last
@@ -203,6 +205,20 @@ static int expect_colon(struct cur *c, const char *msg)
 	return 0;
 }
 
+static bool is_closing(char ch)
+{
+	return ch == ')' || ch == '>' || ch == ']' || ch == '}';
+}
+
+/* One bracket's change of @depth (outside brackets a closer is a stray). */
+static void nest(char ch, size_t *depth)
+{
+	if (hwbpi_name_closer(ch))
+		++*depth;
+	else if (is_closing(ch) && *depth)
+		--*depth;
+}
+
 static bool is_type_letter(char ch, char letter)
 {
 	return ch == letter || ch == '-';
@@ -224,16 +240,15 @@ static size_t type_sep(const char *s, size_t from)
 		size_t a = hwbpi_name_atom(s, i, SIZE_MAX);
 
 		if (a) {
+			if (a == 2 && s[i] == '\\')
+				nest(s[i + 1], &depth);
 			i += a;
 		} else if (s[i] == ':' && s[i + 1] == ':') {
 			i += 2;
 		} else {
 			if (!depth && s[i] == ':' && s[i + 1] && !is_blank(s[i + 1]))
 				last = i;
-			if (hwbpi_name_closer(s[i]))
-				depth++;
-			else if ((s[i] == ')' || s[i] == '>' || s[i] == ']' || s[i] == '}') && depth)
-				depth--;
+			nest(s[i], &depth);
 			i++;
 		}
 	}
@@ -291,29 +306,41 @@ static int scan_name(struct cur *c)
 {
 	const char *s = c->s;
 	size_t lim = c->tsep == NONE ? strlen(s) : c->tsep, open_at[MAX_NEST];
-	char want[MAX_NEST];
+	char want[MAX_NEST], opened[MAX_NEST];
 	unsigned depth = 0;
 
 	while (c->i < lim) {
-		size_t i = c->i, a = hwbpi_name_atom(s, i, lim);
+		size_t i = c->i, a = hwbpi_name_atom(s, i, lim), w = 1;
 		char ch = s[i];
 
+		/* An escaped bracket nests as the bracket (tracer/names.h). */
+		if (a == 2 && ch == '\\' && (hwbpi_name_closer(s[i + 1]) || is_closing(s[i + 1]))) {
+			ch = s[i + 1];
+			a = 0;
+			w = 2;
+		}
+		/* "operator++8": no name goes on with a digit after an
+		 * operator, so the last '+' is the offset's: operator+ at 8. */
+		if (a > 9 && s[i + a - 1] == '+' && is_digit(s[i + a]) &&
+		    hwbpi_name_atom(s, i, i + a - 1) == a - 1)
+			a--;
 		if (a) {
 			c->i += a;
 			if (a > 8 && hwbpi_name_ident(s[c->i]))
-				return fail(c, c->i, "unexpected character after an operator (an "
-					    "offset needs its own '+')", -EINVAL);
+				return fail(c, c->i, "unexpected character after an operator",
+					    -EINVAL);
 		} else if (hwbpi_name_closer(ch)) {
 			if (depth == MAX_NEST)
 				return fail(c, i, "brackets nested too deep", -EINVAL);
 			open_at[depth] = i;
+			opened[depth] = ch;
 			want[depth++] = hwbpi_name_closer(ch);
-			c->i++;
-		} else if (depth && (ch == ')' || ch == '>' || ch == ']' || ch == '}')) {
+			c->i += w;
+		} else if (depth && is_closing(ch)) {
 			if (ch != want[depth - 1])
 				return fail(c, i, "mismatched bracket", -EINVAL);
 			depth--;
-			c->i++;
+			c->i += w;
 		} else if (depth && ch >= 0x20 && ch < 0x7f) {
 			c->i++;
 		} else if (depth) {
@@ -335,7 +362,7 @@ static int scan_name(struct cur *c)
 		}
 	}
 	if (depth)
-		return fail(c, open_at[depth - 1], not_closed(s[open_at[depth - 1]]), -EINVAL);
+		return fail(c, open_at[depth - 1], not_closed(opened[depth - 1]), -EINVAL);
 	if (c->i >= 2 && s[c->i - 1] == ':' && s[c->i - 2] == ':')
 		return fail(c, c->i, "expected a name after '::'", -EINVAL);
 	return 0;

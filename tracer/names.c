@@ -93,18 +93,28 @@ static inline bool is_closer(char c)
  * possible in a name passed to hwbp_symtab_find() directly, where
  * tolerating it costs nothing but a failed lookup.
  */
+static inline void nest(char c, size_t *depth)
+{
+	if (closer(c))
+		++*depth;
+	else if (is_closer(c) && *depth)
+		--*depth;
+}
+
+/* An escaped bracket ("\[abi:cxx11\]" in a pattern) is still one of
+ * the name's brackets: only fnmatch() reads the escape. */
 static inline size_t step(const char *s, size_t i, size_t n, size_t *depth)
 {
 	size_t a;
 
 	if (!special[(unsigned char)s[i]])
 		return 1;
-	if ((a = atom(s, i, n)))
+	if ((a = atom(s, i, n))) {
+		if (a == 2 && s[i] == '\\')
+			nest(s[i + 1], depth);
 		return a;
-	if (closer(s[i]))
-		++*depth;
-	else if (is_closer(s[i]) && *depth)
-		--*depth;
+	}
+	nest(s[i], depth);
 	return 1;
 }
 

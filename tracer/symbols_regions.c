@@ -80,6 +80,25 @@ int hwbpi_symtab_add_region(struct hwbp_symtab *t, uint64_t lo, uint64_t hi, uin
 	return 0;
 }
 
+void hwbpi_symtab_move_regions(struct hwbp_symtab *t, uint64_t d)
+{
+	/* Addresses are modulo 2^64: the shift keeps the order unless a
+	 * region comes to straddle 2^64 or only some of them wrap (no real
+	 * kernel does either); then no region names anything rather than
+	 * a wrong one. */
+	for (size_t i = 0; i < t->nreg; i++)
+		if (t->reg[i].hi - 1 + d < t->reg[i].lo + d ||
+		    (i && t->reg[i].lo + d < t->reg[i - 1].hi - 1 + d)) {
+			hwbpi_symtab_regions_free(t);
+			return;
+		}
+	for (size_t i = 0; i < t->nreg; i++) {
+		t->reg[i].lo += d;
+		t->reg[i].hi += d;
+		t->reg[i].bias += d;
+	}
+}
+
 const char *hwbpi_symtab_describe(const struct hwbp_symtab *t, uint64_t ip, char *buf, size_t n)
 {
 	size_t at;

@@ -171,5 +171,9 @@ const struct hwbp_sym *hwbpi_symtab_hash_find(const struct hwbp_symtab *t, const
  * symbols_regions.c), for hwbp_symtab_free(). */
 void hwbpi_symtab_dm_free(struct hwbpi_dm_index *dm);
 void hwbpi_symtab_regions_free(struct hwbp_symtab *t);
+/* Every region moved by @d (with its bias: the file's own addresses stay
+ * what they are), for a kernel image whose symbols KASLR moves after
+ * they were loaded at their link addresses (ksyms.c). */
+void hwbpi_symtab_move_regions(struct hwbp_symtab *t, uint64_t d);
 
 #endif /* HWBP_TRACER_SYMTAB_INT_H */

@@ -155,8 +155,7 @@ static int apply_pattern(struct hwbpi_tracer *t, const struct hwbp_trace_entry *
 	const char *name[HWBP_MAX_REQUESTS];
 	unsigned kinds = !e->type ? HWBPI_SYM_DATA | HWBPI_SYM_FUNC :
 		(e->type & HWBP_X) ? HWBPI_SYM_FUNC : HWBPI_SYM_DATA;
-	const char *what = kinds == HWBPI_SYM_FUNC ? "function" : kinds == HWBPI_SYM_DATA ? "data" :
-		"";
+	const char *what = kinds == HWBPI_SYM_FUNC ? "function" : "data";
 	struct hwbpi_watch *w;
 	unsigned nw = 0, fresh = 0, sizeless = 0;
 	int n = t->syms ? hwbpi_symtab_glob(t->syms, e->sym, kinds, m, name, HWBP_MAX_REQUESTS) : 0;
@@ -177,18 +176,23 @@ static int apply_pattern(struct hwbpi_tracer *t, const struct hwbp_trace_entry *
 	}
 	if (!(w = malloc((size_t)n * sizeof(*w))))
 		return -ENOMEM;
-	for (int k = 0; k < n && !ret; k++) {
+	for (int k = 0; k < n; k++) {
 		ret = watch_of(e, m[k], name[k], &w[nw], err, errlen);
 		/* A symbol of no known size cannot be watched without /LEN:
 		 * skipped (and said), rather than failing the whole pattern. */
-		if (!ret && e->type && !w[nw].len && !w[nw].entry)
+		if (ret)
+			break;
+		if (e->type && !w[nw].len && !w[nw].entry) {
 			sizeless++;
-		else if (!ret)
-			fresh += e->type && find_watch(t, &w[nw++], true) < 0;
+			continue;
+		}
+		if (e->type && find_watch(t, &w[nw], true) < 0)
+			fresh++;
+		nw++;
 	}
 	if (!ret && e->type && !nw) {
-		hwbpi_say(err, errlen, "pattern '%s' matches %d symbols, none of a known size: add "
-			  "/LEN (EINVAL)", e->sym, n);
+		hwbpi_say(err, errlen, "pattern '%s' matches %d symbol%s, none of a known size: add "
+			  "/LEN (EINVAL)", e->sym, n, n == 1 ? "" : "s");
 		ret = -EINVAL;
 	} else if (!ret && t->nw + fresh > HWBP_MAX_REQUESTS) {
 		hwbpi_say(err, errlen, "pattern '%s': %u more watches, %u already, at most %d (ENOSPC)",
@@ -205,11 +209,13 @@ static int apply_pattern(struct hwbpi_tracer *t, const struct hwbp_trace_entry *
 		else
 			t->w[t->nw++] = w[k];
 	}
-	if (!ret)
-		hwbpi_say(err, errlen, "pattern '%s' matches %d %s%ssymbol%s, %s in address order%s",
-			  e->sym, n, what, *what ? " " : "", n == 1 ? "" : "s",
-			  e->type ? "watched" : "removed",
+	if (!ret && e->type)
+		hwbpi_say(err, errlen, "pattern '%s' matches %d %s symbol%s, watched in address "
+			  "order%s", e->sym, n, what, n == 1 ? "" : "s",
 			  sizeless ? " (those of no known size skipped: add /LEN)" : "");
+	else if (!ret)
+		hwbpi_say(err, errlen, "pattern '%s' matches %d symbol%s: their watches removed",
+			  e->sym, n, n == 1 ? "" : "s");
 	free(w);
 	return ret;
 }

@@ -103,6 +103,9 @@ static const struct good goods[] = {
 	{ "operator+:r--", "operator+", 0, 0, 0, R },
 	{ "operator++:r--", "operator++", 0, 0, 0, R },
 	{ "operator+++8:r--", "operator++", 0, 8, 0, R },
+	{ "operator++8:r--", "operator+", 0, 8, 0, R },      /* a digit: the offset's '+' */
+	{ "ns::operator++0x10/2:r--", "ns::operator+", 0, 16, 2, R },
+	{ "ns::operator-+8:r--", "ns::operator-", 0, 8, 0, R },
 	{ "operator/:r--", "operator/", 0, 0, 0, R },
 	{ "operator//4:r--", "operator/", 0, 0, 4, R },
 	{ "operator/=/4:r--", "operator/=", 0, 0, 4, R },
@@ -139,6 +142,8 @@ static const struct good goods[] = {
 	{ "*_*:--x", "*_*", 0, 0, 0, X },
 	{ "[ab]*_max:rw-", "[ab]*_max", 0, 0, 0, R | W },
 	{ "a?c/4:r--", "a?c", 0, 0, 4, R },
+	/* Escaped brackets still nest: the ':' inside is no LIB's. */
+	{ "app::name\\[abi:cxx11\\]*:--x", "app::name\\[abi:cxx11\\]*", 0, 0, 0, X },
 	{ "app::\\[x\\]:r--", "app::\\[x\\]", 0, 0, 0, R },
 };
 
@@ -233,9 +238,12 @@ static const struct bad bads[] = {
 	{ "app::f<int)>:--x", -EINVAL, 11, "mismatched bracket" },
 	{ "app::f)(:--x", -EINVAL, 7, "expected '+', '/' or ':'" },
 	{ "app::f(\x01):--x", -EINVAL, 7, "'(' is not closed" },
+	{ "app::f\\(:r--", -EINVAL, 7, "'(' is not closed" },
+	{ "app::f\\(]:r--", -EINVAL, 9, "mismatched bracket" },
 	{ "a:b:c:rw-", -EINVAL, 4, "unexpected ':' (a name holds \"::\", a LIB: comes once)" },
-	{ "operator++8:r--", -EINVAL, 11,
-	  "unexpected character after an operator (an offset needs its own '+')" },
+	{ "operator+=8:r--", -EINVAL, 11, "unexpected character after an operator" },
+	{ "operator--8:r--", -EINVAL, 11, "unexpected character after an operator" },
+	{ "operator()x:r--", -EINVAL, 11, "unexpected character after an operator" },
 	{ "app::hits-1:r--", -EINVAL, 10, "expected '+', '/' or ':'" },
 	{ "lib a.so:app::x:r--", -EINVAL, 4, "expected '+', '/' or ':'" },
 	{ "libapp.so:+8:r--", -EINVAL, 11, "expected a name after 'LIB:'" },

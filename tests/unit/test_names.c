@@ -82,6 +82,7 @@ static void test_lib_sep(void **state)
 		{ "x", NONE },
 		{ "std::map<int, int>::operator[](int const&)", NONE },
 		{ "ns::operator<:x", 13 },       /* "operator<" opens nothing */
+		{ "a\\[b:c\\]:x", 8 },           /* escaped brackets nest */
 	};
 
 	(void)state;
