@@ -231,3 +231,78 @@ bool hwbpi_name_is_pattern(const char *s, size_t n)
 	}
 	return false;
 }
+
+/* [b, e) less its trailing template argument lists and ABI tags
+ * ("slot<3>", "name[abi:cxx11]"): the new e, or HWBPI_NAME_NONE when a
+ * bracket there does not match. */
+static size_t strip_args(const char *s, size_t b, size_t e)
+{
+	while (e > b && (s[e - 1] == '>' || s[e - 1] == ']')) {
+		char close = s[e - 1], open = close == '>' ? '<' : '[';
+		size_t d = 0, k = e;
+
+		/* Backwards, the same kind only: what is inside is a type or
+		 * an ABI tag, not an operator (those were refused before). */
+		while (k > b) {
+			k--;
+			if (s[k] == close)
+				d++;
+			else if (s[k] == open && --d == 0)
+				break;
+		}
+		if (d)
+			return HWBPI_NAME_NONE;
+		e = k;
+	}
+	return e;
+}
+
+/* The names the Itanium ABI abbreviates (St-less substitutions Sa, Sb,
+ * Ss, Si, So, Sd: "Compression", the ABI's section 5.1.8). */
+static bool abbreviated(const char *s, size_t len)
+{
+	static const char *const names[] = {
+		"allocator", "basic_string", "string", "basic_istream", "istream",
+		"basic_ostream", "ostream", "basic_iostream", "iostream",
+	};
+
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (strlen(names[k]) == len && !memcmp(names[k], s, len))
+			return true;
+	return false;
+}
+
+bool hwbpi_name_literal(const char *s, size_t n, size_t *at, size_t *len)
+{
+	size_t start, params, end, comp, prev = HWBPI_NAME_NONE, depth = 0, e, pe;
+
+	hwbpi_name_shape(s, n, &start, &params);
+	end = params == HWBPI_NAME_NONE ? n : params;
+	comp = start;
+	for (size_t i = start; i < end;) {
+		if (!depth && s[i] == ':' && i + 1 < end && s[i + 1] == ':') {
+			prev = comp;
+			comp = i + 2;
+			i += 2;
+			continue;
+		}
+		i += step(s, i, end, &depth);
+	}
+	if (depth || comp >= end)
+		return false;
+	e = strip_args(s, comp, end);
+	if (e == HWBPI_NAME_NONE || e <= comp || (s[comp] >= '0' && s[comp] <= '9'))
+		return false;
+	for (size_t i = comp; i < e; i++)
+		if (!hwbpi_name_ident(s[i]))
+			return false;   /* "~Foo", "{lambda()#1}", "(anonymous namespace)" */
+	if ((e - comp == 8 && !memcmp(s + comp, "operator", 8)) || abbreviated(s + comp, e - comp))
+		return false;
+	/* A constructor: the class's own name again. */
+	if (prev != HWBPI_NAME_NONE && (pe = strip_args(s, prev, comp - 2)) != HWBPI_NAME_NONE &&
+	    pe - prev == e - comp && !memcmp(s + prev, s + comp, e - comp))
+		return false;
+	*at = comp;
+	*len = e - comp;
+	return true;
+}

@@ -80,6 +80,21 @@ size_t hwbpi_name_params(const char *s, size_t from, size_t n);
  * *@params = hwbpi_name_params(@s, *@start, @n). */
 void hwbpi_name_shape(const char *s, size_t n, size_t *start, size_t *params);
 
+/*
+ * hwbpi_name_literal - the identifier that every mangled name demangling
+ * to @s[0, @n) spells literally, as "<length><identifier>": [*@at,
+ * *@at + *@len).  That is the last component of the name (past a return
+ * type, before the parameter list, without its template arguments and
+ * ABI tags), which the Itanium ABI writes out as a <source-name> (only
+ * prefixes and types are ever substituted) and so does Rust's legacy
+ * mangling.  False when there is none to rely on: an operator or a
+ * conversion, a constructor or destructor (C1, D1: the class may be an
+ * abbreviation), a lambda or anonymous component, one of the standard
+ * names the ABI abbreviates (std::allocator "Sa", std::string "Ss" ...),
+ * or an identifier starting with a digit.
+ */
+bool hwbpi_name_literal(const char *s, size_t n, size_t *at, size_t *len);
+
 /* Whether @s[0, @n) holds a glob character ('*', '?', '[') outside
  * atoms ("operator*" is a name). */
 bool hwbpi_name_is_pattern(const char *s, size_t n);

@@ -5,14 +5,17 @@
  * it in a C++ or Rust program ("app::bump(int)", "app::bump",
  * "app::hits"), or a glob pattern of names.
  *
- * A name as given is one hash probe.  Demangled names need an index of
- * their own, and demangling every name of a large program costs real
- * time (about 55 ms for the 81,000 mangled names of a 100 MB node
- * binary), so the index is built by the first lookup that a name as
- * given does not answer, never at load: a program traced by C names
- * never pays for it.  Once built it is read-only; it is published with
- * a compare-and-swap, so that concurrent lookups stay lock-free (two
- * racing builders: the loser frees its copy).
+ * A name as given is one hash probe.  Demangled names need more, and
+ * demangling every name of a large program costs real time (the 81,000
+ * mangled names of a 100 MB node binary: 55 ms in libiberty, 110 ms
+ * with the index), so nothing is demangled at load: a program traced by
+ * C names never pays.  A demangled name first takes a fast path
+ * (scan_resolve: only the symbols whose mangled name spells its last
+ * identifier are demangled, ~3 ms there); what that cannot decide --
+ * operators, constructors, overloads to name, a miss, a pattern holding
+ * "::" -- builds the index, once.  Once built it is read-only; it is
+ * published with a compare-and-swap, so that concurrent lookups stay
+ * lock-free (two racing builders: the loser frees its copy).
  *
  * The index keeps, per symbol, its demangled name (an arena of big
  * chunks: one allocation per megabyte, not per name), where that name
@@ -255,6 +258,23 @@ static bool may_be_mangled(const char *name)
 	return name[0] == '_' && (name[1] == 'Z' || name[1] == 'R');
 }
 
+/* Demangle @name into *@buf (*@cap bytes, grown as needed): 1 when it
+ * was a mangled name, 0 when it stays as it is, -ENOMEM. */
+static int demangle_into(const char *name, char **buf, size_t *cap)
+{
+	int r;
+
+	while ((r = hwbpi_demangle(name, *buf, *cap)) == -ENOSPC) {
+		char *nb = *cap < SIZE_MAX / 2 ? realloc(*buf, *cap * 2) : NULL;
+
+		if (!nb)
+			return -ENOMEM;
+		*buf = nb;
+		*cap *= 2;
+	}
+	return !r && strcmp(*buf, name) != 0;
+}
+
 /* Symbol @i demangled into the index; 0 or -ENOMEM.  *@buf (of *@cap
  * bytes) is the demangler's output, grown for long names. */
 static int dm_one(const struct hwbp_symtab *t, struct hwbpi_dm_index *dm, size_t i, char **buf,
@@ -269,16 +289,10 @@ static int dm_one(const struct hwbp_symtab *t, struct hwbpi_dm_index *dm, size_t
 	dm->pe[i] = NO_PARAMS;
 	if (!may_be_mangled(name))
 		return 0;
-	while ((r = hwbpi_demangle(name, *buf, *cap)) == -ENOSPC) {
-		char *nb = *cap < SIZE_MAX / 2 ? realloc(*buf, *cap * 2) : NULL;
-
-		if (!nb)
-			return -ENOMEM;
-		*buf = nb;
-		*cap *= 2;
-	}
+	if ((r = demangle_into(name, buf, cap)) < 0)
+		return r;
 	len = strlen(*buf);
-	if (r || !strcmp(*buf, name) || len >= NO_PARAMS)
+	if (!r || len >= NO_PARAMS)
 		return 0;   /* not a name the demangler knows: it stays as it is */
 	if (!(d = arena_dup(dm, *buf, len)))
 		return -ENOMEM;
@@ -442,6 +456,78 @@ static int dm_base(const struct hwbp_symtab *t, const struct hwbpi_dm_index *dm,
 	return distinct ? -EINVAL : -ENOENT;
 }
 
+/*
+ * The fast path of a demangled lookup while no index exists: demangle
+ * only the symbols whose mangled name spells @name's own identifier
+ * ("17cli_options_mutex" for node::per_process::cli_options_mutex:
+ * hwbpi_name_literal() says why every mangling of it must), a few
+ * among a program's 100,000, and decide as the index would: the first
+ * added of the exact matches, else of the matches without a parameter
+ * list when they are one function.  Rust v0 names ("_R") are always
+ * demangled (their identifiers may carry a '_' after the length).
+ * Returns 0 (*@out), -EAGAIN when the index must decide (no identifier
+ * to rely on, overloads, which it names, or no match: a miss is
+ * confirmed over every name), -ENOMEM.
+ */
+static int scan_resolve(const struct hwbp_symtab *t, const struct query *q, struct part name,
+			const struct hwbp_sym **out)
+{
+	const struct hwbp_sym *full = NULL, *base = NULL;
+	uint32_t full_ins = UINT32_MAX, base_ins = UINT32_MAX;
+	size_t at, len, cap = 4096;
+	char needle[64], *buf, *base_name = NULL;
+	int r = -EAGAIN;
+
+	if (!hwbpi_name_literal(name.p, name.len, &at, &len) || len > 40)
+		return -EAGAIN;
+	snprintf(needle, sizeof(needle), "%zu%.*s", len, (int)len, name.p + at);
+	if (!(buf = malloc(cap)))
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++) {
+		const char *raw = t->sym[i].name, *d;
+		size_t start, params;
+		int m;
+
+		if (!may_be_mangled(raw) || (raw[1] == 'Z' && !strstr(raw, needle)))
+			continue;
+		if ((m = demangle_into(raw, &buf, &cap)) <= 0) {
+			if (m < 0) {
+				r = m;
+				goto out;
+			}
+			continue;
+		}
+		hwbpi_name_shape(buf, strlen(buf), &start, &params);
+		d = buf + start;
+		if (part_is(name, d)) {
+			if (ins_of(t, i) < full_ins && quals_ok(t, i, q)) {
+				full = &t->sym[i];
+				full_ins = ins_of(t, i);
+			}
+		} else if (params != HWBPI_NAME_NONE && params - start == name.len &&
+			   !memcmp(d, name.p, name.len) && quals_ok(t, i, q)) {
+			if (!base_name && !(base_name = strdup(d))) {
+				r = -ENOMEM;
+				goto out;
+			}
+			if (strcmp(base_name, d) != 0)
+				goto out;   /* overloads: the index names them */
+			if (ins_of(t, i) < base_ins) {
+				base = &t->sym[i];
+				base_ins = ins_of(t, i);
+			}
+		}
+	}
+	if (full || base) {
+		*out = full ? full : base;
+		r = 0;
+	}
+out:
+	free(base_name);
+	free(buf);
+	return r;
+}
+
 int hwbpi_symtab_resolve(const struct hwbp_symtab *t, const char *spec,
 			 const struct hwbp_sym **out, struct hwbpi_symtab_amb *amb)
 {
@@ -469,12 +555,14 @@ int hwbpi_symtab_resolve(const struct hwbp_symtab *t, const char *spec,
 	}
 	if (!hwbpi_demangle_available())
 		return -ENOENT;
-	if (!(dm = dm_get(t, &err)))
-		return err;
 	/* "void app::f<long>(long)" as the outputs print it is also
 	 * "app::f<long>(long)", the key. */
 	skip = hwbpi_name_skip_return(q.name.p, q.name.len);
 	name = (struct part){ q.name.p + skip, q.name.len - skip };
+	if (!hwbpi_symtab_demangled_built(t) && (err = scan_resolve(t, &q, name, out)) != -EAGAIN)
+		return err;
+	if (!(dm = dm_get(t, &err)))
+		return err;
 	if ((s = dm_full(t, dm, name, &q))) {
 		*out = s;
 		return 0;

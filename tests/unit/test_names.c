@@ -2,7 +2,8 @@
 /*
  * The shape of names (tracer/names.c): atoms (operators, arrows,
  * escapes), the library separator, the parts of "LIB:NAME@QUAL", a
- * demangled function's parameter list and return type, patterns.  Each
+ * demangled function's parameter list and return type, the identifier
+ * every mangling spells, patterns.  Each
  * table row is a name as libiberty prints it or as a user types it.
  */
 #include <setjmp.h>
@@ -177,6 +178,59 @@ static void test_shape(void **state)
 	}
 }
 
+/* The identifier every mangling of a demangled name spells, or none. */
+static void test_literal(void **state)
+{
+	static const struct {
+		const char *s;
+		const char *ident;   /* NULL: none to rely on */
+	} rows[] = {
+		{ "node::per_process::cli_options_mutex", "cli_options_mutex" },
+		{ "app::hits", "hits" },
+		{ "hits", "hits" },
+		{ "app::bump(int)", "bump" },
+		{ "app::bump", "bump" },
+		{ "void app::store<long>(long)", "store" },
+		{ "app::store<long>", "store" },
+		{ "app::slot<3>", "slot" },
+		{ "app::name[abi:cxx11]()", "name" },
+		{ "std::vector<int, std::allocator<int> >::push_back(int const&)", "push_back" },
+		{ "f()::{lambda()#1}::operator()() const", NULL },
+		{ "app::f(int)::counter", "counter" },
+		{ "(anonymous namespace)::counter", "counter" },
+		{ "core::fmt::write", "write" },
+		{ "app::Foo::Foo()", NULL },               /* a constructor */
+		{ "app::Foo<int>::Foo()", NULL },
+		{ "app::Foo::~Foo()", NULL },
+		{ "app::Counter::operator+=(int)", NULL },
+		{ "app::C::operator int() const", NULL },
+		{ "operator new(unsigned long)", NULL },
+		{ "std::allocator<int>::allocate(unsigned long)", "allocate" },
+		{ "std::string", NULL },                   /* "Ss" */
+		{ "std::__cxx11::basic_string<char>", NULL },
+		{ "vtable for app::Foo", "Foo" },
+		{ "(anonymous namespace)", NULL },
+		{ "app::9x", NULL },
+		{ "app::", NULL },
+		{ "app::f<int", NULL },
+	};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+		size_t at = 99, len = 99;
+		bool got = hwbpi_name_literal(rows[k].s, strlen(rows[k].s), &at, &len);
+
+		if (got != !!rows[k].ident ||
+		    (got && (len != strlen(rows[k].ident) || memcmp(rows[k].s + at, rows[k].ident, len))))
+			print_error("'%s': %d %zu+%zu\n", rows[k].s, got, at, len);
+		assert_true(got == !!rows[k].ident);
+		if (got) {
+			assert_int_equal(len, strlen(rows[k].ident));
+			assert_memory_equal(rows[k].s + at, rows[k].ident, len);
+		}
+	}
+}
+
 static void test_pattern(void **state)
 {
 	static const struct {
@@ -226,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_lib_sep),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_shape),
+		cmocka_unit_test(test_literal),
 		cmocka_unit_test(test_pattern),
 		cmocka_unit_test(test_closer),
 	};

@@ -5,7 +5,8 @@
  * list, with a template function's return type or without), overloads
  * refused with their names, files and versions around demangled names,
  * when the index of demangled names is built (never for a name the
- * table has), and glob patterns (kinds, address order, aliases once).
+ * table has, nor for one the fast path finds; the same answers with and
+ * without it), and glob patterns (kinds, address order, aliases once).
  * A build without libiberty checks instead that every demangled lookup
  * misses and names stay as they are.
  */
@@ -123,18 +124,31 @@ static void test_find(void **state)
 	bool dm = hwbpi_demangle_available();
 
 	(void)state;
+	/* Each name twice: on a table of its own, where the lookup may take
+	 * the fast path (only the symbols spelling its identifier
+	 * demangled), and on @t once its index exists: the same answer. */
+	assert_null(hwbp_symtab_find(t, "no::such"));
+	assert_true(hwbpi_symtab_demangled_built(t) == dm);
 	for (size_t i = 0; i < sizeof(finds) / sizeof(finds[0]); i++) {
-		const struct hwbp_sym *s = hwbp_symtab_find(t, finds[i].q);
+		struct hwbp_symtab *own = table();
+		const struct hwbp_sym *s = hwbp_symtab_find(own, finds[i].q);
+		const struct hwbp_sym *x = hwbp_symtab_find(t, finds[i].q);
 		bool raw = !strcmp(finds[i].q, "_ZN3app4hitsE") || !strcmp(finds[i].q, "pid_max");
 
 		if (!dm && !raw) {
 			assert_null(s);
+			assert_null(x);
+			hwbp_symtab_free(own);
 			continue;
 		}
-		if (!s || s->addr != finds[i].addr)
-			print_error("'%s': %s\n", finds[i].q, s ? s->name : "(none)");
+		if (!s || s->addr != finds[i].addr || !x || strcmp(x->name, s->name))
+			print_error("'%s': %s, with the index %s\n", finds[i].q, s ? s->name : "(none)",
+				    x ? x->name : "(none)");
 		assert_non_null(s);
 		assert_true(s->addr == finds[i].addr);
+		assert_non_null(x);
+		assert_string_equal(x->name, s->name);
+		hwbp_symtab_free(own);
 	}
 	/* C1 was added first: it is the one found. */
 	if (dm)
@@ -204,7 +218,24 @@ static void test_lazy(void **state)
 	/* A raw pattern needs no demangled names either. */
 	assert_int_equal(hwbpi_symtab_glob(t, "pid_*", HWBPI_SYM_DATA, NULL, NULL, 0), 1);
 	assert_false(hwbpi_symtab_demangled_built(t));
-	(void)hwbp_symtab_find(t, "app::hits");
+	/* A name whose own identifier its manglings spell: only the few
+	 * symbols spelling it are demangled, no index. */
+	assert_true(!hwbp_symtab_find(t, "app::hits") == !hwbpi_demangle_available());
+	assert_true(!hwbp_symtab_find(t, "app::bump(int)") == !hwbpi_demangle_available());
+	assert_true(!hwbp_symtab_find(t, "app::store<long>") == !hwbpi_demangle_available());
+	assert_false(hwbpi_symtab_demangled_built(t));
+	/* Overloads are named by the index. */
+	assert_null(hwbp_symtab_find(t, "app::bump"));
+	assert_true(hwbpi_symtab_demangled_built(t) == hwbpi_demangle_available());
+	hwbp_symtab_free(t);
+	/* So is an operator (no identifier), and a constructor (its class
+	 * may be an abbreviation: std::allocator is "Sa"). */
+	t = table();
+	assert_true(!hwbp_symtab_find(t, "app::Counter::operator+=") == !hwbpi_demangle_available());
+	assert_true(hwbpi_symtab_demangled_built(t) == hwbpi_demangle_available());
+	hwbp_symtab_free(t);
+	t = table();
+	assert_true(!hwbp_symtab_find(t, "app::Foo::Foo()") == !hwbpi_demangle_available());
 	assert_true(hwbpi_symtab_demangled_built(t) == hwbpi_demangle_available());
 	hwbp_symtab_free(t);
 	/* A plain name that misses builds it too (it may be a C++ function's). */
@@ -327,9 +358,16 @@ struct racer {
 static void *race(void *arg)
 {
 	struct racer *r = arg;
-	const struct hwbp_sym *s = hwbp_symtab_find(r->t, "app::bump(double)");
+	struct hwbpi_symtab_amb amb;
+	const struct hwbp_sym *s = NULL;
+	/* Overloads: the index is built (by one of the racers) to name them. */
+	int ret = hwbpi_symtab_resolve(r->t, "app::max", &s, &amb);
 
-	r->ok = hwbpi_demangle_available() ? s && s->addr == 0x2010 : !s;
+	if (hwbpi_demangle_available())
+		r->ok = ret == -EINVAL && amb.n == 4 && !strcmp(amb.name[2], "app::max(double, double)") &&
+			(s = hwbp_symtab_find(r->t, "app::bump(double)")) && s->addr == 0x2010;
+	else
+		r->ok = ret == -ENOENT && !hwbp_symtab_find(r->t, "app::bump(double)");
 	return NULL;
 }
 
