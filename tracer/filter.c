@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Filter entries: the old ftrace ksym_trace_filter syntax, extended.
+ * Filter entries: the old ftrace ksym_trace_filter syntax, extended to the
+ * names C++ and Rust programs have.
  *
- *   entry  := blank* target [':' type] blank*        (the ':' type is required)
+ *   entry  := blank* target ':' type blank*
  *   target := '*'                                     (all; type must be ---)
  *           | '0x' HEX ['/' NUM]                      (absolute address)
  *           | SYM ['+' NUM] ['/' NUM]                 (symbol, offset, length)
  *   SYM    := [LIB ':'] NAME ['@' ['@'] QUAL]  (at most HWBP_TRACE_SYM_LEN - 1)
- *   NAME   := [A-Za-z_.$][A-Za-z0-9_.$]*
  *   LIB    := any bytes but ':', blanks, NUL       (a file: libc.so.6, a path)
  *   QUAL   := [A-Za-z0-9_.$-]+                     (a version, GLIBC_2.2.5, or a
  *                                                   shared object: holds ".so")
@@ -15,8 +15,36 @@
  *   type   := ('r'|'-') ('w'|'-') ('x'|'-')
  *   blank  := ' ' | '\t' | '\r' | '\n'
  *
- * LIB is there only when the entry has a second ':' (the last ':' before
- * the type letters always separates the type) and no blank before it.
+ * NAME is a C name, a mangled name, a demangled C++ or Rust name or a
+ * glob pattern (tracer/names.h has the atoms and brackets):
+ *   - it starts with [A-Za-z_.$~<({[*?];
+ *   - outside brackets it holds identifier bytes [A-Za-z0-9_.$], "::",
+ *     '~', '&', '*', '?', atoms ("operator+=", "operator()", "->", "\x")
+ *     and brackets ( ) < > [ ] { }, which must nest and close;
+ *   - inside brackets any printable ASCII byte (", ", ' ', ':', '#'...);
+ *   - a blank (' ') outside brackets only before the type's ':' and when
+ *     a word, a bracket or one of ~ & * ? follows it ("foo() const",
+ *     "vtable for app::Foo", "void app::store<long>(long)");
+ *   - it does not end in "::", and no identifier byte follows an
+ *     operator's symbol.
+ * So '+' and '/' outside brackets and atoms end NAME: "+OFF" is '+', a
+ * number, then '/' or the type's ':', and "/LEN" likewise; after
+ * "operator+", "operator/" and the like the operator's symbol is taken
+ * whole first, longest first ("operator+=+8" is operator+= at offset 8,
+ * "operator//4" operator/ with /4, "operator+++8" operator++ at 8),
+ * except that a '+' directly followed by a digit is the offset's
+ * ("operator++8" is operator+ at 8: no name has a digit there).  '@'
+ * outside brackets ends NAME too.
+ *
+ * The type's ':' is the last ':' of the entry, when three type letters
+ * and blanks follow it.  When they do not (a bad type), it is the last
+ * ':' outside brackets, not part of "::", followed by a byte other than
+ * a blank, NUL or ':' (so that the error points into the type), else
+ * there is none and NAME ends at the first ':' that is not "::".  "::"
+ * is always part of NAME.  LIB is there when a ':' outside brackets that
+ * is not part of "::" comes before the type's ':'; the first such ':'
+ * ends LIB ("libc.so.6:optind", "libapp.so:app::hits"; "s[abi:cxx11]"
+ * holds its ':' inside brackets).
  *
  * The grammar is hand-written (no sscanf/strtoull) because every error has
  * to name the exact column of the first character that cannot belong to a
@@ -30,10 +58,16 @@
 
 #include <hwbp/trace.h>
 
-/* The parser's cursor: the input, the position, and the error so far. */
+#include "names.h"
+
+#define NONE HWBPI_NAME_NONE
+
+/* The parser's cursor: the input, the position, the type's ':' (NONE:
+ * none) and the error so far. */
 struct cur {
 	const char *s;
 	size_t i;
+	size_t tsep;
 	unsigned col;
 	const char *msg;
 };
@@ -164,23 +198,73 @@ static int expect_colon(struct cur *c, const char *msg)
 {
 	if (c->s[c->i] != ':')
 		return fail(c, c->i, msg, -EINVAL);
+	if (c->tsep != NONE && c->i != c->tsep)
+		return fail(c, c->i, "unexpected ':' (a name holds \"::\", a LIB: comes once)",
+			    -EINVAL);
 	c->i++;
 	return 0;
 }
 
-/* Does the entry at @p start with "LIB:"?  Only when a NAME follows the
- * first ':' and a second ':' (the type's) follows, with no blank before
- * it: "pid_max::rw-" and "pid_max:rw- a:b" keep their own errors. */
-static bool lib_prefix(const char *p)
+static bool is_closing(char ch)
 {
-	const char *colon = strchr(p, ':'), *type = colon ? strchr(colon + 1, ':') : NULL;
+	return ch == ')' || ch == '>' || ch == ']' || ch == '}';
+}
 
-	if (!type || colon == p || !is_sym_first(colon[1]))
-		return false;
-	for (; p < type; p++)
-		if (is_blank(*p))
-			return false;
-	return true;
+/* One bracket's change of @depth (outside brackets a closer is a stray). */
+static void nest(char ch, size_t *depth)
+{
+	if (hwbpi_name_closer(ch))
+		++*depth;
+	else if (is_closing(ch) && *depth)
+		--*depth;
+}
+
+static bool is_type_letter(char ch, char letter)
+{
+	return ch == letter || ch == '-';
+}
+
+/* The type's ':' of the entry whose target starts at @from (the
+ * grammar's rule), or NONE. */
+static size_t type_sep(const char *s, size_t from)
+{
+	size_t e = strlen(s), depth = 0, last = NONE;
+
+	while (e > from && is_blank(s[e - 1]))
+		e--;
+	if (e - from >= 4 && s[e - 4] == ':' && is_type_letter(s[e - 3], 'r') &&
+	    is_type_letter(s[e - 2], 'w') && is_type_letter(s[e - 1], 'x'))
+		return e - 4;
+	/* A bad type: where it would be, for the error's column. */
+	for (size_t i = from; s[i];) {
+		size_t a = hwbpi_name_atom(s, i, SIZE_MAX);
+
+		if (a) {
+			if (a == 2 && s[i] == '\\')
+				nest(s[i + 1], &depth);
+			i += a;
+		} else if (s[i] == ':' && s[i + 1] == ':') {
+			i += 2;
+		} else {
+			if (!depth && s[i] == ':' && s[i + 1] && !is_blank(s[i + 1]))
+				last = i;
+			nest(s[i], &depth);
+			i++;
+		}
+	}
+	return last;
+}
+
+/* The ':' ending "LIB:" at the cursor, or NONE: the first lone ':'
+ * outside brackets before the type's. */
+static size_t lib_end(const struct cur *c)
+{
+	size_t k;
+
+	if (c->tsep == NONE || c->tsep <= c->i)
+		return NONE;
+	k = hwbpi_name_lib_sep(c->s + c->i, c->tsep - c->i);
+	return k == NONE ? NONE : c->i + k;
 }
 
 static bool is_qual_char(char ch)
@@ -188,48 +272,135 @@ static bool is_qual_char(char ch)
 	return is_sym_char(ch) || ch == '-';
 }
 
-/* One byte of the name into @sym at *n. */
-static int put_sym(struct cur *c, char *sym, size_t *n)
+static bool is_name_first(char ch)
 {
-	if (*n == HWBP_TRACE_SYM_LEN - 1)
-		return fail(c, c->i, "symbol name too long", -EINVAL);
-	sym[(*n)++] = c->s[c->i++];
+	return is_sym_first(ch) || ch == '~' || ch == '<' || ch == '(' || ch == '{' ||
+	       ch == '[' || ch == '*' || ch == '?';
+}
+
+/* After blanks outside brackets, what makes a name go on. */
+static bool name_goes_on(char ch)
+{
+	return hwbpi_name_ident(ch) || hwbpi_name_closer(ch) || ch == '~' || ch == '&' ||
+	       ch == '*' || ch == '?';
+}
+
+static const char *not_closed(char open)
+{
+	switch (open) {
+	case '(': return "'(' is not closed";
+	case '<': return "'<' is not closed";
+	case '[': return "'[' is not closed";
+	default: return "'{' is not closed";
+	}
+}
+
+#define MAX_NEST 32
+
+/*
+ * NAME at the cursor (the grammar above): moves the cursor past it.
+ * Brackets are checked here, so that hwbp_symtab_find() and the index
+ * of demangled names only ever see balanced names from an entry.
+ */
+static int scan_name(struct cur *c)
+{
+	const char *s = c->s;
+	size_t lim = c->tsep == NONE ? strlen(s) : c->tsep, open_at[MAX_NEST];
+	char want[MAX_NEST], opened[MAX_NEST];
+	unsigned depth = 0;
+
+	while (c->i < lim) {
+		size_t i = c->i, a = hwbpi_name_atom(s, i, lim), w = 1;
+		char ch = s[i];
+
+		/* An escaped bracket nests as the bracket (tracer/names.h). */
+		if (a == 2 && ch == '\\' && (hwbpi_name_closer(s[i + 1]) || is_closing(s[i + 1]))) {
+			ch = s[i + 1];
+			a = 0;
+			w = 2;
+		}
+		/* "operator++8": no name goes on with a digit after an
+		 * operator, so the last '+' is the offset's: operator+ at 8. */
+		if (a > 9 && s[i + a - 1] == '+' && is_digit(s[i + a]) &&
+		    hwbpi_name_atom(s, i, i + a - 1) == a - 1)
+			a--;
+		if (a) {
+			c->i += a;
+			if (a > 8 && hwbpi_name_ident(s[c->i]))
+				return fail(c, c->i, "unexpected character after an operator",
+					    -EINVAL);
+		} else if (hwbpi_name_closer(ch)) {
+			if (depth == MAX_NEST)
+				return fail(c, i, "brackets nested too deep", -EINVAL);
+			open_at[depth] = i;
+			opened[depth] = ch;
+			want[depth++] = hwbpi_name_closer(ch);
+			c->i += w;
+		} else if (depth && is_closing(ch)) {
+			if (ch != want[depth - 1])
+				return fail(c, i, "mismatched bracket", -EINVAL);
+			depth--;
+			c->i += w;
+		} else if (depth && ch >= 0x20 && ch < 0x7f) {
+			c->i++;
+		} else if (depth) {
+			break;
+		} else if (hwbpi_name_ident(ch) || ch == '~' || ch == '&' || ch == '*' || ch == '?') {
+			c->i++;
+		} else if (ch == ':' && i + 1 < lim && s[i + 1] == ':') {
+			c->i += 2;
+		} else if (ch == ' ' && c->tsep != NONE) {
+			size_t j = i;
+
+			while (j < lim && s[j] == ' ')
+				j++;
+			if (j == lim || !name_goes_on(s[j]))
+				break;
+			c->i = j;
+		} else {
+			break;
+		}
+	}
+	if (depth)
+		return fail(c, open_at[depth - 1], not_closed(opened[depth - 1]), -EINVAL);
+	if (c->i >= 2 && s[c->i - 1] == ':' && s[c->i - 2] == ':')
+		return fail(c, c->i, "expected a name after '::'", -EINVAL);
 	return 0;
 }
 
 /*
  * SYM: [LIB ':'] NAME ['@' ['@'] QUAL], copied whole into @sym, which
  * hwbp_symtab_find() resolves (a version or a file to choose among
- * same-named symbols: include/hwbp/trace.h).
+ * same-named symbols, a demangled name: include/hwbp/trace.h).
  */
 static int parse_sym(struct cur *c, char *sym)
 {
 	const char *s = c->s;
-	size_t n = 0;
+	size_t start = c->i, lib = lib_end(c), len;
 	int ret;
 
-	if (lib_prefix(s + c->i)) {
-		while (s[c->i] != ':')
-			if ((ret = put_sym(c, sym, &n)))
-				return ret;
-		if ((ret = put_sym(c, sym, &n)))
-			return ret;   /* the ':' */
+	if (lib != NONE) {
+		for (size_t k = start; k < lib; k++)
+			if (is_blank(s[k]))
+				return fail(c, k, "expected '+', '/' or ':'", -EINVAL);
+		c->i = lib + 1;
+		if (!is_name_first(s[c->i]))
+			return fail(c, c->i, "expected a name after 'LIB:'", -EINVAL);
 	}
-	while (is_sym_char(s[c->i]))
-		if ((ret = put_sym(c, sym, &n)))
-			return ret;
+	if ((ret = scan_name(c)))
+		return ret;
 	if (s[c->i] == '@') {
-		if ((ret = put_sym(c, sym, &n)))
-			return ret;
-		if (s[c->i] == '@' && (ret = put_sym(c, sym, &n)))
-			return ret;
+		c->i += s[c->i + 1] == '@' ? 2 : 1;
 		if (!is_qual_char(s[c->i]))
 			return fail(c, c->i, "expected a version or a library after '@'", -EINVAL);
 		while (is_qual_char(s[c->i]))
-			if ((ret = put_sym(c, sym, &n)))
-				return ret;
+			c->i++;
 	}
-	sym[n] = '\0';
+	len = c->i - start;
+	if (len > HWBP_TRACE_SYM_LEN - 1)
+		return fail(c, start + HWBP_TRACE_SYM_LEN - 1, "symbol name too long", -EINVAL);
+	memcpy(sym, s + start, len);
+	sym[len] = '\0';
 	return 0;
 }
 
@@ -242,8 +413,11 @@ static int parse(struct cur *c, struct hwbp_trace_entry *e)
 
 	while (is_blank(s[c->i]))
 		c->i++;
+	c->tsep = type_sep(s, c->i);
 
-	if (s[c->i] == '*') {
+	/* A lone '*' is "all"; "*x" or "**" is a pattern (a NAME). */
+	if (s[c->i] == '*' && (s[c->i + 1] == ':' || s[c->i + 1] == '+' || s[c->i + 1] == '/' ||
+			       s[c->i + 1] == '\0' || is_blank(s[c->i + 1]))) {
 		c->i++;
 		if (s[c->i] == '+' || s[c->i] == '/')
 			return fail(c, c->i, "'*' takes no offset or length", -EINVAL);
@@ -271,7 +445,7 @@ static int parse(struct cur *c, struct hwbp_trace_entry *e)
 		ret = expect_colon(c, e->len ? "expected ':'" : "expected '/' or ':'");
 		if (ret)
 			return ret;
-	} else if (is_sym_first(s[c->i]) || lib_prefix(s + c->i)) {
+	} else if (is_name_first(s[c->i]) || (lib_end(c) != NONE && lib_end(c) > c->i)) {
 		ret = parse_sym(c, e->sym);
 		if (ret)
 			return ret;
@@ -311,7 +485,7 @@ static int parse(struct cur *c, struct hwbp_trace_entry *e)
 	ret = parse_type(c, &e->type);
 	if (ret)
 		return ret;
-	if (e->sym[0] == '*' && e->type != 0) {
+	if (strcmp(e->sym, "*") == 0 && e->type != 0) {
 		/* Point at the first letter that is not '-'. */
 		while (s[type_at] == '-')
 			type_at++;
@@ -328,7 +502,7 @@ int hwbp_trace_filter_parse(const char *s, struct hwbp_trace_entry *out, unsigne
 			    const char **msg)
 {
 	struct hwbp_trace_entry e;
-	struct cur c = { s, 0, 0, NULL };
+	struct cur c = { s, 0, NONE, 0, NULL };
 	int ret;
 
 	if (!s || !out) {

@@ -18,6 +18,7 @@
 #include "demangle.h"
 #include "shorten.h"
 #include "stacks.h"
+#include "symtab.h"
 
 /* Far above any useful histogram (16 entries x a few breakpoints), low
  * enough that the single allocation (~400 MiB at the limit) cannot
@@ -203,10 +204,10 @@ void hwbpi_hist_kind_str(unsigned kind, char buf[4])
 }
 
 /* The function column: its name (shortened into @sbuf unless @wide),
- * else 0xADDR, else "?" (function 0 means the hit's IP was in no known
- * function). */
-static void func_str(const struct row *r, bool wide, char buf[24], char sbuf[HIST_NAME_BUF],
-		     const char **s)
+ * else where the IP is ("libfoo.so+0x1234", else 0xADDR: the key of a
+ * hit in no function is its IP), else "?" (function 0: not known). */
+static void func_str(const struct row *r, const struct hwbp_symtab *syms, bool wide,
+		     char buf[HWBPI_SYMTAB_DESCRIBE_MAX], char sbuf[HIST_NAME_BUF], const char **s)
 {
 	if (r->fname && !wide) {
 		/* -ENOSPC only for a name that is not UTF-8: still cut at a
@@ -218,8 +219,7 @@ static void func_str(const struct row *r, bool wide, char buf[24], char sbuf[HIS
 	} else if (r->func == 0) {
 		*s = "?";
 	} else {
-		snprintf(buf, 24, "0x%" PRIx64, r->func);
-		*s = buf;
+		*s = hwbpi_symtab_describe(syms, r->func, buf, HWBPI_SYMTAB_DESCRIBE_MAX);
 	}
 }
 
@@ -258,7 +258,7 @@ int hwbp_hist_print_flags(const struct hwbp_hist *h, const char *const *names,
 	struct row *rows;
 	uint64_t *funcs;
 	size_t nrows = 0, maxused = 0, i, wsym = 6, wfn = 8, wcnt = 7;
-	char fbuf[24], nbuf[16], kbuf[4], cbuf[24], sbuf[HIST_NAME_BUF];
+	char fbuf[HWBPI_SYMTAB_DESCRIBE_MAX], nbuf[16], kbuf[4], cbuf[24], sbuf[HIST_NAME_BUF];
 	bool wide = flags & HWBP_HIST_WIDE;
 	const char *fs;
 	unsigned bp, k;
@@ -296,7 +296,7 @@ int hwbp_hist_print_flags(const struct hwbp_hist *h, const char *const *names,
 			r->bp = bp;
 			r->kind = e[k].kind;
 			r->fname = s ? hwbpi_demangler_name(dm, s->name) : NULL;
-			func_str(r, wide, fbuf, sbuf, &fs);
+			func_str(r, syms, wide, fbuf, sbuf, &fs);
 			wfn = max_sz(wfn, strlen(fs));
 			wcnt = max_sz(wcnt, (size_t)snprintf(cbuf, sizeof(cbuf), "%" PRIu64,
 							     r->count));
@@ -310,7 +310,7 @@ int hwbp_hist_print_flags(const struct hwbp_hist *h, const char *const *names,
 		const struct row *r = &rows[i];
 
 		hwbpi_hist_kind_str(r->kind, kbuf);
-		func_str(r, wide, fbuf, sbuf, &fs);
+		func_str(r, syms, wide, fbuf, sbuf, &fs);
 		fprintf(out, "%-13s%-*s%-*s%*" PRIu64 "\n", kbuf, (int)max_sz(10, wsym + 2),
 			hwbpi_hist_bp_name(names, r->bp, nbuf), (int)max_sz(16, wfn + 2), fs, (int)wcnt,
 			r->count);

@@ -371,6 +371,7 @@ static void relocate(struct hwbp_symtab *t, size_t from, uint64_t d)
 		}
 		e->addr += d;
 	}
+	hwbpi_symtab_move_regions(t, d);   /* a vmlinux's region moves with it */
 }
 
 /* [begin, end) of two symbols among t->ent[from, to), or (0, 0). */

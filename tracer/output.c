@@ -17,6 +17,7 @@
 #include "demangle.h"
 #include "session.h"
 #include "stacks.h"
+#include "symtab.h"
 
 int hwbpi_output_open(struct hwbp_trace_session *s);
 int hwbpi_output_finish(struct hwbp_trace_session *s, bool ok);
@@ -189,6 +190,18 @@ static int text_callers(struct hwbp_trace_session *s, const struct hwbp_trace_ev
 	return k;
 }
 
+/* The function of event @e as shown (demangled unless --no-demangle),
+ * else where its IP is ("libfoo.so+0x1234", 0xADDR) in @buf. */
+static const char *func_shown(struct hwbp_trace_session *s, const struct hwbp_trace_event *e,
+			      char buf[HWBPI_SYMTAB_DESCRIBE_MAX])
+{
+	const struct hwbp_sym *f = hwbpi_tracer_func(&s->t, e);
+
+	return f ? hwbpi_demangler_name(s->dm, f->name) :
+		hwbpi_symtab_describe(s->t.syms, hwbpi_tracer_func_ip(&s->t, e), buf,
+				      HWBPI_SYMTAB_DESCRIBE_MAX);
+}
+
 /* Text: the batch's lines, flushed, so that "recorded" counts exactly the
  * lines the file took (a full disk fails the flush, not the fprintf). */
 static void write_text(struct hwbp_trace_session *s, const struct hwbp_trace_event *buf, size_t n)
@@ -206,14 +219,12 @@ static void write_text(struct hwbp_trace_session *s, const struct hwbp_trace_eve
 	start = ftello(out);
 	for (; done < n; done++) {
 		const struct hwbp_trace_event *e = &buf[done];
-		const struct hwbp_sym *f = hwbpi_tracer_func(t, e);
 		const struct hwbpi_watch *w = &t->w[e->bp];
-		char extra[96];
+		char extra[96], fb[HWBPI_SYMTAB_DESCRIBE_MAX];
 		/* function, then its callers (--stack), then tid and value */
 		int k = fprintf(out, "%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s", e->cpu, e->ts,
 				w->name, w->tls ? 0 : e->addr - w->addr,
-				e->kind ? hwbp_type_name(e->kind) : "?",
-				f ? hwbpi_demangler_name(s->dm, f->name) : "?");
+				e->kind ? hwbp_type_name(e->kind) : "?", func_shown(s, e, fb));
 
 		if (k >= 0 && t->stacks)
 			k = text_callers(s, e, k);
@@ -253,7 +264,7 @@ static void write_ctf(struct hwbp_trace_session *s, const struct hwbp_trace_even
 	const struct hwbpi_tracer *t = &s->t;
 
 	for (size_t i = 0; i < n && !s->out_err; i++) {
-		const struct hwbp_sym *f = hwbpi_tracer_func(t, &buf[i]);
+		char fb[HWBPI_SYMTAB_DESCRIBE_MAX];
 		const uint64_t *frames = NULL;
 		const char *names = NULL;
 		int r = 0, nf = t->stacks ? (int)hwbpi_stacks_get(t->stacks, buf[i].stack, &frames) : 0;
@@ -263,8 +274,7 @@ static void write_ctf(struct hwbp_trace_session *s, const struct hwbp_trace_even
 		if (nf > 1)
 			r = hwbpi_stacks_callers(t->stacks, buf[i].stack, t->syms, s->dm, &names);
 		if (r >= 0)
-			r = hwbpi_ctf_write_stack(s->ctf, &buf[i],
-						  f ? hwbpi_demangler_name(s->dm, f->name) : NULL,
+			r = hwbpi_ctf_write_stack(s->ctf, &buf[i], func_shown(s, &buf[i], fb),
 						  nf > 1 ? frames + 1 : NULL, nf > 1 ? (unsigned)nf - 1 : 0,
 						  names);
 		if (r)

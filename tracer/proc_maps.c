@@ -219,8 +219,13 @@ static int load_mapped(struct hwbp_symtab *syms, const struct mapped *f,
 	if (f->m.deleted && gone && !gone->read++)
 		snprintf(gone->first, sizeof(gone->first), "%s", f->m.path);
 	n = hwbpi_symtab_load_elf_as(syms, src_of(f), f->m.path, f->m.start - f->page);
+	/* Without symbols (no .symtab nor .dynsym), its code is still a
+	 * place: its region names an IP there "FILE+0xOFF" (tracer/symtab.h);
+	 * with symbols the load added it. */
+	if (n == -EINVAL)
+		n = hwbpi_symtab_load_region(syms, src_of(f), f->m.path, f->m.start - f->page);
 	if (n == -EINVAL || n == -ENOENT || n == -EACCES)
-		return 0;   /* stripped, or gone since: no symbols to add */
+		return 0;   /* not ELF after all, or gone since: nothing to add */
 	return n;
 }
 

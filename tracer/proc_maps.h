@@ -29,8 +29,10 @@ int hwbpi_proc_load_bias(pid_t pid, const char *exe_path, uint64_t *bias);
  * with their load biases, in the dynamic linker's order: the executable,
  * then DT_NEEDED breadth first (matched by DT_SONAME or file name), then
  * the rest (dlopen()ed, LD_PRELOAD) in maps order, so that a plain name
- * finds the definition the program binds to.  Files without a symbol
- * table are skipped.  A file unlinked since it was mapped (maps' "
+ * finds the definition the program binds to.  Each file's span is
+ * remembered as a region (tracer/symtab.h: an IP in none of its
+ * functions reads "libfoo.so.1+0x1234"), also for a file without a
+ * symbol table, whose symbols are skipped.  A file unlinked since it was mapped (maps' "
  * (deleted)") is read through /proc/PID/exe (the executable) or
  * /proc/PID/map_files/ (a library: needs CAP_SYS_ADMIN) under its old
  * path; @gone (may be NULL) says how many were, and which could not be.

@@ -328,7 +328,7 @@ static int apply_entry(struct hwbp_trace_session *s, const char *text, const cha
 	struct hwbp_trace_entry e;
 	const char *msg = "";
 	unsigned col = 0;
-	char err[256];
+	char err[512];
 	int ret = hwbp_trace_filter_parse(text, &e, &col, &msg);
 
 	if (ret)
@@ -337,6 +337,8 @@ static int apply_entry(struct hwbp_trace_session *s, const char *text, const cha
 	ret = hwbpi_tracer_apply(&s->t, &e, err, sizeof(err));
 	if (ret)
 		return hwbpi_fail(s, ret, true, "%s '%s': %s", where, text, err);
+	if (err[0])   /* a note: what a pattern matched */
+		hwbpi_note(s, "%s '%s': %s", where, text, err);
 	return 0;
 }
 

@@ -22,7 +22,9 @@
  *     ip need not contain it (gaps, nested or zero-size symbols), and
  *     every interval that could is on the up chain, so the walk is exact
  *     (proof at ivl_build) and, for real tables, one step.
- * Names use an open-addressing hash (FNV-1a, linear probing, load <= 1/2).
+ * Names use an open-addressing hash (FNV-1a, linear probing, load <= 1/2);
+ * demangled names and patterns are symbols_names.c's, the loaded
+ * objects' address ranges symbols_regions.c's.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -67,6 +69,8 @@ void hwbp_symtab_free(struct hwbp_symtab *t)
 	free(t->hslot);
 	hwbpi_symtab_ivl_free(&t->all);
 	hwbpi_symtab_ivl_free(&t->func);
+	hwbpi_symtab_dm_free(t->dm);
+	hwbpi_symtab_regions_free(t);
 	free(t);
 }
 
@@ -193,127 +197,9 @@ int hwbp_symtab_add(struct hwbp_symtab *t, const char *name, uint64_t addr,
 }
 
 /* ------------------------------------------------------------------ */
-/* Lookups: no allocation, no lock, no system call.                    */
+/* Address lookups: no allocation, no lock, no system call.  Names are */
+/* looked up in symbols_names.c.                                       */
 /* ------------------------------------------------------------------ */
-
-static const struct hwbp_sym *hash_find(const struct hwbp_symtab *t, const char *name)
-{
-	size_t h;
-
-	for (h = (size_t)hwbpi_symtab_hash_name(name) & t->hmask;; h = (h + 1) & t->hmask) {
-		uint32_t o = t->hslot[h];
-
-		if (!o)
-			return NULL;
-		if (!strcmp(t->sym[o - 1].name, name))
-			return &t->sym[o - 1];
-	}
-}
-
-/* A part of a qualified name: bytes [p, p + len). */
-struct part {
-	const char *p;
-	size_t len;
-};
-
-static bool part_is(struct part a, const char *s)
-{
-	return a.p && strlen(s) == a.len && !memcmp(a.p, s, a.len);
-}
-
-/* Does @q name object @o: its path as loaded, the path's last component
- * or its DT_SONAME ("libc.so.6" for /lib/x86_64-linux-gnu/libc.so.6)? */
-static bool obj_is(const struct hwbp_symtab *t, const struct obj *o, struct part q)
-{
-	const char *path = t->pool + o->path, *base = strrchr(path, '/');
-
-	return part_is(q, path) || part_is(q, base ? base + 1 : path) ||
-	       (o->soname != NO_SONAME && part_is(q, t->pool + o->soname));
-}
-
-/* The object holding insertion index @ins (objects are in insertion
- * order and do not overlap), or NULL. */
-static const struct obj *obj_of(const struct hwbp_symtab *t, uint32_t ins)
-{
-	size_t lo = 0, hi = t->nobj;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->obj[mid].end <= ins)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < t->nobj && t->obj[lo].first <= ins ? &t->obj[lo] : NULL;
-}
-
-/*
- * "[LIB:]NAME[@[@]VERSION|@LIB]" (include/hwbp/trace.h): the first-added
- * symbol NAME of that version and file.  A plain scan of the table: it
- * runs once per filter entry, never on a hit, and keeps the finished
- * table free of a per-name chain.
- */
-static const struct hwbp_sym *qualified_find(const struct hwbp_symtab *t, const char *spec)
-{
-	struct part lib = { NULL, 0 }, ver = { NULL, 0 }, name;
-	const char *colon = strchr(spec, ':'), *at;
-	const struct hwbp_sym *best = NULL;
-	uint32_t best_ins = UINT32_MAX;
-
-	if (colon) {
-		lib = (struct part){ spec, (size_t)(colon - spec) };
-		spec = colon + 1;
-	}
-	at = strchr(spec, '@');
-	name = (struct part){ spec, at ? (size_t)(at - spec) : strlen(spec) };
-	if (at) {
-		struct part q;
-
-		at += at[1] == '@' ? 2 : 1;
-		q = (struct part){ at, strlen(at) };
-		/* A shared object's name holds ".so"; a version never does. */
-		if (strstr(at, ".so")) {
-			if (lib.p)
-				return NULL;  /* two files named */
-			lib = q;
-		} else {
-			ver = q;
-		}
-	}
-	if (!name.len || (lib.p && !lib.len) || (at && !*at))
-		return NULL;
-	for (size_t i = 0; i < t->n; i++) {
-		const struct hwbp_sym *s = &t->sym[i];
-		uint32_t ins = t->sx[i] & ~SX_VER;
-
-		if (ins >= best_ins || !part_is(name, s->name))
-			continue;
-		if (ver.p && (!(t->sx[i] & SX_VER) || !part_is(ver, s->name + name.len + 1)))
-			continue;
-		if (lib.p) {
-			const struct obj *o = obj_of(t, ins);
-
-			if (!o || !obj_is(t, o, lib))
-				continue;
-		}
-		best = s;
-		best_ins = ins;
-	}
-	return best;
-}
-
-const struct hwbp_sym *hwbp_symtab_find(const struct hwbp_symtab *t, const char *name)
-{
-	const struct hwbp_sym *s;
-
-	if (!t || !t->finished || !name)
-		return NULL;
-	s = hash_find(t, name);
-	if (s || !strpbrk(name, ":@"))
-		return s;
-	return qualified_find(t, name);
-}
 
 static const struct hwbp_sym *ivl_lookup(const struct hwbp_symtab *t, const struct ivl_index *x,
 					 uint64_t ip)

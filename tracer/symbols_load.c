@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "symtab.h"
 #include "symtab_int.h"
 #include "tracer.h"
 
@@ -404,6 +405,48 @@ static int add_elf_sym(struct hwbp_symtab *t, const char *name, const char *vnam
 				  false);
 }
 
+/* The addresses the file's PT_LOAD segments span, [*lo, *hi) before the
+ * bias: what it occupies once loaded.  0, or -EINVAL (none). */
+static int elf_extent(Elf *e, uint64_t *lo, uint64_t *hi)
+{
+	size_t n;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	if (elf_getphdrnum(e, &n))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || !ph.p_memsz ||
+		    ph.p_vaddr + ph.p_memsz < ph.p_vaddr)
+			continue;
+		if (ph.p_vaddr < *lo)
+			*lo = ph.p_vaddr;
+		if (ph.p_vaddr + ph.p_memsz > *hi)
+			*hi = ph.p_vaddr + ph.p_memsz;
+	}
+	return *lo < *hi ? 0 : -EINVAL;
+}
+
+/*
+ * The file's region (tracer/symtab.h), so that an IP in none of its
+ * functions is still named by file and offset.  Best effort: a file
+ * without PT_LOAD (a relocatable object), or one overlapping a file
+ * loaded before (which keeps the range, as the first added wins), gets
+ * none.  0, or -ENOMEM.
+ */
+static int add_elf_region(struct hwbp_symtab *t, Elf *e, const char *name, uint64_t bias)
+{
+	uint64_t lo, hi;
+	int r;
+
+	if (elf_extent(e, &lo, &hi))
+		return 0;
+	r = hwbpi_symtab_add_region(t, lo + bias, hi + bias, bias, name);
+	return r == -ENOMEM ? r : 0;
+}
+
 static int load_elf(struct hwbp_symtab *t, Elf *e, uint64_t bias, const char **soname)
 {
 	Elf_Scn *scn = NULL, *symscn = NULL, *dynscn = NULL;
@@ -474,6 +517,37 @@ static int load_elf(struct hwbp_symtab *t, Elf *e, uint64_t bias, const char **s
 }
 #endif
 
+int hwbpi_symtab_load_region(struct hwbp_symtab *t, const char *path, const char *name,
+			     uint64_t bias)
+{
+#ifdef HWBP_HAVE_LIBELF
+	Elf *e;
+	int fd, r;
+
+	if (!t || !path || !name)
+		return -EINVAL;
+	if (t->finished)
+		return -EBUSY;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EIO;
+	fd = open_ro(path);
+	if (fd < 0)
+		return fd;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	r = e && elf_kind(e) == ELF_K_ELF ? add_elf_region(t, e, name, bias) : -EINVAL;
+	if (e)
+		elf_end(e);
+	close(fd);
+	return r;
+#else
+	(void)t;
+	(void)path;
+	(void)name;
+	(void)bias;
+	return -EOPNOTSUPP;
+#endif
+}
+
 int hwbp_symtab_load_elf(struct hwbp_symtab *t, const char *path, uint64_t bias)
 {
 	return hwbpi_symtab_load_elf_as(t, path, path, bias);
@@ -508,6 +582,9 @@ int hwbpi_symtab_load_elf_as(struct hwbp_symtab *t, const char *path, const char
 	r = load_elf(t, e, bias, &soname);
 	/* The file's name and soname, for "LIB:sym" and "sym@LIB". */
 	if (r >= 0 && hwbpi_symtab_add_obj(t, m, name, soname))
+		r = -ENOMEM;
+	/* Last: a region is never rolled back, so nothing may fail after. */
+	if (r >= 0 && add_elf_region(t, e, name, bias))
 		r = -ENOMEM;
 	if (r < 0)
 		hwbpi_symtab_rollback(t, m);

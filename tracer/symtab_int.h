@@ -73,6 +73,16 @@ struct ivl_index {
 	uint32_t *rnode;
 };
 
+/* A loaded object's address range (hwbpi_symtab_add_region): [lo, hi)
+ * holds its code and data, ip - bias is the address in the file. */
+struct region {
+	uint64_t lo, hi, bias;
+	char *name;           /* the path's last component, malloc'd */
+};
+
+/* The index of demangled names (symbols_names.c), built on first need. */
+struct hwbpi_dm_index;
+
 struct hwbp_symtab {
 	/* loading */
 	struct ent *ent;
@@ -89,6 +99,13 @@ struct hwbp_symtab {
 	uint32_t *hslot;              /* name hash: sym position + 1, 0 = empty */
 	size_t hmask;
 	struct ivl_index all, func;
+	/* loaded objects' ranges, sorted by lo, not overlapping (any time) */
+	struct region *reg;
+	size_t nreg, reg_cap;
+	/* finished: built by the first lookup that needs it and published
+	 * with a compare-and-swap, so that lookups stay lock-free (read with
+	 * __atomic_load_n; NULL: not built) */
+	struct hwbpi_dm_index *dm;
 };
 
 /* Where a load started: a failed load rolls the table back to it. */
@@ -117,6 +134,13 @@ struct mark hwbpi_symtab_mark_of(const struct hwbp_symtab *t);
 int hwbpi_symtab_load_elf_as(struct hwbp_symtab *t, const char *path, const char *name,
 			     uint64_t bias);
 void hwbpi_symtab_rollback(struct hwbp_symtab *t, struct mark m);
+/* Only the region of the ELF file at @path (tracer/symtab.h), named
+ * @name, for a file without symbols: its PT_LOAD segments' span plus
+ * @bias.  0 (also when it has no PT_LOAD or overlaps a region added
+ * before), -EINVAL (not ELF), open()'s errors, -EBUSY, -ENOMEM, -EIO,
+ * -EOPNOTSUPP (built without libelf). */
+int hwbpi_symtab_load_region(struct hwbp_symtab *t, const char *path, const char *name,
+			     uint64_t bias);
 /* One line of a System.map or /proc/kallsyms ("ADDR TYPE NAME [MOD]"):
  * the name and module point into the text (not NUL-terminated); mod is
  * NULL for a line without "[MOD]". */
@@ -140,5 +164,16 @@ int hwbpi_read_file(const char *path, char **buf, size_t *len);
 void hwbpi_symtab_ivl_free(struct ivl_index *x);
 /* FNV-1a of a name, for the name hash (symbols_index.c). */
 uint64_t hwbpi_symtab_hash_name(const char *s);
+/* The symbol named exactly @name (the name hash; first added wins), or
+ * NULL (symbols_names.c). */
+const struct hwbp_sym *hwbpi_symtab_hash_find(const struct hwbp_symtab *t, const char *name);
+/* Free the index of demangled names and the regions (symbols_names.c,
+ * symbols_regions.c), for hwbp_symtab_free(). */
+void hwbpi_symtab_dm_free(struct hwbpi_dm_index *dm);
+void hwbpi_symtab_regions_free(struct hwbp_symtab *t);
+/* Every region moved by @d (with its bias: the file's own addresses stay
+ * what they are), for a kernel image whose symbols KASLR moves after
+ * they were loaded at their link addresses (ksyms.c). */
+void hwbpi_symtab_move_regions(struct hwbp_symtab *t, uint64_t d);
 
 #endif /* HWBP_TRACER_SYMTAB_INT_H */

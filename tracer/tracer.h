@@ -96,9 +96,19 @@ int hwbpi_model_fits(const char *backend, const struct hwbp_cpu *want,
 
 /*
  * Add, remove (type 0) or clear ("*", type 0) a watch from a parsed filter
- * entry, resolving the symbol.  On error, @err holds one line for the user.
- * Errors: -ENOENT (no such symbol), -EINVAL (no length known, or "*" with
- *         a type), -ENOSPC (more than HWBP_MAX_REQUESTS entries).
+ * entry, resolving the symbol (hwbpi_symtab_resolve: also by its
+ * demangled name).  A name no symbol has that holds '*', '?' or '['
+ * is a pattern: one watch per matching symbol (hwbpi_symtab_glob: data
+ * symbols, functions when the type has x), in address order, named as
+ * each matched; PAT:--- removes the watches of the symbols it matches.
+ * On error, @err holds one line for the user; on success it holds a
+ * note for the user when non-empty (a pattern's matches), else "".
+ * Errors: -ENOENT (no such symbol, or nothing matches the pattern),
+ *         -EINVAL (no length known, or "*" with a type, or a function
+ *         name without parameters that several overloads have), -ENOSPC
+ *         (more than HWBP_MAX_REQUESTS watches, or a pattern matching
+ *         more symbols), -ERANGE (a range wrapping past 2^64), -ENOMEM.
+ *         A failure leaves the watches as they were.
  */
 int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 		       char *err, size_t errlen);
@@ -131,8 +141,14 @@ void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
 void hwbpi_tracer_hit_frames(struct hwbpi_tracer *t, struct hwbp_trace_event *ev,
 			     const uint64_t *callers, unsigned n);
 
-/* The function of event @ev's access: its IP less t->func_adjust for a
- * data hit, in t->syms; NULL if none.  No allocation. */
+/* The IP that names event @ev's function: its IP less t->func_adjust
+ * for a data hit (inside the instruction that made the access).  The
+ * histogram keys a hit in no function by it (hwbp_hist_entry.func), and
+ * the outputs print it as hwbpi_symtab_describe() says.  No allocation. */
+uint64_t hwbpi_tracer_func_ip(const struct hwbpi_tracer *t, const struct hwbp_trace_event *ev);
+
+/* The function of event @ev's access: hwbpi_tracer_func_ip() in t->syms;
+ * NULL if none.  No allocation. */
 const struct hwbp_sym *hwbpi_tracer_func(const struct hwbpi_tracer *t,
 					 const struct hwbp_trace_event *ev);
 

@@ -58,7 +58,11 @@ int hwbp_symtab_add(struct hwbp_symtab *t, const char *name, uint64_t addr,
  * .dynsym) through libelf, each address plus @bias (a PIE's load bias).
  * A versioned symbol (a .symtab's "optind@GLIBC_2.2.5", a .dynsym's
  * .gnu.version) is added by its plain name with the version beside it;
- * the file (its path and DT_SONAME) is remembered for hwbp_symtab_find().
+ * the file (its path and DT_SONAME) is remembered for hwbp_symtab_find(),
+ * and the addresses its PT_LOAD segments span (plus @bias), so that an
+ * IP in none of its functions is shown as "FILE+0xOFF" (its last path
+ * component; OFF = IP - @bias, the address nm and addr2line -e FILE use)
+ * by the histogram and the traces, rather than "?".
  * Returns the number added.
  * Errors: -ENOENT (no such file) and other open() errors as they are
  *         (-EACCES...), -EINVAL (not ELF / no symbol table), -EBUSY,
@@ -94,10 +98,28 @@ int hwbp_symtab_finish(struct hwbp_symtab *t);
  * same-named symbols: "NAME@VERSION" (or "@@"), and a file loaded with
  * hwbp_symtab_load_elf() as "LIB:NAME" or "NAME@LIB", LIB its path, its
  * path's last component or its soname; after '@' a name holding ".so"
- * is a file, anything else a version; both: "LIB:NAME@VERSION".  A name
- * in the table as given always matches first.  Qualified lookups scan
- * the table (O(n)); plain ones hash.  No allocation; any thread once
- * finished.  NULL if none, or not finished.
+ * is a file, anything else a version; both: "LIB:NAME@VERSION".  LIB
+ * ends at the first ':' outside brackets that is not part of "::"
+ * ("libapp.so:app::hits"; "::" is always part of NAME).
+ * A name in the table as given always matches first.  Else NAME may be
+ * a C++ or Rust name as demangled (libiberty, as the outputs print it):
+ * "app::hits" finds _ZN3app4hitsE, "app::bump(int)" _ZN3app4bumpEi,
+ * "void app::store<long>(long)" or "app::store<long>(long)" the template
+ * function _ZN3app5storeIlEEvT_; and a function's name without its
+ * parameter list ("app::bump") when every symbol having it has the same
+ * demangled name (C1/C2 constructors, the same function in two files:
+ * the first added wins), NULL when overloads differ (tracer-internal
+ * hwbpi_symtab_resolve() names them).
+ * Cost: a name as given hashes; a qualified one scans the table (O(n)).
+ * A demangled one demangles only the symbols whose mangled name spells
+ * its last identifier ("17cli_options_mutex": a few, ~3 ms among a
+ * 100 MB program's 106,000 symbols), unless it has none to rely on (an
+ * operator, a constructor), names overloads, or misses: then the first
+ * such lookup demangles every name into an index (~0.1 s there), which
+ * later lookups hash.  Never at load: a program looked up by its table's
+ * own names never demangles.  Any thread once finished (the index is
+ * published lock-free; a lookup that cannot allocate finds only names
+ * as given).  NULL if none, or not finished.
  */
 const struct hwbp_sym *hwbp_symtab_find(const struct hwbp_symtab *t, const char *name);
 
@@ -126,9 +148,29 @@ struct hwbp_trace_entry {
 /*
  * hwbp_trace_filter_parse - parse one entry ("pid_max:rw-", "buf+8/16:-w-",
  * "0xffffffff81000000/8:rw-", "pid_max:---", "*:---").  SYM may be
- * qualified, "optind@GLIBC_2.2.5", "libc.so.6:optind", "optind@libc.so.6"
- * (kept whole in ->sym for hwbp_symtab_find()); "LIB:" only when a second
- * ':' follows, the last ':' always separating the type.
+ * qualified, "optind@GLIBC_2.2.5", "libc.so.6:optind", "optind@libc.so.6",
+ * a demangled C++ or Rust name, or a glob pattern (kept whole in ->sym
+ * for hwbp_symtab_find() and the tracer).  The rules (tracer/filter.c has
+ * the grammar):
+ *  - the type's ':' is the LAST ':' of the entry, when exactly three
+ *    type letters [r-][w-][x-] (and blanks) follow it;
+ *  - "::" is part of a name, never a library's ':'; before the type's
+ *    ':', a ':' outside brackets that is not part of "::" ends LIB:
+ *    "libapp.so:app::hits:rw-" ("s[abi:cxx11]()" holds its ':' inside
+ *    brackets);
+ *  - a name holds what demangled names hold: "::", brackets ( ) < > [ ]
+ *    { } that nest and close, with anything printable inside them
+ *    ("std::map<int, int>::find(int const&) const"), '~', '&', '*', '?',
+ *    operators ("operator+=", "operator()", "operator<", "operator new"),
+ *    blanks between words ("vtable for app::Foo");
+ *  - outside brackets '+' and '/' start +OFF and /LEN (a number, then
+ *    '/' or the type's ':'), except the symbol after "operator", which is
+ *    taken whole, longest first: "operator+=+8" is operator+= at offset 8,
+ *    "operator//4" operator/ with length 4, "operator+++8" operator++ at
+ *    8, but a '+' right before a digit is the offset's: "operator++8" is
+ *    operator+ at 8;
+ *  - '*', '?' or "[...]" make a name a pattern (fnmatch(3)) unless some
+ *    symbol has it as it is; a lone "*" is all watches ("*:---").
  * Errors: -EINVAL with *col = the 1-based column of the offending character
  *         (and *msg a static description), -ERANGE (a number overflows).
  */
@@ -172,7 +214,8 @@ struct hwbp_trace_event {
 /* Histograms: per breakpoint, n preallocated (function, kind) entries. */
 /* ------------------------------------------------------------------ */
 struct hwbp_hist_entry {
-	uint64_t func;       /* function start address (0: unknown function) */
+	uint64_t func;       /* function start address; a hit in no function: its
+			      * IP (printed "libfoo.so+0xOFF" or 0xADDR); 0: not known */
 	uint8_t kind;
 	uint64_t count;
 };
@@ -205,7 +248,9 @@ bool hwbp_hist_add(struct hwbp_hist *h, unsigned bp, uint64_t func, unsigned kin
  * hwbp_hist_print - the histogram as a table ("Access_Type Symbol Function
  * Counter", most hits first, ties by breakpoint, then function name), then
  * per breakpoint "SYM: N functions, overrun M".  @names[bp] names each
- * breakpoint; @syms names functions (may be NULL: addresses are printed);
+ * breakpoint; @syms names functions (may be NULL: addresses are printed),
+ * and a place in no function by the file that holds it, "libfoo.so+0x1234"
+ * (see hwbp_symtab_load_elf), else as 0xADDR (a kernel IP in no symbol);
  * names wider than 60 columns are shortened (see hwbp_hist_print_flags).
  * Not on the hit path: it allocates to sort.
  * Errors: -EINVAL, -ENOMEM, -EIO (the stream failed).
@@ -469,7 +514,15 @@ int hwbp_trace_session_symbols(struct hwbp_trace_session *s, const char *path);
  * its origin in messages ("-e").  hwbp_trace_session_filter_file - a file
  * of entries, one a line ('#' comments; at most 65536 bytes a line, a
  * longer line or a NUL byte is refused by run with -EOVERFLOW or -EINVAL,
- * never cut), applied where it was given.
+ * never cut), applied where it was given.  An entry whose name is a
+ * pattern (hwbp_trace_filter_parse) watches every data symbol matching
+ * it (functions when its type has x), in address order, aliases once,
+ * each a watch named as it matched (demangled when the pattern holds
+ * "::"): at most HWBP_MAX_REQUESTS, and run says how many matched in a
+ * note on the diag stream; "PAT:---" removes them.  A pattern matching
+ * nothing is a bad entry (-ENOENT), one matching more than
+ * HWBP_MAX_REQUESTS too (-ENOSPC); whether the CPU holds them all is
+ * the backend's to say, as for entries given one by one.
  * Errors: -EINVAL (NULL), -ENOSPC (more than 2 * HWBP_MAX_REQUESTS),
  * -EBUSY.  A bad entry is reported by hwbp_trace_session_run().
  */
