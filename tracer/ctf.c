@@ -74,6 +74,7 @@ struct hwbpi_ctf {
 	unsigned ncpus, nwatch;
 	int dfd;                       /* the directory, while opening */
 	bool made_meta;
+	bool srcline;                  /* HWBPI_CTF_SRCLINE: events end with a src field */
 	char **names;
 	uint64_t min_ts, max_ts;       /* over all CPUs (valid when any_ev) */
 	bool any_ev;
@@ -204,8 +205,12 @@ static int write_metadata(FILE *f, const struct hwbpi_ctf *c)
 	       * guess presented as fact */
 	      "\t\tenum : uint8_t { unknown = 0, hw = 1, sim = 2, value = 3, type = 4, insn = 5 } kind_how;\n"
 	      "\t\tstring func;\n"
-	      "\t\tuint16_t size;\n"
-	      "\t};\n"
+	      "\t\tuint16_t size;\n", f);
+	/* The source line of the access ("file.c:LINE", "?"): only when
+	 * asked for, so that a trace without it keeps its layout. */
+	if (c->srcline)
+		fputs("\t\tstring src;\n", f);
+	fputs("\t};\n"
 	      "};\n", f);
 	errno = 0;
 	return fflush(f) != 0 || ferror(f) ? io_err() : 0;
@@ -527,7 +532,7 @@ static int make_files(struct hwbpi_ctf *c)
 }
 
 struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *const *watch_names,
-				 unsigned nwatch, bool force, int *err)
+				 unsigned nwatch, unsigned flags, int *err)
 {
 	struct hwbpi_ctf *c;
 	bool made_dir = false;
@@ -542,7 +547,8 @@ struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *co
 		ret = -ENOMEM;
 		goto fail;
 	}
-	ret = use_dir(dir, force, &made_dir, &c->dfd);
+	c->srcline = flags & HWBPI_CTF_SRCLINE;
+	ret = use_dir(dir, flags & HWBPI_CTF_FORCE, &made_dir, &c->dfd);
 	if (ret == 0)
 		ret = make_files(c);
 	if (ret) {
@@ -563,6 +569,12 @@ fail:
 
 int hwbpi_ctf_write(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev, const char *func_name)
 {
+	return hwbpi_ctf_write_src(c, ev, func_name, NULL);
+}
+
+int hwbpi_ctf_write_src(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev,
+			const char *func_name, const char *src)
+{
 	struct ctf_stream *s;
 	const char *watch;
 	unsigned char *p;
@@ -578,7 +590,10 @@ int hwbpi_ctf_write(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev, cons
 	if (!func_name)
 		func_name = "?";
 	watch = c->names[ev->bp];
-	need = 8 + 2 + 2 + name_len(watch) + 1 + 8 + 8 + 1 + 1 + name_len(func_name) + 1 + 2;
+	if (!src)
+		src = "?";
+	need = 8 + 2 + 2 + name_len(watch) + 1 + 8 + 8 + 1 + 1 + name_len(func_name) + 1 + 2 +
+	       (c->srcline ? name_len(src) + 1 : 0);
 	if (s->sealed || (s->nev && s->len + need > PACKET_MAX)) {
 		ret = flush_packet(c, ev->cpu, ev->ts);
 		if (ret)
@@ -603,6 +618,8 @@ int hwbpi_ctf_write(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev, cons
 	p = put_str(p, func_name);
 	put16(p, ev->size);
 	p += 2;
+	if (c->srcline)
+		p = put_str(p, src);
 	s->len = (size_t)(p - s->buf);
 	s->nev++;
 	s->last_ts = ev->ts;

@@ -31,15 +31,19 @@ struct hwbpi_ctf;
  * metadata.  Every file is created with O_EXCL | O_NOFOLLOW: never a
  * user's file truncated, never a symlink followed; on failure only files
  * this call created are removed (and @dir if it made it).  @watch_names[bp]
- * names breakpoint bp (copied; at most 255 names).
+ * names breakpoint bp (copied; at most 255 names).  @flags: HWBPI_CTF_FORCE
+ * (the @force above), HWBPI_CTF_SRCLINE (events end with a string field
+ * "src", the access's source line: hwbpi_ctf_write_src).
  * Errors (NULL, *err): -EINVAL (NULL/empty dir, ncpus 0 or above
  *         HWBPI_CTF_MAX_CPUS, nwatch above 255 or a NULL name), -ENOMEM,
  *         -EEXIST (@dir not empty, no @force), -ENOTEMPTY (@force, but @dir
  *         holds a file that is not this writer's: nothing removed), or the
  *         errno of mkdir/open/write (-ENOTDIR, -EACCES, -EIO ...).
  */
+#define HWBPI_CTF_FORCE 1u
+#define HWBPI_CTF_SRCLINE 2u
 struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *const *watch_names,
-				 unsigned nwatch, bool force, int *err);
+				 unsigned nwatch, unsigned flags, int *err);
 
 /*
  * hwbpi_ctf_write - append one event to its CPU's stream; @func_name is
@@ -52,6 +56,10 @@ struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *co
  *         not recorded).
  */
 int hwbpi_ctf_write(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev, const char *func_name);
+/* The same with the access's source line @src (NULL: "?"), written when
+ * the trace was opened with HWBPI_CTF_SRCLINE (else ignored). */
+int hwbpi_ctf_write_src(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev,
+			const char *func_name, const char *src);
 
 /*
  * hwbpi_ctf_lost - the ring of @cpu has lost @lost_total events so far

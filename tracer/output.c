@@ -15,6 +15,7 @@
 #include "ctf.h"
 #include "demangle.h"
 #include "session.h"
+#include "srcline.h"
 
 int hwbpi_output_open(struct hwbp_trace_session *s);
 int hwbpi_output_finish(struct hwbp_trace_session *s, bool ok);
@@ -64,7 +65,8 @@ int hwbpi_output_open(struct hwbp_trace_session *s)
 	if (!s->out.ctf_dir)
 		return 0;
 	s->ctf = hwbpi_ctf_open(s->out.ctf_dir, s->ncpus, watch_names(s, names), s->t.nw,
-				s->force, &ret);
+				(s->force ? HWBPI_CTF_FORCE : 0) | (s->srcline ? HWBPI_CTF_SRCLINE : 0),
+				&ret);
 	if (!s->ctf && ret == -EEXIST)
 		return hwbpi_fail(s, ret, true,
 				  "CTF --trace '%s' is a directory that is not empty (--force "
@@ -126,9 +128,11 @@ static void write_text(struct hwbp_trace_session *s, const struct hwbp_trace_eve
 		const struct hwbp_trace_event *e = &buf[done];
 		const struct hwbp_sym *f = hwbpi_tracer_func(t, e);
 		const struct hwbpi_watch *w = &t->w[e->bp];
-		int k = fprintf(out, "%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s\n", e->cpu, e->ts,
+		char src[HWBPI_HIST_COL_BUF];
+		int k = fprintf(out, "%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s%s%s\n", e->cpu, e->ts,
 				w->name, e->addr - w->addr, e->kind ? hwbp_type_name(e->kind) : "?",
-				f ? hwbpi_demangler_name(s->dm, f->name) : "?");
+				f ? hwbpi_demangler_name(s->dm, f->name) : "?", s->srcline ? " at " : "",
+				s->srcline ? hwbpi_srcline_event(s, e, src, sizeof(src)) : "");
 
 		if (k < 0) {
 			bad = true;
@@ -162,8 +166,11 @@ static void write_ctf(struct hwbp_trace_session *s, const struct hwbp_trace_even
 
 	for (size_t i = 0; i < n && !s->out_err; i++) {
 		const struct hwbp_sym *f = hwbpi_tracer_func(t, &buf[i]);
-		int r = hwbpi_ctf_write(s->ctf, &buf[i],
-					f ? hwbpi_demangler_name(s->dm, f->name) : NULL);
+		char src[HWBPI_HIST_COL_BUF];
+		int r = hwbpi_ctf_write_src(s->ctf, &buf[i],
+					    f ? hwbpi_demangler_name(s->dm, f->name) : NULL,
+					    s->srcline ? hwbpi_srcline_event(s, &buf[i], src, sizeof(src))
+						       : NULL);
 
 		if (r)
 			output_failed(s, r);
@@ -218,7 +225,7 @@ int hwbpi_output_finish(struct hwbp_trace_session *s, bool ok)
 	struct hwbpi_tracer *t = &s->t;
 	uint64_t produced = 0, lost = 0, lost_cpu[HWBPI_TRACE_MAX_CPUS] = { 0 };
 	const char *names[HWBP_MAX_REQUESTS];
-	int ret;
+	int ret = 0;
 
 	if (!ok) {
 		/* A failed run: keep what was traced. */
@@ -228,11 +235,18 @@ int hwbpi_output_finish(struct hwbp_trace_session *s, bool ok)
 		return 0;
 	}
 	if (!t->trace) {
-		if (s->out.hist)
-			hwbp_hist_print_flags(&t->hist, watch_names(s, names), t->syms,
-					      (s->no_demangle ? 0 : HWBP_HIST_DEMANGLE) |
-						      (s->wide ? HWBP_HIST_WIDE : 0),
-					      s->out.hist);
+		unsigned flags = (s->no_demangle ? 0 : HWBP_HIST_DEMANGLE) |
+				 (s->wide ? HWBP_HIST_WIDE : 0);
+
+		/* (A write error shows as the stream's, at its close.) */
+		if (s->out.hist && t->key_ip)
+			ret = hwbpi_srcline_hist_print(s, watch_names(s, names), flags, s->out.hist);
+		else if (s->out.hist)
+			ret = hwbp_hist_print_flags(&t->hist, watch_names(s, names), t->syms, flags,
+						    s->out.hist);
+		if (s->out.hist && ret == -ENOMEM)
+			return hwbpi_fail(s, ret, false, "cannot print the histogram: %s",
+					  hwbp_errno_name(ret));
 		return 0;
 	}
 	hwbpi_session_drain(s);

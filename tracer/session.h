@@ -25,6 +25,13 @@
 
 struct hwbpi_ctf;
 struct hwbpi_demangler;
+struct hwbpi_dwarf;
+
+/* --sort KEY: what a histogram entry counts (session.c's table). */
+enum hwbpi_sort {
+	HWBPI_SORT_FUNCTION,                   /* the access's function (default) */
+	HWBPI_SORT_SRCLINE,                    /* its source line (tracer/srcline.c) */
+};
 
 struct hwbp_trace_session {
 	const struct hwbp_trace_backend *backend;
@@ -51,6 +58,13 @@ struct hwbp_trace_session {
 	bool force;                            /* option "force": CTF may replace */
 	bool no_demangle;                      /* option "no-demangle": names as they are */
 	bool wide;                             /* option "wide": full names in the histogram */
+	/* debug information (tracer/srcline.c) */
+	bool srcline;                          /* option "srcline": trace events' lines */
+	const char *debug_dir;                 /* option "debug-dir": one more root, or NULL */
+	const char *sort;                      /* option "sort", or NULL */
+	enum hwbpi_sort sort_key;
+	struct hwbpi_dwarf *dwarf;             /* the traced files, from prepare to free */
+	char debug_hint[600];                  /* "no symbol": no debug file was found */
 	/* set by the backend's open */
 	struct hwbp_symtab *syms;
 	bool syms_finished;                    /* the backend finished the table */

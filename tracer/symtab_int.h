@@ -89,6 +89,9 @@ struct hwbp_symtab {
 	uint32_t *hslot;              /* name hash: sym position + 1, 0 = empty */
 	size_t hmask;
 	struct ivl_index all, func;
+	/* where ELF loads record their files and find debug files
+	 * (tracer/dwarf.h), or NULL: the default search */
+	struct hwbpi_dwarf *dwarf;
 };
 
 /* Where a load started: a failed load rolls the table back to it. */

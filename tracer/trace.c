@@ -223,10 +223,7 @@ static unsigned cache_slot(uint64_t ip, uint32_t key)
 const struct hwbp_sym *hwbpi_tracer_func(const struct hwbpi_tracer *t,
 					 const struct hwbp_trace_event *ev)
 {
-	/* An execute breakpoint is a fault: its IP is the instruction. */
-	uint64_t ip = ev->kind == HWBP_X ? ev->ip : ev->ip - t->func_adjust;
-
-	return t->syms ? hwbp_symtab_func(t->syms, ip) : NULL;
+	return t->syms ? hwbp_symtab_func(t->syms, hwbpi_tracer_access_ip(t, ev)) : NULL;
 }
 
 void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
@@ -272,9 +269,15 @@ void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
 		return;
 	}
 	/* First hit from this instruction: look the function up (read-only
-	 * table, allocation-free), count, and remember where it went. */
-	f = hwbpi_tracer_func(t, ev);
-	func = f ? f->addr : 0;
+	 * table, allocation-free), count, and remember where it went.  With
+	 * --sort srcline the key is the instruction (its line is found at
+	 * print time). */
+	if (t->key_ip) {
+		func = hwbpi_tracer_access_ip(t, ev);
+	} else {
+		f = hwbpi_tracer_func(t, ev);
+		func = f ? f->addr : 0;
+	}
 	if (!hwbp_hist_add(h, ev->bp, func, ev->kind)) {
 		if (t->cache) {
 			t->cache->e[slot].ip = ev->ip;

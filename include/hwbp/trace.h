@@ -56,6 +56,10 @@ int hwbp_symtab_add(struct hwbp_symtab *t, const char *name, uint64_t addr,
 /*
  * hwbp_symtab_load_elf - add the symbols of an ELF file (.symtab, else
  * .dynsym) through libelf, each address plus @bias (a PIE's load bias).
+ * A stripped file (no .symtab) gets the .symtab of its separate debug
+ * file instead, found as GDB finds it (its build-id under
+ * /usr/lib/debug/.build-id/, its .gnu_debuglink beside it, in .debug/ or
+ * under /usr/lib/debug; a build with libdw only), else its .dynsym.
  * A versioned symbol (a .symtab's "optind@GLIBC_2.2.5", a .dynsym's
  * .gnu.version) is added by its plain name with the version beside it;
  * the file (its path and DT_SONAME) is remembered for hwbp_symtab_find().

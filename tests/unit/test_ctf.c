@@ -2,8 +2,9 @@
 /*
  * The CTF writer (tracer/ctf.c): argument errors, the binary packets read
  * back field by field (header, context, events), packet splitting and
- * tiling, lost-event snapshots, directory reuse.  babeltrace2 reading the
- * result is tests/trace/ctf_test.sh.
+ * tiling, lost-event snapshots, directory reuse, the src field of
+ * HWBPI_CTF_SRCLINE.  babeltrace2 reading the result is
+ * tests/trace/ctf_test.sh (and srcline_test.sh for src).
  */
 #define _XOPEN_SOURCE 700   /* nftw */
 #include <errno.h>
@@ -358,6 +359,57 @@ static void test_fields_and_metadata(void **state)
 	free(meta);
 }
 
+/* HWBPI_CTF_SRCLINE: every event ends with its src string ("?" for
+ * NULL), declared last in the metadata; without the flag neither. */
+static void test_srcline_field(void **state)
+{
+	static const char *const src[] = { "prog.c:16", NULL, "" };
+	char dir[300];
+	struct hwbpi_ctf *c;
+	unsigned char *b;
+	size_t len;
+	char *meta;
+	int err = 0;
+
+	(void)state;
+	for (int flag = 0; flag < 2; flag++) {
+		const unsigned char *p;
+
+		new_dir(dir, sizeof(dir));
+		c = hwbpi_ctf_open(dir, 1, names2, 2, flag ? HWBPI_CTF_SRCLINE : 0, &err);
+		assert_non_null(c);
+		for (unsigned i = 0; i < 3; i++) {
+			struct hwbp_trace_event e = ev(10 + i, 0, i % 2, HWBP_W);
+
+			assert_int_equal(hwbpi_ctf_write_src(c, &e, "work", src[i]), 0);
+		}
+		assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
+		b = slurp(dir, "stream_0", &len);
+		assert_non_null(b);
+		p = b + 48;
+		for (unsigned i = 0; i < 3; i++) {
+			struct rev r;
+
+			p = read_event(p, &r);
+			assert_int_equal(r.ts, 10 + i);
+			assert_string_equal(r.func, "work");
+			if (flag) {
+				assert_string_equal((const char *)p, src[i] ? src[i] : "?");
+				p += strlen((const char *)p) + 1;
+			}
+		}
+		assert_int_equal((size_t)(p - b), len);   /* nothing else in the packet */
+		free(b);
+		meta = (char *)slurp(dir, "metadata", &len);
+		assert_non_null(meta);
+		if (flag)
+			assert_non_null(strstr(meta, "\t\tuint16_t size;\n\t\tstring src;\n\t};"));
+		else
+			assert_null(strstr(meta, "src"));
+		free(meta);
+	}
+}
+
 /* Many events: packets split at 64 KiB and tile time exactly. */
 static void test_packets_tile(void **state)
 {
@@ -580,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test(test_write_errors),
 		cmocka_unit_test(test_fields_and_metadata),
+		cmocka_unit_test(test_srcline_field),
 		cmocka_unit_test(test_packets_tile),
 		cmocka_unit_test(test_lost_snapshots),
 		cmocka_unit_test(test_reuse_dir),
