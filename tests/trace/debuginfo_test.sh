@@ -11,7 +11,7 @@
 # with libdw, "nodwarf" without: then every such program must say that this
 # build reads no debug files, and --debug-dir must say what it lacks.
 set -euo pipefail
-hwbp=$1 src=$2 dwarf=$3
+hwbp=$(realpath "$1") src=$2 dwarf=$3   # (absolute: one case runs from $tmp)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; echo "--- stdout:"; cat "$tmp/out"; echo "--- stderr:"; cat "$tmp/err"; exit 1; }
