@@ -98,6 +98,17 @@ for backend in ptrace perf; do
 done
 
 if [ "$dwarf" = dwarf ]; then
+	# bpf counts by function in the kernel: --sort srcline counts perf's
+	# samples instead, and says so (a build with the bpf backend).
+	if "$hwbp" trace --backend list | grep -q '^bpf .*(not in this build)$'; then
+		echo "bpf: not in this build"
+	else
+		run bpf "$tmp/prog" --sort srcline
+		expect_hist
+		grep -qx 'hwbp: trace: --sort srcline: perf samples are counted (the in-kernel histogram counts by function)' \
+			"$tmp/err" || fail "bpf: the note"
+		echo "bpf: the same lines, from perf's samples"
+	fi
 	# Stripped, the DWARF in its debug file beside it.
 	cp "$tmp/prog" "$tmp/stripped"
 	objcopy --only-keep-debug "$tmp/stripped" "$tmp/stripped.debug"
