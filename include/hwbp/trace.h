@@ -398,7 +398,7 @@ void hwbp_trace_session_free(struct hwbp_trace_session *s);
 
 /*
  * hwbp_trace_session_option - set the backend's option @name (without
- * dashes) to @value (NULL for a flag).  Two options are the session's own,
+ * dashes) to @value (NULL for a flag).  These options are the session's own,
  * for every backend: "force" (a flag; only with a CTF output), the CTF
  * directory may hold an earlier hwbp trace (its metadata and stream_N
  * files only), which is replaced; anything else there is refused; and
@@ -406,7 +406,15 @@ void hwbp_trace_session_free(struct hwbp_trace_session *s);
  * and CTF as the symbol table has them, where by default C++ and Rust
  * names are demangled (see hwbp_hist_print_flags), and "wide" (a flag):
  * function names in the histogram's table in full, where by default
- * names over 60 columns are shortened (HWBP_HIST_WIDE).  Values are checked by the
+ * names over 60 columns are shortened (HWBP_HIST_WIDE).  Three need libdw
+ * at build time (else the session's prepare fails with -EOPNOTSUPP):
+ * "debug-dir" (a directory: one more root, before /usr/lib/debug, where
+ * the separate debug files of stripped files are searched; prepare fails
+ * with -ENOENT/-ENOTDIR for one that is not there), "sort" ("function",
+ * the default, or "srcline": histogram entries by source line, printed
+ * with a Source column; not in trace mode) and "srcline" (a flag, trace
+ * mode only: each text event ends with " at FILE:LINE", each CTF event
+ * has a "src" field), checked at prepare.  Values are checked by the
  * backend's open.  Errors (message set): -EINVAL (NULL, a value for a flag
  * or none for an option that takes one), -ENOENT (the backend does not
  * take @name), -EBUSY (already set, or the session ran).
