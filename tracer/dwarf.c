@@ -129,8 +129,9 @@ struct hwbpi_dwarf *hwbpi_dwarf_new(const char *debug_dir, bool lines, int *err)
 	}
 	d->lines = lines;
 #ifdef HWBP_HAVE_LIBDW
-	/* Files are reported with their bias (dwfl_report_elf): no
-	 * find_elf or section_address is ever asked for. */
+	/* Files are reported open, at their bias (dwfl_report_elf): find_elf
+	 * is never asked for (set, as libdwfl calls it without a check), nor
+	 * section_address (no ET_REL file). */
 	d->cb.find_elf = dwfl_build_id_find_elf;
 	d->cb.find_debuginfo = find_debuginfo;
 	d->cb.debuginfo_path = &d->search;

@@ -7,7 +7,9 @@
 # build-id under --debug-dir DIR (DIR/.build-id/xx/rest.debug); each says in
 # one note which debug file it read.  A debug file of another build beside
 # it is refused (its build-id differs); without one the error stays
-# "no symbol 'counter'" (exit 2) with a hint.  $3 is "dwarf" for a build
+# "no symbol 'counter'" (exit 2) with a hint.  A stripped library's static
+# function is named from its debug file, at the library's bias.  $3 is
+# "dwarf" for a build
 # with libdw, "nodwarf" without: then every such program must say that this
 # build reads no debug files, and --debug-dir must say what it lacks.
 set -euo pipefail
@@ -122,6 +124,35 @@ for backend in ptrace perf; do
 	run "$backend" "$tmp/none/prog"
 	expect_missing "$tmp/none/prog"
 	echo "$backend: $writes writes through each debug file; none for another build's or none"
+done
+
+# A stripped library, its debug file beside it: its static function bump()
+# (in the debug file's .symtab only) makes its N stores, at the library's
+# load bias.  Without libdw the .dynsym has no bump.
+n=23
+mkdir "$tmp/lib"
+printf 'int libcounter;\nstatic void bump(int i) { libcounter = i; }\nvoid lib_run(int n) { for (int i = 0; i < n; i++) bump(i); }\n' >"$tmp/lib/l.c"
+printf 'void lib_run(int);\nint main(void) { lib_run(%d); return 0; }\n' "$n" >"$tmp/lib/m.c"
+cc -O0 -g -shared -fPIC -Wl,--build-id -o "$tmp/lib/libl.so" "$tmp/lib/l.c"
+objcopy --only-keep-debug "$tmp/lib/libl.so" "$tmp/lib/libl.so.debug"
+strip --strip-all "$tmp/lib/libl.so"
+objcopy --add-gnu-debuglink="$tmp/lib/libl.so.debug" "$tmp/lib/libl.so"
+no_symtab "$tmp/lib/libl.so"
+cc -O0 -o "$tmp/lib/m" "$tmp/lib/m.c" -L"$tmp/lib" -ll -Wl,-rpath,"$tmp/lib"
+for backend in ptrace perf; do
+	st=0
+	"$hwbp" trace --backend "$backend" -e libcounter:rw- -- "$tmp/lib/m" >"$tmp/out" 2>"$tmp/err" || st=$?
+	[ "$st" = 0 ] || fail "library: exit $st"
+	[ "$(awk '$1 == "W" && $2 == "libcounter" { n += $4 } END { print n + 0 }' "$tmp/out")" = "$n" ] ||
+		fail "library: $n writes"
+	if [ "$dwarf" = dwarf ]; then
+		[ "$(awk '$1 == "W" && $3 == "bump" { print $4 }' "$tmp/out")" = "$n" ] || fail "library: in bump"
+		grep -qxF "hwbp: trace: libl.so: symbols from $tmp/lib/libl.so.debug (.gnu_debuglink)" "$tmp/err" ||
+			fail "library: the note"
+	elif grep -q ' bump ' "$tmp/out"; then
+		fail "library: bump without libdw"
+	fi
+	echo "$backend: the library's $n writes"
 done
 
 # --debug-dir: a missing directory or a file is the user's error (exit 2,
