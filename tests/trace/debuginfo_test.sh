@@ -9,9 +9,9 @@
 # it is refused (its build-id differs); without one the error stays
 # "no symbol 'counter'" (exit 2) with a hint.  A stripped library's static
 # function is named from its debug file, at the library's bias.  $3 is
-# "dwarf" for a build
-# with libdw, "nodwarf" without: then every such program must say that this
-# build reads no debug files, and --debug-dir must say what it lacks.
+# "dwarf" for a build with libdw, "nodwarf" without: then every such
+# program must say that this build reads no debug files, and --debug-dir
+# must say what it lacks.
 set -euo pipefail
 hwbp=$(realpath "$1") src=$2 dwarf=$3   # (absolute: one case runs from $tmp)
 tmp=$(mktemp -d)
