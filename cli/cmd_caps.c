@@ -10,12 +10,14 @@
 
 static const char usage[] =
 	"usage: hwbp caps --list\n"
-	"       hwbp caps --cpu PRESET|arm64:DFR0 [--json]\n"
+	"       hwbp caps --cpu PRESET|arm64:DFR0|host [--json]\n"
 	"Print the CPU presets (name and architecture), or the capability table of\n"
 	"one CPU model: slots, types, lengths, timing, address ranges and the\n"
 	"status register fields 'hwbp decode' takes.\n"
 	"  --list         the presets, one a line\n"
-	"  --cpu PRESET   a preset, or arm64:0xVALUE from a raw ID_AA64DFR0_EL1\n"
+	"  --cpu PRESET   a preset, or arm64:0xVALUE from a raw ID_AA64DFR0_EL1, or\n"
+	"                 host: this machine's model as the running kernel lets a\n"
+	"                 tracer program it (Linux: a child asked through ptrace)\n"
 	"  --json         one JSON object; addresses are \"0x...\" strings\n"
 	"  --help, --version\n";
 
@@ -66,12 +68,17 @@ static void list_presets(void)
 	}
 }
 
-static void print_json(const struct hwbp_cpu *cpu, const struct hwbp_caps *c)
+static void print_json(const char *label, const struct hwbp_cpu *cpu, const struct hwbp_caps *c)
 {
 	const char *f;
 
 	printf("{\"cpu\": ");
-	cli_json_str(cpu->name);
+	cli_json_str(label);
+	/* host: the kernel's model behind the label */
+	if (label != cpu->name) {
+		printf(", \"model\": ");
+		cli_json_str(cpu->name);
+	}
 	printf(", \"arch\": ");
 	cli_json_str(hwbp_arch_name(cpu->arch));
 	printf(", \"data_slots\": %u, \"inst_slots\": %u, \"shared\": %s, \"types\": ",
@@ -99,13 +106,13 @@ static void print_json(const struct hwbp_cpu *cpu, const struct hwbp_caps *c)
 	printf("]}\n");
 }
 
-static void print_text(const struct hwbp_cpu *cpu, const struct hwbp_caps *c)
+static void print_text(const char *label, const struct hwbp_cpu *cpu, const struct hwbp_caps *c)
 {
 	char types[32];
 	const char *f;
 
 	cli_types_text(c->types, types, sizeof(types));
-	printf("cpu         %s (%s)\n", cpu->name, hwbp_arch_name(cpu->arch));
+	printf("cpu         %s (%s)\n", label, hwbp_arch_name(cpu->arch));
 	if (c->shared)
 		printf("slots       %u, shared by execute and data\n", c->data_slots);
 	else
@@ -141,8 +148,9 @@ static void print_text(const struct hwbp_cpu *cpu, const struct hwbp_caps *c)
 
 int hwbp_cli_caps(int argc, char **argv)
 {
-	const char *cpuname = NULL;
+	const char *cpuname = NULL, *label;
 	bool json = false, list = false;
+	char lbuf[160];
 	struct hwbp_cpu cpu;
 	struct hwbp_caps c;
 	struct cli_args a;
@@ -173,13 +181,14 @@ int hwbp_cli_caps(int argc, char **argv)
 		list_presets();
 		return 0;
 	}
-	ret = cli_load_cpu(cpuname, &cpu);
+	ret = cli_load_cpu("caps", cpuname, &cpu);
 	if (ret)
 		return ret;
 	hwbp_caps_get(&cpu, &c);
+	label = cli_cpu_label(cpuname, &cpu, lbuf, sizeof(lbuf));
 	if (json)
-		print_json(&cpu, &c);
+		print_json(label, &cpu, &c);
 	else
-		print_text(&cpu, &c);
+		print_text(label, &cpu, &c);
 	return 0;
 }

@@ -25,7 +25,7 @@ static const char usage[] =
 	"otherwise give the armed debug registers as REG=VALUE, with the names\n"
 	"'hwbp encode' prints. Exit 1 when the status is no debug event of this CPU or\n"
 	"matches no armed slot.\n"
-	"  --cpu PRESET             the CPU model (hwbp caps --list)\n"
+	"  --cpu PRESET             the CPU model (hwbp caps --list), or host\n"
 	"  --watch ADDR,LEN,TYPE    a request placed before decoding (repeatable)\n"
 	"  --access ADDR,SIZE,KIND  what is known of the access (KIND r, w, x or -),\n"
 	"                           for filtering hits on extra bytes\n"
@@ -251,7 +251,7 @@ int hwbp_cli_decode(int argc, char **argv)
 
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	ret = cli_load_cpu(d.cpu, &cpu);
+	ret = cli_load_cpu("decode", d.cpu, &cpu);
 	if (ret)
 		return ret;
 	if (d.access && (ret = parse_access(d.access, &acc)))

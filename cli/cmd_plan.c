@@ -18,7 +18,8 @@ static const char plan_usage[] =
 	"                 [--free N] [--json] ADDR LEN TYPE\n"
 	"Split a request into hardware pieces. TYPE is r, w, rw or x; ADDR and LEN are\n"
 	"decimal or 0x hex. Exit 1 if the CPU cannot hold it.\n"
-	"  --cpu PRESET   the CPU model (hwbp caps --list)\n"
+	"  --cpu PRESET   the CPU model (hwbp caps --list), or host: this machine's\n"
+	"                 as the kernel lets a tracer program it\n"
 	"  --scope S      user, kernel or both (default both)\n"
 	"  --widen        turn a read-only watch the CPU lacks into RW, writes filtered\n"
 	"  --exact        refuse a plan that watches extra bytes\n"
@@ -30,7 +31,8 @@ static const char encode_usage[] =
 	"usage: hwbp encode --cpu PRESET [--scope S] [--widen] [--local] [--exact] [--json]\n"
 	"                   ADDR LEN TYPE [ADDR LEN TYPE]...\n"
 	"Place the requests together on one CPU and print the debug registers.\n"
-	"  --cpu PRESET   the CPU model (hwbp caps --list)\n"
+	"  --cpu PRESET   the CPU model (hwbp caps --list), or host: this machine's\n"
+	"                 as the kernel lets a tracer program it\n"
 	"  --scope S      user, kernel or both (default both)\n"
 	"  --widen        turn a read-only watch the CPU lacks into RW, writes filtered\n"
 	"  --local        use the CPU's task-local enable bits where it has them\n"
@@ -148,10 +150,10 @@ static int refused(const struct reqopts *o, const char *what, int err,
 
 /* ---------------------------------------------------------------- plan */
 
-static void print_plan_json(const struct hwbp_cpu *cpu, const struct hwbp_plan *p)
+static void print_plan_json(const char *cpuname, const struct hwbp_plan *p)
 {
 	printf("{\"cpu\": ");
-	cli_json_str(cpu->name);
+	cli_json_str(cpuname);
 	printf(", \"addr\": ");
 	cli_json_hex(p->req.addr);
 	printf(", \"len\": %" PRIu64 ", \"type\": \"%s\", \"hw_type\": \"%s\", \"scope\": \"%s\", "
@@ -199,13 +201,14 @@ int hwbp_cli_plan(int argc, char **argv)
 	struct hwbp_cpu cpu;
 	struct hwbp_request r;
 	struct hwbp_plan p;
+	char label[160];
 	int ret;
 
 	cli_init(&a, "plan", plan_usage, argc, argv, plan_opts);
 	ret = parse_reqopts(&a, &o);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	ret = cli_load_cpu(o.cpu, &cpu);
+	ret = cli_load_cpu("plan", o.cpu, &cpu);
 	if (ret)
 		return ret;
 	if (o.npos != 3)
@@ -217,7 +220,7 @@ int hwbp_cli_plan(int argc, char **argv)
 	if (ret)
 		return refused(&o, "plan", ret, &cpu, r.type);
 	if (o.json)
-		print_plan_json(&cpu, &p);
+		print_plan_json(cli_cpu_label(o.cpu, &cpu, label, sizeof(label)), &p);
 	else
 		print_plan_text(&p);
 	return 0;
@@ -293,13 +296,14 @@ int hwbp_cli_encode(int argc, char **argv)
 	struct cli_args a;
 	struct reqopts o;
 	struct hwbp_cpu cpu;
+	char label[160];
 	int ret, n;
 
 	cli_init(&a, "encode", encode_usage, argc, argv, encode_opts);
 	ret = parse_reqopts(&a, &o);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	ret = cli_load_cpu(o.cpu, &cpu);
+	ret = cli_load_cpu("encode", o.cpu, &cpu);
 	if (ret)
 		return ret;
 	if (o.npos == 0 || o.npos % 3)
@@ -322,7 +326,7 @@ int hwbp_cli_encode(int argc, char **argv)
 	}
 	if (o.json) {
 		printf("{\"cpu\": ");
-		cli_json_str(cpu.name);
+		cli_json_str(cli_cpu_label(o.cpu, &cpu, label, sizeof(label)));
 		printf(", \"requests\": [");
 	}
 	for (int i = 0; i < n; i++)

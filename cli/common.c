@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <hwbp/hwbp.h>
+#include <hwbp/trace.h>
 
 #include "cli.h"
 #include "common.h"
@@ -141,13 +142,37 @@ int cli_number(const struct cli_args *a, const char *opt, uint64_t min, uint64_t
 	return 0;
 }
 
-int cli_load_cpu(const char *name, struct hwbp_cpu *cpu)
+/*
+ * --cpu host: the kernel's model of this machine (hwbp_trace_host_cpu(),
+ * a stopped child asked through ptrace).  Off Linux there is nothing to
+ * ask: a usage error, as a backend this system lacks is; on Linux a
+ * refusal (ptrace not permitted, no debug registers) is a failure.
+ */
+static int load_host(const char *cmd, struct hwbp_cpu *cpu)
+{
+	char err[256] = "";
+	int ret = hwbp_trace_host_cpu(cpu, err, sizeof(err));
+
+	if (ret == 0)
+		return 0;
+	fprintf(stderr, "hwbp: %s: --cpu host: %s (%s)\n", cmd, err[0] ? err : "cannot ask the kernel",
+		hwbp_errno_name(ret));
+#ifdef __linux__
+	return EXIT_REFUSED;
+#else
+	return EXIT_USAGE;
+#endif
+}
+
+int cli_load_cpu(const char *cmd, const char *name, struct hwbp_cpu *cpu)
 {
 	static const char raw[] = "arm64:";
 	uint64_t dfr0;
 
 	if (!name)
 		return usage_error("%s", "missing --cpu PRESET (see 'hwbp caps --list')");
+	if (strcmp(name, "host") == 0)
+		return load_host(cmd, cpu);
 	/* "arm64:0xVALUE" builds a CPU from a raw ID_AA64DFR0_EL1, as the
 	 * library's hwbp_cpu_arm64_from_dfr0() does. */
 	if (strncmp(name, raw, sizeof(raw) - 1) == 0) {
@@ -158,6 +183,38 @@ int cli_load_cpu(const char *name, struct hwbp_cpu *cpu)
 	if (hwbp_cpu_preset(name, cpu))
 		return usage_error("unknown --cpu '%s' (see 'hwbp caps --list')", name);
 	return 0;
+}
+
+/* A size in bytes as a person writes it: "8-byte", "2 GiB". */
+static void size_text(uint64_t v, char *buf, size_t n)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	unsigned u = 0;
+
+	if (v < 1024 || v % 1024) {
+		snprintf(buf, n, "%" PRIu64 "-byte", v);
+		return;
+	}
+	for (v /= 1024; v >= 1024 && v % 1024 == 0 && u + 1 < 4; u++)
+		v /= 1024;
+	snprintf(buf, n, "%" PRIu64 " %s", v, unit[u]);
+}
+
+const char *cli_cpu_label(const char *given, const struct hwbp_cpu *cpu, char *buf, size_t n)
+{
+	struct hwbp_caps c;
+	char slots[64], piece[32];
+
+	if (!given || strcmp(given, "host") != 0 || hwbp_caps_get(cpu, &c))
+		return cpu->name;
+	if (c.shared)
+		snprintf(slots, sizeof(slots), "%u slot%s", c.data_slots, c.data_slots == 1 ? "" : "s");
+	else
+		snprintf(slots, sizeof(slots), "%u watchpoint%s, %u breakpoint%s", c.data_slots,
+			 c.data_slots == 1 ? "" : "s", c.inst_slots, c.inst_slots == 1 ? "" : "s");
+	size_text(c.max_piece, piece, sizeof(piece));
+	snprintf(buf, n, "host (%s, %s, %s pieces)", cpu->name, slots, piece);
+	return buf;
 }
 
 int cli_parse_scope(const char *s, enum hwbp_scope *scope)

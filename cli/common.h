@@ -76,8 +76,21 @@ int cli_bad_value(const struct cli_args *a, const char *opt, const char *why);
 int cli_number(const struct cli_args *a, const char *opt, uint64_t min, uint64_t max,
 	       uint64_t *out);
 
-/* --cpu PRESET or arm64:ID_AA64DFR0_EL1; a usage error (2) when bad. */
-int cli_load_cpu(const char *name, struct hwbp_cpu *cpu);
+/*
+ * --cpu PRESET, arm64:ID_AA64DFR0_EL1, or host: this machine's model as
+ * the running kernel lets a tracer program it (hwbp_trace_host_cpu(): a
+ * child forked and asked through ptrace).  A usage error (2) when bad,
+ * and for host off Linux ("hwbp: CMD: --cpu host: needs Linux
+ * (EOPNOTSUPP)"); 1 when Linux cannot be asked (ptrace refused, no debug
+ * registers), one line naming the errno.  @cmd names the command.
+ */
+int cli_load_cpu(const char *cmd, const char *name, struct hwbp_cpu *cpu);
+
+/* How to name model @cpu, given as --cpu @given, in the output: its
+ * name, or for host "host (MODEL, N slots, M-byte pieces)" (slots as
+ * "N watchpoints, M breakpoints" where they are not shared), written
+ * into @buf. */
+const char *cli_cpu_label(const char *given, const struct hwbp_cpu *cpu, char *buf, size_t n);
 
 int cli_parse_scope(const char *s, enum hwbp_scope *scope);
 const char *cli_scope_name(enum hwbp_scope s);

@@ -61,7 +61,11 @@ _hwbp()
 		;;
 	esac
 	case $prev in
-	--cpu) words=$(_hwbp_presets) ;;
+	--cpu)
+		words=$(_hwbp_presets)
+		# caps, plan, encode and decode also take this machine's model.
+		[[ $cmd == caps || $cmd == plan || $cmd == encode || $cmd == decode ]] && words+=" host"
+		;;
 	--scope) words="user kernel both" ;;
 	--profile) words="sdm qemu" ;;
 	--backend) words="ptrace perf qemu-x86" ;;

@@ -205,7 +205,15 @@ static int write_metadata(FILE *f, const struct hwbpi_ctf *c)
 	       * guess presented as fact */
 	      "\t\tenum : uint8_t { unknown = 0, hw = 1, sim = 2, value = 3, type = 4, insn = 5 } kind_how;\n"
 	      "\t\tstring func;\n"
-	      "\t\tuint16_t size;\n", f);
+	      "\t\tuint16_t size;\n"
+	      /* the thread (0: not known); the watched bytes after the
+	       * access (vflags 1) and before it (vflags 2), vsize of them as
+	       * a little-endian integer */
+	      "\t\tuint32_t tid;\n"
+	      "\t\tuint8_t vflags;\n"
+	      "\t\tuint8_t vsize;\n"
+	      "\t\tuint64_hex_t value;\n"
+	      "\t\tuint64_hex_t old;\n", f);
 	/* The source line of the access ("file.c:LINE", "?"): only when
 	 * asked for, so that a trace without it keeps its layout. */
 	if (c->srcline)
@@ -593,7 +601,7 @@ int hwbpi_ctf_write_src(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev,
 	if (!src)
 		src = "?";
 	need = 8 + 2 + 2 + name_len(watch) + 1 + 8 + 8 + 1 + 1 + name_len(func_name) + 1 + 2 +
-	       (c->srcline ? name_len(src) + 1 : 0);
+	       4 + 1 + 1 + 8 + 8 + (c->srcline ? name_len(src) + 1 : 0);
 	if (s->sealed || (s->nev && s->len + need > PACKET_MAX)) {
 		ret = flush_packet(c, ev->cpu, ev->ts);
 		if (ret)
@@ -618,6 +626,14 @@ int hwbpi_ctf_write_src(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev,
 	p = put_str(p, func_name);
 	put16(p, ev->size);
 	p += 2;
+	put32(p, ev->tid);
+	p += 4;
+	*p++ = ev->vflags;
+	*p++ = ev->vsize;
+	put64(p, ev->value);
+	p += 8;
+	put64(p, ev->old);
+	p += 8;
 	if (c->srcline)
 		p = put_str(p, src);
 	s->len = (size_t)(p - s->buf);

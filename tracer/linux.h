@@ -154,6 +154,22 @@ extern const bool hwbpi_linux_exact_range;
  * Context: any; no system call.
  */
 int hwbpi_linux_kernel_cpu(struct hwbp_cpu *cpu, unsigned nslots);
+
+/*
+ * Where stopped thread @tid keeps its copy of the executable's TLS block
+ * (module 1, static TLS; a thread-local variable's copy is there plus
+ * its st_value), from the thread pointer and the executable's PT_TLS
+ * @memsz and @align (p_memsz, p_align; 0 is taken as 1), by the
+ * architecture's TLS variant, as the linker resolves local-exec accesses:
+ * x86_64 variant II, fs_base - roundup(memsz, align); aarch64 variant I,
+ * TPIDR_EL0 + roundup(16, align) (the 16-byte TCB first); powerpc64
+ * r13 - 0x7000 (the ABI's bias: r13 points 0x7000 past the block).
+ * Errors: -ENXIO (the thread pointer is 0: not set up yet, e.g. a static
+ *         executable at its entry point), ptrace errors (-ESRCH: not a
+ *         stopped tracee), -EOPNOTSUPP (no glue for this CPU).
+ * Context: one ptrace call; not on a hit path.
+ */
+int hwbpi_linux_tls_block(pid_t tid, uint64_t memsz, uint64_t align, uint64_t *block);
 #endif /* __linux__ */
 
 #endif /* HWBP_TRACER_LINUX_H */

@@ -100,3 +100,12 @@ uint64_t hwbpi_linux_exec_len(void)
 {
 	return sizeof(long);
 }
+
+int hwbpi_linux_tls_block(pid_t tid, uint64_t memsz, uint64_t align, uint64_t *block)
+{
+	(void)tid;
+	(void)memsz;
+	(void)align;
+	(void)block;
+	return -EOPNOTSUPP;
+}

@@ -109,6 +109,27 @@ static size_t lines_in_file(FILE *f, off_t start, const size_t *end, size_t n)
 	return k;
 }
 
+/*
+ * The fields of a text line that only some events have, at its end:
+ * " tid N" (the thread), " value OLD -> NEW" or " value NEW" (the watched
+ * bytes before and after the access, vsize of them as a little-endian
+ * integer, in hex).  A thread-local watch's events are at the thread's
+ * own copy, so the line's offset is 0 (ev->addr is that copy's start).
+ */
+static const char *line_extra(const struct hwbp_trace_event *e, char *buf, size_t n)
+{
+	int k = 0;
+
+	buf[0] = '\0';
+	if (e->tid)
+		k = snprintf(buf, n, " tid %" PRIu32, e->tid);
+	if (k >= 0 && (size_t)k < n && (e->vflags & HWBP_EV_OLD))
+		snprintf(buf + k, n - (size_t)k, " value 0x%" PRIx64 " -> 0x%" PRIx64, e->old, e->value);
+	else if (k >= 0 && (size_t)k < n && (e->vflags & HWBP_EV_VALUE))
+		snprintf(buf + k, n - (size_t)k, " value 0x%" PRIx64, e->value);
+	return buf;
+}
+
 /* Text: the batch's lines, flushed, so that "recorded" counts exactly the
  * lines the file took (a full disk fails the flush, not the fprintf). */
 static void write_text(struct hwbp_trace_session *s, const struct hwbp_trace_event *buf, size_t n)
@@ -128,11 +149,13 @@ static void write_text(struct hwbp_trace_session *s, const struct hwbp_trace_eve
 		const struct hwbp_trace_event *e = &buf[done];
 		const struct hwbp_sym *f = hwbpi_tracer_func(t, e);
 		const struct hwbpi_watch *w = &t->w[e->bp];
-		char src[HWBPI_HIST_COL_BUF];
-		int k = fprintf(out, "%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s%s%s\n", e->cpu, e->ts,
-				w->name, e->addr - w->addr, e->kind ? hwbp_type_name(e->kind) : "?",
+		char extra[96], src[HWBPI_HIST_COL_BUF];
+		int k = fprintf(out, "%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s%s%s%s\n", e->cpu, e->ts,
+				w->name, w->tls ? 0 : e->addr - w->addr,
+				e->kind ? hwbp_type_name(e->kind) : "?",
 				f ? hwbpi_demangler_name(s->dm, f->name) : "?", s->srcline ? " at " : "",
-				s->srcline ? hwbpi_srcline_event(s, e, src, sizeof(src)) : "");
+				s->srcline ? hwbpi_srcline_event(s, e, src, sizeof(src)) : "",
+				line_extra(e, extra, sizeof(extra)));
 
 		if (k < 0) {
 			bad = true;

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,15 @@ struct loop {
 	bool killing;    /* the started process ended after a stop: the rest killed */
 	uint64_t drained_at;   /* hits when the rings were last drained */
 	int twin[HWBP_MAX_REQUESTS];   /* per watch: its store-only twin request, or -1 */
+	/* Thread-local watches (tls.h): how many, the executable's PT_TLS,
+	 * and the TLS block whose copies their requests hold now (one
+	 * thread's: retarget()).  A thread whose copy cannot be placed ends
+	 * the trace with @fail, the reason in @err. */
+	unsigned ntls;
+	uint64_t tls_memsz, tls_align, tls_at;
+	int fail;
+	char *err;
+	size_t errlen;
 };
 
 /* Hits between two drains of trace mode's rings (hwbpi_ptrace_set_drain):
@@ -70,8 +80,196 @@ static void read_shadow(struct loop *L, struct proc *p, pid_t tid)
 	for (unsigned i = 0; i < L->t->nw; i++) {
 		const struct hwbpi_watch *w = &L->t->w[i];
 
-		if (w->len <= sizeof(L->cur))
+		/* A thread-local one's bytes are each thread's (read_tls_shadow). */
+		if (!w->tls && w->len <= sizeof(L->cur))
 			hwbpi_pt_read_mem(tid, w->addr, p->shadow + L->off[i], w->len);
+	}
+}
+
+/* ---- thread-local watches: one address per thread ---------------- */
+
+/* Watch @w's bytes in thread @th: its own copy for a thread-local one
+ * (tracer.h: w->addr is then the offset in the TLS block). */
+static uint64_t watch_addr(const struct thr *th, const struct hwbpi_watch *w)
+{
+	return w->tls ? th->tls_block + w->addr : w->addr;
+}
+
+/* Where the plan's requests for @w are now (retarget()). */
+static uint64_t plan_addr(const struct loop *L, const struct hwbpi_watch *w)
+{
+	return w->tls ? L->tls_at + w->addr : w->addr;
+}
+
+/* The request of watch @w at @addr: user addresses, local enable bits
+ * (x86 Ln: per task, as Linux itself programs them), R widened to RW
+ * where the CPU has no R (x86); its store-only twin (add_twins()). */
+static struct hwbp_request watch_req(const struct loop *L, const struct hwbpi_watch *w,
+				     uint64_t addr)
+{
+	struct hwbp_request q = { addr, hwbpi_watch_len(w, &L->ctx.cpu), w->type,
+				  HWBP_SCOPE_USER, HWBP_REQ_WIDEN | HWBP_REQ_LOCAL };
+
+	return q;
+}
+
+static struct hwbp_request twin_req(const struct hwbpi_watch *w, uint64_t addr)
+{
+	struct hwbp_request q = { addr, w->len, HWBP_W, HWBP_SCOPE_USER, HWBP_REQ_LOCAL };
+
+	return q;
+}
+
+/* The shadow of watch @i for thread @th of process @p. */
+static uint8_t *shadow_of(struct loop *L, struct proc *p, struct thr *th, unsigned i)
+{
+	return (L->t->w[i].tls ? th->shadow : p->shadow) + L->off[i];
+}
+
+/* A thread's copies of the thread-local watches, into its own shadow. */
+static void read_tls_shadow(struct loop *L, struct thr *th)
+{
+	for (unsigned i = 0; i < L->t->nw; i++) {
+		const struct hwbpi_watch *w = &L->t->w[i];
+
+		if (w->tls && w->len <= sizeof(L->cur))
+			hwbpi_pt_read_mem(th->tid, watch_addr(th, w), th->shadow + L->off[i], w->len);
+	}
+}
+
+/* The trace ends with @ret, the reason said once. */
+static int fail(struct loop *L, int ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(struct loop *L, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (L->fail)
+		return L->fail;
+	L->fail = ret;
+	if (L->err && L->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(L->err, L->errlen, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+/* The name of the first thread-local watch, for messages. */
+static const char *tls_name(const struct loop *L)
+{
+	for (unsigned i = 0; i < L->t->nw; i++)
+		if (L->t->w[i].tls)
+			return L->t->w[i].name;
+	return "?";
+}
+
+/*
+ * Stopped thread @th's TLS block: from its thread pointer, which a new
+ * thread has from its clone (CLONE_SETTLS, before its first stop) and
+ * keeps (a program that moves it, arch_prctl or TPIDR_EL0 writes of its
+ * own, is not followed).  Errors (L->fail): -EOPNOTSUPP (no thread
+ * pointer yet), ptrace's.
+ */
+static int tls_block(struct loop *L, const struct thr *th, uint64_t *block)
+{
+	int ret = hwbpi_linux_tls_block(th->tid, L->tls_memsz, L->tls_align, block);
+
+	if (ret == -ENXIO)
+		return fail(L, -EOPNOTSUPP, "thread-local variable '%s': thread %d has no thread "
+			    "pointer yet (a statically linked program at its entry point?): "
+			    "EOPNOTSUPP", tls_name(L), (int)th->tid);
+	if (ret)
+		return fail(L, ret, "thread-local variable '%s': cannot read thread %d's thread "
+			    "pointer: %s", tls_name(L), (int)th->tid, hwbp_errno_name(ret));
+	return 0;
+}
+
+/* Stopped thread @th's TLS block, once, and its shadow.  Errors
+ * (L->fail): tls_block()'s, -ENOMEM. */
+static int thr_tls(struct loop *L, struct thr *th)
+{
+	if (!L->ntls || th->tls_known)
+		return 0;
+	if (tls_block(L, th, &th->tls_block))
+		return L->fail;
+	if (!th->shadow && !(th->shadow = calloc(1, L->shadow_len ? L->shadow_len : 1)))
+		return fail(L, -ENOMEM, "out of memory");
+	th->tls_known = true;
+	read_tls_shadow(L, th);
+	return 0;
+}
+
+/*
+ * Move the plan's thread-local requests (and their twins) to the copies
+ * in TLS block @block, and L->regs with them: the registers of the
+ * thread that block is, to write or to decode its hit with.  Every
+ * thread's block is aligned alike (p_align, and the thread pointer's
+ * own alignment), so its copies take the same pieces, which
+ * hwbp_modify() puts in the slots they leave (it plans as if the
+ * request's own slots were free and takes the first free ones); a copy
+ * that fits no more ends the trace.
+ * Errors (L->fail): hwbp_modify()'s (-ENOSPC), hwbp_task_regs()'s.
+ */
+static int retarget(struct loop *L, uint64_t block)
+{
+	int ret = 0;
+
+	if (L->tls_at == block)
+		return 0;
+	for (unsigned i = 0; ret == 0 && i < L->t->nw; i++) {
+		const struct hwbpi_watch *w = &L->t->w[i];
+		struct hwbp_request q = watch_req(L, w, block + w->addr);
+		struct hwbp_request tq = twin_req(w, block + w->addr);
+
+		if (!w->tls || w->req < 0)
+			continue;
+		ret = hwbp_modify(&L->ctx, w->req, &q);
+		if (ret == 0 && L->twin[i] >= 0)
+			ret = hwbp_modify(&L->ctx, L->twin[i], &tq);
+		if (ret)
+			return fail(L, ret, "%s: the copy at 0x%" PRIx64 " cannot be planned as the "
+				    "first thread's was: %s", w->name, block + w->addr,
+				    hwbp_errno_name(ret));
+	}
+	L->tls_at = block;
+	ret = hwbp_task_regs(&L->ctx, 0, &L->task, &L->regs);
+	return ret ? fail(L, ret, "%s: %s", tls_name(L), hwbp_errno_name(ret)) : 0;
+}
+
+/* The registers thread @th holds (or is to hold): the plan's, with its
+ * own copies of the thread-local watches; nothing armed when those
+ * cannot be placed (the trace then ends: L->fail). */
+static const struct hwbp_regs *thr_regs(struct loop *L, struct thr *th)
+{
+	if (!L->ntls)
+		return &L->regs;
+	if (thr_tls(L, th) || retarget(L, th->tls_block))
+		return &L->s->off;
+	return &L->regs;
+}
+
+/* The first @len bytes at @b (at most 8) as an event's value: byte k in
+ * bits 8k..8k+7 (trace.h: little-endian in the low bytes). */
+static uint64_t le_bytes(const uint8_t *b, uint64_t len)
+{
+	uint64_t v = 0;
+
+	for (unsigned k = 0; k < len && k < 8; k++)
+		v |= (uint64_t)b[k] << (8 * k);
+	return v;
+}
+
+/* Where the hit is stepped over: the hit watches' bytes before the
+ * access, read at the trap (the exception comes before it). */
+static void read_pre(struct loop *L, struct thr *th)
+{
+	for (unsigned i = 0; i < L->t->nw; i++) {
+		const struct hwbpi_watch *w = &L->t->w[i];
+		uint8_t b[8];
+
+		if (w->req >= 0 && (th->hit_req & (UINT64_C(1) << w->req)) &&
+		    hwbpi_pt_read_mem(th->tid, watch_addr(th, w), b, w->len < 8 ? w->len : 8) == 0)
+			th->pre[i] = le_bytes(b, w->len);
 	}
 }
 
@@ -94,6 +292,21 @@ static void take_hit(struct loop *L, struct thr *th, const struct hwbp_status *s
 			L->t->filtered++;
 		th->hit_req = hit.requests;
 	}
+	if (hwbpi_linux_step_over)
+		read_pre(L, th);
+}
+
+/* The event's values (trace.h): the bytes after the access, and for a
+ * write those before it. */
+static void set_values(struct hwbp_trace_event *ev, uint64_t len, const uint64_t val[2])
+{
+	ev->vsize = (uint8_t)(len < 8 ? len : 8);
+	ev->value = val[0];
+	ev->vflags = HWBP_EV_VALUE;
+	if (ev->kind == HWBP_W) {
+		ev->old = val[1];
+		ev->vflags |= HWBP_EV_OLD;
+	}
 }
 
 /*
@@ -111,22 +324,32 @@ static void emit(struct loop *L, struct thr *th)
 			const struct hwbpi_watch *w = &t->w[i];
 			const struct hwbp_plan *pl;
 			struct hwbp_trace_event ev;
-			bool changed = false;
+			bool changed = false, got = false;
+			uint8_t *sh = shadow_of(L, p, th, i);
+			uint64_t val[2] = { 0, 0 };   /* after the access, before it */
 			unsigned hwtype;
 
 			if (w->req < 0 || !(th->hit_req & (UINT64_C(1) << w->req)))
 				continue;
 			pl = hwbp_plan_of(&L->ctx, w->req);
 			hwtype = pl ? pl->type : w->type;
-			if (w->len <= sizeof(L->cur) && hwbpi_pt_read_mem(th->tid, w->addr, L->cur, w->len) == 0) {
-				changed = memcmp(L->cur, p->shadow + L->off[i], w->len) != 0;
-				memcpy(p->shadow + L->off[i], L->cur, w->len);
+			if (w->len <= sizeof(L->cur) &&
+			    hwbpi_pt_read_mem(th->tid, watch_addr(th, w), L->cur, w->len) == 0) {
+				changed = memcmp(L->cur, sh, w->len) != 0;
+				/* Before: read at the trap where the hit is
+				 * stepped over, else the bytes at the last hit
+				 * (the trap came after the access). */
+				got = true;
+				val[0] = le_bytes(L->cur, w->len);
+				val[1] = hwbpi_linux_step_over ? th->pre[i] : le_bytes(sh, w->len);
+				memcpy(sh, L->cur, w->len);
 			}
 			memset(&ev, 0, sizeof(ev));
 			ev.ts = th->hit_ts;
 			ev.ip = th->hit_ip;
-			ev.addr = w->addr;
+			ev.addr = watch_addr(th, w);
 			ev.bp = (uint16_t)i;
+			ev.tid = (uint32_t)th->tid;
 			if (L->twin[i] >= 0) {
 				/* The twin's DR6 bit says store (add_twins()). */
 				ev.kind = th->hit_req & (UINT64_C(1) << L->twin[i]) ? HWBP_W : HWBP_R;
@@ -156,6 +379,8 @@ static void emit(struct loop *L, struct thr *th)
 				ev.kind = (uint8_t)w->type;
 				ev.kind_how = HWBP_KIND_TYPE;
 			}
+			if (got && w->type != HWBP_X)
+				set_values(&ev, w->len, val);
 			hwbpi_tracer_hit(t, &ev);
 		}
 	}
@@ -194,13 +419,14 @@ static void step_done(struct loop *L, struct thr *th, bool ran)
 
 	th->step = false;
 	if (p && p->watched)
-		hwbpi_linux_write(th->tid, &L->s->cpu, &L->regs);
+		hwbpi_linux_write(th->tid, &L->s->cpu, thr_regs(L, th));
 	if (ran)
 		emit(L, th);
 	th->hit_req = 0;
 }
 
-/* First stop of a thread: give it the process's registers. */
+/* First stop of a thread: give it the process's registers (its own
+ * copies of the thread-local watches). */
 static int arm(struct loop *L, struct thr *th)
 {
 	struct proc *p = hwbpi_pt_proc_find(L->s, th->tgid);
@@ -208,7 +434,7 @@ static int arm(struct loop *L, struct thr *th)
 	th->armed = true;
 	if (!p || !p->watched)
 		return 0;
-	return hwbpi_linux_write(th->tid, &L->s->cpu, &L->regs);
+	return hwbpi_linux_write(th->tid, &L->s->cpu, thr_regs(L, th));
 }
 
 static bool group_stop(pid_t tid)
@@ -255,7 +481,7 @@ static int add_twins(struct loop *L, char *err, size_t errlen)
 	for (unsigned i = 0; i < L->t->nw; i++) {
 		const struct hwbpi_watch *w = &L->t->w[i];
 		const struct hwbp_plan *pl = hwbp_plan_of(&L->ctx, w->req);
-		struct hwbp_request q = { w->addr, w->len, HWBP_W, HWBP_SCOPE_USER, HWBP_REQ_LOCAL };
+		struct hwbp_request q = twin_req(w, plan_addr(L, w));
 		int ret;
 
 		L->twin[i] = -1;
@@ -288,11 +514,7 @@ static int setup(struct loop *L, const struct hwbp_cpu *cpu, char *err, size_t e
 		ret = hwbp_task_init(&L->ctx, &L->task);
 	for (unsigned i = 0; ret == 0 && i < t->nw; i++) {
 		struct hwbpi_watch *w = &t->w[i];
-		/* User addresses, local enable bits (x86 Ln: per task, as
-		 * Linux itself programs them), R widened to RW where the CPU
-		 * has no R (x86). */
-		struct hwbp_request q = { w->addr, hwbpi_watch_len(w, cpu), w->type,
-					  HWBP_SCOPE_USER, HWBP_REQ_WIDEN | HWBP_REQ_LOCAL };
+		struct hwbp_request q = watch_req(L, w, plan_addr(L, w));
 
 		w->req = -1;
 		if ((w->type & HWBP_X) && (w->type & HWBP_RW)) {
@@ -490,7 +712,7 @@ static void on_sigtrap(struct loop *L, struct thr *th, pid_t w)
 		step_done(L, th, si.si_code != SIGTRAP);
 		hwbpi_pt_resume_thr(th, 0);
 	} else if (!th->step &&
-		   hwbpi_linux_hit(w, &s->cpu, p && p->watched ? &L->regs : &s->off,
+		   hwbpi_linux_hit(w, &s->cpu, p && p->watched ? thr_regs(L, th) : &s->off,
 				   &si, &hs) == 0) {
 		on_hit(L, th, &hs);
 		hwbpi_pt_resume_thr(th, 0);
@@ -590,6 +812,8 @@ static int event_loop(struct loop *L)
 			break;
 		}
 		ret = on_status(L, w, st);
+		if (ret == 0)
+			ret = L->fail;
 		if (s->drain && L->t->trace &&
 		    hwbpi_tracer_hits(L->t) - L->drained_at >=
 			    hwbpi_tracer_drain_every(L->t, HWBPI_PT_DRAIN_EVERY)) {
@@ -611,12 +835,41 @@ static int check_model(struct hwbpi_ptrace *s, const struct hwbp_cpu *cpu, char 
 	return cpu ? hwbpi_model_fits("ptrace", cpu, &s->cpu, err, errlen) : 0;
 }
 
+/*
+ * Thread-local watches: the executable's PT_TLS, and the TLS block the
+ * plan starts at, the process leader's (or, attached after it ended,
+ * another known thread's).  Errors (L->fail): thr_tls()'s.
+ */
+static int tls_start(struct loop *L)
+{
+	struct hwbpi_ptrace *s = L->s;
+	struct thr *th = hwbpi_pt_thr_find(s, s->pid);
+	uint64_t block;
+	int ret;
+
+	for (unsigned i = 0; i < L->t->nw; i++)
+		if (L->t->w[i].tls && L->ntls++ == 0) {
+			L->tls_memsz = L->t->w[i].tls_memsz;
+			L->tls_align = L->t->w[i].tls_align;
+		}
+	if (!L->ntls || (!th && !(th = s->nthr ? &s->thr[0] : NULL)))
+		return 0;
+	/* Its block only: the shadows are read once the plan has them. */
+	ret = tls_block(L, th, &block);
+	if (ret == 0)
+		L->tls_at = block;
+	return ret;
+}
+
 /* The plan (setup()), the first process and its bytes, every known
  * thread armed.  Errors: those of setup(), -ENOMEM, -EIO. */
 static int start(struct loop *L, const struct hwbp_cpu *cpu, char *err, size_t errlen)
 {
 	struct hwbpi_ptrace *s = L->s;
-	int ret = setup(L, cpu, err, errlen);
+	int ret = tls_start(L);
+
+	if (ret == 0)
+		ret = setup(L, cpu, err, errlen);
 
 	if (ret == 0 && !hwbpi_pt_proc_add(s, s->pid, L->shadow_len))
 		ret = -ENOMEM;
@@ -624,10 +877,12 @@ static int start(struct loop *L, const struct hwbp_cpu *cpu, char *err, size_t e
 		read_shadow(L, hwbpi_pt_proc_find(s, s->pid), s->pid);
 	/* Every known thread is stopped: arm them all, then let them go. */
 	for (size_t i = 0; ret == 0 && i < s->nthr; i++) {
-		ret = hwbpi_linux_write(s->thr[i].tid, &s->cpu, &L->regs);
-		if (ret == -ESRCH) {
+		const struct hwbp_regs *r = thr_regs(L, &s->thr[i]);
+
+		ret = L->fail ? L->fail : hwbpi_linux_write(s->thr[i].tid, &s->cpu, r);
+		if (ret == -ESRCH && !L->fail) {
 			ret = 0;   /* gone meanwhile: its exit comes through waitpid */
-		} else if (ret) {
+		} else if (ret && !L->fail) {
 			hwbpi_say(err, errlen, "the kernel refused the debug registers: %s", strerror(-ret));
 			ret = -EIO;
 		}
@@ -653,6 +908,8 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 		return -ENOMEM;
 	L->s = s;
 	L->t = t;
+	L->err = err;
+	L->errlen = errlen;
 	s->traced = true;
 	ret = start(L, cpu, err, errlen);
 	if (ret) {

@@ -25,6 +25,12 @@
  *    copies the address space, so the same addresses hold the same
  *    variables; the tracer arms the child itself (Linux clears a forked
  *    child's debug registers) and its hits count with the parent's;
+ *  - a thread-local variable of the executable (hwbpi_watch.tls) in each
+ *    thread's own copy: its TLS block from its thread pointer at its
+ *    first stop (hwbpi_linux_tls_block()), the plan's requests moved
+ *    there with hwbp_modify() whenever another thread's registers are
+ *    written or its hit decoded (the same pieces in the same slots: the
+ *    copies are equally aligned), and a shadow per thread;
  *  - not after an exec in a child: exec replaces the address space and
  *    Linux drops the ptrace breakpoints (flush_thread() ->
  *    flush_ptrace_hw_breakpoint()); such a process runs on unwatched.
@@ -44,7 +50,11 @@
  * the access, Intel SDM vol. 3 §17.3.1.2; x86 execute breakpoints and
  * every arm64 one are taken before: PC is the instruction), addr = the
  * watch's address (x86 DR6 names the slot, not the data address; arm64's
- * FAR is only near it), cpu 0, bp = the watch index, size 0.  Kind:
+ * FAR is only near it; a thread-local watch's: the thread's own copy),
+ * cpu 0, bp = the watch index, size 0, tid = the thread, value (and for
+ * a write old) = the watched bytes after (and before) the access, their
+ * first 8 (x86: before is the shadow, the bytes at the previous hit;
+ * where the hit is stepped over, read at the trap).  Kind:
  * neither says read or write to a tracer, so it comes from the watched
  * bytes, after the access, compared with a shadow copy taken at the
  * previous hit: changed -> W (HWBP_KIND_VALUE); unchanged -> W for a
@@ -173,7 +183,10 @@ int hwbpi_ptrace_native_cpu(struct hwbp_cpu *cpu, char *err, size_t errlen);
  *         (a piece the kernel cannot program through ptrace: an arm64
  *         MASK block, more than 8 bytes), -EINVAL (a @cpu of another
  *         arch or with more slots than the kernel's), -EIO (the kernel
- *         refused the debug registers), -ENOMEM.
+ *         refused the debug registers), -ENOMEM; a thread-local watch:
+ *         -EOPNOTSUPP (a thread without a thread pointer yet: a static
+ *         program at its entry), -ENOSPC (a thread's copy would need
+ *         other slots than the first thread's), ending the trace.
  */
 int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 		       const struct hwbp_cpu *cpu, int *status, char *err, size_t errlen);

@@ -37,6 +37,19 @@ struct thr {
 	 */
 	bool step;
 	uint64_t hit_req, hit_ip, hit_ts;
+	/*
+	 * Thread-local watches (tracer/tls.h): where this thread's copy of
+	 * the executable's TLS block is (from its thread pointer, read at
+	 * its first stop), and its own shadow of those watches' bytes (laid
+	 * out as the process's, NULL without such watches): each thread's
+	 * copy changes on its own.
+	 */
+	bool tls_known;
+	uint64_t tls_block;
+	uint8_t *shadow;
+	/* Where the hit is stepped over: each hit watch's bytes before the
+	 * access (its first 8, as an event's value), read at the trap. */
+	uint64_t pre[HWBP_MAX_REQUESTS];
 };
 
 struct proc {
@@ -65,7 +78,8 @@ struct hwbpi_ptrace {
 
 /* ---- tracer/ptrace_task.c: the tables and small ptrace helpers ---- */
 
-/* The thread table: find, add (NULL: -ENOMEM), delete by tid. */
+/* The thread table: find, add (NULL: -ENOMEM), delete by tid (its
+ * shadow freed). */
 struct thr *hwbpi_pt_thr_find(struct hwbpi_ptrace *s, pid_t tid);
 struct thr *hwbpi_pt_thr_add(struct hwbpi_ptrace *s, pid_t tid, pid_t tgid);
 void hwbpi_pt_thr_del(struct hwbpi_ptrace *s, pid_t tid);

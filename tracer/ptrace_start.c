@@ -426,6 +426,8 @@ void hwbpi_ptrace_free(struct hwbpi_ptrace *s)
 	for (size_t i = 0; i < s->nproc; i++)
 		free(s->proc[i].shadow);
 	free(s->proc);
+	for (size_t i = 0; i < s->nthr; i++)
+		free(s->thr[i].shadow);
 	free(s->thr);
 	free(s);
 }

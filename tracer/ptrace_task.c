@@ -89,8 +89,10 @@ void hwbpi_pt_thr_del(struct hwbpi_ptrace *s, pid_t tid)
 {
 	struct thr *t = hwbpi_pt_thr_find(s, tid);
 
-	if (t)
+	if (t) {
+		free(t->shadow);
 		*t = s->thr[--s->nthr];
+	}
 }
 
 struct proc *hwbpi_pt_proc_find(struct hwbpi_ptrace *s, pid_t tgid)

@@ -428,6 +428,14 @@ static int resolve_watches(struct hwbp_trace_session *s)
 			ret = apply_entry(s, s->default_entries[i], "-e");
 	if (ret == 0 && s->t.nw == 0)
 		ret = hwbpi_fail(s, -EINVAL, true, "nothing to watch (give -e SYM:rw-)");
+	/* A thread-local variable has one copy per thread: a backend that
+	 * cannot give each thread its own address (perf's inherited events
+	 * share one) would watch the wrong bytes. */
+	for (unsigned i = 0; ret == 0 && i < s->t.nw; i++)
+		if (s->t.w[i].tls && !(s->backend->flags & HWBP_TRACE_BACKEND_TLS))
+			ret = hwbpi_fail(s, -EOPNOTSUPP, true, "thread-local variable '%s': the ptrace "
+					 "backend watches each thread's copy; %s cannot (EOPNOTSUPP)",
+					 s->t.w[i].name, s->backend->name);
 	return ret;
 }
 

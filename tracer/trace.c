@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tls.h"
 #include "tracer.h"
 
 /*
@@ -77,21 +78,31 @@ int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 	w.req = -1;
 	if (e->sym[0]) {
 		const struct hwbp_sym *s = t->syms ? hwbp_symtab_find(t->syms, e->sym) : NULL;
+		/* Not in the table: perhaps a thread-local variable, which the
+		 * table leaves out (its value is an offset: tracer/tls.h). */
+		struct hwbpi_tls_var tv = { 0, 0, 0, 0 };
+		int tr = s ? -ENOENT : hwbpi_tls_find(t->syms, e->sym, &tv, err, errlen);
+		uint64_t size = s ? s->size : tv.size;
 
-		if (!s) {
+		if (!s && tr != 0 && tr != -ENOENT)
+			return tr;
+		if (!s && tr) {
 			hwbpi_say(err, errlen, "no symbol '%s' in the symbol table%s%s", e->sym,
 				  t->missing_hint ? ": " : "", t->missing_hint ? t->missing_hint : "");
 			return -ENOENT;
 		}
-		w.addr = s->addr + e->off;
+		w.addr = (s ? s->addr : tv.off) + e->off;
 		w.sym = s;
+		w.tls = !s;
+		w.tls_memsz = s ? 0 : tv.memsz;
+		w.tls_align = s ? 0 : tv.align;
 		w.len_given = e->len != 0;
 		/* The default length is the symbol's own size (ksym_trace_filter
 		 * used a fixed 4), less the offset; for execution, the
 		 * instruction there (a breakpoint on entry: a whole function
 		 * would take one hardware slot per instruction on x86). */
 		w.entry = !e->len && e->type == HWBP_X;
-		w.len = e->len ? e->len : w.entry ? 0 : (s->size > e->off ? s->size - e->off : 0);
+		w.len = e->len ? e->len : w.entry ? 0 : (size > e->off ? size - e->off : 0);
 		if (e->off)
 			snprintf(w.name, sizeof(w.name), "%s+%" PRIu64, e->sym, e->off);
 		else

@@ -22,8 +22,14 @@ struct hwbpi_watch {
 	bool entry;                          /* SYM:--x without /LEN: len is the CPU's
 					      * instruction (hwbpi_watch_len) */
 	bool len_given;                      /* the entry said /LEN */
-	const struct hwbp_sym *sym;          /* the symbol it names, or NULL (0xADDR) */
+	const struct hwbp_sym *sym;          /* the symbol it names, or NULL (0xADDR, TLS) */
 	int req;                             /* request id once installed, else -1 */
+	/* A thread-local variable of the executable (tracer/tls.h): each
+	 * thread's copy is at its TLS block + addr (the offset in the block,
+	 * +OFF included); only a backend with HWBP_TRACE_BACKEND_TLS knows
+	 * where that is. */
+	bool tls;
+	uint64_t tls_memsz, tls_align;       /* the executable's PT_TLS p_memsz, p_align */
 };
 
 /* The length to plan for watch @w on @cpu: its own, or for an execute

@@ -277,3 +277,31 @@ uint64_t hwbpi_linux_exec_len(void)
 {
 	return 4;
 }
+
+#ifndef NT_ARM_TLS
+#define NT_ARM_TLS 0x401   /* include/uapi/linux/elf.h: TPIDR_EL0 */
+#endif
+
+/*
+ * TLS variant I (the AArch64 ELF ABI, "Thread Local Storage"): TPIDR_EL0
+ * points at a 16-byte TCB and the executable's block follows it, aligned
+ * to p_align; the linker's local-exec offsets are roundup(16, p_align)
+ * plus st_value.  TPIDR_EL0 is the first word of the NT_ARM_TLS regset
+ * (arch/arm64/kernel/ptrace.c tls_get(); newer kernels add TPIDR2 after
+ * it, which a shorter iovec leaves out).
+ */
+int hwbpi_linux_tls_block(pid_t tid, uint64_t memsz, uint64_t align, uint64_t *block)
+{
+	uint64_t tp = 0;
+	struct iovec iov = { &tp, sizeof(tp) };
+
+	(void)memsz;
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)(uintptr_t)NT_ARM_TLS, &iov))
+		return -errno;
+	if (tp == 0)
+		return -ENXIO;
+	if (align == 0)
+		align = 1;
+	*block = tp + (16 + align - 1) / align * align;
+	return 0;
+}

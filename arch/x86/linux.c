@@ -179,3 +179,24 @@ uint64_t hwbpi_linux_exec_len(void)
 {
 	return sizeof(long);
 }
+
+/*
+ * TLS variant II (the x86-64 psABI, "Thread-Local Storage"): the thread
+ * pointer, FS's base, points at the TCB and the executable's block ends
+ * right below it, roundup(p_memsz, p_align) bytes long; the linker's
+ * local-exec offsets (R_X86_64_TPOFF32) are st_value less that size.
+ * fs_base is in user_regs_struct (arch/x86/kernel/ptrace.c getreg()).
+ */
+int hwbpi_linux_tls_block(pid_t tid, uint64_t memsz, uint64_t align, uint64_t *block)
+{
+	struct user_regs_struct ur;
+
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &ur))
+		return -errno;
+	if (ur.fs_base == 0)
+		return -ENXIO;
+	if (align == 0)
+		align = 1;
+	*block = ur.fs_base - (memsz + align - 1) / align * align;
+	return 0;
+}

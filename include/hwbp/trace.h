@@ -347,6 +347,9 @@ struct hwbp_trace_backend {
 #define HWBP_TRACE_BACKEND_MISSING 2u  /* not built into this library (open says why) */
 #define HWBP_TRACE_BACKEND_RINGS 4u    /* its hits wait in per-CPU rings of the kernel, in both
                                         * modes: ring_bytes sizes those too */
+#define HWBP_TRACE_BACKEND_TLS 8u      /* watches a thread-local variable of the executable
+                                        * in each thread's own copy; other backends refuse
+                                        * one (-EOPNOTSUPP at prepare) */
 
 /*
  * hwbp_trace_backend_find - the registered backend called @name, or NULL.
@@ -362,6 +365,20 @@ const struct hwbp_trace_backend *hwbp_trace_backend_at(unsigned i);
  * any context. */
 const struct hwbp_trace_backend_option *
 hwbp_trace_backend_option(const struct hwbp_trace_backend *b, const char *name);
+
+/*
+ * hwbp_trace_host_cpu - this machine's CPU model as the running kernel
+ * lets a tracer program its debug registers (the ptrace backend's
+ * default --cpu, `hwbp caps --cpu host`): x86 four shared slots (the
+ * x86_64 preset), arm64 the slot counts Linux reports, powerpc what
+ * PPC_PTRACE_GETHWDBGINFO says.  Linux answers for a stopped tracee: a
+ * child is forked, stopped under ptrace, asked, killed and reaped
+ * (nothing is left behind).  @err (may be NULL) gets a one-line reason.
+ * Errors: -EINVAL (NULL @cpu), -EOPNOTSUPP (not Linux, or no debug
+ * registers for ptrace here), -EPERM (ptrace not permitted), fork and
+ * wait errors.  Not in a signal handler; forks (flushes stdio first).
+ */
+int hwbp_trace_host_cpu(struct hwbp_cpu *cpu, char *err, size_t errlen);
 
 /* Histogram or trace mode. */
 struct hwbp_trace_mode {

@@ -263,6 +263,101 @@ def check_full(args):
     return [f"exit {p.returncode}, stderr {p.stderr!r}"]
 
 
+def size_text(v):
+    """A piece size as the label spells it: "8-byte", "2 GiB"."""
+    if v < 1024 or v % 1024:
+        return f"{v}-byte"
+    v //= 1024
+    units = ["KiB", "MiB", "GiB", "TiB"]
+    u = 0
+    while v >= 1024 and v % 1024 == 0 and u + 1 < len(units):
+        v //= 1024
+        u += 1
+    return f"{v} {units[u]}"
+
+
+def host_label(j):
+    """The name --cpu host has, from its own JSON fields."""
+    if j["shared"]:
+        slots = f"{j['data_slots']} slot" + ("" if j["data_slots"] == 1 else "s")
+    else:
+        slots = (f"{j['data_slots']} watchpoint" + ("" if j["data_slots"] == 1 else "s") +
+                 f", {j['inst_slots']} breakpoint" + ("" if j["inst_slots"] == 1 else "s"))
+    return f"host ({j['model']}, {slots}, {size_text(j['max_piece'])} pieces)"
+
+
+def check_host():
+    """--cpu host: on Linux the kernel's model, the one the ptrace backend
+    reports for this machine (its --cpu check names it: "here MODEL with N
+    watchpoints and M breakpoints"), shown as host (MODEL, ...); every
+    field the model's preset's, when it is one (x86_64); plan and encode
+    with it as with that preset; the child it asked reaped (this test is
+    a subreaper: an orphan would be ours).  Off Linux: exit 2, one line.
+    Returns the number of failures."""
+    if sys.platform != "linux":
+        rc, out, p = run(["caps", "--cpu", "host"])
+        ok = rc == 2 and p.stderr == "hwbp: caps: --cpu host: needs Linux (EOPNOTSUPP)\n"
+        if not ok:
+            print(f"FAIL caps --cpu host off Linux: exit {rc}: {out}")
+        return 0 if ok else 1
+    import ctypes
+    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)   # PR_SET_CHILD_SUBREAPER
+    fails = 0
+
+    def fail(msg):
+        nonlocal fails
+        fails += 1
+        print("FAIL --cpu host:", msg)
+
+    rc, out, p = run(["caps", "--cpu", "host", "--json"])
+    if rc != 0:
+        fail(f"caps --json exit {rc}: {out}")
+        return fails
+    j = json.loads(p.stdout)
+    if j["cpu"] != host_label(j):
+        fail(f"name {j['cpu']!r}, want {host_label(j)!r}")
+    # What the ptrace backend says the kernel can program: a model of
+    # another arch is refused with it.
+    rc, out, _ = run(["caps", "--list"])
+    presets = {l.split()[0]: l.split()[1] for l in out.splitlines()}
+    other = next(n for n, a in presets.items() if a != j["arch"])
+    rc, out, p = run(["trace", "--backend", "ptrace", "--cpu", other, "-e", "0x1000/8:rw-",
+                      "--", "true"])
+    m = re.search(r"\(here (\S+) with (\d+) watchpoints and (\d+) breakpoints\)", p.stderr)
+    if rc != 1 or not m:
+        fail(f"trace --backend ptrace --cpu {other}: exit {rc}: {out}")
+    elif (m.group(1), int(m.group(2)), int(m.group(3))) != (j["model"], j["data_slots"], j["inst_slots"]):
+        fail(f"caps says {j['model']} {j['data_slots']}/{j['inst_slots']}, ptrace says {m.groups()}")
+    rc, out, p = run(["caps", "--cpu", "host"])
+    first = p.stdout.split("\n", 1)[0]
+    if rc != 0 or first != f"cpu         {j['cpu']} ({j['arch']})":
+        fail(f"caps text: exit {rc}, first line {first!r}")
+    if j["model"] in presets:
+        rc, out, p = run(["caps", "--cpu", j["model"], "--json"])
+        want = json.loads(p.stdout)
+        got = {k: v for k, v in j.items() if k != "model"}
+        want["cpu"] = j["cpu"]
+        if got != want:
+            fail(f"fields differ from --cpu {j['model']}: {got} != {want}")
+        for cmd in (["plan", "--json", "0x1003", "8", "rw"], ["encode", "0x1000", "8", "w", "0x2000", "4", "rw"],
+                    ["encode", "--json", "0x1000", "8", "w"]):
+            rc, a, pa = run([cmd[0], "--cpu", "host"] + cmd[1:])
+            rc2, b, pb = run([cmd[0], "--cpu", j["model"]] + cmd[1:])
+            if "--json" in cmd:
+                ja, jb = json.loads(pa.stdout), json.loads(pb.stdout)
+                ok = ja.pop("cpu") == j["cpu"] and jb.pop("cpu") == j["model"] and ja == jb
+            else:
+                ok = a == b
+            if rc != 0 or rc2 != 0 or not ok:
+                fail(f"{' '.join(cmd)}: host and {j['model']} differ:\n{a}\n{b}")
+    try:
+        pid, _ = os.waitpid(-1, os.WNOHANG)
+        fail(f"a process was left behind (pid {pid})")
+    except ChildProcessError:
+        pass
+    return fails
+
+
 def main():
     fails = 0
     for args, code, pattern in ERRNO_CASES:
@@ -328,7 +423,8 @@ def main():
     if rc != 0 or missing:
         fails += 1
         print(f"FAIL hwbp {' '.join(BENCH_TRACE)}: exit {rc}, missing {missing}, output:\n{out}")
-    total = len(CASES) + len(ERRNO_CASES) + len(JSON_CASES) + len(FULL_CASES) + 5
+    fails += check_host()
+    total = len(CASES) + len(ERRNO_CASES) + len(JSON_CASES) + len(FULL_CASES) + 6
     print(f"{total - fails} passed, {fails} failed")
     return 1 if fails else 0
 

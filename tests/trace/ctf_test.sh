@@ -49,7 +49,7 @@ read -r p r l <<< "$(summary "$tmp/ctf.err")"
 first=$(head -1 "$tmp/bt.txt")
 for want in '[00:00:00.000000001]' '{ cpu_id = 0 }' 'cpu = 0,' 'bp = 0,' 'watch = "jiffies"' \
             'addr = 0xFFFFFFFF82A00000' 'ip = 0xFFFFFFFF81000020' 'kind = ( "W"' \
-            'kind_how = ( "sim"' 'func = "do_timer"' 'size = 8 }'; do
+            'kind_how = ( "sim"' 'func = "do_timer"' 'size = 8,' 'tid = 0,' 'vflags = 0,'; do
   [[ $first == *"$want"* ]] || bad "first event lacks '$want': $first"
 done
 to_fields < "$tmp/bt.txt" > "$tmp/bt.fields"

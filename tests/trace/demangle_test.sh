@@ -35,10 +35,12 @@ row() {
 		echo "FAIL: no row 'W counter $2 $3' in:"; cat "$1"; fail=1
 	fi
 }
-# lines FILE FUNCTION COUNT: COUNT lines of the text trace end in FUNCTION.
+# lines FILE FUNCTION COUNT: COUNT lines of the text trace end in FUNCTION
+# (before the thread and value fields the ptrace backend adds).
 lines() {
 	local n
-	n=$(awk -v f=" W $2" 'substr($0, length($0) - length(f) + 1) == f { n++ } END { print n + 0 }' "$1")
+	n=$(awk -v f=" W $2" '{ sub(/ tid [0-9]+( value 0x[0-9a-f]+( -> 0x[0-9a-f]+)?)?$/, "") }
+		substr($0, length($0) - length(f) + 1) == f { n++ } END { print n + 0 }' "$1")
 	[ "$n" = "$3" ] || { echo "FAIL: $n text lines name '$2', not $3"; fail=1; }
 }
 

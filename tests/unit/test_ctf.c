@@ -106,6 +106,9 @@ struct rev {
 	uint16_t cpu, bp, size;
 	uint8_t kind, how;
 	const char *watch, *func;
+	uint32_t tid;
+	uint8_t vflags, vsize;
+	uint64_t value, old;
 };
 
 static const unsigned char *read_event(const unsigned char *p, struct rev *e)
@@ -120,6 +123,11 @@ static const unsigned char *read_event(const unsigned char *p, struct rev *e)
 	e->how = *p++;
 	e->func = (const char *)p; p += strlen(e->func) + 1;
 	e->size = get16(p); p += 2;
+	e->tid = get32(p); p += 4;
+	e->vflags = *p++;
+	e->vsize = *p++;
+	e->value = get64(p); p += 8;
+	e->old = get64(p); p += 8;
 	return p;
 }
 
@@ -313,6 +321,11 @@ static void test_fields_and_metadata(void **state)
 	assert_non_null(c);
 	e.size = 4;
 	e.kind_how = HWBP_KIND_VALUE;
+	e.tid = 4242;
+	e.vflags = HWBP_EV_VALUE | HWBP_EV_OLD;
+	e.vsize = 4;
+	e.value = 0x11223344;
+	e.old = 0x55667788;
 	assert_int_equal(hwbpi_ctf_write(c, &e, "copy_process"), 0);
 	assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
 
@@ -332,6 +345,11 @@ static void test_fields_and_metadata(void **state)
 	assert_int_equal(r[0].how, HWBP_KIND_VALUE);
 	assert_string_equal(r[0].func, "copy_process");
 	assert_int_equal(r[0].size, 4);
+	assert_int_equal(r[0].tid, 4242);
+	assert_int_equal(r[0].vflags, HWBP_EV_VALUE | HWBP_EV_OLD);
+	assert_int_equal(r[0].vsize, 4);
+	assert_int_equal(r[0].value, 0x11223344);
+	assert_int_equal(r[0].old, 0x55667788);
 	free(b);
 	/* CPUs without events: one empty packet spanning the trace */
 	for (unsigned cpu = 0; cpu < 3; cpu += 2) {
@@ -403,7 +421,7 @@ static void test_srcline_field(void **state)
 		meta = (char *)slurp(dir, "metadata", &len);
 		assert_non_null(meta);
 		if (flag)
-			assert_non_null(strstr(meta, "\t\tuint16_t size;\n\t\tstring src;\n\t};"));
+			assert_non_null(strstr(meta, "\t\tuint64_hex_t old;\n\t\tstring src;\n\t};"));
 		else
 			assert_null(strstr(meta, "src"));
 		free(meta);
