@@ -93,10 +93,10 @@ static int search_path(const char *debug_dir, char **out)
 		free(abs);
 		return -EINVAL;
 	}
-	n = strlen(abs) + sizeof(":.debug::/usr/lib/debug");
+	n = strlen(abs) + sizeof(":.debug::" HWBPI_SYSTEM_DEBUG_DIR);
 	*out = malloc(n);
 	if (*out)
-		snprintf(*out, n, ":.debug:%s:/usr/lib/debug", abs);
+		snprintf(*out, n, ":.debug:%s:" HWBPI_SYSTEM_DEBUG_DIR, abs);
 	free(abs);
 	return *out ? 0 : -ENOMEM;
 }
@@ -213,6 +213,8 @@ bool hwbpi_dwarf_stripped(const struct hwbpi_dwarf *d, unsigned i, struct hwbpi_
 		out->debug = f->debug;
 		out->how = f->how;
 		out->err = f->err;
+		out->system = f->debug && strncmp(f->debug, HWBPI_SYSTEM_DEBUG_DIR "/",
+						  sizeof(HWBPI_SYSTEM_DEBUG_DIR)) == 0;
 		return true;
 	}
 	return false;

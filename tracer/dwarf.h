@@ -29,8 +29,10 @@
 struct hwbpi_dwarf;
 
 /* Where a debug file is searched without --debug-dir: elfutils' default
- * (the file's own directory, its .debug/ subdirectory, /usr/lib/debug). */
-#define HWBPI_DEBUGINFO_PATH ":.debug:/usr/lib/debug"
+ * (the file's own directory, its .debug/ subdirectory, the system's root,
+ * where the distribution's debug packages install them). */
+#define HWBPI_SYSTEM_DEBUG_DIR "/usr/lib/debug"
+#define HWBPI_DEBUGINFO_PATH ":.debug:" HWBPI_SYSTEM_DEBUG_DIR
 
 /*
  * hwbpi_dwarf_new - an empty set of files.  @debug_dir (NULL: none) is one
@@ -84,6 +86,7 @@ struct hwbpi_dwarf_debug {
 	const char *how;      /* how it was found: "build-id", ".gnu_debuglink" or "name"
 			       * (FILE.debug without a .gnu_debuglink), NULL: not found */
 	int err;              /* 0, -ENOENT (none found), -EOPNOTSUPP (no libdw) */
+	bool system;          /* the debug file is under HWBPI_SYSTEM_DEBUG_DIR */
 };
 
 /* The @i-th file recorded without a .symtab (in load order) into @out;

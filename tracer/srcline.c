@@ -57,13 +57,19 @@ void hwbpi_srcline_loaded(struct hwbp_trace_session *s)
 	unsigned others = 0;
 	int why = 0;
 
+	/* The distribution's debug files (libc's, with Debian's libc6-dbg)
+	 * go without a note: every process would print the same lines. */
 	for (unsigned i = 0; hwbpi_dwarf_stripped(s->dwarf, i, &g); i++) {
-		if (g.debug)
-			hwbpi_note(s, "%s: symbols from %s (%s)", base_name(g.file), g.debug, g.how);
-		else if (!first)
-			first = g.file, why = g.err;
-		else
+		if (g.debug) {
+			if (!g.system)
+				hwbpi_note(s, "%s: symbols from %s (%s)", base_name(g.file), g.debug,
+					   g.how);
+		} else if (!first) {
+			first = g.file;
+			why = g.err;
+		} else {
 			others++;
+		}
 	}
 	if (!first || s->t.missing_hint)
 		return;

@@ -27,7 +27,8 @@
 int hwbpi_srcline_open(struct hwbp_trace_session *s);
 
 /* Once the backend loaded its symbols: a note per file whose symbols came
- * from a separate debug file, and for "no symbol" errors a hint naming the
+ * from a separate debug file (but the distribution's, under
+ * /usr/lib/debug), and for "no symbol" errors a hint naming the
  * first file without a .symtab whose debug file was not found (unless the
  * backend set its own hint). */
 void hwbpi_srcline_loaded(struct hwbp_trace_session *s);

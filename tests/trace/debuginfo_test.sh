@@ -5,7 +5,8 @@
 # perf.  Its WRITES stores must all be counted in main when the debug file
 # is found by .gnu_debuglink beside the program, in .debug/ beside it, or by
 # build-id under --debug-dir DIR (DIR/.build-id/xx/rest.debug); each says in
-# one note which debug file it read.  A debug file of another build beside
+# one note which debug file it read (the only note: the distribution's debug
+# files under /usr/lib/debug go without one).  A debug file of another build beside
 # it is refused (its build-id differs); without one the error stays
 # "no symbol 'counter'" (exit 2) with a hint.  A stripped library's static
 # function is named from its debug file, at the library's bias.  $3 is
@@ -45,7 +46,9 @@ expect_counted() {
 	[ "$(awk '$1 == "W" && $2 == "counter" && $3 == "main" { print $4 }' "$tmp/out")" = "$writes" ] ||
 		fail "want $writes writes of counter in main"
 	[ "$(grep -c '^W ' "$tmp/out")" = 1 ] || fail "one row"
-	[ "$(grep -c '^hwbp: trace: prog: symbols from ' "$tmp/err")" = 1 ] || fail "one note for prog"
+	# (none for libraries whose debug files are the distribution's, under
+	# /usr/lib/debug: libc's with Debian's libc6-dbg)
+	[ "$(grep -c '^hwbp: trace: .*: symbols from ' "$tmp/err")" = 1 ] || fail "one note, for prog"
 	grep -qxF "hwbp: trace: prog: symbols from $1 ($2)" "$tmp/err" || fail "the note: $1 ($2)"
 }
 # "no symbol 'counter'", exit 2, and the hint naming program $1.

@@ -247,6 +247,7 @@ static int search(const char *dir, const char *x, char *dbg, size_t n, const cha
 	assert_true(hwbpi_dwarf_stripped(d, 0, &g));
 	assert_string_equal(g.file, x);
 	assert_int_equal(g.err, r == -ENAMETOOLONG ? 0 : r);
+	assert_false(g.system);   /* not under /usr/lib/debug */
 	if (r == 0 || r == -ENAMETOOLONG) {
 		assert_non_null(g.debug);
 		assert_string_equal(g.how, how);
