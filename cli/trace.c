@@ -27,7 +27,7 @@
 enum {
 	OPT_FILTER = 256, OPT_CPU, OPT_BACKEND, OPT_SYMBOLS, OPT_HIST, OPT_TRACE, OPT_FORMAT,
 	OPT_BUFFER, OPT_OVERWRITE, OPT_VERSION, OPT_HELP, OPT_FORCE, OPT_DURATION, OPT_NO_DEMANGLE,
-	OPT_WIDE, OPT_STACK, OPT_FOLDED,
+	OPT_WIDE, OPT_STACK, OPT_FOLDED, OPT_DEBUG_DIR, OPT_SRCLINE, OPT_SORT,
 	OPT_BACKEND_BASE = 512,     /* + index into bopt[] */
 };
 
@@ -36,8 +36,12 @@ struct topts {
 	unsigned nentries;
 	const char *filter_file, *cpu, *backend, *symbols, *trace_file, *format;
 	bool overwrite, have_format, have_hist, have_buffer;
-	const char *flags[3];   /* the session's own flags given: "force", "no-demangle", "wide" */
+	const char *flags[4];   /* the session's own flags given: "force", "no-demangle", "wide",
+				 * "srcline" */
 	unsigned nflags;
+	/* the session's own options with a value given ("debug-dir", "sort"), in order */
+	const char *sname[2], *svalue[2];
+	unsigned nsvals;
 	uint64_t hist_entries, buffer_kb;
 	uint64_t duration_ms;        /* --duration: 0 none */
 	bool have_stack;             /* --stack[=N] given (stack: its N, or NULL) */
@@ -132,7 +136,9 @@ static int trace_help(void)
 	       "                  [--symbols System.map|kallsyms] [--hist-entries N]\n"
 	       "                  [--duration SEC] [--buffer-kb N] [--no-demangle] [--wide]\n"
 	       "                  [--stack[=N]] [--folded FILE]\n"
-	       "                  [--trace FILE [--format text|ctf [--force]] [--overwrite]]\n"
+	       "                  [--debug-dir DIR] [--sort function|srcline|stack]\n"
+	       "                  [--trace FILE [--format text|ctf [--force]] [--overwrite]\n"
+	       "                   [--srcline]]\n"
 	       "       hwbp trace --version | --help\n"
 	       "Watch symbols by name and print a usage histogram by function (default) or\n"
 	       "every hit (--trace). ENTRY is SYM[+OFF][/LEN]:rwx with - for an absent letter\n"
@@ -153,6 +159,11 @@ static int trace_help(void)
 	       "event shows its callers. --folded FILE also writes the histogram as folded\n"
 	       "stacks for flamegraph.pl or inferno (\"jiffies [W];main;work;bump 300\"), FILE\n"
 	       "made new; it implies --stack.\n"
+	       "A stripped program's symbols come from its separate debug file (build-id\n"
+	       "or .gnu_debuglink, beside it, in .debug/ or under /usr/lib/debug);\n"
+	       "--debug-dir DIR is one more place. --sort srcline counts the histogram by\n"
+	       "source line (a Source column); --srcline adds \" at FILE:LINE\" to traced\n"
+	       "events. Both need the program's DWARF line tables and a build with libdw.\n"
 	       "Backends (the first that takes the workload given is the default):\n", wl,
 	       demangle_note());
 	for (unsigned i = 0; hwbp_trace_backend_at(i); i++) {
@@ -246,6 +257,9 @@ static void option_tables(struct option *longs, char *shorts)
 		{ "wide", no_argument, NULL, OPT_WIDE },
 		{ "stack", optional_argument, NULL, OPT_STACK },
 		{ "folded", required_argument, NULL, OPT_FOLDED },
+		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+		{ "srcline", no_argument, NULL, OPT_SRCLINE },
+		{ "sort", required_argument, NULL, OPT_SORT },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -312,7 +326,19 @@ static int add_flag(struct topts *o, const char *name)
 	for (unsigned i = 0; i < o->nflags; i++)
 		if (strcmp(o->flags[i], name) == 0)
 			return 0;
-	o->flags[o->nflags++] = name;   /* three names, three slots */
+	o->flags[o->nflags++] = name;   /* four names, four slots */
+	return 0;
+}
+
+/* One of the session's own options with a value, passed by name in
+ * configure(); the session refuses a repeat ("given twice"), and with
+ * two names in two slots a third one can only be a repeat. */
+static int add_value(struct topts *o, const char *name, const char *v)
+{
+	if (o->nsvals == sizeof(o->sname) / sizeof(o->sname[0]))
+		return usage_error("trace: --%s given twice", name);
+	o->sname[o->nsvals] = name;
+	o->svalue[o->nsvals++] = v;
 	return 0;
 }
 
@@ -371,6 +397,11 @@ static int option_value(int c, const char *v, char **argv, struct topts *o)
 	case OPT_NO_DEMANGLE:
 	case OPT_WIDE:
 		return add_flag(o, c == OPT_FORCE ? "force" : c == OPT_WIDE ? "wide" : "no-demangle");
+	case OPT_SRCLINE:
+		return add_flag(o, "srcline");
+	case OPT_DEBUG_DIR:
+	case OPT_SORT:
+		return add_value(o, c == OPT_SORT ? "sort" : "debug-dir", v);
 	default:
 		return backend_value(c, v, argv, o);
 	}
@@ -400,7 +431,7 @@ static int take_option(int c, const char *v, char **argv, struct topts *o, int *
 /* Returns 0, an exit status, or -1: done (help, version, list printed). */
 static int parse_args(int argc, char **argv, struct topts *o, int *done)
 {
-	struct option longs[18 + MAX_BOPTS + 1];   /* generic, backend, the end */
+	struct option longs[26 + MAX_BOPTS + 1];   /* generic, backend, the end */
 	char shorts[8 + 2 * MAX_BOPTS] = "+:he:";
 	int c, ret;
 
@@ -695,6 +726,8 @@ static int configure(struct hwbp_trace_session *s, const struct topts *o, FILE *
 		ret = hwbp_trace_session_option(s, "stack", o->stack);
 	if (ret == 0 && o->folded)
 		ret = hwbp_trace_session_option(s, "folded", o->folded);
+	for (unsigned i = 0; ret == 0 && i < o->nsvals; i++)
+		ret = hwbp_trace_session_option(s, o->sname[i], o->svalue[i]);
 	if (ret == 0 && o->cmd)
 		ret = hwbp_trace_session_command(s, o->cmd);
 	if (ret == 0 && o->cpu)

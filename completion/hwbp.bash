@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Bash completion for hwbp(1): commands, each command's options, and the
-# values of --cpu (from `hwbp caps --list`), --scope, --profile, --backend
-# and --format.  Plain bash (no bash-completion helpers needed), installed
+# values of --cpu (from `hwbp caps --list`), --scope, --profile, --backend,
+# --format and --sort, and directories for --debug-dir.  Plain bash (no bash-completion helpers needed), installed
 # as share/bash-completion/completions/hwbp.
 
 _hwbp_presets()
@@ -24,7 +24,7 @@ _hwbp_options()
 	trace) echo "-e --event --filter-file --cpu --backend --demo --lackey --elf" \
 		"--load-bias -p --pid --symbols --hist-entries --trace --format --buffer-kb" \
 		"--overwrite --force --no-demangle --wide --stack --folded --duration --kernel --cpus" \
-		"--vmlinux --kinds --call-graph --" ;;
+		"--vmlinux --kinds --call-graph --debug-dir --sort --srcline --" ;;
 	"bench sim") echo "--accesses" ;;
 	"bench trace") echo "--hits --lookups --dwfl-lookups --symbols --lackey-mb --buffer-kb" ;;
 	esac
@@ -71,6 +71,11 @@ _hwbp()
 	--call-graph) words="dwarf fp" ;;
 	--backend) words="ptrace perf qemu-x86" ;;
 	--format) words="text ctf" ;;
+	--sort) words="function srcline stack" ;;
+	--debug-dir)
+		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+		return
+		;;
 	--filter-file | --lackey | --elf | --symbols | --trace | --folded)
 		# --symbols of bench trace is a number, of trace a file.
 		if [[ $cmd == trace ]]; then

@@ -493,9 +493,13 @@ int hwbpi_trace_counted(struct hwbp_trace_session *s, bool kernel, void *state, 
 	po.drain_arg = s;
 	po.ring_pages = hwbpi_linux_ring_pages(s->mode.ring_bytes);
 	s->t.func_adjust = hwbpi_linux_trap_ip_adjust;
-	/* The counting program keeps (watch, kind, function) per hit, no
-	 * stack: --stack samples (stack_notes()). */
-	if (want_bpf && !s->mode.trace && !s->t.stack_depth)
+	/* The counting program keeps (watch, kind, function) per hit: no
+	 * stack (--stack samples: stack_notes()), no instruction (--sort
+	 * srcline's keys come from the samples). */
+	if (want_bpf && !s->mode.trace && s->t.key_ip)
+		hwbpi_note(s, "--sort srcline: perf samples are counted (the in-kernel histogram "
+			   "counts by function)");
+	else if (want_bpf && !s->mode.trace && !s->t.stack_depth)
 		po.bpf = b = bpf_begin(s, po.kinds);
 	if (kernel)
 		ret = hwbpi_perf_kernel(&s->t, &s->cpu, s->argv, &po, res, err, sizeof(err));

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "backend_linux.h"
+#include "dwarf.h"
+#include "linux.h"
 #include "perf.h"
 #include "ptrace.h"
 #include "session.h"
@@ -83,6 +85,7 @@ static int process_symbols(struct hwbp_trace_session *s, pid_t pid)
 	s->syms = hwbp_symtab_new(&ret);
 	if (!s->syms)
 		return hwbpi_fail(s, ret, false, "cannot build the symbol table");
+	hwbpi_symtab_set_dwarf(s->syms, s->dwarf);   /* debug files, lines (srcline.c) */
 	ret = hwbpi_proc_load_symbols(s->syms, pid, &gone);
 	if (ret < 0)
 		return hwbpi_fail(s, ret, false, "cannot read the symbols of process %ld: %s",
@@ -199,6 +202,9 @@ static int ptrace_run(struct hwbp_trace_session *s)
 	if ((ret = hwbpi_linux_callgraph(s, &cg)))
 		return ret;
 	hwbpi_ptrace_set_callgraph(s->bstate, cg);
+	/* A data hit's IP is the trap's, as for perf: past the access on
+	 * x86 and powerpc (its function and line are the instruction's). */
+	s->t.func_adjust = hwbpi_linux_trap_ip_adjust;
 	/* Without --cpu: the model of the kernel's own debug registers. */
 	ret = hwbpi_ptrace_trace(s->bstate, &s->t, s->have_cpu ? &s->cpu : NULL, &status, err,
 				     sizeof(err));

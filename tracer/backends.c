@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dwarf.h"
 #include "qemu_x86.h"
 #include "session.h"
 
@@ -207,6 +208,7 @@ static int lackey_open(struct hwbp_trace_session *s)
 	s->syms = hwbp_symtab_new(&ret);
 	if (!s->syms)
 		return hwbpi_fail(s, ret, false, "cannot build the symbol table");
+	hwbpi_symtab_set_dwarf(s->syms, s->dwarf);   /* debug files, lines (srcline.c) */
 	ret = hwbp_symtab_load_elf(s->syms, elf, bias);
 	if (ret < 0)
 		return hwbpi_fail(s, ret, true, "cannot read symbols of --elf '%s': %s", elf,

@@ -78,6 +78,7 @@ struct hwbpi_ctf {
 	bool stacks;                   /* HWBPI_CTF_STACKS */
 	int dfd;                       /* the directory, while opening */
 	bool made_meta;
+	bool srcline;                  /* HWBPI_CTF_SRCLINE: events end with a src field */
 	char **names;
 	uint64_t min_ts, max_ts;       /* over all CPUs (valid when any_ev) */
 	bool any_ev;
@@ -225,6 +226,10 @@ static int write_metadata(FILE *f, const struct hwbpi_ctf *c)
 		      "\t\tuint8_t ncallers;\n"
 		      "\t\tuint64_hex_t callers[ncallers];\n"
 		      "\t\tstring caller_names[ncallers];\n", f);
+	/* The source line of the access ("file.c:LINE", "?"): only when
+	 * asked for, so that a trace without it keeps its layout. */
+	if (c->srcline)
+		fputs("\t\tstring src;\n", f);
 	fputs("\t};\n"
 	      "};\n", f);
 	errno = 0;
@@ -547,13 +552,13 @@ static int make_files(struct hwbpi_ctf *c)
 }
 
 struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *const *watch_names,
-				 unsigned nwatch, bool force, unsigned flags, int *err)
+				 unsigned nwatch, unsigned flags, int *err)
 {
 	struct hwbpi_ctf *c;
 	bool made_dir = false;
 	int ret;
 
-	if (!open_args_ok(dir, ncpus, watch_names, nwatch) || (flags & ~HWBPI_CTF_STACKS)) {
+	if (!open_args_ok(dir, ncpus, watch_names, nwatch) || (flags & ~(HWBPI_CTF_FORCE | HWBPI_CTF_SRCLINE | HWBPI_CTF_STACKS))) {
 		ret = -EINVAL;
 		goto fail;
 	}
@@ -563,7 +568,8 @@ struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *co
 		goto fail;
 	}
 	c->stacks = flags & HWBPI_CTF_STACKS;
-	ret = use_dir(dir, force, &made_dir, &c->dfd);
+	c->srcline = flags & HWBPI_CTF_SRCLINE;
+	ret = use_dir(dir, flags & HWBPI_CTF_FORCE, &made_dir, &c->dfd);
 	if (ret == 0)
 		ret = make_files(c);
 	if (ret) {
@@ -584,7 +590,7 @@ fail:
 
 int hwbpi_ctf_write(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev, const char *func_name)
 {
-	return hwbpi_ctf_write_stack(c, ev, func_name, NULL, 0, NULL);
+	return hwbpi_ctf_write_full(c, ev, func_name, NULL, 0, NULL, NULL);
 }
 
 static size_t caller_len(const char *s)
@@ -626,9 +632,22 @@ static unsigned char *put_stack(unsigned char *p, uint32_t id, const uint64_t *c
 	return p;
 }
 
+int hwbpi_ctf_write_src(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev,
+			const char *func_name, const char *src)
+{
+	return hwbpi_ctf_write_full(c, ev, func_name, NULL, 0, NULL, src);
+}
+
 int hwbpi_ctf_write_stack(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev,
 			  const char *func_name, const uint64_t *callers, unsigned n,
 			  const char *names)
+{
+	return hwbpi_ctf_write_full(c, ev, func_name, callers, n, names, NULL);
+}
+
+int hwbpi_ctf_write_full(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev,
+			 const char *func_name, const uint64_t *callers, unsigned n,
+			 const char *names, const char *src)
 {
 	struct ctf_stream *s;
 	const char *watch;
@@ -646,8 +665,11 @@ int hwbpi_ctf_write_stack(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev
 	if (!func_name)
 		func_name = "?";
 	watch = c->names[ev->bp];
+	if (!src)
+		src = "?";
 	need = 8 + 2 + 2 + name_len(watch) + 1 + 8 + 8 + 1 + 1 + name_len(func_name) + 1 + 2 +
-	       4 + 1 + 1 + 8 + 8 + (c->stacks ? stack_bytes(n, names) : 0);
+	       4 + 1 + 1 + 8 + 8 + (c->stacks ? stack_bytes(n, names) : 0) +
+	       (c->srcline ? name_len(src) + 1 : 0);
 	if (s->sealed || (s->nev && s->len + need > PACKET_MAX)) {
 		ret = flush_packet(c, ev->cpu, ev->ts);
 		if (ret)
@@ -682,6 +704,8 @@ int hwbpi_ctf_write_stack(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev
 	p += 8;
 	if (c->stacks)
 		p = put_stack(p, ev->stack, callers, n, names);
+	if (c->srcline)
+		p = put_str(p, src);
 	s->len = (size_t)(p - s->buf);
 	s->nev++;
 	s->last_ts = ev->ts;

@@ -31,9 +31,10 @@ struct hwbpi_ctf;
  * metadata.  Every file is created with O_EXCL | O_NOFOLLOW: never a
  * user's file truncated, never a symlink followed; on failure only files
  * this call created are removed (and @dir if it made it).  @watch_names[bp]
- * names breakpoint bp (copied; at most 255 names).  With HWBPI_CTF_STACKS
- * in @flags every event has four more fields, its call stack (see
- * hwbpi_ctf_write_stack); without, the events are as before --stack.
+ * names breakpoint bp (copied; at most 255 names).  @flags: HWBPI_CTF_FORCE
+ * (the @force above), HWBPI_CTF_SRCLINE (events end with a string field
+ * "src", the access's source line: hwbpi_ctf_write_src), HWBPI_CTF_STACKS (every event has four more
+ * fields, its call stack: see hwbpi_ctf_write_stack).
  * Errors (NULL, *err): -EINVAL (NULL/empty dir, ncpus 0 or above
  *         HWBPI_CTF_MAX_CPUS, nwatch above 255 or a NULL name, an unknown
  *         flag), -ENOMEM,
@@ -41,9 +42,11 @@ struct hwbpi_ctf;
  *         holds a file that is not this writer's: nothing removed), or the
  *         errno of mkdir/open/write (-ENOTDIR, -EACCES, -EIO ...).
  */
-#define HWBPI_CTF_STACKS 1u   /* hwbpi_ctf_open: events carry their call stacks */
+#define HWBPI_CTF_FORCE 1u
+#define HWBPI_CTF_SRCLINE 2u
+#define HWBPI_CTF_STACKS 4u
 struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *const *watch_names,
-				 unsigned nwatch, bool force, unsigned flags, int *err);
+				 unsigned nwatch, unsigned flags, int *err);
 
 /*
  * hwbpi_ctf_write - append one event to its CPU's stream; @func_name is
@@ -56,6 +59,10 @@ struct hwbpi_ctf *hwbpi_ctf_open(const char *dir, unsigned ncpus, const char *co
  *         not recorded).
  */
 int hwbpi_ctf_write(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev, const char *func_name);
+/* The same with the access's source line @src (NULL: "?"), written when
+ * the trace was opened with HWBPI_CTF_SRCLINE (else ignored). */
+int hwbpi_ctf_write_src(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev,
+			const char *func_name, const char *src);
 
 /*
  * hwbpi_ctf_write_stack - hwbpi_ctf_write with the event's call stack, for
@@ -71,6 +78,13 @@ int hwbpi_ctf_write(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev, cons
 int hwbpi_ctf_write_stack(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev,
 			  const char *func_name, const uint64_t *callers, unsigned n,
 			  const char *names);
+
+/* Both: the call stack (HWBPI_CTF_STACKS) and the source line
+ * (HWBPI_CTF_SRCLINE), each written when the trace has it; the errors of
+ * hwbpi_ctf_write_stack. */
+int hwbpi_ctf_write_full(struct hwbpi_ctf *c, const struct hwbp_trace_event *ev,
+			 const char *func_name, const uint64_t *callers, unsigned n,
+			 const char *names, const char *src);
 
 /*
  * hwbpi_ctf_lost - the ring of @cpu has lost @lost_total events so far

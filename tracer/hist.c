@@ -19,6 +19,7 @@
 #include "shorten.h"
 #include "stacks.h"
 #include "symtab.h"
+#include "tracer.h"
 
 /* Far above any useful histogram (16 entries x a few breakpoints), low
  * enough that the single allocation (~400 MiB at the limit) cannot
@@ -254,6 +255,18 @@ int hwbp_hist_print(const struct hwbp_hist *h, const char *const *names,
 int hwbp_hist_print_flags(const struct hwbp_hist *h, const char *const *names,
 			  const struct hwbp_symtab *syms, unsigned flags, FILE *out)
 {
+	return hwbpi_hist_print_col(h, names, syms, flags, NULL, out);
+}
+
+/* (tracer.h) The table, with @col's column before the Counter when
+ * given: as wide as its widest text + 2 (at least its title's + 2), left-
+ * aligned like the others, so that the Counter stays the last column. */
+int hwbpi_hist_print_col(const struct hwbp_hist *h, const char *const *names,
+			 const struct hwbp_symtab *syms, unsigned flags,
+			 const struct hwbpi_hist_column *col, FILE *out)
+{
+	char tbuf[HWBPI_HIST_COL_BUF] = "";
+	size_t wcol = col ? strlen(col->title) : 0;
 	struct hwbpi_demangler *dm = NULL;
 	struct row *rows;
 	uint64_t *funcs;
@@ -298,22 +311,33 @@ int hwbp_hist_print_flags(const struct hwbp_hist *h, const char *const *names,
 			r->fname = s ? hwbpi_demangler_name(dm, s->name) : NULL;
 			func_str(r, syms, wide, fbuf, sbuf, &fs);
 			wfn = max_sz(wfn, strlen(fs));
+			if (col) {
+				col->text(col->arg, r->func, tbuf, sizeof(tbuf));
+				wcol = max_sz(wcol, strlen(tbuf));
+			}
 			wcnt = max_sz(wcnt, (size_t)snprintf(cbuf, sizeof(cbuf), "%" PRIu64,
 							     r->count));
 		}
 	}
 	qsort(rows, nrows, sizeof(*rows), row_cmp);
 
-	fprintf(out, "%-13s%-*s%-*s%*s\n", "Access_Type", (int)max_sz(10, wsym + 2),
-		"Symbol", (int)max_sz(16, wfn + 2), "Function", (int)wcnt, "Counter");
+	fprintf(out, "%-13s%-*s%-*s", "Access_Type", (int)max_sz(10, wsym + 2), "Symbol",
+		(int)max_sz(16, wfn + 2), "Function");
+	if (col)
+		fprintf(out, "%-*s", (int)wcol + 2, col->title);
+	fprintf(out, "%*s\n", (int)wcnt, "Counter");
 	for (i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i];
 
 		hwbpi_hist_kind_str(r->kind, kbuf);
 		func_str(r, syms, wide, fbuf, sbuf, &fs);
-		fprintf(out, "%-13s%-*s%-*s%*" PRIu64 "\n", kbuf, (int)max_sz(10, wsym + 2),
-			hwbpi_hist_bp_name(names, r->bp, nbuf), (int)max_sz(16, wfn + 2), fs, (int)wcnt,
-			r->count);
+		fprintf(out, "%-13s%-*s%-*s", kbuf, (int)max_sz(10, wsym + 2),
+			hwbpi_hist_bp_name(names, r->bp, nbuf), (int)max_sz(16, wfn + 2), fs);
+		if (col) {
+			col->text(col->arg, r->func, tbuf, sizeof(tbuf));
+			fprintf(out, "%-*s", (int)wcol + 2, tbuf);
+		}
+		fprintf(out, "%*" PRIu64 "\n", (int)wcnt, r->count);
 	}
 
 	/* Distinct functions per breakpoint: its entries are (function, kind)
@@ -327,8 +351,8 @@ int hwbp_hist_print_flags(const struct hwbp_hist *h, const char *const *names,
 		qsort(funcs, used, sizeof(*funcs), u64_cmp);
 		for (k = 0; k < used; k++)
 			distinct += k == 0 || funcs[k] != funcs[k - 1];
-		fprintf(out, "%s: %u functions, overrun %" PRIu64 "\n", hwbpi_hist_bp_name(names, bp, nbuf),
-			distinct, h->overrun[bp]);
+		fprintf(out, "%s: %u %s, overrun %" PRIu64 "\n", hwbpi_hist_bp_name(names, bp, nbuf),
+			distinct, col ? col->unit : "functions", h->overrun[bp]);
 	}
 	free(rows);
 	free(funcs);

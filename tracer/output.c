@@ -18,6 +18,7 @@
 #include "session.h"
 #include "stacks.h"
 #include "symtab.h"
+#include "srcline.h"
 
 int hwbpi_output_open(struct hwbp_trace_session *s);
 int hwbpi_output_finish(struct hwbp_trace_session *s, bool ok);
@@ -94,7 +95,8 @@ int hwbpi_output_open(struct hwbp_trace_session *s)
 	if (!s->out.ctf_dir)
 		return 0;
 	s->ctf = hwbpi_ctf_open(s->out.ctf_dir, s->ncpus, watch_names(s, names), s->t.nw,
-				s->force, s->t.stacks ? HWBPI_CTF_STACKS : 0, &ret);
+				(s->force ? HWBPI_CTF_FORCE : 0) | (s->srcline ? HWBPI_CTF_SRCLINE : 0) |
+				(s->t.stacks ? HWBPI_CTF_STACKS : 0), &ret);
 	if (!s->ctf && ret == -EEXIST)
 		return hwbpi_fail(s, ret, true,
 				  "CTF --trace '%s' is a directory that is not empty (--force "
@@ -220,11 +222,14 @@ static void write_text(struct hwbp_trace_session *s, const struct hwbp_trace_eve
 	for (; done < n; done++) {
 		const struct hwbp_trace_event *e = &buf[done];
 		const struct hwbpi_watch *w = &t->w[e->bp];
-		char extra[96], fb[HWBPI_SYMTAB_DESCRIBE_MAX];
-		/* function, then its callers (--stack), then tid and value */
-		int k = fprintf(out, "%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s", e->cpu, e->ts,
+		char extra[96], fb[HWBPI_SYMTAB_DESCRIBE_MAX], src[HWBPI_HIST_COL_BUF];
+		/* function, its line (--srcline), its callers (--stack), then tid
+		 * and value */
+		int k = fprintf(out, "%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s%s%s", e->cpu, e->ts,
 				w->name, w->tls ? 0 : e->addr - w->addr,
-				e->kind ? hwbp_type_name(e->kind) : "?", func_shown(s, e, fb));
+				e->kind ? hwbp_type_name(e->kind) : "?", func_shown(s, e, fb),
+				s->srcline ? " at " : "",
+				s->srcline ? hwbpi_srcline_event(s, e, src, sizeof(src)) : "");
 
 		if (k >= 0 && t->stacks)
 			k = text_callers(s, e, k);
@@ -268,15 +273,17 @@ static void write_ctf(struct hwbp_trace_session *s, const struct hwbp_trace_even
 		const uint64_t *frames = NULL;
 		const char *names = NULL;
 		int r = 0, nf = t->stacks ? (int)hwbpi_stacks_get(t->stacks, buf[i].stack, &frames) : 0;
+		char src[HWBPI_HIST_COL_BUF];
 
 		/* the callers: the frames after the function (named once per
 		 * stack; a stack 0, lost to a full table, has none) */
 		if (nf > 1)
 			r = hwbpi_stacks_callers(t->stacks, buf[i].stack, t->syms, s->dm, &names);
 		if (r >= 0)
-			r = hwbpi_ctf_write_stack(s->ctf, &buf[i], func_shown(s, &buf[i], fb),
-						  nf > 1 ? frames + 1 : NULL, nf > 1 ? (unsigned)nf - 1 : 0,
-						  names);
+			r = hwbpi_ctf_write_full(s->ctf, &buf[i], func_shown(s, &buf[i], fb),
+						 nf > 1 ? frames + 1 : NULL, nf > 1 ? (unsigned)nf - 1 : 0,
+						 names, s->srcline ? hwbpi_srcline_event(s, &buf[i], src,
+											sizeof(src)) : NULL);
 		if (r)
 			output_failed(s, r);
 	}
@@ -359,11 +366,20 @@ static int finish_hist(struct hwbp_trace_session *s)
 	const char *names[HWBP_MAX_REQUESTS];
 	unsigned flags = (s->no_demangle ? 0 : HWBP_HIST_DEMANGLE) | (s->wide ? HWBP_HIST_WIDE : 0);
 
+	int ret = 0;
+
+	/* (A write error shows as the stream's, at its close.) */
 	if (s->out.hist && t->stacks)
-		hwbpi_hist_print_stacks(&t->hist, watch_names(s, names), t->syms, t->stacks, flags,
-					s->out.hist);
+		ret = hwbpi_hist_print_stacks(&t->hist, watch_names(s, names), t->syms, t->stacks,
+					      flags, s->out.hist);
+	else if (s->out.hist && t->key_ip)
+		ret = hwbpi_srcline_hist_print(s, watch_names(s, names), flags, s->out.hist);
 	else if (s->out.hist)
-		hwbp_hist_print_flags(&t->hist, watch_names(s, names), t->syms, flags, s->out.hist);
+		ret = hwbp_hist_print_flags(&t->hist, watch_names(s, names), t->syms, flags,
+					    s->out.hist);
+	if (s->out.hist && ret == -ENOMEM)
+		return hwbpi_fail(s, ret, false, "cannot print the histogram: %s",
+				  hwbp_errno_name(ret));
 	if (t->stacks && hwbpi_stacks_lost(t->stacks))
 		hwbpi_note(s, "%" PRIu64 " hits found the table of %u stacks full (counted as "
 			   "overrun)", hwbpi_stacks_lost(t->stacks), hwbpi_stacks_capacity(t->stacks));
@@ -374,7 +390,7 @@ int hwbpi_output_finish(struct hwbp_trace_session *s, bool ok)
 {
 	struct hwbpi_tracer *t = &s->t;
 	uint64_t produced = 0, lost = 0, lost_cpu[HWBPI_TRACE_MAX_CPUS] = { 0 };
-	int ret;
+	int ret = 0;
 
 	if (!ok) {
 		/* A failed run: keep what was traced (the folded file, written

@@ -143,7 +143,7 @@ struct hwbpi_perf_result {
 	int wstatus;                        /* wait status of a child we started, else 0 */
 	/* --stack */
 	unsigned max_stack;                 /* frames a callchain was allowed (sample_max_stack) */
-	struct hwbpi_dwarf_stats unwind;    /* dwarf: what the unwinds cost */
+	struct hwbpi_dwunw_stats unwind;    /* dwarf: what the unwinds cost */
 	char stack_why[256];                /* why samples have no stacks, if they have none */
 };
 

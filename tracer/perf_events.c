@@ -247,8 +247,8 @@ void hwbpi_pf_sess_close(struct sess *s)
 	free(s->ev);
 	free(s->pc);
 	if (s->dw && s->res)
-		hwbpi_dwarf_stats(s->dw, &s->res->unwind);
-	hwbpi_dwarf_free(s->dw);
+		hwbpi_dwunw_stats(s->dw, &s->res->unwind);
+	hwbpi_dwunw_free(s->dw);
 	free(s->rec);
 	memset(s, 0, sizeof(*s));
 }
@@ -462,7 +462,7 @@ int hwbpi_pf_stacks_setup(struct sess *s, pid_t pid, bool lazy, const struct hwb
 	s->dw_pid = pid;
 	if (lazy)
 		return 0;
-	return hwbpi_dwarf_new(&s->dw, pid, err, n);
+	return hwbpi_dwunw_new(&s->dw, pid, err, n);
 }
 
 static void fill_attr(const struct sess *s, struct perf_event_attr *a, const struct piece *p,

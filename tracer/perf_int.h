@@ -70,7 +70,7 @@ struct sess {
 	 * the callers, and the unwinder of dwarf mode */
 	enum hwbpi_callgraph cg;   /* 0: no stacks */
 	unsigned max_stack;        /* sample_max_stack asked (callchains) */
-	struct hwbpi_dwarf *dw;    /* dwarf: the process's modules (NULL until known) */
+	struct hwbpi_dwunw *dw;    /* dwarf: the process's modules (NULL until known) */
 	pid_t dw_pid;              /* dwarf: the process to report them from, once */
 	bool dw_failed;            /* dwarf: that report failed (said once) */
 	uint8_t *rec;              /* a whole sample, copied out of the ring */
@@ -103,7 +103,7 @@ int hwbpi_pf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, const struct h
  * reports them at its first sample, and if that fails its samples have
  * no stacks, res->stack_why says why).
  * Errors (@err): -ENOMEM, those of hwbpi_callgraph_parse() and
- * hwbpi_dwarf_new(). */
+ * hwbpi_dwunw_new(). */
 int hwbpi_pf_stacks_setup(struct sess *s, pid_t pid, bool lazy, const struct hwbpi_perf_opts *o,
 			  char *err, size_t n);
 /* Open an event per piece for @pid (every thread of it with

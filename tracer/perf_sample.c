@@ -158,7 +158,7 @@ static bool dwarf_ready(struct sess *s)
 	char err[256] = "";
 
 	if (!s->dw && !s->dw_failed && s->dw_pid > 0 &&
-	    hwbpi_dwarf_new(&s->dw, s->dw_pid, err, sizeof(err))) {
+	    hwbpi_dwunw_new(&s->dw, s->dw_pid, err, sizeof(err))) {
 		s->dw_failed = true;
 		snprintf(s->res->stack_why, sizeof(s->res->stack_why), "%s", err);
 	}
@@ -219,7 +219,7 @@ unsigned hwbpi_pf_sample_callers(struct sess *s, const uint8_t *body, size_t len
 		return 0;
 	dump.sp = u.sp;
 	dump.len = dyn < size ? (size_t)dyn : (size_t)size;
-	return hwbpi_dwarf_unwind(s->dw, &u, &dump, NULL, NULL, callers, depth);
+	return hwbpi_dwunw_unwind(s->dw, &u, &dump, NULL, NULL, callers, depth);
 }
 
 /* ------------------------------------------------------------ splitting */

@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "demangle.h"
+#include "dwarf.h"
 #include "session.h"
+#include "srcline.h"
 
 int hwbpi_fail(struct hwbp_trace_session *s, int ret, bool input, const char *fmt, ...)
 {
@@ -79,6 +81,7 @@ void hwbp_trace_session_free(struct hwbp_trace_session *s)
 	free(s->drain);
 	free(s->line_end);
 	hwbpi_demangler_free(s->dm);
+	hwbpi_dwarf_free(s->dwarf);
 	free(s);
 	errno = e;
 }
@@ -103,6 +106,20 @@ static bool *session_flag(struct hwbp_trace_session *s, const char *name)
 		return &s->no_demangle;
 	if (strcmp(name, "wide") == 0)
 		return &s->wide;
+	if (strcmp(name, "srcline") == 0)
+		return &s->srcline;
+	return NULL;
+}
+
+/* The session's own options with a value, for every backend: another
+ * root for debug files ("debug-dir"), the histogram's key ("sort").
+ * Each given once; checked at prepare. */
+static const char **session_value(struct hwbp_trace_session *s, const char *name)
+{
+	if (strcmp(name, "debug-dir") == 0)
+		return &s->debug_dir;
+	if (strcmp(name, "sort") == 0)
+		return &s->sort;
 	return NULL;
 }
 
@@ -136,6 +153,7 @@ static int stack_option(struct hwbp_trace_session *s, const char *name, const ch
 int hwbp_trace_session_option(struct hwbp_trace_session *s, const char *name, const char *value)
 {
 	const struct hwbp_trace_backend_option *o;
+	const char **val;
 	bool *flag;
 
 	if (!s || !name)
@@ -148,6 +166,14 @@ int hwbp_trace_session_option(struct hwbp_trace_session *s, const char *name, co
 		if (s->opened || *flag)
 			return hwbpi_fail(s, -EBUSY, true, "--%s given twice", name);
 		*flag = true;
+		return 0;
+	}
+	if ((val = session_value(s, name))) {
+		if (!value)
+			return hwbpi_fail(s, -EINVAL, true, "--%s needs a value", name);
+		if (s->opened || *val)
+			return hwbpi_fail(s, -EBUSY, true, "--%s given twice", name);
+		*val = value;
 		return 0;
 	}
 	if (s->opened || s->nopt == HWBPI_SESSION_MAX_OPTS || hwbpi_session_opt(s, name))
@@ -486,12 +512,47 @@ static int check_stacks(struct hwbp_trace_session *s)
 	if (s->folded && s->mode.trace)
 		return hwbpi_fail(s, -EINVAL, true, "--folded applies only to the histogram "
 				  "(not with --trace): %s", hwbp_errno_name(-EINVAL));
+	/* Entries are keyed by one thing: a line or a stack. */
+	if (s->sort_key == HWBPI_SORT_SRCLINE && (s->stack_depth || s->folded))
+		return hwbpi_fail(s, -EINVAL, true, "--sort srcline keys the histogram by line, "
+				  "--stack%s by call stack: choose one: %s", s->folded ? " (--folded)" : "",
+				  hwbp_errno_name(-EINVAL));
+	if (s->sort_key == HWBPI_SORT_STACK && !s->stack_depth)
+		s->stack_depth = HWBPI_STACK_DEFAULT;
 	if ((s->stack_depth || s->folded) && !(b->flags & HWBP_TRACE_BACKEND_STACKS))
 		return hwbpi_fail(s, -EOPNOTSUPP, true, "%s: --backend %s sees no call stacks: %s",
 				  s->stack_depth ? "--stack" : "--folded (call stacks)", b->name,
 				  hwbp_errno_name(-EOPNOTSUPP));
 	s->t.stack_depth = s->stack_depth ? s->stack_depth : s->folded ? HWBPI_STACK_DEFAULT : 0;
 	return 0;
+}
+
+/* --sort's keys, one row each (the histogram's key: trace.c, output.c). */
+static const struct {
+	const char *name;
+	enum hwbpi_sort key;
+} sort_keys[] = {
+	{ "function", HWBPI_SORT_FUNCTION },
+	{ "srcline", HWBPI_SORT_SRCLINE },
+	{ "stack", HWBPI_SORT_STACK },
+};
+
+static int parse_sort(struct hwbp_trace_session *s)
+{
+	char names[128] = "";
+	size_t k = 0;
+
+	for (size_t i = 0; s->sort && i < sizeof(sort_keys) / sizeof(sort_keys[0]); i++) {
+		if (strcmp(s->sort, sort_keys[i].name) == 0) {
+			s->sort_key = sort_keys[i].key;
+			return 0;
+		}
+		if (k < sizeof(names))
+			k += (size_t)snprintf(names + k, sizeof(names) - k, "%s%s", i ? ", " : "",
+					      sort_keys[i].name);
+	}
+	return s->sort ? hwbpi_fail(s, -EINVAL, true, "bad --sort '%s' (%s): EINVAL", s->sort, names)
+		       : 0;
 }
 
 /* In output.c: open the CTF output; write the results. */
@@ -517,10 +578,12 @@ int hwbp_trace_session_prepare(struct hwbp_trace_session *s)
 		return hwbpi_fail(s, -EINVAL, true, "--buffer-kb applies only with --trace FILE, or "
 				  "with a backend whose hits wait in the kernel's rings (not %s)",
 				  b->name);
-	if ((ret = check_stacks(s)))
+	if ((ret = parse_sort(s)) || (ret = check_stacks(s)) || (ret = hwbpi_srcline_open(s)))
 		return ret;
 	s->opened = true;
 	ret = b->open ? b->open(s) : 0;
+	if (ret == 0)
+		hwbpi_srcline_loaded(s);
 	if (ret == 0)
 		ret = load_symbols(s);
 	if (ret == 0)

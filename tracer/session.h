@@ -28,6 +28,14 @@
 
 struct hwbpi_ctf;
 struct hwbpi_demangler;
+struct hwbpi_dwarf;
+
+/* --sort KEY: what a histogram entry counts (session.c's table). */
+enum hwbpi_sort {
+	HWBPI_SORT_FUNCTION,                   /* the access's function (default) */
+	HWBPI_SORT_SRCLINE,                    /* its source line (tracer/srcline.c) */
+	HWBPI_SORT_STACK,                      /* its call stack: as "stack" (depth 8) */
+};
 
 struct hwbp_trace_session {
 	const struct hwbp_trace_backend *backend;
@@ -57,6 +65,13 @@ struct hwbp_trace_session {
 	unsigned stack_depth;                  /* option "stack": callers per hit (0: none) */
 	const char *folded;                    /* option "folded": the file, or NULL */
 	FILE *folded_f;                        /* it, created at prepare, closed at the end */
+	/* debug information (tracer/srcline.c) */
+	bool srcline;                          /* option "srcline": trace events' lines */
+	const char *debug_dir;                 /* option "debug-dir": one more root, or NULL */
+	const char *sort;                      /* option "sort", or NULL */
+	enum hwbpi_sort sort_key;
+	struct hwbpi_dwarf *dwarf;             /* the traced files, from prepare to free */
+	char debug_hint[600];                  /* "no symbol": no debug file was found */
 	/* set by the backend's open */
 	struct hwbp_symtab *syms;
 	bool syms_finished;                    /* the backend finished the table */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "symtab.h"
+#include "dwarf.h"
 #include "symtab_int.h"
 #include "tracer.h"
 
@@ -447,7 +448,14 @@ static int add_elf_region(struct hwbp_symtab *t, Elf *e, const char *name, uint6
 	return r == -ENOMEM ? r : 0;
 }
 
-static int load_elf(struct hwbp_symtab *t, Elf *e, uint64_t bias, const char **soname)
+/*
+ * The symbols of @e's .symtab, else its .dynsym, at @bias; @sec is the
+ * file whose section headers give their letters and whose DT_SONAME is
+ * the file's: @e itself, or for a separate debug file the stripped file
+ * (the debug file keeps every section header, same indices, its contents
+ * SHT_NOBITS: .data would read as .bss there).
+ */
+static int load_elf(struct hwbp_symtab *t, Elf *e, Elf *sec, uint64_t bias, const char **soname)
 {
 	Elf_Scn *scn = NULL, *symscn = NULL, *dynscn = NULL;
 	Elf_Data *data, *xdata = NULL, *vdata = NULL;
@@ -484,7 +492,7 @@ static int load_elf(struct hwbp_symtab *t, Elf *e, uint64_t bias, const char **s
 	if (symsh.sh_type == SHT_DYNSYM && (scn = find_scn(e, SHT_GNU_versym, symndx, &sh)) &&
 	    (vdata = elf_getdata(scn, NULL)))
 		vnames = elf_version_names(e);
-	*soname = elf_soname(e);
+	*soname = elf_soname(sec);
 	nsym = data->d_size / entsize;
 	for (size_t i = 1; i < nsym; i++) {
 		GElf_Sym s;
@@ -500,7 +508,7 @@ static int load_elf(struct hwbp_symtab *t, Elf *e, uint64_t bias, const char **s
 		}
 		shndx = s.st_shndx == SHN_XINDEX ? x : s.st_shndx;
 		name = elf_strptr(e, symsh.sh_link, s.st_name);
-		c = elf_letter(e, &s, shndx, name);
+		c = elf_letter(sec, &s, shndx, name);
 		if (!c)
 			continue;
 		if (vnames && gelf_getversym(vdata, (int)i, &vs))
@@ -514,6 +522,67 @@ static int load_elf(struct hwbp_symtab *t, Elf *e, uint64_t bias, const char **s
 	}
 	free(vnames);
 	return added;
+}
+
+static bool has_symtab(Elf *e)
+{
+	GElf_Shdr sh;
+
+	return find_scn(e, SHT_SYMTAB, SIZE_MAX, &sh) != NULL;
+}
+
+/* The .symtab of debug file @dbg for the stripped file @e, at @e's bias
+ * (the debug file has the link-time addresses of @e).  Its letters come
+ * from @e's section headers when both have the same number of them. */
+static int load_debug_file(struct hwbp_symtab *t, const char *dbg, Elf *e, uint64_t bias,
+			   const char **soname)
+{
+	size_t n1 = 0, n2 = 1;
+	int fd = open_ro(dbg), r;
+	Elf *de;
+
+	if (fd < 0)
+		return fd;
+	de = elf_begin(fd, ELF_C_READ, NULL);
+	if (!de || !has_symtab(de)) {
+		r = -EINVAL;
+	} else {
+		elf_getshdrnum(e, &n1);
+		elf_getshdrnum(de, &n2);
+		r = load_elf(t, de, n1 == n2 ? e : de, bias, soname);
+		*soname = elf_soname(e);
+	}
+	elf_end(de);
+	close(fd);
+	return r;
+}
+
+/*
+ * The symbols of @e (read from @path, named @name) at @bias: its .symtab;
+ * without one (stripped), the .symtab of its separate debug file found
+ * as GDB finds it (tracer/dwarf.c), else its .dynsym.  The file is
+ * recorded in the table's debug information either way (source lines).
+ */
+static int load_elf_or_debug(struct hwbp_symtab *t, Elf *e, const char *path, const char *name,
+			     uint64_t bias, const char **soname)
+{
+	char dbg[PATH_MAX];
+	struct mark m = hwbpi_symtab_mark_of(t);
+	bool own = has_symtab(e);
+	int r;
+
+	if (elf_kind(e) != ELF_K_ELF || gelf_getclass(e) == ELFCLASSNONE)
+		return -EINVAL;   /* (load_elf's answer: nothing to search for) */
+	r = hwbpi_dwarf_file(t->dwarf, name, path, bias, !own, dbg, sizeof(dbg));
+	if (r == -ENOMEM)
+		return r;
+	if (!own && r == 0) {
+		r = load_debug_file(t, dbg, e, bias, soname);
+		if (r >= 0)
+			return r;
+		hwbpi_symtab_rollback(t, m);
+	}
+	return load_elf(t, e, e, bias, soname);
 }
 #endif
 
@@ -579,7 +648,7 @@ int hwbpi_symtab_load_elf_as(struct hwbp_symtab *t, const char *path, const char
 		return -EINVAL;
 	}
 	m = hwbpi_symtab_mark_of(t);
-	r = load_elf(t, e, bias, &soname);
+	r = load_elf_or_debug(t, e, path, name, bias, &soname);
 	/* The file's name and soname, for "LIB:sym" and "sym@LIB". */
 	if (r >= 0 && hwbpi_symtab_add_obj(t, m, name, soname))
 		r = -ENOMEM;

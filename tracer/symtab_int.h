@@ -106,6 +106,9 @@ struct hwbp_symtab {
 	 * with a compare-and-swap, so that lookups stay lock-free (read with
 	 * __atomic_load_n; NULL: not built) */
 	struct hwbpi_dm_index *dm;
+	/* where ELF loads record their files and find debug files
+	 * (tracer/dwarf.h), or NULL: the default search */
+	struct hwbpi_dwarf *dwarf;
 };
 
 /* Where a load started: a failed load rolls the table back to it. */

@@ -471,13 +471,6 @@ static unsigned cache_slot(uint64_t ip, uint32_t key)
 	return (unsigned)(h >> 52) & (HIT_CACHE - 1);
 }
 
-/* The address to name @ev's function by: an execute breakpoint is a
- * fault, its IP the instruction; a data hit's IP may be the next one. */
-uint64_t hwbpi_tracer_func_ip(const struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
-{
-	return ev->kind == HWBP_X ? ev->ip : ev->ip - t->func_adjust;
-}
-
 const struct hwbp_sym *hwbpi_tracer_func(const struct hwbpi_tracer *t,
 					 const struct hwbp_trace_event *ev)
 {
@@ -547,9 +540,15 @@ void hwbpi_tracer_hit(struct hwbpi_tracer *t, const struct hwbp_trace_event *ev)
 		return;
 	}
 	/* First hit from this instruction: look the function up (read-only
-	 * table, allocation-free), count, and remember where it went. */
-	f = hwbpi_tracer_func(t, ev);
-	func = f ? f->addr : hwbpi_tracer_func_ip(t, ev);   /* no function: the place itself */
+	 * table, allocation-free), count, and remember where it went.  With
+	 * --sort srcline the key is the instruction (its line is found at
+	 * print time). */
+	if (t->key_ip) {
+		func = hwbpi_tracer_func_ip(t, ev);
+	} else {
+		f = hwbpi_tracer_func(t, ev);
+		func = f ? f->addr : hwbpi_tracer_func_ip(t, ev);   /* no function: the place itself */
+	}
 	if (!hwbp_hist_add(h, ev->bp, func, ev->kind)) {
 		cache_put(t->cache, slot, ev->ip, key, -1, NULL);
 		return;

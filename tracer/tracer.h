@@ -55,6 +55,9 @@ struct hwbpi_tracer {
 	uint64_t func_adjust;                /* subtracted from a data hit's IP to name its
 					      * function: the trap IP of x86 and powerpc is
 					      * the next instruction (hwbpi_linux_trap_ip_adjust) */
+	bool key_ip;                         /* --sort srcline: histogram entries keyed by
+					      * the access's instruction
+					      * (hwbpi_tracer_func_ip), not its function */
 	/* histogram mode: (ip, bp, kind) -> entry, so that a hit from an
 	 * instruction seen before costs one compare (see tracer/trace.c) */
 	struct hwbpi_hit_cache *cache;
@@ -142,10 +145,17 @@ void hwbpi_tracer_hit_frames(struct hwbpi_tracer *t, struct hwbp_trace_event *ev
 			     const uint64_t *callers, unsigned n);
 
 /* The IP that names event @ev's function: its IP less t->func_adjust
- * for a data hit (inside the instruction that made the access).  The
- * histogram keys a hit in no function by it (hwbp_hist_entry.func), and
- * the outputs print it as hwbpi_symtab_describe() says.  No allocation. */
-uint64_t hwbpi_tracer_func_ip(const struct hwbpi_tracer *t, const struct hwbp_trace_event *ev);
+ * for a data hit (a trap after the access reports the next instruction:
+ * this lands inside the access instruction), its IP for an execute
+ * breakpoint (a fault: the instruction itself).  The histogram keys a
+ * hit in no function by it (hwbp_hist_entry.func), --sort srcline keys
+ * every hit by it, and the outputs print it as hwbpi_symtab_describe()
+ * says.  The hit path's; no allocation. */
+static inline uint64_t hwbpi_tracer_func_ip(const struct hwbpi_tracer *t,
+					    const struct hwbp_trace_event *ev)
+{
+	return ev->kind == HWBP_X ? ev->ip : ev->ip - t->func_adjust;
+}
 
 /* The function of event @ev's access: hwbpi_tracer_func_ip() in t->syms;
  * NULL if none.  No allocation. */
@@ -175,6 +185,25 @@ uint64_t hwbpi_tracer_drain_every(const struct hwbpi_tracer *t, uint64_t most);
 bool hwbpi_hist_add_n(struct hwbp_hist *h, unsigned bp, uint64_t func, unsigned kind,
 		      uint64_t n);
 void hwbpi_hist_overrun(struct hwbp_hist *h, unsigned bp, uint64_t n);
+
+/*
+ * hwbpi_hist_print_col - hwbp_hist_print_flags() with one more column
+ * before the Counter (@col NULL: none, the same table): its @title, and
+ * per row the text @text writes for the row's key (its entry's func) into
+ * a buffer of @n bytes (HWBPI_HIST_COL_BUF); @unit replaces "functions" in
+ * the summary lines, which count distinct keys.  Not on a hit path.
+ * Errors: as hwbp_hist_print_flags().
+ */
+#define HWBPI_HIST_COL_BUF 256
+struct hwbpi_hist_column {
+	const char *title;
+	void (*text)(void *arg, uint64_t key, char *buf, size_t n);
+	void *arg;
+	const char *unit;
+};
+int hwbpi_hist_print_col(const struct hwbp_hist *h, const char *const *names,
+			 const struct hwbp_symtab *syms, unsigned flags,
+			 const struct hwbpi_hist_column *col, FILE *out);
 
 /* The starts of a finished table's functions, ascending (symbols_starts.c):
  * borrowed until the table is freed; returns their number. */

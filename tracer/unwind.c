@@ -141,7 +141,7 @@ int hwbpi_unwinder_init(struct hwbpi_unwinder *u, enum hwbpi_callgraph mode, pid
 	u->buf = malloc(HWBPI_UNWIND_PTRACE_DUMP);
 	if (!u->buf)
 		return -ENOMEM;
-	if (mode == HWBPI_CG_DWARF && (ret = hwbpi_dwarf_new(&u->dw, pid, err, n))) {
+	if (mode == HWBPI_CG_DWARF && (ret = hwbpi_dwunw_new(&u->dw, pid, err, n))) {
 		hwbpi_unwinder_fini(u);
 		return ret;
 	}
@@ -152,7 +152,7 @@ void hwbpi_unwinder_fini(struct hwbpi_unwinder *u)
 {
 	if (!u)
 		return;
-	hwbpi_dwarf_free(u->dw);
+	hwbpi_dwunw_free(u->dw);
 	free(u->buf);
 	memset(u, 0, sizeof(*u));
 }
@@ -223,6 +223,6 @@ unsigned hwbpi_unwind_thread(struct hwbpi_unwinder *u, pid_t tid, uint64_t *call
 	d.data = u->buf;
 	d.len = copy_stack(tid, regs.sp, u->buf);
 	if (u->mode == HWBPI_CG_DWARF && u->dw)
-		return hwbpi_dwarf_unwind(u->dw, &regs, &d, live_word, u, callers, max);
+		return hwbpi_dwunw_unwind(u->dw, &regs, &d, live_word, u, callers, max);
 	return hwbpi_unwind_fp(fp_word, &f, &regs, callers, max);
 }

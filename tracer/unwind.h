@@ -94,16 +94,16 @@ bool hwbpi_unwind_dump_word(const struct hwbpi_stack_dump *d, uint64_t addr, uin
 
 /* ---- DWARF (tracer/unwind_dwarf.c) ---- */
 
-struct hwbpi_dwarf;
+struct hwbpi_dwunw;
 
 /*
  * The modules of process @pid (its /proc/PID/maps now, each ELF opened
  * at once so that a process that ends later still unwinds), for
- * hwbpi_dwarf_unwind().  Errors (@err: one line): -EOPNOTSUPP (no
+ * hwbpi_dwunw_unwind().  Errors (@err: one line): -EOPNOTSUPP (no
  * libdw in this build), -ESRCH, -ENOMEM, -EIO (libdw refused the maps).
  */
-int hwbpi_dwarf_new(struct hwbpi_dwarf **out, pid_t pid, char *err, size_t n);
-void hwbpi_dwarf_free(struct hwbpi_dwarf *d);
+int hwbpi_dwunw_new(struct hwbpi_dwunw **out, pid_t pid, char *err, size_t n);
+void hwbpi_dwunw_free(struct hwbpi_dwunw *d);
 
 /*
  * The callers of a thread whose registers are @u and whose stack @dump
@@ -113,22 +113,22 @@ void hwbpi_dwarf_free(struct hwbpi_dwarf *d);
  * Cached per (@u, the words read): a start seen before costs the reads
  * that check it.  Allocates only when libdw does (not a hit path).
  */
-unsigned hwbpi_dwarf_unwind(struct hwbpi_dwarf *d, const struct hwbpi_uregs *u,
+unsigned hwbpi_dwunw_unwind(struct hwbpi_dwunw *d, const struct hwbpi_uregs *u,
 			    const struct hwbpi_stack_dump *dump, hwbpi_unwind_read_fn rd, void *arg,
 			    uint64_t *callers, unsigned max);
 
 /* What the unwinds cost: unwinds asked, those answered from the cache,
  * and the nanoseconds of each kind. */
-struct hwbpi_dwarf_stats {
+struct hwbpi_dwunw_stats {
 	uint64_t unwinds, cached, ns_unwound, ns_cached;
 };
-void hwbpi_dwarf_stats(const struct hwbpi_dwarf *d, struct hwbpi_dwarf_stats *st);
+void hwbpi_dwunw_stats(const struct hwbpi_dwunw *d, struct hwbpi_dwunw_stats *st);
 
 /* ---- a stopped thread (the ptrace backend; tracer/unwind.c) ---- */
 
 struct hwbpi_unwinder {
 	enum hwbpi_callgraph mode;
-	struct hwbpi_dwarf *dw;     /* dwarf mode */
+	struct hwbpi_dwunw *dw;     /* dwarf mode */
 	uint8_t *buf;               /* the stack copy, HWBPI_UNWIND_PTRACE_DUMP bytes */
 	pid_t tid;                  /* the thread being unwound */
 };
@@ -136,7 +136,7 @@ struct hwbpi_unwinder {
 /*
  * Ready to unwind threads of process @pid (stopped, being traced) with
  * @mode (HWBPI_CG_DEFAULT: hwbpi_callgraph_parse()'s default).
- * Errors (@err: one line): those of hwbpi_dwarf_new(), -ENOMEM.
+ * Errors (@err: one line): those of hwbpi_dwunw_new(), -ENOMEM.
  */
 int hwbpi_unwinder_init(struct hwbpi_unwinder *u, enum hwbpi_callgraph mode, pid_t pid,
 			char *err, size_t n);

@@ -54,7 +54,7 @@ struct centry {
 	uint64_t callers[HWBPI_STACK_MAX];
 };
 
-struct hwbpi_dwarf {
+struct hwbpi_dwunw {
 	Dwfl *dwfl;
 	/* the unwind under way */
 	const struct hwbpi_uregs *u;
@@ -66,7 +66,7 @@ struct hwbpi_dwarf {
 	unsigned n, max;
 	struct centry *rec;       /* the entry being recorded */
 	struct centry *cache;     /* [CACHE_SLOTS] */
-	struct hwbpi_dwarf_stats st;
+	struct hwbpi_dwunw_stats st;
 };
 
 static const Dwfl_Callbacks proc_callbacks = {
@@ -105,7 +105,7 @@ static bool file_word(Dwfl *dwfl, uint64_t addr, uint64_t *val)
 
 /* A word as the unwind under way sees memory: the stack copy, then the
  * caller's reader or the module files. */
-static bool word(struct hwbpi_dwarf *d, uint64_t addr, uint64_t *val)
+static bool word(struct hwbpi_dwunw *d, uint64_t addr, uint64_t *val)
 {
 	if (hwbpi_unwind_dump_word(d->dump, addr, val))
 		return true;
@@ -134,7 +134,7 @@ static bool cb_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 
 static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
-	struct hwbpi_dwarf *d = arg;
+	struct hwbpi_dwunw *d = arg;
 	uint64_t v = 0;
 	bool ok = word(d, addr, &v);
 
@@ -149,7 +149,7 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 
 static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
-	const struct hwbpi_dwarf *d = arg;
+	const struct hwbpi_dwunw *d = arg;
 
 	for (unsigned i = 0; i < d->u->n; i++) {
 		Dwarf_Word v = d->u->val[i];
@@ -185,15 +185,15 @@ static int open_elf(Dwfl_Module *m, void **userdata, const char *name, Dwarf_Add
 	return DWARF_CB_OK;
 }
 
-int hwbpi_dwarf_new(struct hwbpi_dwarf **out, pid_t pid, char *err, size_t n)
+int hwbpi_dwunw_new(struct hwbpi_dwunw **out, pid_t pid, char *err, size_t n)
 {
-	struct hwbpi_dwarf *d = calloc(1, sizeof(*d));
+	struct hwbpi_dwunw *d = calloc(1, sizeof(*d));
 	int ret;
 
 	*out = NULL;
 	if (!d || !(d->cache = calloc(CACHE_SLOTS, sizeof(*d->cache))) ||
 	    !(d->rec = calloc(1, sizeof(*d->rec))) || !(d->dwfl = dwfl_begin(&proc_callbacks))) {
-		hwbpi_dwarf_free(d);
+		hwbpi_dwunw_free(d);
 		return -ENOMEM;
 	}
 	dwfl_report_begin(d->dwfl);
@@ -204,7 +204,7 @@ int hwbpi_dwarf_new(struct hwbpi_dwarf **out, pid_t pid, char *err, size_t n)
 		/* an errno of reading /proc/PID/maps, or libdw's own error */
 		hwbpi_say(err, n, "--call-graph dwarf: the modules of process %d: %s", (int)pid,
 			  ret > 0 ? strerror(ret) : dwfl_errmsg(-1));
-		hwbpi_dwarf_free(d);
+		hwbpi_dwunw_free(d);
 		return ret == ENOENT ? -ESRCH : ret > 0 ? -ret : -EIO;
 	}
 	/* Every file opened now, while the process and its /proc entries
@@ -214,14 +214,14 @@ int hwbpi_dwarf_new(struct hwbpi_dwarf **out, pid_t pid, char *err, size_t n)
 	if (!dwfl_attach_state(d->dwfl, NULL, pid, &thread_callbacks, d)) {
 		hwbpi_say(err, n, "--call-graph dwarf: libdw cannot unwind process %d: %s", (int)pid,
 			  dwfl_errmsg(-1));
-		hwbpi_dwarf_free(d);
+		hwbpi_dwunw_free(d);
 		return -EIO;
 	}
 	*out = d;
 	return 0;
 }
 
-void hwbpi_dwarf_free(struct hwbpi_dwarf *d)
+void hwbpi_dwunw_free(struct hwbpi_dwunw *d)
 {
 	if (!d)
 		return;
@@ -236,7 +236,7 @@ void hwbpi_dwarf_free(struct hwbpi_dwarf *d)
 
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
-	struct hwbpi_dwarf *d = arg;
+	struct hwbpi_dwunw *d = arg;
 	Dwarf_Addr pc;
 	bool activation;
 
@@ -272,7 +272,7 @@ static unsigned slot_of(const struct hwbpi_uregs *u)
 }
 
 /* Whether @e was recorded from the same start and its words read the same. */
-static bool matches(struct hwbpi_dwarf *d, const struct centry *e, const struct hwbpi_uregs *u,
+static bool matches(struct hwbpi_dwunw *d, const struct centry *e, const struct hwbpi_uregs *u,
 		    unsigned max)
 {
 	if (!e->used || !e->complete || e->pc != u->pc || e->max != max)
@@ -290,7 +290,7 @@ static bool matches(struct hwbpi_dwarf *d, const struct centry *e, const struct 
 	return true;
 }
 
-unsigned hwbpi_dwarf_unwind(struct hwbpi_dwarf *d, const struct hwbpi_uregs *u,
+unsigned hwbpi_dwunw_unwind(struct hwbpi_dwunw *d, const struct hwbpi_uregs *u,
 			    const struct hwbpi_stack_dump *dump, hwbpi_unwind_read_fn rd, void *arg,
 			    uint64_t *callers, unsigned max)
 {
@@ -335,7 +335,7 @@ unsigned hwbpi_dwarf_unwind(struct hwbpi_dwarf *d, const struct hwbpi_uregs *u,
 	return r->ncallers;
 }
 
-void hwbpi_dwarf_stats(const struct hwbpi_dwarf *d, struct hwbpi_dwarf_stats *st)
+void hwbpi_dwunw_stats(const struct hwbpi_dwunw *d, struct hwbpi_dwunw_stats *st)
 {
 	if (d)
 		*st = d->st;
@@ -345,7 +345,7 @@ void hwbpi_dwarf_stats(const struct hwbpi_dwarf *d, struct hwbpi_dwarf_stats *st
 
 #else /* !HWBP_HAVE_LIBDW */
 
-int hwbpi_dwarf_new(struct hwbpi_dwarf **out, pid_t pid, char *err, size_t n)
+int hwbpi_dwunw_new(struct hwbpi_dwunw **out, pid_t pid, char *err, size_t n)
 {
 	(void)pid;
 	*out = NULL;
@@ -354,12 +354,12 @@ int hwbpi_dwarf_new(struct hwbpi_dwarf **out, pid_t pid, char *err, size_t n)
 	return -EOPNOTSUPP;
 }
 
-void hwbpi_dwarf_free(struct hwbpi_dwarf *d)
+void hwbpi_dwunw_free(struct hwbpi_dwunw *d)
 {
 	(void)d;
 }
 
-unsigned hwbpi_dwarf_unwind(struct hwbpi_dwarf *d, const struct hwbpi_uregs *u,
+unsigned hwbpi_dwunw_unwind(struct hwbpi_dwunw *d, const struct hwbpi_uregs *u,
 			    const struct hwbpi_stack_dump *dump, hwbpi_unwind_read_fn rd, void *arg,
 			    uint64_t *callers, unsigned max)
 {
@@ -373,7 +373,7 @@ unsigned hwbpi_dwarf_unwind(struct hwbpi_dwarf *d, const struct hwbpi_uregs *u,
 	return 0;
 }
 
-void hwbpi_dwarf_stats(const struct hwbpi_dwarf *d, struct hwbpi_dwarf_stats *st)
+void hwbpi_dwunw_stats(const struct hwbpi_dwunw *d, struct hwbpi_dwunw_stats *st)
 {
 	(void)d;
 	memset(st, 0, sizeof(*st));

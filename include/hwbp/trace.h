@@ -56,6 +56,10 @@ int hwbp_symtab_add(struct hwbp_symtab *t, const char *name, uint64_t addr,
 /*
  * hwbp_symtab_load_elf - add the symbols of an ELF file (.symtab, else
  * .dynsym) through libelf, each address plus @bias (a PIE's load bias).
+ * A stripped file (no .symtab) gets the .symtab of its separate debug
+ * file instead, found as GDB finds it (its build-id under
+ * /usr/lib/debug/.build-id/, its .gnu_debuglink beside it, in .debug/ or
+ * under /usr/lib/debug; a build with libdw only), else its .dynsym.
  * A versioned symbol (a .symtab's "optind@GLIBC_2.2.5", a .dynsym's
  * .gnu.version) is added by its plain name with the version beside it;
  * the file (its path and DT_SONAME) is remembered for hwbp_symtab_find(),
@@ -476,7 +480,16 @@ void hwbp_trace_session_free(struct hwbp_trace_session *s);
  * at prepare (O_EXCL | O_NOFOLLOW: -EEXIST for any file there), implying
  * "stack" (depth 8) when not given; both refused at prepare with
  * -EOPNOTSUPP by a backend without HWBP_TRACE_BACKEND_STACKS, and
- * "folded" with -EINVAL in trace mode.  Other values are checked by the
+ * "folded" with -EINVAL in trace mode.
+ * Three need libdw
+ * at build time (else the session's prepare fails with -EOPNOTSUPP):
+ * "debug-dir" (a directory: one more root, before /usr/lib/debug, where
+ * the separate debug files of stripped files are searched; prepare fails
+ * with -ENOENT/-ENOTDIR for one that is not there), "sort" ("function",
+ * the default, or "srcline": histogram entries by source line, printed
+ * with a Source column; not in trace mode) and "srcline" (a flag, trace
+ * mode only: each text event ends with " at FILE:LINE", each CTF event
+ * has a "src" field), checked at prepare.  Values are checked by the
  * backend's open.  Errors (message set): -EINVAL (NULL, a value for a flag
  * or none for an option that takes one, a "stack" that is not a number),
  * -ERANGE (a "stack" depth beyond 1..64), -ENOENT (the backend does not

@@ -182,6 +182,10 @@ exact 2 "hwbp: trace: --folded (call stacks): --backend lackey sees no call stac
 # a run that fails after the file was made: no file left
 "$hwbp" trace --demo -e jiffies/4096:rw- --folded "$tmp/failed.folded" >/dev/null 2>&1
 [ -e "$tmp/failed.folded" ] && bad "a failed run left its --folded file"
+# --sort stack is --stack (its rows exactly, in the same order)
+"$hwbp" trace --demo --sort stack -e jiffies:rw- >"$tmp/sortstack" 2>"$tmp/err" ||
+  bad "--sort stack failed: $(cat "$tmp/err")"
+cmp -s "$tmp/sortstack" "$tmp/16" || bad "--sort stack differs from --stack"
 
 [ $fail -eq 0 ] && echo "stacks: histogram, folded, text, CTF, depth, overrun, errors: OK"
 exit $fail

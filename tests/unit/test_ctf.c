@@ -2,8 +2,9 @@
 /*
  * The CTF writer (tracer/ctf.c): argument errors, the binary packets read
  * back field by field (header, context, events), packet splitting and
- * tiling, lost-event snapshots, directory reuse.  babeltrace2 reading the
- * result is tests/trace/ctf_test.sh.
+ * tiling, lost-event snapshots, directory reuse, the src field of
+ * HWBPI_CTF_SRCLINE.  babeltrace2 reading the result is
+ * tests/trace/ctf_test.sh (and srcline_test.sh for src).
  */
 #define _XOPEN_SOURCE 700   /* nftw */
 #include <errno.h>
@@ -238,12 +239,12 @@ static void test_open_errors(void **state)
 		struct stat st;
 
 		assert_null(hwbpi_ctf_open(cases[i].dir, cases[i].ncpus, cases[i].names,
-					   cases[i].nwatch, false, 0, &err));
+					   cases[i].nwatch, 0, &err));
 		assert_int_equal(err, cases[i].err);
 		/* a failed open leaves nothing behind */
 		assert_int_not_equal(stat(dir, &st), 0);
 	}
-	assert_null(hwbpi_ctf_open(NULL, 1, names2, 2, false, 0, NULL));   /* err may be NULL */
+	assert_null(hwbpi_ctf_open(NULL, 1, names2, 2, 0, NULL));   /* err may be NULL */
 }
 
 static void test_write_errors(void **state)
@@ -269,7 +270,7 @@ static void test_write_errors(void **state)
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 2, names2, 2, false, 0, &err);
+	c = hwbpi_ctf_open(dir, 2, names2, 2, 0, &err);
 	assert_non_null(c);
 	assert_int_equal(hwbpi_ctf_write(NULL, &e, "f"), -EINVAL);
 	assert_int_equal(hwbpi_ctf_write(c, NULL, "f"), -EINVAL);
@@ -316,7 +317,7 @@ static void test_fields_and_metadata(void **state)
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 3, names2, 2, false, 0, &err);
+	c = hwbpi_ctf_open(dir, 3, names2, 2, 0, &err);
 	assert_non_null(c);
 	e.size = 4;
 	e.kind_how = HWBP_KIND_VALUE;
@@ -394,9 +395,9 @@ static void test_stack_fields(void **state)
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
-	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, false, 2, &err));   /* unknown flag */
+	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, 8, &err));   /* unknown flag */
 	assert_int_equal(err, -EINVAL);
-	c = hwbpi_ctf_open(dir, 1, names2, 2, false, HWBPI_CTF_STACKS, &err);
+	c = hwbpi_ctf_open(dir, 1, names2, 2, HWBPI_CTF_STACKS, &err);
 	assert_non_null(c);
 	assert_int_equal(hwbpi_ctf_write_stack(c, &e, "f", NULL, 1, NULL), -EINVAL);
 	assert_int_equal(hwbpi_ctf_write_stack(c, &e, "f", many, HWBPI_CTF_MAX_CALLERS + 1, NULL),
@@ -462,13 +463,64 @@ static void test_stack_fields(void **state)
 	free(meta);
 	/* without the flag: no stack fields declared */
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 1, names2, 2, false, 0, &err);
+	c = hwbpi_ctf_open(dir, 1, names2, 2, 0, &err);
 	assert_non_null(c);
 	assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
 	meta = (char *)slurp(dir, "metadata", &len);
 	assert_null(strstr(meta, "ncallers"));
 	assert_non_null(strstr(meta, "\t\tuint64_hex_t old;\n\t};\n"));
 	free(meta);
+}
+
+/* HWBPI_CTF_SRCLINE: every event ends with its src string ("?" for
+ * NULL), declared last in the metadata; without the flag neither. */
+static void test_srcline_field(void **state)
+{
+	static const char *const src[] = { "prog.c:16", NULL, "" };
+	char dir[300];
+	struct hwbpi_ctf *c;
+	unsigned char *b;
+	size_t len;
+	char *meta;
+	int err = 0;
+
+	(void)state;
+	for (int flag = 0; flag < 2; flag++) {
+		const unsigned char *p;
+
+		new_dir(dir, sizeof(dir));
+		c = hwbpi_ctf_open(dir, 1, names2, 2, flag ? HWBPI_CTF_SRCLINE : 0, &err);
+		assert_non_null(c);
+		for (unsigned i = 0; i < 3; i++) {
+			struct hwbp_trace_event e = ev(10 + i, 0, i % 2, HWBP_W);
+
+			assert_int_equal(hwbpi_ctf_write_src(c, &e, "work", src[i]), 0);
+		}
+		assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
+		b = slurp(dir, "stream_0", &len);
+		assert_non_null(b);
+		p = b + 48;
+		for (unsigned i = 0; i < 3; i++) {
+			struct rev r;
+
+			p = read_event(p, &r);
+			assert_int_equal(r.ts, 10 + i);
+			assert_string_equal(r.func, "work");
+			if (flag) {
+				assert_string_equal((const char *)p, src[i] ? src[i] : "?");
+				p += strlen((const char *)p) + 1;
+			}
+		}
+		assert_int_equal((size_t)(p - b), len);   /* nothing else in the packet */
+		free(b);
+		meta = (char *)slurp(dir, "metadata", &len);
+		assert_non_null(meta);
+		if (flag)
+			assert_non_null(strstr(meta, "\t\tuint64_hex_t old;\n\t\tstring src;\n\t};"));
+		else
+			assert_null(strstr(meta, "src"));
+		free(meta);
+	}
 }
 
 /* Many events: packets split at 64 KiB and tile time exactly. */
@@ -485,7 +537,7 @@ static void test_packets_tile(void **state)
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 1, names2, 2, false, 0, &err);
+	c = hwbpi_ctf_open(dir, 1, names2, 2, 0, &err);
 	assert_non_null(c);
 	for (unsigned i = 0; i < N; i++) {
 		struct hwbp_trace_event e = ev(100 + 2 * i, 0, i & 1, (i & 1) ? HWBP_R : HWBP_W);
@@ -544,7 +596,7 @@ static void test_lost_snapshots(void **state)
 
 	(void)state;
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 2, names2, 2, false, 0, &err);
+	c = hwbpi_ctf_open(dir, 2, names2, 2, 0, &err);
 	assert_non_null(c);
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		for (unsigned k = 0; k < steps[i].events; k++) {
@@ -625,16 +677,16 @@ static void test_reuse_dir(void **state)
 	(void)state;
 	new_dir(dir, sizeof(dir));
 	assert_int_equal(mkdir(dir, 0777), 0);   /* empty: taken */
-	c = hwbpi_ctf_open(dir, 4, names2, 2, false, 0, &err);
+	c = hwbpi_ctf_open(dir, 4, names2, 2, 0, &err);
 	assert_non_null(c);
 	assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
 	/* not empty, no force: refused, the trace left whole */
 	err = 0;
-	assert_null(hwbpi_ctf_open(dir, 2, names2, 2, false, 0, &err));
+	assert_null(hwbpi_ctf_open(dir, 2, names2, 2, 0, &err));
 	assert_int_equal(err, -EEXIST);
 	assert_true(exists(dir, "metadata") && exists(dir, "stream_3"));
 	/* force: the earlier trace replaced, the stale stream_2/3 gone */
-	c = hwbpi_ctf_open(dir, 2, names2, 2, true, 0, &err);
+	c = hwbpi_ctf_open(dir, 2, names2, 2, HWBPI_CTF_FORCE, &err);
 	assert_non_null(c);
 	memset(longname, 'x', sizeof(longname) - 1);
 	assert_int_equal(hwbpi_ctf_write(c, &e, longname), 0);
@@ -647,7 +699,7 @@ static void test_reuse_dir(void **state)
 	free(b);
 	/* force, and a file that is not hwbp's: nothing removed */
 	put_file(dir, "README", "mine\n");
-	assert_null(hwbpi_ctf_open(dir, 2, names2, 2, true, 0, &err));
+	assert_null(hwbpi_ctf_open(dir, 2, names2, 2, HWBPI_CTF_FORCE, &err));
 	assert_int_equal(err, -ENOTEMPTY);
 	assert_true(exists(dir, "metadata") && exists(dir, "stream_0") && exists(dir, "stream_1"));
 	assert_file_is(strcat(strcpy(p, dir), "/README"), "mine\n");
@@ -657,10 +709,10 @@ static void test_reuse_dir(void **state)
 	assert_int_equal(mkdir(dir, 0777), 0);
 	put_file(dir, "metadata", "my notes\n");
 	snprintf(p, sizeof(p), "%s/metadata", dir);
-	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, false, 0, &err));
+	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, 0, &err));
 	assert_int_equal(err, -EEXIST);
 	assert_file_is(p, "my notes\n");
-	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, true, 0, &err));
+	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, HWBPI_CTF_FORCE, &err));
 	assert_int_equal(err, -ENOTEMPTY);
 	assert_file_is(p, "my notes\n");
 	assert_false(exists(dir, "stream_0"));
@@ -668,14 +720,14 @@ static void test_reuse_dir(void **state)
 	/* metadata a symlink to an hwbp metadata elsewhere: not followed,
 	 * neither the link nor its target touched */
 	new_dir(dir, sizeof(dir));
-	c = hwbpi_ctf_open(dir, 1, names2, 2, false, 0, &err);
+	c = hwbpi_ctf_open(dir, 1, names2, 2, 0, &err);
 	assert_non_null(c);
 	assert_int_equal(hwbpi_ctf_close(c, NULL, NULL), 0);
 	snprintf(p, sizeof(p), "%s/metadata", dir);
 	snprintf(q, sizeof(q), "%s.meta", dir);
 	assert_int_equal(rename(p, q), 0);
 	assert_int_equal(symlink(q, p), 0);
-	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, true, 0, &err));
+	assert_null(hwbpi_ctf_open(dir, 1, names2, 2, HWBPI_CTF_FORCE, &err));
 	assert_int_equal(err, -ENOTEMPTY);
 	{
 		struct stat st;
@@ -694,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_write_errors),
 		cmocka_unit_test(test_fields_and_metadata),
 		cmocka_unit_test(test_stack_fields),
+		cmocka_unit_test(test_srcline_field),
 		cmocka_unit_test(test_packets_tile),
 		cmocka_unit_test(test_lost_snapshots),
 		cmocka_unit_test(test_reuse_dir),

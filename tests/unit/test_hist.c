@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Histograms: init limits, (function, kind) entries, exact overrun
- * accounting, bad breakpoints, and the printed table byte for byte.
+ * accounting, bad breakpoints, and the printed table byte for byte (also
+ * with an extra column: hwbpi_hist_print_col).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -15,6 +16,8 @@
 #include <cmocka.h>
 
 #include <hwbp/trace.h>
+
+#include "tracer.h"
 
 #define R HWBP_R
 #define W HWBP_W
@@ -501,6 +504,70 @@ static void test_print_long_names(void **state)
 	hwbp_symtab_free(t);
 }
 
+/* The extra column's text: "k.c:" and the key's low byte, "?" for 0x30. */
+static void col_text(void *arg, uint64_t key, char *buf, size_t n)
+{
+	assert_ptr_equal(arg, &col_text);
+	if (key == 0x30)
+		snprintf(buf, n, "?");
+	else
+		snprintf(buf, n, "k.c:%u", (unsigned)(key & 0xff));
+}
+
+/* A column before the Counter, as wide as its widest text + 2 (its title
+ * at least), the summary in its unit; the rows sort as without it. */
+static void test_print_column(void **state)
+{
+	static const char *const names[] = { "v", "w" };
+	const struct hwbpi_hist_column col = { "Source", col_text, (void *)&col_text, "lines" };
+	const struct {
+		struct adds adds[4];
+		const char *want;
+	} cases[] = {
+		{ { { 0, 0x1010, W, 30 }, { 0, 0x1012, W, 20 }, { 1, 0x30, R, 1 }, { 0, 0, 0, 0 } },
+		  "Access_Type  Symbol    Function        Source  Counter\n"
+		  "W            v         0x1010          k.c:16       30\n"
+		  "W            v         0x1012          k.c:18       20\n"
+		  "R            w         0x30            ?             1\n"
+		  "v: 2 lines, overrun 0\n"
+		  "w: 1 lines, overrun 0\n" },
+		{ { { 0, 0x10ff, W, 1234567 }, { 0, 0, 0, 0 } },
+		  "Access_Type  Symbol    Function        Source   Counter\n"
+		  "W            v         0x10ff          k.c:255  1234567\n"
+		  "v: 1 lines, overrun 0\n"
+		  "w: 0 lines, overrun 0\n" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hwbp_hist h;
+		char *text = NULL, *plain;
+		size_t len = 0;
+		int ret;
+		FILE *f = open_memstream(&text, &len);
+
+		assert_non_null(f);
+		assert_int_equal(hwbp_hist_init(&h, 2, 4), 0);
+		feed(&h, cases[i].adds, 4);
+		assert_int_equal(hwbpi_hist_print_col(&h, names, NULL, 0, &col, f), 0);
+		fclose(f);
+		assert_string_equal(text, cases[i].want);
+		free(text);
+		/* No column: the table of hwbp_hist_print, byte for byte */
+		f = open_memstream(&text, &len);
+		assert_non_null(f);
+		assert_int_equal(hwbpi_hist_print_col(&h, names, NULL, 0, NULL, f), 0);
+		fclose(f);
+		plain = print_to_string(&h, names, NULL, &ret);
+		assert_int_equal(ret, 0);
+		assert_string_equal(text, plain);
+		assert_null(strstr(text, "Source"));
+		free(text);
+		free(plain);
+		hwbp_hist_fini(&h);
+	}
+}
+
 static void test_print_errors(void **state)
 {
 	static const char *const names[] = { "v" };
@@ -532,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_print_wide_count),
 		cmocka_unit_test(test_print_symbols),
 		cmocka_unit_test(test_print_long_names),
+		cmocka_unit_test(test_print_column),
 		cmocka_unit_test(test_print_errors),
 	};
 
