@@ -174,6 +174,10 @@ static int ptrace_open(struct hwbp_trace_session *s)
 	if (ret)
 		return hwbpi_fail(s, ret, false, "%s", err[0] ? err : hwbp_errno_name(ret));
 	s->bstate = ps;
+	/* The model the session plans patterns with (without --cpu: the
+	 * kernel's, as the run uses). */
+	if (!s->have_cpu && hwbpi_ptrace_cpu(ps, &s->cpu))
+		memset(&s->cpu, 0, sizeof(s->cpu));
 	return process_symbols(s, hwbpi_ptrace_pid(ps));
 }
 

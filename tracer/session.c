@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <hwbp/sim.h>
+
 #include "demangle.h"
 #include "dwarf.h"
 #include "session.h"
@@ -457,6 +459,75 @@ out:
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * A glob watches its matches "up to the slots available": plan every
+ * watch, the ones named outright first, then the patterns' in their
+ * (address) order, on one CPU of the session's model (the core's planner
+ * on the simulator: the same plans the backend makes), and drop each
+ * pattern watch that no longer fits, with a note naming the first one
+ * left out.  A watch named outright is never dropped: if it does not fit,
+ * the backend says why as before.  Errors: -ENOMEM.
+ */
+static int fit_patterns(struct hwbp_trace_session *s)
+{
+	struct hwbpi_tracer *t = &s->t;
+	struct hwbp_slots percpu[1];
+	struct hwbp_ctx ctx;
+	struct hwbp_sim *sim;
+	unsigned npat = 0, kept = 0, k = 0, skipped = 0;
+	struct hwbp_caps caps;
+	const char *first = NULL;
+	char firstbuf[sizeof(t->w[0].name)];
+	int ret;
+
+	for (unsigned i = 0; i < t->nw; i++)
+		npat += t->w[i].pattern;
+	/* s->cpu: the model the backend plans with (--cpu, or its open's) */
+	if (!npat || hwbp_caps_get(&s->cpu, &caps) || !caps.data_slots)
+		return 0;
+	sim = hwbp_sim_new(&s->cpu, HWBP_SIM_SDM, 1, &ret);
+	if (!sim)
+		return ret == -ENOMEM ? hwbpi_fail(s, ret, false, "out of memory") : 0;
+	if (hwbp_ctx_init(&ctx, &s->cpu, 1, percpu, hwbp_sim_glue(sim)) ||
+	    hwbp_sim_debug_ready(sim, 0)) {
+		hwbp_sim_free(sim);
+		return 0;
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned i = 0; i < t->nw; i++) {
+			struct hwbpi_watch *w = &t->w[i];
+			/* the scope of the watched address: a model of a process
+			 * (ptrace's) takes no kernel scope; the slots are the same */
+			struct hwbp_request q = { w->addr, hwbpi_watch_len(w, &s->cpu), w->type,
+						  w->addr >= caps.kernel_min ? HWBP_SCOPE_KERNEL :
+						  HWBP_SCOPE_USER, HWBP_REQ_WIDEN };
+			int id;
+
+			if (w->pattern != (pass == 1))
+				continue;
+			if (hwbp_install(&ctx, &q, HWBP_CPU_ALL, NULL, &id) == 0) {
+				kept += pass;
+			} else if (pass == 1) {
+				w->pattern = false;
+				w->len = 0;   /* dropped below */
+				if (!skipped++)
+					first = strcpy(firstbuf, w->name);
+			}
+		}
+	hwbp_sim_free(sim);
+	/* Drop the pattern watches that did not fit (len 0 marks them: a
+	 * kept watch always has a length or is an entry breakpoint). */
+	for (unsigned i = 0; i < t->nw; i++)
+		if (t->w[i].len || t->w[i].entry)
+			t->w[k++] = t->w[i];
+	t->nw = k;
+	if (skipped)
+		hwbpi_note(s, "patterns: %u of %u matches watched, %u left out: they do not fit the "
+			   "debug registers left (too large, or none free; %s first: name one "
+			   "outright or give /LEN)", kept, npat, skipped, first);
+	return 0;
+}
+
 static int resolve_watches(struct hwbp_trace_session *s)
 {
 	int ret = 0;
@@ -470,6 +541,8 @@ static int resolve_watches(struct hwbp_trace_session *s)
 	if (ret == 0 && s->nentry == 0 && s->default_entries)
 		for (unsigned i = 0; ret == 0 && s->default_entries[i]; i++)
 			ret = apply_entry(s, s->default_entries[i], "-e");
+	if (ret == 0)
+		ret = fit_patterns(s);
 	if (ret == 0 && s->t.nw == 0)
 		ret = hwbpi_fail(s, -EINVAL, true, "nothing to watch (give -e SYM:rw-)");
 	/* A thread-local variable has one copy per thread: a backend that

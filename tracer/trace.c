@@ -219,6 +219,7 @@ static int apply_pattern(struct hwbpi_tracer *t, const struct hwbp_trace_entry *
 		return -ENOMEM;
 	for (int k = 0; k < n; k++) {
 		ret = watch_of(e, m[k], name[k], &w[nw], err, errlen);
+		w[nw].pattern = true;
 		/* A symbol of no known size cannot be watched without /LEN:
 		 * skipped (and said), rather than failing the whole pattern. */
 		if (ret)

@@ -30,6 +30,9 @@ struct hwbpi_watch {
 	 * where that is. */
 	bool tls;
 	uint64_t tls_memsz, tls_align;       /* the executable's PT_TLS p_memsz, p_align */
+	bool pattern;                        /* one of a glob's matches: watched only when
+					      * the CPU has room left (the session's
+					      * fit_patterns()) */
 };
 
 /* The length to plan for watch @w on @cpu: its own, or for an execute
