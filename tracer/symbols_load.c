@@ -586,6 +586,30 @@ static int load_elf_or_debug(struct hwbp_symtab *t, Elf *e, const char *path, co
 }
 #endif
 
+#ifdef HWBP_HAVE_LIBELF
+/* Open @path for reading symbols into @t: *@fd and libelf's handle *@e
+ * (the caller ends both).  Errors: -EBUSY (t finished), -EIO (libelf's
+ * version), open()'s, -EINVAL (not ELF at all: a directory, an empty
+ * file). */
+static int open_elf(const struct hwbp_symtab *t, const char *path, int *fd, Elf **e)
+{
+	if (t->finished)
+		return -EBUSY;
+	/* Idempotent; libelf wants it before any elf_begin. */
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EIO;
+	*fd = open_ro(path);
+	if (*fd < 0)
+		return *fd;
+	*e = elf_begin(*fd, ELF_C_READ, NULL);
+	if (!*e) {
+		close(*fd);
+		return -EINVAL;
+	}
+	return 0;
+}
+#endif
+
 int hwbpi_symtab_load_region(struct hwbp_symtab *t, const char *path, const char *name,
 			     uint64_t bias)
 {
@@ -595,17 +619,10 @@ int hwbpi_symtab_load_region(struct hwbp_symtab *t, const char *path, const char
 
 	if (!t || !path || !name)
 		return -EINVAL;
-	if (t->finished)
-		return -EBUSY;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EIO;
-	fd = open_ro(path);
-	if (fd < 0)
-		return fd;
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	r = e && elf_kind(e) == ELF_K_ELF ? add_elf_region(t, e, name, bias) : -EINVAL;
-	if (e)
-		elf_end(e);
+	if ((r = open_elf(t, path, &fd, &e)))
+		return r;
+	r = elf_kind(e) == ELF_K_ELF ? add_elf_region(t, e, name, bias) : -EINVAL;
+	elf_end(e);
 	close(fd);
 	return r;
 #else
@@ -633,20 +650,8 @@ int hwbpi_symtab_load_elf_as(struct hwbp_symtab *t, const char *path, const char
 
 	if (!t || !path || !name)
 		return -EINVAL;
-	if (t->finished)
-		return -EBUSY;
-	/* Idempotent; libelf wants it before any elf_begin. */
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EIO;
-	fd = open_ro(path);
-	if (fd < 0)
-		return fd;
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e) {
-		close(fd);
-		/* Not ELF at all (e.g. a directory, or an empty file). */
-		return -EINVAL;
-	}
+	if ((r = open_elf(t, path, &fd, &e)))
+		return r;
 	m = hwbpi_symtab_mark_of(t);
 	r = load_elf_or_debug(t, e, path, name, bias, &soname);
 	/* The file's name and soname, for "LIB:sym" and "sym@LIB". */
