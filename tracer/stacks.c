@@ -18,6 +18,7 @@
 
 #include "demangle.h"
 #include "stacks.h"
+#include "symtab.h"
 #include "tracer.h"
 
 /*
@@ -324,6 +325,8 @@ const char *hwbpi_stacks_frame_name(const struct hwbp_symtab *syms, struct hwbpi
 	 * function's own start address.
 	 */
 	s = syms ? hwbp_symtab_func(syms, k == 0 ? a : a - 1) : NULL;
+	if (!s && syms)   /* in no function: its file and offset ("libc.so.6+0x2724a") */
+		return hwbpi_symtab_describe(syms, a, buf, len);
 	if (!s) {
 		snprintf(buf, len, "0x%" PRIx64, a);
 		return buf;

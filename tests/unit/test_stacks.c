@@ -22,6 +22,7 @@
 
 #include "demangle.h"
 #include "stacks.h"
+#include "symtab.h"
 #include "tracer.h"
 
 #define R HWBP_R
@@ -345,6 +346,33 @@ static void test_frame_names(void **state)
 				    cases[i].want);
 	assert_string_equal(hwbpi_stacks_frame_name(NULL, NULL, frames, 1, true, buf, sizeof(buf)),
 			    "0x1140");
+	hwbp_symtab_free(t);
+}
+
+/* A caller in a loaded file's region but in none of its functions (a
+ * stripped library): its file and the return address less the bias,
+ * as a hit's own unknown place is shown; outside every region 0xADDR. */
+static void test_frame_names_regions(void **state)
+{
+	static const uint64_t frames[] = { 0x1000, 0x5234, 0x9000 };
+	struct hwbp_symtab *t;
+	char buf[64];
+	int err = 0;
+
+	(void)state;
+	t = hwbp_symtab_new(&err);
+	assert_non_null(t);
+	assert_int_equal(hwbp_symtab_add(t, "bump", 0x1000, 0x100, 'T'), 0);
+	assert_int_equal(hwbpi_symtab_add_region(t, 0x5000, 0x6000, 0x4000, "/lib/libx.so.1"), 0);
+	assert_int_equal(hwbp_symtab_finish(t), 0);
+	assert_string_equal(hwbpi_stacks_frame_name(t, NULL, frames, 0, true, buf, sizeof(buf)),
+			    "bump");
+	assert_string_equal(hwbpi_stacks_frame_name(t, NULL, frames, 1, true, buf, sizeof(buf)),
+			    "libx.so.1+0x1234");
+	assert_string_equal(hwbpi_stacks_frame_name(t, NULL, frames, 1, false, buf, sizeof(buf)),
+			    "libx.so.1+0x1234");
+	assert_string_equal(hwbpi_stacks_frame_name(t, NULL, frames, 2, true, buf, sizeof(buf)),
+			    "0x9000");
 	hwbp_symtab_free(t);
 }
 
@@ -859,6 +887,7 @@ int main(void)
 		cmocka_unit_test(test_parts),
 		cmocka_unit_test(test_hit_cache),
 		cmocka_unit_test(test_frame_names),
+		cmocka_unit_test(test_frame_names_regions),
 		cmocka_unit_test(test_callers),
 		cmocka_unit_test(test_hist_overrun_per_stack),
 		cmocka_unit_test(test_hist_plain_hits),
