@@ -244,6 +244,7 @@ static int check_watches(struct hwbp_trace_session *s, const struct kernel_state
 struct bpf_ent {
 	unsigned watch, tag;
 	uint32_t func;
+	uint64_t ip;      /* HWBPI_BPF_UNKNOWN: where the hit was */
 	uint64_t count;
 };
 
@@ -253,7 +254,8 @@ struct bpf_read {
 	bool nomem;
 };
 
-static void collect(void *arg, unsigned watch, unsigned tag, uint32_t func, uint64_t count)
+static void collect(void *arg, unsigned watch, unsigned tag, uint32_t func, uint64_t ip,
+		    uint64_t count)
 {
 	struct bpf_read *r = arg;
 
@@ -268,7 +270,7 @@ static void collect(void *arg, unsigned watch, unsigned tag, uint32_t func, uint
 		r->e = e;
 		r->cap = cap;
 	}
-	r->e[r->n++] = (struct bpf_ent){ watch, tag, func, count };
+	r->e[r->n++] = (struct bpf_ent){ watch, tag, func, ip, count };
 }
 
 /* Most hits first, then by function and tag: where the map kept more
@@ -282,17 +284,20 @@ static int ent_cmp(const void *pa, const void *pb)
 		return a->count > b->count ? -1 : 1;
 	if (a->func != b->func)
 		return a->func < b->func ? -1 : 1;
+	if (a->ip != b->ip)
+		return a->ip < b->ip ? -1 : 1;
 	if (a->watch != b->watch)
 		return a->watch < b->watch ? -1 : 1;
 	return (a->tag > b->tag) - (a->tag < b->tag);
 }
 
-/* Whether (@watch, @tag, @func) is among @r's entries; its count in *@n. */
+/* Whether (@watch, @tag, @func, @ip) is among @r's entries; its count in *@n. */
 static bool find_count(const struct bpf_read *r, unsigned watch, unsigned tag, uint32_t func,
-		       uint64_t *n)
+		       uint64_t ip, uint64_t *n)
 {
 	for (size_t i = 0; i < r->n; i++)
-		if (r->e[i].watch == watch && r->e[i].tag == tag && r->e[i].func == func) {
+		if (r->e[i].watch == watch && r->e[i].tag == tag && r->e[i].func == func &&
+		    r->e[i].ip == ip) {
 			*n = r->e[i].count;
 			return true;
 		}
@@ -312,13 +317,15 @@ static void add_entry(struct hwbp_trace_session *s, const struct bpf_read *r, co
 		      const uint64_t *overrun)
 {
 	const struct hwbpi_watch *w = &s->t.w[e->watch];
-	uint64_t func = e->func < nstart ? starts[e->func] : 0, n = e->count;
+	/* A hit in no known function is keyed by its IP, as the sampling
+	 * backends key it (hwbpi_tracer_hit): shown as where it is, not "?". */
+	uint64_t func = e->func < nstart ? starts[e->func] : e->ip, n = e->count;
 	unsigned kind = e->tag;
 
 	if (res->split_how[e->watch] == HWBPI_SPLIT_TWIN) {
 		if (e->tag == 0) {
 			uint64_t wr;
-			bool have = find_count(r, e->watch, HWBP_W, e->func, &wr);
+			bool have = find_count(r, e->watch, HWBP_W, e->func, e->ip, &wr);
 
 			n = n > wr ? n - wr : 0;
 			kind = have || !overrun[e->watch] ? HWBP_R : 0;

@@ -449,7 +449,8 @@ int hwbpi_bpf_attach(struct hwbpi_bpf *b, int perf_fd, unsigned watch, unsigned 
 }
 
 int hwbpi_bpf_read(struct hwbpi_bpf *b,
-		   void (*fn)(void *arg, unsigned watch, unsigned tag, uint32_t func, uint64_t count),
+		   void (*fn)(void *arg, unsigned watch, unsigned tag, uint32_t func, uint64_t ip,
+			      uint64_t count),
 		   void *arg, uint64_t *overrun, uint64_t *lost)
 {
 	struct hwbpi_bpf_key k, next;
@@ -466,7 +467,7 @@ int hwbpi_bpf_read(struct hwbpi_bpf *b,
 		ret = bpf_map_lookup_elem(b->counts_fd, &k, &n);
 		if (ret)
 			return ret;
-		fn(arg, k.cookie >> HWBPI_BPF_TAG_BITS, k.cookie & HWBPI_BPF_TAG_MASK, k.func, n);
+		fn(arg, k.cookie >> HWBPI_BPF_TAG_BITS, k.cookie & HWBPI_BPF_TAG_MASK, k.func, k.ip, n);
 	}
 	if (ret != -ENOENT)
 		return ret;

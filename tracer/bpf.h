@@ -99,8 +99,9 @@ int hwbpi_bpf_attach(struct hwbpi_bpf *b, int perf_fd, unsigned watch, unsigned 
 		     size_t errlen);
 
 /*
- * Read the counts: @fn(@arg, watch, tag, func, count) once per entry
- * (func: an index into the start table, or HWBPI_BPF_UNKNOWN), in the hash
+ * Read the counts: @fn(@arg, watch, tag, func, ip, count) once per entry
+ * (func: an index into the start table, or HWBPI_BPF_NO_FUNC with the
+ * hit's IP, less the trap-IP adjustment, in ip; ip 0 otherwise), in the hash
  * map's order; @overrun[nwatch] (may be NULL) gets each watch's overrun
  * and *@lost (may be NULL) the hits no map took (EBUSY: see
  * tracer/bpf_abi.h).  Read after the events stopped: entries that appear
@@ -109,7 +110,8 @@ int hwbpi_bpf_attach(struct hwbpi_bpf *b, int perf_fd, unsigned watch, unsigned 
  *         expected).
  */
 int hwbpi_bpf_read(struct hwbpi_bpf *b,
-		   void (*fn)(void *arg, unsigned watch, unsigned tag, uint32_t func, uint64_t count),
+		   void (*fn)(void *arg, unsigned watch, unsigned tag, uint32_t func, uint64_t ip,
+			      uint64_t count),
 		   void *arg, uint64_t *overrun, uint64_t *lost);
 
 /* Detach from every event and unload the program and its maps: nothing of

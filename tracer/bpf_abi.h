@@ -36,6 +36,9 @@
 struct hwbpi_bpf_key {
 	__u32 cookie;  /* watch << HWBPI_BPF_TAG_BITS | tag */
 	__u32 func;    /* index into hwbp_funcs, or HWBPI_BPF_NO_FUNC */
+	__u64 ip;      /* HWBPI_BPF_NO_FUNC: the IP (less ip_adjust, if above
+			* it), so that a hit in no known function is still
+			* told by where it is; else 0 */
 };
 
 struct hwbpi_bpf_watch {

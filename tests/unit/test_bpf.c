@@ -207,20 +207,49 @@ static uint64_t event_count(int fd)
 struct entry {
 	unsigned watch, tag;
 	uint32_t func;
+	uint64_t ip;      /* func HWBPI_BPF_UNKNOWN: the hit's IP (else 0); in a
+			     want, the start of the writer it must lie in */
 	uint64_t count;
 };
+
+/* How far past its writer's start a hit's IP may lie: up to the next of
+ * the three functions' starts, at most WRITER_SPAN (write_a and write_b
+ * are a few instructions, more under a sanitizer). */
+#define WRITER_SPAN 256
+
+static bool in_writer(uint64_t ip, uint64_t start)
+{
+	uint64_t s[3], end = start + WRITER_SPAN;
+	uint32_t ia, ib;
+
+	make_starts(s, &ia, &ib);
+	for (unsigned i = 0; i < 3; i++)
+		if (s[i] > start && s[i] < end)
+			end = s[i];
+	return ip >= start && ip <= end;   /* (<=: a trap IP after the last instruction) */
+}
 
 struct got {
 	struct entry e[16];
 	unsigned n;
 };
 
-static void collect(void *arg, unsigned watch, unsigned tag, uint32_t func, uint64_t count)
+static void collect(void *arg, unsigned watch, unsigned tag, uint32_t func, uint64_t ip,
+		    uint64_t count)
 {
 	struct got *g = arg;
 
 	assert_true(g->n < 16);
-	g->e[g->n++] = (struct entry){ watch, tag, func, count };
+	g->e[g->n++] = (struct entry){ watch, tag, func, ip, count };
+}
+
+/* Whether map entry @e is the one @w wants: a known function's entry has
+ * no IP, an unknown one's IP lies in the writer @w names. */
+static bool entry_is(const struct entry *e, const struct entry *w)
+{
+	if (e->watch != w->watch || e->tag != w->tag || e->func != w->func)
+		return false;
+	return w->ip ? in_writer(e->ip, w->ip) : e->ip == 0;
 }
 
 /* @want[@n] must be exactly what the maps hold, in any order. */
@@ -231,8 +260,7 @@ static void expect_entries(const struct got *g, const struct entry *want, unsign
 		unsigned found = 0;
 
 		for (unsigned j = 0; j < g->n; j++)
-			if (g->e[j].watch == want[i].watch && g->e[j].tag == want[i].tag &&
-			    g->e[j].func == want[i].func) {
+			if (entry_is(&g->e[j], &want[i])) {
 				assert_int_equal(g->e[j].count, want[i].count);
 				found++;
 			}
@@ -383,7 +411,7 @@ enum starts {
 };
 
 /* A function of an expected entry. */
-enum fn { FN_A, FN_B, FN_UNKNOWN };
+enum fn { FN_A, FN_B, FN_IN_A, FN_IN_B };  /* FN_IN_*: no function, an IP in it */
 
 /* One counting run: open with nwatch and entries, the child of plan held,
  * its events attached, released and reaped; then the events' own counts,
@@ -441,21 +469,22 @@ static const struct count_case count_cases[] = {
 	  .starts = STARTS_LARGE, .plan = { 400, 600, &var1, &var1, 0 },
 	  ONE_W_EVENT(400 + 600),
 	  .nwant = 2, .want = { { 0, HWBP_W, FN_A, 400 }, { 0, HWBP_W, FN_B, 600 } } },
-	/* IPs that no start covers count as HWBPI_BPF_UNKNOWN: a table whose
-	 * only start is above both writers, an adjust above every user IP,
-	 * and no table at all (the event attached with tag 0). */
+	/* IPs that no start covers count as HWBPI_BPF_UNKNOWN, one entry per
+	 * IP (each writer's store): a table whose only start is above both
+	 * writers, an adjust above every user IP, and no table at all (the
+	 * event attached with tag 0). */
 	{ .name = "unknown: a start above", .nwatch = 1, .entries = 2,
 	  .starts = STARTS_ABOVE, .plan = { 300, 200, &var1, &var1, 0 },
 	  .nev = 1, .ev = { { &var1, 0, 0, 300 + 200 } },
-	  .nwant = 1, .want = { { 0, 0, FN_UNKNOWN, 300 + 200 } } },
+	  .nwant = 2, .want = { { 0, 0, FN_IN_A, 300 }, { 0, 0, FN_IN_B, 200 } } },
 	{ .name = "unknown: the adjust wraps", .nwatch = 1, .entries = 2,
 	  .starts = STARTS_ABOVE, .wrap = true, .plan = { 300, 200, &var1, &var1, 0 },
 	  .nev = 1, .ev = { { &var1, 0, 0, 300 + 200 } },
-	  .nwant = 1, .want = { { 0, 0, FN_UNKNOWN, 300 + 200 } } },
+	  .nwant = 2, .want = { { 0, 0, FN_IN_A, 300 }, { 0, 0, FN_IN_B, 200 } } },
 	{ .name = "unknown: no table", .nwatch = 1, .entries = 2,
 	  .starts = STARTS_NONE, .plan = { 300, 200, &var1, &var1, 0 },
 	  .nev = 1, .ev = { { &var1, 0, 0, 300 + 200 } },
-	  .nwant = 1, .want = { { 0, 0, FN_UNKNOWN, 300 + 200 } } },
+	  .nwant = 2, .want = { { 0, 0, FN_IN_A, 300 }, { 0, 0, FN_IN_B, 200 } } },
 	/*
 	 * Two watches, two events on two variables: write_a writes var1
 	 * (watch 0, tag W), write_b var2 (watch 1, tag 0 as for an RW
@@ -551,6 +580,8 @@ static void expect_case(const struct count_case *c, const struct starts_of *s,
 
 		want[i] = (struct entry){ c->want[i].watch, c->want[i].tag,
 					  fn == FN_A ? s->ia : fn == FN_B ? s->ib : HWBPI_BPF_UNKNOWN,
+					  fn == FN_IN_A ? fn_addr(write_a) :
+					  fn == FN_IN_B ? fn_addr(write_b) : 0,
 					  c->want[i].count };
 	}
 	expect_entries(g, want, c->nwant);
@@ -642,7 +673,7 @@ static void test_attach_refused(void **state)
 	go_and_reap(pid, go);
 	assert_int_equal(hwbpi_bpf_read(b, collect, &g, NULL, NULL), 0);
 	{
-		const struct entry want[] = { { 1, HWBP_W, ia, 10 }, { 1, HWBP_W, ib, 20 } };
+		const struct entry want[] = { { 1, HWBP_W, ia, 0, 10 }, { 1, HWBP_W, ib, 0, 20 } };
 
 		expect_entries(&g, want, 2);
 	}

@@ -157,12 +157,16 @@ SEC("perf_event")
 int hwbp_hist(struct bpf_perf_event_data *ctx)
 {
 	struct hwbpi_bpf_key k;
+	__u64 ip = PT_REGS_IP(&ctx->regs);
 
 	/* The loader's copy of the program for this cookie, not
 	 * bpf_get_attach_cookie(): an inherited event has its parent's
 	 * program but not its link's cookie (tracer/bpf.c, struct inst). */
 	k.cookie = hwbp_cfg.cookie;
-	k.func = func_of(PT_REGS_IP(&ctx->regs));
+	k.func = func_of(ip);
+	k.ip = 0;
+	if (k.func == HWBPI_BPF_NO_FUNC)
+		k.ip = ip >= hwbp_cfg.ip_adjust ? ip - hwbp_cfg.ip_adjust : ip;
 	count(&k);
 	/* 0: no perf sample is written (bpf_overflow_handler()). */
 	return 0;
