@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "demangle.h"
 #include "symtab_int.h"
 #include "tls.h"
 #include "tracer.h"
@@ -22,7 +23,20 @@
 #define DF_1_PIE 0x08000000   /* include/uapi/linux/elf.h; older <elf.h> lack it */
 #endif
 
-/* The defined STT_TLS symbol @name of section @scn (a symbol table). */
+/* Whether mangled symbol name @n demangles to @name: a C++ or Rust
+ * thread_local named as the user writes it ("app::tl_hits" for
+ * _ZN3app7tl_hitsE).  Only STT_TLS symbols come here: a few. */
+static bool demangles_to(const char *n, const char *name)
+{
+	char buf[1024];
+
+	if (n[0] != '_' || (n[1] != 'Z' && n[1] != 'R'))
+		return false;
+	return hwbpi_demangle(n, buf, sizeof(buf)) == 0 && strcmp(buf, name) == 0;
+}
+
+/* The defined STT_TLS symbol @name (as in the file, or demangled) of
+ * section @scn (a symbol table). */
 static bool tls_sym_in(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, const char *name, GElf_Sym *out)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
@@ -36,7 +50,7 @@ static bool tls_sym_in(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, const char *na
 		    s.st_shndx == SHN_UNDEF)
 			continue;
 		n = elf_strptr(e, sh->sh_link, s.st_name);
-		if (n && strcmp(n, name) == 0) {
+		if (n && (strcmp(n, name) == 0 || demangles_to(n, name))) {
 			*out = s;
 			return true;
 		}
@@ -162,11 +176,25 @@ static int find_in(const char *path, bool first, const char *name, struct hwbpi_
 }
 #endif
 
+#ifdef HWBP_HAVE_LIBELF
+/* Whether @name is a plain or a qualified ("app::tl_hits") name: no
+ * "LIB:" (a single ':'), no "@VERSION". */
+static bool plain_name(const char *name)
+{
+	if (strchr(name, '@'))
+		return false;
+	for (const char *c = strchr(name, ':'); c; c = strchr(c + 2, ':'))
+		if (c[1] != ':')
+			return false;
+	return true;
+}
+#endif
+
 int hwbpi_tls_find(const struct hwbp_symtab *t, const char *name, struct hwbpi_tls_var *v,
 		   char *err, size_t errlen)
 {
 #ifdef HWBP_HAVE_LIBELF
-	if (!t || !name || !v || !*name || strpbrk(name, ":@"))
+	if (!t || !name || !v || !*name || !plain_name(name))
 		return -ENOENT;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ENOENT;

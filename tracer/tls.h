@@ -31,7 +31,8 @@ struct hwbpi_tls_var {
  * that @t was loaded from (hwbp_symtab_load_elf(): each file's .symtab,
  * else .dynsym, in load order; the first loaded is the executable when it
  * is one: ET_EXEC, a PT_INTERP, or DT_FLAGS_1 DF_1_PIE).  @name is a plain
- * name ("LIB:NAME" and "NAME@VER" forms are not looked up here).
+ * name, or a C++/Rust one as demangled ("app::tl_hits"); "LIB:NAME" and
+ * "NAME@VER" forms are not looked up here.
  * Errors: -ENOENT (no such variable, or @t NULL or read from no ELF file),
  *         -EOPNOTSUPP (a shared library's, or the executable's PT_TLS is
  *         missing or placed off its alignment: @err says which, naming

@@ -11,6 +11,8 @@
  *   app::stats::reads    written  10 times by app::account()
  *   app::stats::writes   written  20 times by app::account()
  *   app::stats::errors   written  30 times by app::account()
+ *   app::tl_hits         a thread_local (_ZN3app7tl_hitsE), written 40 times
+ *                        by app::tl_count()
  *   app::slot<N>, N = 0..64: 65 variables (a template variable's
  *                        instances), each written once by app::fill
  *   app_sized (8 bytes), app_nosize (no size in the symbol table): data
@@ -23,6 +25,13 @@
 namespace app {
 
 volatile long hits;
+
+thread_local volatile long tl_hits;
+
+__attribute__((noinline)) void tl_count()
+{
+	tl_hits = tl_hits + 1;
+}
 
 namespace stats {
 volatile long reads, writes, errors;
@@ -91,5 +100,7 @@ int main()
 	for (int i = 0; i < 30; i++)
 		app::account(i);
 	app::fill(std::make_integer_sequence<int, 65>{});
+	for (int i = 0; i < 40; i++)
+		app::tl_count();
 	return 0;
 }

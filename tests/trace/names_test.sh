@@ -54,6 +54,11 @@ else
 	row "$tmp/hits.out" W app::hits 'app::Counter::operator+=(int)' 100
 	row "$tmp/hits.out" W app::hits 'void app::store<long>(long)' 50
 	expect "$(rows "$tmp/hits.out")" 4 "app::hits: rows"
+	# A thread_local by its demangled name (the thread's own copy).
+	run tls -e 'app::tl_hits:-w-'
+	expect "$rc" 0 "app::tl_hits: exit status"
+	row "$tmp/tls.out" W app::tl_hits 'app::tl_count()' 40
+	expect "$(rows "$tmp/tls.out")" 1 "app::tl_hits: rows"
 	run mangled -e '_ZN3app4hitsE:-w-'
 	diff <(sed 's/_ZN3app4hitsE/app::hits/g' "$tmp/mangled.out" | tr -s ' ') \
 		<(tr -s ' ' < "$tmp/hits.out") >/dev/null || fail "app::hits and _ZN3app4hitsE differ"
