@@ -17,14 +17,10 @@
  * published with a compare-and-swap, so that concurrent lookups stay
  * lock-free (two racing builders: the loser frees its copy).
  *
- * The index keeps, per symbol, its demangled name (an arena of big
- * chunks: one allocation per megabyte, not per name), where that name
- * starts past a template function's return type ("void app::f<long>(long)":
- * the Itanium ABI encodes a return type only for those, and users name
- * the function without it), and where its parameter list starts; and
- * two hash tables of chains in address order: one on the name (past the
- * return type) and one on the name without its parameter list, the key
- * of "app::bump" for "app::bump(int)".
+ * The index (symbols_demangled.c) keeps each symbol's demangled name,
+ * where it starts past a template function's return type and where its
+ * parameter list starts, with chains on the name and on the name without
+ * its parameters; the lookups here read it.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -166,222 +162,6 @@ static const struct hwbp_sym *raw_find(const struct hwbp_symtab *t, const struct
 	return best;
 }
 
-/* ------------------------------------------------------------------ */
-/* The index of demangled names.                                       */
-/* ------------------------------------------------------------------ */
-
-#define NO_PARAMS UINT32_MAX
-#define CHUNK ((size_t)1 << 20)
-
-struct chunk {
-	struct chunk *next;
-	size_t used, cap;
-	char data[];
-};
-
-struct hwbpi_dm_index {
-	const char **dn;          /* per position: demangled, or the name itself */
-	uint32_t *rt;             /* per position: where the name starts past a return type */
-	uint32_t *pe;             /* per position: its parameter list's '(', NO_PARAMS */
-	uint32_t *fhead, *fnext;  /* chains (position + 1, 0 ends) on dn + rt */
-	uint32_t *bhead, *bnext;  /* on dn[rt, pe) */
-	size_t mask;
-	struct chunk *chunks;
-};
-
-void hwbpi_symtab_dm_free(struct hwbpi_dm_index *dm)
-{
-	if (!dm)
-		return;
-	while (dm->chunks) {
-		struct chunk *c = dm->chunks;
-
-		dm->chunks = c->next;
-		free(c);
-	}
-	free(dm->dn);
-	free(dm->rt);
-	free(dm->pe);
-	free(dm->fhead);
-	free(dm->fnext);
-	free(dm->bhead);
-	free(dm->bnext);
-	free(dm);
-}
-
-static const char *arena_dup(struct hwbpi_dm_index *dm, const char *s, size_t len)
-{
-	struct chunk *c = dm->chunks;
-	char *p;
-
-	if (!c || c->cap - c->used < len + 1) {
-		size_t cap = len + 1 > CHUNK ? len + 1 : CHUNK;
-
-		c = malloc(sizeof(*c) + cap);
-		if (!c)
-			return NULL;
-		c->cap = cap;
-		c->used = 0;
-		c->next = dm->chunks;
-		dm->chunks = c;
-	}
-	p = c->data + c->used;
-	memcpy(p, s, len);
-	p[len] = '\0';
-	c->used += len + 1;
-	return p;
-}
-
-/* A hash of @n bytes, eight at a time: the index hashes every demangled
- * name twice (megabytes), where the name hash's byte-wise FNV-1a would
- * be a third of the build.  The mixing step is MurmurHash3's finaliser
- * multiplier with a fold; the byte order of the loads does not matter,
- * as only this process compares the values. */
-static uint64_t hash_n(const char *s, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
-
-	for (; n >= 8; s += 8, n -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	w = 0;
-	memcpy(&w, s, n);
-	h = (h ^ w) * 0xff51afd7ed558ccdull;
-	return h ^ (h >> 29);
-}
-
-/* Only these can be mangled (demangle.c passes nothing else on). */
-static bool may_be_mangled(const char *name)
-{
-	return name[0] == '_' && (name[1] == 'Z' || name[1] == 'R');
-}
-
-/* Demangle @name into *@buf (*@cap bytes, grown as needed): 1 when it
- * was a mangled name, 0 when it stays as it is, -ENOMEM. */
-static int demangle_into(const char *name, char **buf, size_t *cap)
-{
-	int r;
-
-	while ((r = hwbpi_demangle(name, *buf, *cap)) == -ENOSPC) {
-		char *nb = *cap < SIZE_MAX / 2 ? realloc(*buf, *cap * 2) : NULL;
-
-		if (!nb)
-			return -ENOMEM;
-		*buf = nb;
-		*cap *= 2;
-	}
-	return !r && strcmp(*buf, name) != 0;
-}
-
-/* Symbol @i demangled into the index; 0 or -ENOMEM.  *@buf (of *@cap
- * bytes) is the demangler's output, grown for long names. */
-static int dm_one(const struct hwbp_symtab *t, struct hwbpi_dm_index *dm, size_t i, char **buf,
-		  size_t *cap)
-{
-	const char *name = t->sym[i].name, *d;
-	size_t len, start, params;
-	int r;
-
-	dm->dn[i] = name;
-	dm->rt[i] = 0;
-	dm->pe[i] = NO_PARAMS;
-	if (!may_be_mangled(name))
-		return 0;
-	if ((r = demangle_into(name, buf, cap)) < 0)
-		return r;
-	len = strlen(*buf);
-	if (!r || len >= NO_PARAMS)
-		return 0;   /* not a name the demangler knows: it stays as it is */
-	if (!(d = arena_dup(dm, *buf, len)))
-		return -ENOMEM;
-	dm->dn[i] = d;
-	hwbpi_name_shape(d, len, &start, &params);
-	dm->rt[i] = (uint32_t)start;
-	dm->pe[i] = params == HWBPI_NAME_NONE ? NO_PARAMS : (uint32_t)params;
-	return 0;
-}
-
-/* The chains, in address order: inserting from the last position at
- * each chain's head leaves the first position first. */
-static void dm_chain(const struct hwbp_symtab *t, struct hwbpi_dm_index *dm)
-{
-	for (size_t i = t->n; i-- > 0;) {
-		const char *d = dm->dn[i] + dm->rt[i];
-		size_t h;
-
-		if (dm->dn[i] == t->sym[i].name)
-			continue;
-		h = (size_t)hash_n(d, strlen(d)) & dm->mask;
-		dm->fnext[i] = dm->fhead[h];
-		dm->fhead[h] = (uint32_t)i + 1;
-		if (dm->pe[i] == NO_PARAMS)
-			continue;
-		h = (size_t)hash_n(d, dm->pe[i] - dm->rt[i]) & dm->mask;
-		dm->bnext[i] = dm->bhead[h];
-		dm->bhead[h] = (uint32_t)i + 1;
-	}
-}
-
-static int dm_build(const struct hwbp_symtab *t, struct hwbpi_dm_index **out)
-{
-	struct hwbpi_dm_index *dm = calloc(1, sizeof(*dm));
-	size_t n = t->n ? t->n : 1, hcap = 1, cap = 4096;
-	char *buf = malloc(cap);
-	int r = -ENOMEM;
-
-	while (hcap < n)
-		hcap <<= 1;
-	if (!dm || !buf)
-		goto out;
-	dm->mask = hcap - 1;
-	dm->dn = malloc(n * sizeof(*dm->dn));
-	dm->rt = malloc(n * sizeof(*dm->rt));
-	dm->pe = malloc(n * sizeof(*dm->pe));
-	dm->fnext = malloc(n * sizeof(*dm->fnext));
-	dm->bnext = malloc(n * sizeof(*dm->bnext));
-	dm->fhead = calloc(hcap, sizeof(*dm->fhead));
-	dm->bhead = calloc(hcap, sizeof(*dm->bhead));
-	if (!dm->dn || !dm->rt || !dm->pe || !dm->fnext || !dm->bnext || !dm->fhead || !dm->bhead)
-		goto out;
-	for (size_t i = 0; i < t->n; i++)
-		if (dm_one(t, dm, i, &buf, &cap))
-			goto out;
-	dm_chain(t, dm);
-	*out = dm;
-	dm = NULL;
-	r = 0;
-out:
-	free(buf);
-	hwbpi_symtab_dm_free(dm);
-	return r;
-}
-
-/* The table's index, built now if no lookup built it before; NULL with
- * *@err = -ENOMEM. */
-static const struct hwbpi_dm_index *dm_get(const struct hwbp_symtab *t, int *err)
-{
-	struct hwbpi_dm_index **slot = (struct hwbpi_dm_index **)&t->dm;  /* lazily built */
-	struct hwbpi_dm_index *dm = __atomic_load_n(slot, __ATOMIC_ACQUIRE), *none = NULL;
-
-	if (dm)
-		return dm;
-	if ((*err = dm_build(t, &dm)))
-		return NULL;
-	if (!__atomic_compare_exchange_n(slot, &none, dm, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE)) {
-		hwbpi_symtab_dm_free(dm);  /* another lookup built it first */
-		return none;
-	}
-	return dm;
-}
-
-bool hwbpi_symtab_demangled_built(const struct hwbp_symtab *t)
-{
-	return t && __atomic_load_n(&t->dm, __ATOMIC_ACQUIRE) != NULL;
-}
-
 /* The first-added symbol whose demangled name (past its return type) is
  * @q, with @query's qualifiers. */
 static const struct hwbp_sym *dm_full(const struct hwbp_symtab *t,
@@ -391,7 +171,7 @@ static const struct hwbp_sym *dm_full(const struct hwbp_symtab *t,
 	const struct hwbp_sym *best = NULL;
 	uint32_t best_ins = UINT32_MAX;
 
-	for (uint32_t k = dm->fhead[hash_n(q.p, q.len) & dm->mask]; k; k = dm->fnext[k - 1]) {
+	for (uint32_t k = dm->fhead[hwbpi_dm_hash(q.p, q.len) & dm->mask]; k; k = dm->fnext[k - 1]) {
 		size_t i = k - 1;
 
 		if (part_is(q, dm->dn[i] + dm->rt[i]) && ins_of(t, i) < best_ins &&
@@ -422,7 +202,7 @@ static int dm_base(const struct hwbp_symtab *t, const struct hwbpi_dm_index *dm,
 		   const struct query *query, const struct hwbp_sym **out,
 		   struct hwbpi_symtab_amb *amb)
 {
-	uint32_t head = dm->bhead[hash_n(q.p, q.len) & dm->mask], best_ins = UINT32_MAX;
+	uint32_t head = dm->bhead[hwbpi_dm_hash(q.p, q.len) & dm->mask], best_ins = UINT32_MAX;
 	const struct hwbp_sym *best = NULL;
 	size_t distinct = 0;
 
@@ -488,9 +268,9 @@ static int scan_resolve(const struct hwbp_symtab *t, const struct query *q, stru
 		size_t start, params;
 		int m;
 
-		if (!may_be_mangled(raw) || (raw[1] == 'Z' && !strstr(raw, needle)))
+		if (!hwbpi_dm_may_be_mangled(raw) || (raw[1] == 'Z' && !strstr(raw, needle)))
 			continue;
-		if ((m = demangle_into(raw, &buf, &cap)) <= 0) {
+		if ((m = hwbpi_dm_demangle_into(raw, &buf, &cap)) <= 0) {
 			if (m < 0) {
 				r = m;
 				goto out;
@@ -561,7 +341,7 @@ int hwbpi_symtab_resolve(const struct hwbp_symtab *t, const char *spec,
 	name = (struct part){ q.name.p + skip, q.name.len - skip };
 	if (!hwbpi_symtab_demangled_built(t) && (err = scan_resolve(t, &q, name, out)) != -EAGAIN)
 		return err;
-	if (!(dm = dm_get(t, &err)))
+	if (!(dm = hwbpi_symtab_dm_get(t, &err)))
 		return err;
 	if ((s = dm_full(t, dm, name, &q))) {
 		*out = s;
@@ -605,7 +385,7 @@ int hwbpi_symtab_glob(const struct hwbp_symtab *t, const char *spec, unsigned ki
 		return -ENOMEM;
 	memcpy(pat, q.name.p, q.name.len);
 	pat[q.name.len] = '\0';
-	if (strstr(pat, "::") && hwbpi_demangle_available() && !(dm = dm_get(t, &err))) {
+	if (strstr(pat, "::") && hwbpi_demangle_available() && !(dm = hwbpi_symtab_dm_get(t, &err))) {
 		free(pat);
 		return err;
 	}

@@ -80,8 +80,19 @@ struct region {
 	char *name;           /* the path's last component, malloc'd */
 };
 
-/* The index of demangled names (symbols_names.c), built on first need. */
-struct hwbpi_dm_index;
+/* The index of demangled names (symbols_demangled.c), built on first
+ * need; per symbol position i: */
+#define HWBPI_DM_NO_PARAMS UINT32_MAX
+struct hwbpi_dm_chunk;
+struct hwbpi_dm_index {
+	const char **dn;          /* demangled, or the name itself */
+	uint32_t *rt;             /* where the name starts past a return type */
+	uint32_t *pe;             /* its parameter list's '(', HWBPI_DM_NO_PARAMS */
+	uint32_t *fhead, *fnext;  /* chains (position + 1, 0 ends) on dn + rt, */
+	uint32_t *bhead, *bnext;  /* on dn[rt, pe), hashed by hwbpi_dm_hash() */
+	size_t mask;
+	struct hwbpi_dm_chunk *chunks;
+};
 
 struct hwbp_symtab {
 	/* loading */
@@ -170,9 +181,20 @@ uint64_t hwbpi_symtab_hash_name(const char *s);
 /* The symbol named exactly @name (the name hash; first added wins), or
  * NULL (symbols_names.c). */
 const struct hwbp_sym *hwbpi_symtab_hash_find(const struct hwbp_symtab *t, const char *name);
-/* Free the index of demangled names and the regions (symbols_names.c,
+/* Free the index of demangled names and the regions (symbols_demangled.c,
  * symbols_regions.c), for hwbp_symtab_free(). */
 void hwbpi_symtab_dm_free(struct hwbpi_dm_index *dm);
+/* The table's index of demangled names, built now if no lookup built it
+ * before (opens nothing; allocates); NULL with *@err = -ENOMEM.  Safe to
+ * call from concurrent lookups of a finished table. */
+const struct hwbpi_dm_index *hwbpi_symtab_dm_get(const struct hwbp_symtab *t, int *err);
+/* The index's hash of the @n bytes at @s (its chains' key). */
+uint64_t hwbpi_dm_hash(const char *s, size_t n);
+/* Whether @name can be a mangled name at all ("_Z", "_R"). */
+bool hwbpi_dm_may_be_mangled(const char *name);
+/* @name demangled into *@buf (*@cap bytes, grown as needed): 1 when it
+ * was a mangled name, 0 when it stays as it is, -ENOMEM. */
+int hwbpi_dm_demangle_into(const char *name, char **buf, size_t *cap);
 void hwbpi_symtab_regions_free(struct hwbp_symtab *t);
 /* Every region moved by @d (with its bias: the file's own addresses stay
  * what they are), for a kernel image whose symbols KASLR moves after
