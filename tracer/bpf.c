@@ -560,7 +560,8 @@ int hwbpi_bpf_attach(struct hwbpi_bpf *b, int perf_fd, unsigned watch, unsigned 
 }
 
 int hwbpi_bpf_read(struct hwbpi_bpf *b,
-		   void (*fn)(void *arg, unsigned watch, unsigned tag, uint32_t func, uint64_t count),
+		   void (*fn)(void *arg, unsigned watch, unsigned tag, uint32_t func, uint64_t ip,
+			      uint64_t count),
 		   void *arg, uint64_t *overrun, uint64_t *lost)
 {
 	(void)b;
