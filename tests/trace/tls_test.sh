@@ -10,18 +10,31 @@
 # library's thread-local variable, the perf backend, and a static program
 # (no thread pointer at its entry point).
 set -uo pipefail
-hwbp=$1 src=$2 libsrc=$3
+# Or, where there is no compiler (the guests): tls_test.sh HWBP --prebuilt
+# PROG LIBPROG STATIC, tls_prog.c built as it is below (LIBPROG with
+# libtlsx.so in its own directory, found through $ORIGIN).
+hwbp=$1
+# (the guests: Debian's programs of the second initramfs, babeltrace2 here,
+# are in /usr/bin, which their PATH leaves out)
+[ -z "${HWBP_GUEST:-}" ] || export PATH=$PATH:/usr/bin
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
-cc=${CC:-cc}
-$cc -O2 -g -pthread -o "$tmp/prog" "$src" || exit 1
-$cc -O2 -fPIC -shared -o "$tmp/libtlsx.so" "$libsrc" || exit 1
-$cc -O2 -g -pthread -DTLS_LIB -o "$tmp/libprog" "$src" -L"$tmp" -ltlsx -Wl,-rpath,"$tmp" || exit 1
+if [ "$2" = --prebuilt ]; then
+  prog=$3 libprog=$4 static=$5
+else
+  src=$2 libsrc=$3 cc=${CC:-cc}
+  prog=$tmp/prog libprog=$tmp/libprog static=$tmp/static
+  $cc -O2 -g -pthread -o "$prog" "$src" || exit 1
+  $cc -O2 -fPIC -shared -o "$tmp/libtlsx.so" "$libsrc" || exit 1
+  $cc -O2 -g -pthread -DTLS_LIB -o "$libprog" "$src" -L"$tmp" -ltlsx -Wl,-rpath,'$ORIGIN' || exit 1
+  $cc -O2 -static -pthread -o "$static" "$src" || { echo "FAIL: cannot link a static program (libc6-dev's libc.a)"; exit 1; }
+fi
+lib=$(cd "$(dirname "$libprog")" && pwd -P)/libtlsx.so
 
 # The histogram: every write of every thread's copy, the global's beside.
-"$hwbp" trace --backend ptrace -e tcount:-w- -e gcount:-w- -- "$tmp/prog" >"$tmp/hist" 2>"$tmp/err" ||
+"$hwbp" trace --backend ptrace -e tcount:-w- -e gcount:-w- -- "$prog" >"$tmp/hist" 2>"$tmp/err" ||
   bad "histogram run exited $?: $(cat "$tmp/err")"
 sum() { awk -v s="$1" '$1 == "W" && $2 == s { n += $NF } END { print n + 0 }' "$tmp/hist"; }
 [ "$(sum tcount)" = 650 ] || bad "tcount: $(sum tcount) writes, want 650: $(cat "$tmp/hist")"
@@ -29,7 +42,7 @@ sum() { awk -v s="$1" '$1 == "W" && $2 == s { n += $NF } END { print n + 0 }' "$
 grep -q '^W  *tcount  *bump_tls  *650$' "$tmp/hist" || bad "no row 'W tcount bump_tls 650'"
 
 # Trace mode: the program prints "TID ADDRESS WRITES" per thread.
-"$hwbp" trace --backend ptrace -e tcount:-w- -e gcount:-w- --trace "$tmp/ev.txt" -- "$tmp/prog" addr \
+"$hwbp" trace --backend ptrace -e tcount:-w- -e gcount:-w- --trace "$tmp/ev.txt" -- "$prog" addr \
   >"$tmp/threads" 2>"$tmp/err" || bad "trace run exited $?: $(cat "$tmp/err")"
 [ "$(wc -l <"$tmp/threads")" = 4 ] || bad "the program printed $(wc -l <"$tmp/threads") threads, not 4"
 [ "$(awk '{ print $3 }' "$tmp/threads" | sort -n | tr '\n' ' ')" = "50 100 200 300 " ] ||
@@ -55,7 +68,7 @@ done <"$tmp/threads"
 
 # CTF: every tcount event at the address its thread printed.
 if command -v babeltrace2 >/dev/null; then
-  "$hwbp" trace --backend ptrace -e tcount:-w- --trace "$tmp/ctf" --format ctf -- "$tmp/prog" addr \
+  "$hwbp" trace --backend ptrace -e tcount:-w- --trace "$tmp/ctf" --format ctf -- "$prog" addr \
     >"$tmp/threads" 2>"$tmp/err" || bad "CTF run exited $?: $(cat "$tmp/err")"
   babeltrace2 "$tmp/ctf" 2>/dev/null |
     sed -n 's/.*addr = 0x\([0-9A-F]*\),.* tid = \([0-9]*\),.*/\2 \1/p' | sort | uniq -c |
@@ -73,16 +86,14 @@ refuse() {
   [ "$st" = "$want" ] && [ "$(cat "$tmp/err")" = "$text" ] ||
     bad "trace $*: status $st (want $want), stderr '$(cat "$tmp/err")' (want '$text')"
 }
-refuse 2 "hwbp: trace: -e 'lib_tcount:-w-': thread-local variable 'lib_tcount' of a shared library ($tmp/libtlsx.so): not supported (EOPNOTSUPP)" \
-  --backend ptrace -e lib_tcount:-w- -- "$tmp/libprog"
+refuse 2 "hwbp: trace: -e 'lib_tcount:-w-': thread-local variable 'lib_tcount' of a shared library ($lib): not supported (EOPNOTSUPP)" \
+  --backend ptrace -e lib_tcount:-w- -- "$libprog"
 refuse 2 "hwbp: trace: thread-local variable 'tcount': the ptrace backend watches each thread's copy; perf cannot (EOPNOTSUPP)" \
-  --backend perf -e tcount:-w- -- "$tmp/prog"
-if $cc -O2 -static -pthread -o "$tmp/static" "$src" 2>/dev/null; then
-  timeout 60 "$hwbp" trace --backend ptrace -e tcount:-w- -- "$tmp/static" >"$tmp/out" 2>"$tmp/err"; st=$?
-  [ "$st" = 1 ] && grep -Eqx "hwbp: trace: thread-local variable 'tcount': thread [0-9]+ has no thread pointer yet \(a statically linked program at its entry point\?\): EOPNOTSUPP" "$tmp/err" ||
-    bad "a static program: status $st, stderr '$(cat "$tmp/err")'"
-else
-  bad "cannot link a static program (libc6-dev's libc.a)"
-fi
-pgrep -f "$tmp/" >/dev/null && bad "a traced program was left running"
+  --backend perf -e tcount:-w- -- "$prog"
+timeout 60 "$hwbp" trace --backend ptrace -e tcount:-w- -- "$static" >"$tmp/out" 2>"$tmp/err"; st=$?
+[ "$st" = 1 ] && grep -Eqx "hwbp: trace: thread-local variable 'tcount': thread [0-9]+ has no thread pointer yet \(a statically linked program at its entry point\?\): EOPNOTSUPP" "$tmp/err" ||
+  bad "a static program: status $st, stderr '$(cat "$tmp/err")'"
+for p in "$prog" "$libprog" "$static"; do
+  pgrep -f "$p" >/dev/null && bad "a traced program was left running: $p"
+done
 exit $fail
