@@ -139,6 +139,25 @@ show loadavg
 n=$(awk '$2 == "nr_threads" && $3 == "loadavg_proc_show" && $1 != "W" { n += $4 } END { print n + 0 }' "$tmp/loadavg.out")
 [ "$st" = 0 ] && is "$n" 30 || say_fail "loadavg: expected 30 reads in loadavg_proc_show, got $n"
 
+# ---- 4b. The kernel's call stacks (--stack, --folded): the same 40 reads,
+# each stack reaching do_sysinfo from the arch's system-call entry.
+case $arch in
+  x86_64) sysentry=do_syscall_64 ;;
+  aarch64) sysentry=invoke_syscall ;;
+  *) sysentry=system_call_exception ;;
+esac
+for b in bpf perf; do
+  st=$(trace "stack-$b" --backend $b --stack --folded "$tmp/stack-$b.folded" -e nr_threads:rw- -- "$kwork" sysinfo 40)
+  show "stack-$b"; cat "$tmp/stack-$b.folded" 2>/dev/null
+  # folded lines "nr_threads [R];OUTERMOST;...;INNERMOST COUNT"
+  n=$(awk '$NF ~ /^[0-9]+$/ { f = $0; sub(/ [0-9]+$/, "", f); k = split(f, fr, ";")
+         if (fr[k] ~ /sysinfo/ && fr[1] !~ /\[W\]$/) n += $NF } END { print n + 0 }' "$tmp/stack-$b.folded" 2>/dev/null)
+  bad=$(awk -v e=";$sysentry;" '$NF ~ /^[0-9]+$/ { f = $0; sub(/ [0-9]+$/, "", f); k = split(f, fr, ";")
+           if (fr[k] ~ /sysinfo/ && index(f ";", e) == 0) print }' "$tmp/stack-$b.folded" 2>/dev/null)
+  [ "$st" = 0 ] && is "$n" 40 && [ -z "$bad" ] ||
+    say_fail "$b --stack: expected 40 reads in stacks from $sysentry to do_sysinfo, got $n${bad:+; without $sysentry: $bad}"
+done
+
 # ---- 5. Trace mode: every hit a line; produced = recorded + lost.
 st=$(trace tr -e pid_max:rw- --trace "$tmp/trace.txt" -- "$kwork" sysctl 50 20)
 n=$(awk -v fs="$sysctl_funcs" 'index(fs, " " $NF " ")' "$tmp/trace.txt" | wc -l)
