@@ -55,7 +55,8 @@
 # every tool alike: tests/trace/kernel_test.sh), the excess printed.
 # Exit status: 0 the totals agree, or differ within the lost events;
 # 1 they disagree, or every tool counted 0; 2 usage or a tool missing or
-# failing.
+# failing (but a bpftrace that never exits after SIGINT is left out of
+# the comparison, and says so: see the main loop).
 # The run_TOOL and parse_TOOL functions are called by name ("run_$t").
 # shellcheck disable=SC2317
 set -uo pipefail
@@ -206,7 +207,8 @@ run_bpftrace() {  # run_bpftrace RUN CMD...
     if [ "$waited" -ge 600 ]; then
       echo "side_by_side: bpftrace still running 60 s after SIGINT (wchan $(cat "/proc/$pid/wchan" 2>/dev/null)): killed" >> "$tmp/bpftrace.$r.err"
       kill -KILL "$pid"
-      break
+      wait "$pid"
+      return 3
     fi
     read -r -t 0.1 -u 8 _
     waited=$(( waited + 1 ))
@@ -280,10 +282,25 @@ printf '#!%s\nexec true\n' "$BASH" > "$tmp/own.sh"
 { printf '#!%s\nexec' "$BASH"; printf ' %q' "$@"; echo; } > "$tmp/work.sh"
 chmod +x "$tmp/own.sh" "$tmp/work.sh"
 mkfifo "$tmp/never" && exec 8<> "$tmp/never"   # run_bpftrace's sleep
+# A bpftrace that never exits after its SIGINT (status 3 of run_bpftrace:
+# Debian's bpftrace 0.17, seen in CI's aarch64 TCG guest, still polling
+# in do_epoll_wait a minute later with its map unprinted) has no counts to
+# compare: it is left out of the table, said so, and the other tools are
+# compared as before (with --expect each against N, as always).  Any
+# other failure of any tool, bpftrace's included, is one (status 2).
+hung=()
 for t in none "${tools[@]}"; do
   for r in own work; do
     t0=$(now)
-    if ! "run_$t" "$r" "$BASH" "$tmp/$r.sh"; then
+    rc=0
+    "run_$t" "$r" "$BASH" "$tmp/$r.sh" || rc=$?
+    if [ "$t" = bpftrace ] && [ "$rc" = 3 ]; then
+      echo "side_by_side: bpftrace hung after SIGINT on $r.sh (killed 60 s later): it is left out of the comparison"
+      tail -n 5 "$tmp/$t.$r".err "$tmp/$t.$r".out 2>/dev/null
+      hung+=(bpftrace)
+      break
+    fi
+    if [ "$rc" != 0 ]; then
       echo "side_by_side: $t failed on $(tail -n 1 "$tmp/$r.sh"):" >&2
       tail -n 20 "$tmp/$t.$r".err "$tmp/$t.$r".out >&2 2>/dev/null
       exit 2
@@ -295,6 +312,12 @@ for t in none "${tools[@]}"; do
     echo "side_by_side: $t on $r.sh: $(secs "${wall[$t.$r]}") s, $(total "$t" "$r") hits"
   done
 done
+
+if [ ${#hung[@]} -gt 0 ]; then
+  kept=()
+  for t in "${tools[@]}"; do [ "$t" = bpftrace ] || kept+=("$t"); done
+  tools=("${kept[@]}")
+fi
 
 net() { echo $(( ${count[$1.work.$2]:-0} - ${count[$1.own.$2]:-0} )); }
 
