@@ -79,8 +79,8 @@ struct hwbpi_bpf {
 	unsigned ninst, icap;
 	bool inst0_used;        /* inst[0].cookie is set */
 	struct hwbpi_bpf_cfg cfg;
-	int funcs_fd, counts_fd, watches_fd, lost_fd;
-	unsigned nwatch, entries;
+	int funcs_fd, counts_fd, watches_fd, lost_fd, vals_fd, out_fd;
+	unsigned nwatch, entries, ncpus;
 	size_t nfunc;
 	int *links;             /* BPF link fds, one per attached event */
 	unsigned nlinks, cap;
@@ -199,6 +199,10 @@ static int prepare(const struct hwbpi_bpf *b, struct inst *in, bool first, char 
 		ret = size_map(in->obj, "hwbp_watches", b->nwatch, first ? -1 : b->watches_fd);
 	if (ret == 0 && !first)
 		ret = size_map(in->obj, "hwbp_lost", 1, b->lost_fd);
+	if (ret == 0)
+		ret = size_map(in->obj, "hwbp_vals", b->nwatch, first ? -1 : b->vals_fd);
+	if (ret == 0)
+		ret = size_map(in->obj, "hwbp_out", b->ncpus, first ? -1 : b->out_fd);
 	data = data_map(in->obj);
 	if (ret == 0 && (!data || !bpf_map__initial_value(data, &sz) || sz != sizeof(b->cfg)))
 		ret = -ENOENT;
@@ -274,6 +278,8 @@ static int load_inst(struct hwbpi_bpf *b, char *err, size_t errlen)
 		b->counts_fd = bpf_map__fd(bpf_object__find_map_by_name(in->obj, "hwbp_counts"));
 		b->watches_fd = bpf_map__fd(bpf_object__find_map_by_name(in->obj, "hwbp_watches"));
 		b->lost_fd = bpf_map__fd(bpf_object__find_map_by_name(in->obj, "hwbp_lost"));
+		b->vals_fd = bpf_map__fd(bpf_object__find_map_by_name(in->obj, "hwbp_vals"));
+		b->out_fd = bpf_map__fd(bpf_object__find_map_by_name(in->obj, "hwbp_out"));
 	}
 	b->ninst++;
 	return 0;
@@ -300,6 +306,32 @@ static int fill_funcs(struct hwbpi_bpf *b, const uint64_t *starts, size_t nfunc)
 	return ret;
 }
 
+static struct hwbpi_bpf *alloc_bpf(unsigned nwatch, unsigned entries, size_t nfunc,
+				   uint64_t ip_adjust, char *err, size_t errlen)
+{
+	struct hwbpi_bpf *b;
+
+	pthread_once(&print_once, set_print);
+	b = calloc(1, sizeof(*b));
+	if (b)
+		b->inst = calloc(4, sizeof(*b->inst));
+	if (!b || !b->inst) {
+		free(b);
+		hwbpi_say(err, errlen, "bpf: out of memory (ENOMEM)");
+		return NULL;
+	}
+	b->icap = 4;
+	b->nwatch = nwatch;
+	b->entries = entries;
+	b->nfunc = nfunc;
+	b->ncpus = 1;
+	b->cfg.ip_adjust = ip_adjust;
+	b->cfg.nfunc = (uint32_t)nfunc;
+	b->cfg.entries = entries;
+	b->funcs_fd = b->counts_fd = b->watches_fd = b->lost_fd = b->vals_fd = b->out_fd = -1;
+	return b;
+}
+
 int hwbpi_bpf_open(struct hwbpi_bpf **out, unsigned nwatch, unsigned entries,
 		   const uint64_t *starts, size_t nfunc, uint64_t ip_adjust, char *err,
 		   size_t errlen)
@@ -314,23 +346,9 @@ int hwbpi_bpf_open(struct hwbpi_bpf **out, unsigned nwatch, unsigned entries,
 	*out = NULL;
 	if (!args_ok(nwatch, entries, starts, nfunc, err, errlen))
 		return -EINVAL;
-	pthread_once(&print_once, set_print);
-	b = calloc(1, sizeof(*b));
-	if (b)
-		b->inst = calloc(4, sizeof(*b->inst));
-	if (!b || !b->inst) {
-		free(b);
-		hwbpi_say(err, errlen, "bpf: out of memory (ENOMEM)");
+	b = alloc_bpf(nwatch, entries, nfunc, ip_adjust, err, errlen);
+	if (!b)
 		return -ENOMEM;
-	}
-	b->icap = 4;
-	b->nwatch = nwatch;
-	b->entries = entries;
-	b->nfunc = nfunc;
-	b->cfg.ip_adjust = ip_adjust;
-	b->cfg.nfunc = (uint32_t)nfunc;
-	b->cfg.entries = entries;
-	b->funcs_fd = b->counts_fd = b->watches_fd = b->lost_fd = -1;
 	/* The first copy now, with no cookie yet: the verifier's answer and
 	 * the maps' sizes are known here, before any event. */
 	ret = load_inst(b, err, errlen);
@@ -346,6 +364,83 @@ int hwbpi_bpf_open(struct hwbpi_bpf **out, unsigned nwatch, unsigned entries,
 	}
 	*out = b;
 	return 0;
+}
+
+int hwbpi_bpf_open_values(struct hwbpi_bpf **out, unsigned nwatch, const uint64_t *addr,
+			  const unsigned *len, unsigned ncpus, char *err, size_t errlen)
+{
+	struct hwbpi_bpf *b;
+	int ret;
+
+	if (!out || !addr || !len || nwatch == 0 || nwatch > HWBPI_BPF_MAX_WATCH + 1u ||
+	    ncpus == 0) {
+		hwbpi_say(err, errlen, "bpf: values of %u watches on %u CPUs: need 1 to %u watches, "
+		    "their addresses and lengths, and a CPU (EINVAL)", nwatch, ncpus,
+		    HWBPI_BPF_MAX_WATCH + 1u);
+		if (out)
+			*out = NULL;
+		return -EINVAL;
+	}
+	*out = NULL;
+	b = alloc_bpf(nwatch, 1, 0, 0, err, errlen);
+	if (!b)
+		return -ENOMEM;
+	b->ncpus = ncpus;
+	b->cfg.values = 1;
+	ret = load_inst(b, err, errlen);
+	for (unsigned w = 0; ret == 0 && w < nwatch; w++) {
+		struct hwbpi_bpf_val v = { addr[w], len[w] < 8 ? len[w] : 8, 0, 0 };
+
+		ret = bpf_map_update_elem(b->vals_fd, &w, &v, BPF_ANY);
+		if (ret)
+			hwbpi_say(err, errlen, "bpf: cannot set watch %u's address: %s", w,
+			    hwbp_errno_name(ret));
+	}
+	if (ret) {
+		hwbpi_bpf_close(b);
+		return ret;
+	}
+	*out = b;
+	return 0;
+}
+
+int hwbpi_bpf_seed(struct hwbpi_bpf *b, unsigned watch, uint64_t bytes, char *err,
+		   size_t errlen)
+{
+	struct hwbpi_bpf_val v;
+	int ret;
+
+	if (!b || !b->cfg.values || watch >= b->nwatch) {
+		hwbpi_say(err, errlen, "bpf: no watch %u to seed: %s (EINVAL)", watch,
+		    !b || !b->cfg.values ? "not a values program" : "no such watch");
+		return -EINVAL;
+	}
+	ret = bpf_map_lookup_elem(b->vals_fd, &watch, &v);
+	if (ret == 0) {
+		v.shadow = bytes;
+		v.seen = 1;
+		ret = bpf_map_update_elem(b->vals_fd, &watch, &v, BPF_ANY);
+	}
+	if (ret)
+		hwbpi_say(err, errlen, "bpf: cannot seed watch %u: %s", watch, hwbp_errno_name(ret));
+	return ret;
+}
+
+int hwbpi_bpf_set_output(struct hwbpi_bpf *b, unsigned cpu, int perf_fd, char *err,
+			 size_t errlen)
+{
+	int ret;
+
+	if (!b || !b->cfg.values || cpu >= b->ncpus) {
+		hwbpi_say(err, errlen, "bpf: no output for CPU %u: %s (EINVAL)", cpu,
+		    !b || !b->cfg.values ? "not a values program" : "no such CPU");
+		return -EINVAL;
+	}
+	ret = bpf_map_update_elem(b->out_fd, &cpu, &perf_fd, BPF_ANY);
+	if (ret)
+		hwbpi_say(err, errlen, "bpf: CPU %u's output event (fd %d): %s", cpu, perf_fd,
+		    hwbp_errno_name(ret));
+	return ret;
 }
 
 /* The copy of the program for @cookie: one already loaded, the first one
@@ -544,6 +639,39 @@ int hwbpi_bpf_open(struct hwbpi_bpf **out, unsigned nwatch, unsigned entries,
 	(void)ip_adjust;
 	if (out)
 		*out = NULL;
+	hwbpi_say(err, errlen, NO_BPF);
+	return -EOPNOTSUPP;
+}
+
+int hwbpi_bpf_open_values(struct hwbpi_bpf **out, unsigned nwatch, const uint64_t *addr,
+			  const unsigned *len, unsigned ncpus, char *err, size_t errlen)
+{
+	(void)nwatch;
+	(void)addr;
+	(void)len;
+	(void)ncpus;
+	if (out)
+		*out = NULL;
+	hwbpi_say(err, errlen, NO_BPF);
+	return -EOPNOTSUPP;
+}
+
+int hwbpi_bpf_seed(struct hwbpi_bpf *b, unsigned watch, uint64_t bytes, char *err,
+		   size_t errlen)
+{
+	(void)b;
+	(void)watch;
+	(void)bytes;
+	hwbpi_say(err, errlen, NO_BPF);
+	return -EOPNOTSUPP;
+}
+
+int hwbpi_bpf_set_output(struct hwbpi_bpf *b, unsigned cpu, int perf_fd, char *err,
+			 size_t errlen)
+{
+	(void)b;
+	(void)cpu;
+	(void)perf_fd;
 	hwbpi_say(err, errlen, NO_BPF);
 	return -EOPNOTSUPP;
 }

@@ -77,6 +77,54 @@ int hwbpi_bpf_open(struct hwbpi_bpf **out, unsigned nwatch, unsigned entries,
 		   size_t errlen);
 
 /*
+ * Load the program in values mode, for trace mode in the kernel scope on
+ * an arch whose data breakpoints trap after the access (x86; the caller's
+ * duty: on the others the bytes at the trap are those before it): each
+ * hit of watch w reads the @len[w] (1..8; more is read as 8) bytes at
+ * @addr[w] (kernel addresses) with bpf_probe_read_kernel() and writes a
+ * struct hwbpi_bpf_rec (tracer/bpf_abi.h: the bytes, and those the watch's
+ * previous hit left, from any CPU) to the output event of its CPU
+ * (hwbpi_bpf_set_output(), @ncpus of them); the program then lets perf
+ * write the hit's sample as usual (it returns 1), so the caller opens the
+ * events as for plain sampling, directs each CPU's output event into that
+ * CPU's ring (PERF_EVENT_IOC_SET_OUTPUT) and finds each hit's record just
+ * before its sample.  The first hit of a watch has no "before" unless
+ * hwbpi_bpf_seed() gave one; without it, two first hits on two CPUs at
+ * the same time may give the second a wrong one (the shadow and its
+ * "seen" flag are exchanged one after the other: a BPF program of this
+ * type cannot take a lock).
+ * Attach with hwbpi_bpf_attach(); hwbpi_bpf_read() reads nothing here.
+ * Errors (one line in @err): -EOPNOTSUPP (built without BPF), -EINVAL
+ *         (@out, @addr or @len NULL, @nwatch 0 or too many, @ncpus 0), the
+ *         load's errors as hwbpi_bpf_open().  On an error *@out is NULL.
+ */
+int hwbpi_bpf_open_values(struct hwbpi_bpf **out, unsigned nwatch, const uint64_t *addr,
+			  const unsigned *len, unsigned ncpus, char *err, size_t errlen);
+
+/*
+ * Values mode: @bytes (little-endian, the low len bytes) as what watch
+ * @watch held before its first hit, which then has a "before" too: the
+ * caller read them before the events were armed (a write in between is
+ * not seen: the first hit's "before" is then the bytes read).  Call it
+ * before attaching.
+ * Errors: -EINVAL (@b NULL or not in values mode, @watch >= nwatch), the
+ *         map update's -errno.
+ */
+int hwbpi_bpf_seed(struct hwbpi_bpf *b, unsigned watch, uint64_t bytes, char *err,
+		   size_t errlen);
+
+/*
+ * Values mode: the output event of CPU @cpu, @perf_fd (a
+ * PERF_TYPE_SOFTWARE / PERF_COUNT_SW_BPF_OUTPUT event opened on that CPU,
+ * sample_type PERF_SAMPLE_RAW at least, enabled: a record for a disabled
+ * or absent one is dropped by the kernel).
+ * Errors: -EINVAL (@b NULL or not in values mode, @cpu >= ncpus, or the
+ *         kernel's: not such an event), -EBADF, -E2BIG.
+ */
+int hwbpi_bpf_set_output(struct hwbpi_bpf *b, unsigned cpu, int perf_fd, char *err,
+			 size_t errlen);
+
+/*
  * Attach the program to the perf event @perf_fd (a PERF_TYPE_BREAKPOINT
  * event with sample_period 1, enabled or not: its state is not changed)
  * for (@watch, @tag): its hits count under @watch and @tag (an access

@@ -16,6 +16,10 @@
  *   hwbp_lost     array, 1 __u64: hits no map took (an update refused for
  *                 another reason than a full watch: the bucket lock taken
  *                 on this CPU already, EBUSY)
+ *   hwbp_vals     array, nwatch struct hwbpi_bpf_val (values mode)
+ *   hwbp_out      perf event array, one PERF_COUNT_SW_BPF_OUTPUT event per
+ *                 CPU (values mode): where each hit's struct hwbpi_bpf_rec
+ *                 goes
  */
 #ifndef HWBP_TRACER_BPF_ABI_H
 #define HWBP_TRACER_BPF_ABI_H
@@ -46,6 +50,26 @@ struct hwbpi_bpf_watch {
 	__u64 overrun;  /* hits of a new function once the watch had none left */
 };
 
+/* Values mode: a watch's bytes and the copy of them its last hit left. */
+struct hwbpi_bpf_val {
+	__u64 addr;       /* the watch's first byte (a kernel address) */
+	__u32 len;        /* bytes read there: 1..8 */
+	__u32 seen;       /* 0 until the first hit: shadow holds nothing yet */
+	__u64 shadow;     /* the bytes after the last hit of any CPU */
+};
+
+/* Values mode: what a hit's program run writes to hwbp_out, just before
+ * perf writes the hit's own sample into the same CPU ring. */
+struct hwbpi_bpf_rec {
+	__u64 ip;         /* the trap's IP, as in the sample */
+	__u64 value;      /* the watch's bytes at the trap (little-endian) */
+	__u64 old;        /* HWBPI_BPF_REC_OLD: the shadow, those before */
+	__u32 watch;
+	__u32 flags;      /* HWBPI_BPF_REC_* */
+};
+#define HWBPI_BPF_REC_VALUE 1u  /* value read (bpf_probe_read_kernel() succeeded) */
+#define HWBPI_BPF_REC_OLD 2u    /* old known: an earlier hit left the shadow */
+
 /* The program's .data: its only global (see hist.bpf.c for why not
  * .rodata). */
 struct hwbpi_bpf_cfg {
@@ -53,7 +77,9 @@ struct hwbpi_bpf_cfg {
 	__u32 nfunc;      /* starts in hwbp_funcs (0: every IP is unknown) */
 	__u32 entries;    /* hwbp_counts entries per watch */
 	__u32 cookie;     /* this copy's hits count under it */
-	__u32 pad;
+	__u32 values;     /* 1: values mode (trace mode, hwbpi_bpf_open_values()):
+			   * no counting; each hit's bytes to hwbp_out, and the
+			   * perf sample written as without a program */
 };
 
 #endif /* HWBP_TRACER_BPF_ABI_H */

@@ -22,12 +22,15 @@
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,6 +38,7 @@
 #include <cmocka.h>
 
 #include "bpf.h"
+#include "bpf_abi.h"
 #include "linux.h"
 
 static char err[512];
@@ -685,6 +689,146 @@ static void test_attach_refused(void **state)
 	assert_int_equal(loaded(), before);
 }
 
+/* ---------------------------------------------------------- values mode */
+
+/* A perf event on CPU 0: a kernel-only RW breakpoint on @v for this
+ * thread (sampling every hit), or the BPF output event (pid -1). */
+static int values_event(bool output, volatile uint64_t *v)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.sample_period = 1;
+	a.wakeup_events = 1;
+	if (output) {
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_BPF_OUTPUT;
+		a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_RAW;
+		return (int)syscall(SYS_perf_event_open, &a, -1, 0, -1, 0);
+	}
+	a.type = PERF_TYPE_BREAKPOINT;
+	a.bp_type = HW_BREAKPOINT_RW;
+	a.bp_addr = (uintptr_t)v;
+	a.bp_len = HW_BREAKPOINT_LEN_8;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP;
+	a.exclude_user = 1;
+	a.exclude_hv = 1;
+	return (int)syscall(SYS_perf_event_open, &a, 0, 0, -1, 0);
+}
+
+/*
+ * The values program on a breakpoint, through perf as the kernel tracer
+ * sets it up: the CPU's output event writing into the breakpoint's ring.
+ * CALLS write(2)s of var1 into a pipe by this thread on CPU 0: the
+ * kernel's copy_from_user() reads it, kernel-mode hits of an RW
+ * breakpoint of this thread's (no other thread's hits count).  The ring
+ * must hold pairs, each the program's record then the hit's sample of
+ * the same IP, as many as the event counted; var1 is user memory, which bpf_probe_read_kernel()
+ * refuses (mm/maccess.c copy_from_kernel_nofault()), so no record has a
+ * value: the kernel tracer's watches are kernel memory, whose values
+ * tests/trace/kernel_test.sh checks in the guests.  Only where a trap
+ * follows the access (hwbpi_linux_step_over false): on the others the
+ * kernel tracer does not load values mode.
+ */
+static void test_values(void **state)
+{
+	enum { CALLS = 10, PAGES = 8 };
+	uint64_t addr = (uintptr_t)&var1, id_bp = 0, id_out = 0;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned len = 8, recs = 0, samples = 0;
+	int pipe_fd[2];
+	struct perf_event_mmap_page *mp;
+	struct hwbpi_bpf *b;
+	cpu_set_t one, was;
+	int bp, out, before = loaded();
+	unsigned char *data;
+	uint64_t tail, head, last_ip = 0;
+
+	(void)state;
+	if (hwbpi_linux_step_over) {
+		print_message("values mode: not on this arch (its breakpoints stop before the "
+			      "access; the kernel tracer does not load it)\n");
+		return;
+	}
+	assert_int_equal(pipe(pipe_fd), 0);
+	assert_int_equal(hwbpi_bpf_open_values(NULL, 1, &addr, &len, 1, err, sizeof(err)), -EINVAL);
+	assert_int_equal(hwbpi_bpf_open_values(&b, 0, &addr, &len, 1, err, sizeof(err)), -EINVAL);
+	assert_null(b);
+	assert_int_equal(hwbpi_bpf_open_values(&b, 1, &addr, &len, 0, err, sizeof(err)), -EINVAL);
+	if (hwbpi_bpf_open_values(&b, 1, &addr, &len, 1, err, sizeof(err)))
+		fail_msg("open_values: %s", err);
+	assert_int_equal(loaded(), before + 1);
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	assert_int_equal(sched_getaffinity(0, sizeof(was), &was), 0);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	bp = values_event(false, &var1);
+	out = values_event(true, NULL);
+	if (bp < 0 || out < 0)
+		fail_msg("perf_event_open: %s", strerror(errno));
+	assert_int_equal(ioctl(bp, PERF_EVENT_IOC_ID, &id_bp), 0);
+	assert_int_equal(ioctl(out, PERF_EVENT_IOC_ID, &id_out), 0);
+	mp = mmap(NULL, (PAGES + 1) * page, PROT_READ | PROT_WRITE, MAP_SHARED, bp, 0);
+	assert_true(mp != MAP_FAILED);
+	assert_int_equal(ioctl(out, PERF_EVENT_IOC_SET_OUTPUT, bp), 0);
+	assert_int_equal(hwbpi_bpf_set_output(b, 1, out, err, sizeof(err)), -EINVAL);
+	assert_int_equal(hwbpi_bpf_set_output(NULL, 0, out, err, sizeof(err)), -EINVAL);
+	if (hwbpi_bpf_set_output(b, 0, out, err, sizeof(err)) ||
+	    hwbpi_bpf_attach(b, bp, 0, 0, err, sizeof(err)))
+		fail_msg("values: %s", err);
+	for (int i = 0; i < CALLS; i++)
+		assert_int_equal(write(pipe_fd[1], (const void *)&var1, 8), 8);
+	assert_int_equal(sched_setaffinity(0, sizeof(was), &was), 0);
+	/* The ring, in order: (record, sample) CALLS times. */
+	data = (unsigned char *)mp + mp->data_offset;
+	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	for (tail = mp->data_tail; tail < head;) {
+		struct perf_event_header h;
+		uint64_t f[2];
+
+		/* (PAGES pages hold far more than CALLS pairs: no wrap) */
+		memcpy(&h, data + tail, sizeof(h));
+		memcpy(f, data + tail + sizeof(h), sizeof(f));
+		if (h.type == PERF_RECORD_SAMPLE && f[0] == id_out) {
+			struct hwbpi_bpf_rec r;
+			uint32_t size;
+
+			assert_int_equal(recs, samples);
+			memcpy(&size, data + tail + sizeof(h) + 8, sizeof(size));
+			assert_true(size >= sizeof(r));
+			memcpy(&r, data + tail + sizeof(h) + 12, sizeof(r));
+			assert_int_equal(r.watch, 0);
+			assert_int_equal(r.flags, 0);
+			assert_true(r.ip != 0);
+			last_ip = r.ip;
+			recs++;
+		} else if (h.type == PERF_RECORD_SAMPLE && f[0] == id_bp) {
+			assert_int_equal(samples + 1, recs);
+			assert_int_equal(f[1], last_ip);
+			samples++;
+		} else {
+			fail_msg("ring: a record of type %u", h.type);
+		}
+		tail += h.size;
+	}
+	/* One hit per access of the copy: per write(2), one for an 8-byte
+	 * load, eight for a "rep movsb" (a trap after each iteration that
+	 * touched the bytes, Intel SDM Vol. 3B 17.3.1.2): a whole number of
+	 * hits per write, each with its record, and no hit without. */
+	print_message("values: %u hits for %d writes of the 8 watched bytes\n", samples, CALLS);
+	assert_true(samples >= CALLS && samples % CALLS == 0);
+	assert_int_equal(recs, samples);
+	assert_int_equal(event_count(bp), samples);
+	munmap(mp, (PAGES + 1) * page);
+	close(pipe_fd[0]);
+	close(pipe_fd[1]);
+	close(out);
+	close(bp);
+	hwbpi_bpf_close(b);
+	assert_int_equal(loaded(), before);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -693,6 +837,7 @@ int main(void)
 		cmocka_unit_test(test_open_unprivileged),
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_attach_refused),
+		cmocka_unit_test(test_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -70,6 +70,20 @@ struct {
 	__type(value, __u64);
 } hwbp_lost SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hwbpi_bpf_val);
+} hwbp_vals SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} hwbp_out SEC(".maps");
+
 /* The index of the last start at or below @ip - ip_adjust, or
  * HWBPI_BPF_NO_FUNC.  32 halvings cover any u32 count of starts: the
  * constant bound is what lets the verifier accept the loop. */
@@ -153,11 +167,55 @@ static __always_inline void count(const struct hwbpi_bpf_key *k)
 	lost();
 }
 
+/*
+ * Values mode: the watch's bytes now, the shadow's exchanged for them.
+ * Only where the trap comes after the access (x86: a data breakpoint is
+ * a trap, Intel SDM Vol. 3B 17.3.1.2), so the bytes now are those after
+ * it; the loader refuses the other arches.  Reading them here does not
+ * hit the watch again: the #DB handler runs with DR7 cleared
+ * (arch/x86/kernel/traps.c exc_debug_kernel(), local_db_save()).  The
+ * exchange makes the shadows of hits on several CPUs one chain: each hit
+ * gets as old the bytes the one before it left.  The record goes to this
+ * CPU's output event, which writes into the same ring as the breakpoint
+ * events of this CPU: perf writes the hit's own sample right after this
+ * program returns 1 (bpf_overflow_handler()), so the record is the one
+ * just before its sample.
+ */
+static __always_inline int values(struct bpf_perf_event_data *ctx, __u64 ip)
+{
+	__u32 w = hwbp_cfg.cookie >> HWBPI_BPF_TAG_BITS;
+	struct hwbpi_bpf_val *v = bpf_map_lookup_elem(&hwbp_vals, &w);
+	struct hwbpi_bpf_rec r = { 0 };
+	__u64 bytes = 0;
+	__u32 len;
+
+	r.ip = ip;
+	r.watch = w;
+	if (v) {
+		len = v->len;
+		if (len > 8)
+			len = 8;
+		if (len > 0 && bpf_probe_read_kernel(&bytes, len, (const void *)v->addr) == 0) {
+			r.value = bytes;
+			r.flags = HWBPI_BPF_REC_VALUE;
+			r.old = __sync_lock_test_and_set(&v->shadow, bytes);
+			if (__sync_lock_test_and_set(&v->seen, 1))
+				r.flags |= HWBPI_BPF_REC_OLD;
+		}
+	}
+	bpf_perf_event_output(ctx, &hwbp_out, BPF_F_CURRENT_CPU, &r, sizeof(r));
+	/* 1: perf writes the sample too (bpf_overflow_handler()). */
+	return 1;
+}
+
 SEC("perf_event")
 int hwbp_hist(struct bpf_perf_event_data *ctx)
 {
 	struct hwbpi_bpf_key k;
 	__u64 ip = PT_REGS_IP(&ctx->regs);
+
+	if (hwbp_cfg.values)
+		return values(ctx, ip);
 
 	/* The loader's copy of the program for this cookie, not
 	 * bpf_get_attach_cookie(): an inherited event has its parent's
