@@ -29,6 +29,7 @@
 
 #include "backend_linux.h"
 #include "bpf.h"
+#include "kcore.h"
 #include "ksyms.h"
 #include "linux.h"
 #include "perf.h"
@@ -411,6 +412,56 @@ static struct hwbpi_bpf *bpf_begin(struct hwbp_trace_session *s, enum hwbpi_kind
 	return b;
 }
 
+/* Trace mode in the kernel scope with the bpf backend: the values
+ * program, which reads each hit's watched bytes, or NULL and a note why
+ * not (then the events carry no values). */
+static struct hwbpi_bpf *values_begin(struct hwbp_trace_session *s)
+{
+	uint64_t addr[HWBP_MAX_REQUESTS];
+	unsigned len[HWBP_MAX_REQUESTS];
+	struct hwbpi_bpf *b = NULL;
+	char err[256] = "";
+	int ret;
+
+	/* The program reads the bytes at the trap: after the access only
+	 * where the trap follows it (x86); arm64 and powerpc stop before
+	 * it, and their kernels step over it with no program after. */
+	if (hwbpi_linux_step_over) {
+		hwbpi_note(s, "values: the bpf backend reads the watched bytes at the breakpoint, "
+			   "which on this arch comes before the access: events carry none");
+		return NULL;
+	}
+	for (unsigned i = 0; i < s->t.nw; i++) {
+		addr[i] = s->t.w[i].addr;
+		len[i] = (unsigned)(s->t.w[i].len < 8 ? s->t.w[i].len : 8);
+	}
+	ret = hwbpi_bpf_open_values(&b, s->t.nw, addr, len, hwbpi_perf_ncpus(), err, sizeof(err));
+	if (ret) {
+		hwbpi_note(s, "values: cannot read the watched bytes in the kernel (%s): events carry "
+			   "none", err[0] ? err : hwbp_errno_name(ret));
+		return NULL;
+	}
+	/* Each watch's bytes now, as GDB reads a watch's value when it sets
+	 * it: the first hit's "before".  Without /proc/kcore (lockdown, no
+	 * CONFIG_PROC_KCORE) the first hit has none, which the note says. */
+	for (unsigned i = 0; i < s->t.nw; i++) {
+		uint8_t bytes[8];
+		uint64_t v = 0;
+
+		ret = hwbpi_kcore_read(NULL, addr[i], bytes, len[i]);
+		if (ret) {
+			hwbpi_note(s, "values: /proc/kcore: %s: a watch's first hit has no value before "
+				   "it", hwbp_errno_name(ret));
+			break;
+		}
+		for (unsigned k = 0; k < len[i]; k++)
+			v |= (uint64_t)bytes[k] << (8 * k);
+		if (hwbpi_bpf_seed(b, i, v, err, sizeof(err)))
+			break;
+	}
+	return b;
+}
+
 /* ------------------------------------------------------------ notes */
 
 static void kinds_notes(struct hwbp_trace_session *s, const struct hwbpi_perf_result *res)
@@ -508,11 +559,13 @@ int hwbpi_trace_counted(struct hwbp_trace_session *s, bool kernel, void *state, 
 			   "counts by function)");
 	else if (want_bpf && !s->mode.trace && !s->t.stack_depth)
 		po.bpf = b = bpf_begin(s, po.kinds);
+	else if (want_bpf && s->mode.trace && kernel)
+		po.values_bpf = b = values_begin(s);
 	if (kernel)
 		ret = hwbpi_perf_kernel(&s->t, &s->cpu, s->argv, &po, res, err, sizeof(err));
 	else
 		ret = hwbpi_perf_trace(&s->t, &s->cpu, pid, started, &po, res, err, sizeof(err));
-	if (ret == 0 && b)
+	if (ret == 0 && po.bpf)
 		ret = bpf_finish(s, b, res);
 	hwbpi_bpf_close(b);
 	if (ret)
@@ -523,7 +576,7 @@ int hwbpi_trace_counted(struct hwbp_trace_session *s, bool kernel, void *state, 
 	}
 	kinds_notes(s, res);
 	stack_notes(s, kernel, want_bpf, res);
-	if (!b)
+	if (!po.bpf)
 		loss_note(s, &po, res);
 	return 0;
 }

@@ -48,20 +48,55 @@ static void ring_copy(const struct ring *r, uint64_t pos, void *dst, size_t len)
 	memcpy((unsigned char *)dst + first, data, len - first);
 }
 
+/* Values: the record of this CPU's output event (id, u32 size, then the
+ * struct hwbpi_bpf_rec), kept for the hit's sample that follows it. */
+static void values_record(struct ring *r, uint64_t at, size_t len)
+{
+	uint32_t size;
+
+	r->vrec_ok = false;
+	if (len < 8 + 4 + sizeof(r->vrec))
+		return;
+	ring_copy(r, at + 8, &size, sizeof(size));
+	if (size < sizeof(r->vrec))
+		return;
+	ring_copy(r, at + 12, r->vrec, sizeof(r->vrec));
+	r->vrec_ok = true;
+}
+
 /* The sample of @len bytes at ring offset @at (after its header): the
- * fixed fields, and with --stack the whole record for its callers. */
+ * fixed fields, and with --stack the whole record for its callers; or
+ * the values record before a hit's sample. */
 static void sample(struct sess *s, struct ring *r, uint64_t at, size_t len)
 {
-	uint64_t rec[6], callers[HWBPI_STACK_MAX];
+	uint64_t rec[V_N] = { 0 }, callers[HWBPI_STACK_MAX];
 	unsigned n = 0;
 
 	if (s->cg) {
 		ring_copy(r, at, s->rec, len);
-		memcpy(rec, s->rec, sizeof(rec));
-		n = hwbpi_pf_sample_callers(s, s->rec, len, callers);
+		memcpy(rec, s->rec, V_NREC * sizeof(*rec));
 	} else {
-		ring_copy(r, at, rec, sizeof(rec));
+		ring_copy(r, at, rec, V_NREC * sizeof(*rec));
 	}
+	if (s->vbpf && rec[V_ID] == r->vid) {
+		values_record(r, at, len);
+		return;
+	}
+	/* The record just before it is this hit's if it is of the same IP
+	 * (the program ran on this event's overflow, then perf wrote the
+	 * sample: nothing comes between on one CPU). */
+	if (r->vrec_ok && r->vrec[0] == rec[V_IP]) {
+		uint32_t wf[2];   /* watch, flags */
+
+		memcpy(wf, &r->vrec[3], sizeof(wf));
+		rec[V_VALUE] = r->vrec[1];
+		rec[V_OLD] = r->vrec[2];
+		rec[V_VWATCH] = wf[0];
+		rec[V_VFLAGS] = wf[1];
+	}
+	r->vrec_ok = false;
+	if (s->cg)
+		n = hwbpi_pf_sample_callers(s, s->rec, len, callers);
 	hwbpi_pf_kind_sample(s, r, rec, callers, n);
 }
 
@@ -95,7 +130,9 @@ static void drain(struct sess *s, struct ring *r)
 			}
 		} else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 2 * 8) {
 			ring_copy(r, tail + sizeof(h), rec, 2 * 8);   /* id, lost */
-			s->res->lost += rec[1];
+			/* (the values' records lost are no hit's) */
+			if (!s->vbpf || rec[0] != r->vid)
+				s->res->lost += rec[1];
 		}
 		tail += h.size;
 	}
@@ -246,6 +283,7 @@ static int sess_start(struct sess *s, struct hwbpi_tracer *t, const struct hwbp_
 	s->kernel = o->kernel;
 	s->cpus = o->cpus;
 	s->bpf = o->bpf;
+	s->vbpf = o->sampling && !o->bpf ? o->values_bpf : NULL;
 	/* The self-test watches a user-space store; kernel scope does not
 	 * depend on user-space breakpoints (QEMU's powerpc never fires them,
 	 * and its kernel ones work). */

@@ -119,6 +119,10 @@ struct hwbpi_perf_opts {
 	enum hwbpi_kinds kinds;           /* split RW pieces into kind events */
 	struct hwbpi_bpf *bpf;            /* histogram mode: count in this BPF
 					     program's maps, no samples (NULL: sample) */
+	struct hwbpi_bpf *values_bpf;     /* trace mode, kernel scope: this program
+					     of hwbpi_bpf_open_values() on every
+					     event, and each CPU's output event in
+					     its ring: samples carry the values */
 	/* --stack (t->stack_depth > 0; sampling without bpf): how the
 	 * callers are found (tracer/unwind.h); 0: the default.  Kernel
 	 * scope takes the kernel's callchain whatever this says. */

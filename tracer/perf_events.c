@@ -238,9 +238,12 @@ void hwbpi_perf_abort(pid_t pid)
 
 void hwbpi_pf_sess_close(struct sess *s)
 {
-	for (unsigned i = 0; s->ring && i < s->ncpus; i++)
+	for (unsigned i = 0; s->ring && i < s->ncpus; i++) {
 		if (s->ring[i].base)
 			munmap(s->ring[i].base, s->ring[i].map_len);
+		if (s->ring[i].vfd >= 0)
+			close(s->ring[i].vfd);
+	}
 	for (unsigned i = 0; i < s->nev; i++)
 		close(s->ev[i].fd);
 	free(s->ring);
@@ -502,6 +505,9 @@ static void fill_attr(const struct sess *s, struct perf_event_attr *a, const str
 		 * (hw_breakpoint_parse()), and counts a user-mode hit of the
 		 * same address nowhere (perf_exclude_event()). */
 		a->exclude_user = 1;
+		/* Values: enabled once every CPU's output event is in place
+		 * (open_outputs()), so that no hit comes without its record. */
+		a->disabled = s->vbpf != NULL;
 	} else {
 		/* User space only: perf_event_paranoid 2 allows nothing else to
 		 * an unprivileged user, and the watches are the program's. */
@@ -641,7 +647,64 @@ static int attach(struct sess *s, int fd, unsigned k, unsigned cpu, unsigned pag
 		ret = hwbpi_bpf_attach(s->bpf, fd, s->pc[k].watch, s->pc[k].tag, err, n);
 	else if (ret == 0 && o->sampling)
 		ret = attach_ring(s, fd, cpu, pages, err, n);
+	if (ret == 0 && s->vbpf)
+		ret = hwbpi_bpf_attach(s->vbpf, fd, s->pc[k].watch, s->pc[k].tag, err, n);
 	return ret;
+}
+
+/*
+ * Values (s->vbpf): each CPU with a ring gets an output event of the
+ * program's records, writing into that ring (PERF_EVENT_IOC_SET_OUTPUT:
+ * same CPU, same clock, kernel/events/core.c perf_event_set_output()), so
+ * a hit's record and its sample are neighbours; then the breakpoint
+ * events, opened disabled, are enabled.  The output events are enabled
+ * from the start:
+ * bpf_perf_event_output() drops a record for an event not active on the
+ * CPU (__bpf_perf_event_output(): -EOPNOTSUPP), and it has no record
+ * until a breakpoint fires.
+ */
+static int open_outputs(struct sess *s, char *err, size_t n)
+{
+	for (unsigned c = 0; c < s->ncpus; c++) {
+		struct ring *r = &s->ring[c];
+		struct perf_event_attr a;
+		int fd, ret;
+
+		if (r->fd < 0)
+			continue;
+		memset(&a, 0, sizeof(a));
+		a.type = PERF_TYPE_SOFTWARE;
+		a.size = sizeof(a);
+		a.config = PERF_COUNT_SW_BPF_OUTPUT;
+		a.sample_period = 1;
+		a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_RAW;
+		a.wakeup_events = DEFAULT_WAKEUP;
+		fd = hwbpi_pf_event_open(&a, -1, (int)c);
+		if (fd < 0) {
+			hwbpi_say(err, n, "perf: the values' output event on CPU %u: %s", c,
+			    hwbp_errno_name(fd));
+			return fd;
+		}
+		r->vfd = fd;
+		if (ioctl(fd, PERF_EVENT_IOC_ID, &r->vid) < 0)
+			r->vid = UINT64_MAX - s->nev - c;
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0) {
+			ret = -errno;
+			hwbpi_say(err, n, "perf: the values' output event on CPU %u: "
+			    "PERF_EVENT_IOC_SET_OUTPUT: %s", c, hwbp_errno_name(ret));
+			return ret;
+		}
+		if ((ret = hwbpi_bpf_set_output(s->vbpf, c, fd, err, n)))
+			return ret;
+	}
+	for (unsigned i = 0; i < s->nev; i++)
+		if (ioctl(s->ev[i].fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+			int ret = -errno;
+
+			hwbpi_say(err, n, "perf: PERF_EVENT_IOC_ENABLE: %s", hwbp_errno_name(ret));
+			return ret;
+		}
+	return 0;
 }
 
 int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads,
@@ -677,7 +740,7 @@ int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads,
 			return -ENOMEM;
 		}
 		for (unsigned c = 0; c < s->ncpus; c++)
-			s->ring[c].fd = -1;
+			s->ring[c].fd = s->ring[c].vfd = -1;
 	}
 	for (unsigned k = 0; k < s->npc && ret == 0; k++) {
 		const struct piece *p = &s->pc[k];
@@ -710,6 +773,8 @@ int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads,
 		}
 	}
 	free(tids);
+	if (ret == 0 && s->vbpf)
+		ret = open_outputs(s, err, n);
 	s->res->events = s->nev;
 	return ret;
 }

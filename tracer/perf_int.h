@@ -36,15 +36,27 @@ struct event {
 	uint64_t id;            /* PERF_EVENT_IOC_ID */
 };
 
+/* A sample's fields: the record's, in PERF_RECORD_SAMPLE order for our
+ * sample_type, then those a values program's record gave it (V_VFLAGS 0:
+ * none; tracer/bpf_abi.h). */
+enum { V_ID, V_IP, V_TID, V_TIME, V_ADDR, V_CPU, V_NREC, V_VALUE = V_NREC, V_OLD, V_VFLAGS,
+       V_VWATCH, V_N };
+
 struct ring {
 	int fd;                 /* the event that owns the buffer, or -1 */
 	void *base;
 	size_t map_len;
 	uint64_t off, size;     /* data area in the mapping */
+	/* values (s->vbpf): this CPU's output event, and its last record,
+	 * waiting for the hit's sample that comes next */
+	int vfd;
+	uint64_t vid;
+	bool vrec_ok;
+	uint64_t vrec[4];       /* struct hwbpi_bpf_rec: ip, value, old, watch | flags << 32 */
 	/* twin split: a sample of an RW piece or its twin waiting for the
 	 * other of the same access (the next sample of this CPU's ring) */
 	bool pending;
-	uint64_t pend[6];
+	uint64_t pend[V_N];
 	unsigned pend_n;        /* its callers (--stack) */
 	uint64_t pend_callers[HWBPI_STACK_MAX];
 };
@@ -66,6 +78,8 @@ struct sess {
 	bool kernel;            /* kernel scope: pid -1, per CPU, exclude_user */
 	const bool *cpus;       /* kernel scope: CPUs to watch (NULL: online ones) */
 	struct hwbpi_bpf *bpf;  /* count in BPF maps: no rings */
+	struct hwbpi_bpf *vbpf; /* values (trace mode, kernel scope): a program in
+				 * values mode on every event, the rings as usual */
 	/* --stack (t->stack_depth > 0 while sampling): how the samples carry
 	 * the callers, and the unwinder of dwarf mode */
 	enum hwbpi_callgraph cg;   /* 0: no stacks */
@@ -122,8 +136,8 @@ int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads, bool enable_o
  * -ENOMEM. */
 int hwbpi_pf_split_kinds(struct sess *s, const struct hwbp_caps *caps,
 			 const struct hwbpi_perf_opts *o, char *err, size_t n);
-/* A sample of piece @p (record @v: identifier, ip, pid/tid, time, addr,
- * cpu; @n @callers with --stack) from ring @r: the twin pairing, then
+/* A sample of piece @p (record @v[V_N]: identifier, ip, pid/tid, time,
+ * addr, cpu, then its values; @n @callers with --stack) from ring @r: the twin pairing, then
  * hwbpi_tracer_hit() (hwbpi_tracer_hit_frames() with --stack). */
 void hwbpi_pf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v,
 			  const uint64_t *callers, unsigned n);

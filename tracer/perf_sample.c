@@ -25,11 +25,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bpf_abi.h"
 #include "linux.h"
 #include "perf_int.h"
-
-/* Record fields, in PERF_RECORD_SAMPLE order for our sample_type. */
-enum { V_ID, V_IP, V_TID, V_TIME, V_ADDR, V_CPU };
 
 static const struct event *find_event(struct sess *s, uint64_t id)
 {
@@ -41,6 +39,24 @@ static const struct event *find_event(struct sess *s, uint64_t id)
 			return &s->ev[i];
 		}
 	return NULL;
+}
+
+/* The values a values program read for the sample @v (V_VFLAGS), if
+ * they are of watch @wi: the bytes after the access (the program runs at
+ * x86's trap, after it) and, for a write, those the previous hit left
+ * (trace.h's value and old, as the ptrace backend gives them). */
+static void set_values(struct hwbp_trace_event *ev, const struct hwbpi_watch *w, unsigned wi,
+		       const uint64_t *v)
+{
+	if (!(v[V_VFLAGS] & HWBPI_BPF_REC_VALUE) || v[V_VWATCH] != wi)
+		return;
+	ev->vsize = (uint8_t)(w->len < 8 ? w->len : 8);
+	ev->value = v[V_VALUE];
+	ev->vflags = HWBP_EV_VALUE;
+	if (ev->kind == HWBP_W && (v[V_VFLAGS] & HWBPI_BPF_REC_OLD)) {
+		ev->old = v[V_OLD];
+		ev->vflags |= HWBP_EV_OLD;
+	}
 }
 
 /* One event of the tracer from a sample of piece @pi with @kind known
@@ -74,6 +90,14 @@ static void emit(struct sess *s, unsigned pi, const uint64_t *v, unsigned kind,
 		ev.kind = 0;                 /* a sample does not say read or write */
 		ev.kind_how = HWBP_KIND_UNKNOWN;
 	}
+	/* Values that changed: a write, whatever the sample could not say
+	 * (x86 RW watches without kind events), as the ptrace backend
+	 * tells it from its shadow. */
+	if (!ev.kind && (v[V_VFLAGS] & HWBPI_BPF_REC_OLD) && v[V_VWATCH] == p->watch &&
+	    v[V_OLD] != v[V_VALUE]) {
+		ev.kind = HWBP_W;
+		ev.kind_how = HWBP_KIND_VALUE;
+	}
 	/* An access of a kind the watch does not want (a read of a -w- watch
 	 * widened to RW; a store of an r-- watch seen by its twin) is not
 	 * the watch's hit. */
@@ -81,6 +105,7 @@ static void emit(struct sess *s, unsigned pi, const uint64_t *v, unsigned kind,
 		s->t->filtered++;
 		return;
 	}
+	set_values(&ev, w, p->watch, v);
 	if (s->cg)
 		hwbpi_tracer_hit_frames(s->t, &ev, callers, n);
 	else
@@ -134,10 +159,16 @@ void hwbpi_pf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v,
 
 		if (q >= 0 && s->pc[q].twin == (int)e->piece && r->pend[V_TID] == v[V_TID] &&
 		    r->pend[V_IP] == v[V_IP]) {
+			uint64_t both[V_N];
+
 			r->pending = false;
-			/* one access: the two samples' callers are the same */
-			emit(s, p->tag ? (unsigned)q : e->piece, p->tag ? r->pend : v, HWBP_W,
-			     callers, n);
+			/* One access: the two samples' callers are the same.  Its
+			 * values are the first sample's: the program ran twice,
+			 * and the second run's "before" is the first's "after". */
+			memcpy(both, p->tag ? r->pend : v, sizeof(both));
+			both[V_OLD] = r->pend[V_OLD];
+			both[V_VFLAGS] = r->pend[V_VFLAGS];
+			emit(s, p->tag ? (unsigned)q : e->piece, both, HWBP_W, callers, n);
 			return;
 		}
 		hwbpi_pf_kind_flush(s, r);
