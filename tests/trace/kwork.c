@@ -12,6 +12,10 @@
  *   kwork fork K       K x {fork; the child _exit(0)s; waitpid}
  *   kwork sysinfo S    S x sysinfo(2)
  *   kwork loadavg L    L x {open /proc/loadavg, one read, close}
+ *   kwork pidmax V...  one read of /proc/sys/kernel/pid_max (its value P),
+ *                      then one write(2) of each V in turn, then one of P:
+ *                      pid_max is P again at the end (a workload whose
+ *                      writes change the value: "pidmax P V... P")
  *   kwork sleep MS     sleep (a command that bounds a trace)
  *   kwork slots ADDR   kernel-mode W breakpoints on ADDR on CPU 0, opened
  *                      until the kernel refuses one: prints how many it
@@ -97,6 +101,46 @@ static int sysctl(unsigned long n, unsigned long m)
 		close(fd);
 	}
 	printf("sysctl reads %lu writes %lu\n", n + (m && n == 0 ? 1 : 0), m);
+	return 0;
+}
+
+static int write_once(const char *path, const char *v)
+{
+	int fd = open(path, O_WRONLY);
+	size_t len = strlen(v);
+	ssize_t w;
+
+	if (fd < 0)
+		return -1;
+	w = write(fd, v, len);
+	close(fd);
+	return w == (ssize_t)len ? 0 : -1;
+}
+
+static int pidmax(int n, char **v)
+{
+	const char *path = "/proc/sys/kernel/pid_max";
+	char was[64];
+	int i;
+
+	if (read_once(path, was, sizeof(was)))
+		return die(path);
+	was[strcspn(was, "\n")] = '\0';
+	for (i = 0; i < n; i++)
+		if (write_once(path, v[i])) {
+			int e = errno;
+
+			/* the value it had, whatever failed */
+			write_once(path, was);
+			errno = e;
+			return die(v[i]);
+		}
+	if (write_once(path, was))
+		return die(path);
+	printf("pidmax %s", was);
+	for (i = 0; i < n; i++)
+		printf(" %s", v[i]);
+	printf(" %s\n", was);
 	return 0;
 }
 
@@ -199,6 +243,8 @@ int main(int argc, char **argv)
 		printf("loadavg %lu\n", l);
 		return 0;
 	}
+	if (argc >= 3 && !strcmp(argv[1], "pidmax"))
+		return pidmax(argc - 2, argv + 2);
 	if (argc == 3 && !strcmp(argv[1], "sleep")) {
 		unsigned long ms = num(argv[2]);
 		struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
@@ -211,7 +257,7 @@ int main(int argc, char **argv)
 		return slots(num(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "bpfprogs"))
 		return bpfprogs();
-	fprintf(stderr, "usage: kwork sysctl N M | fork K | sysinfo S | loadavg L | sleep MS | "
-		"slots ADDR | bpfprogs\n");
+	fprintf(stderr, "usage: kwork sysctl N M | fork K | sysinfo S | loadavg L | pidmax V... | "
+		"sleep MS | slots ADDR | bpfprogs\n");
 	return 2;
 }
