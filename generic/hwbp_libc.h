@@ -29,15 +29,11 @@
 #include <linux/limits.h>
 #include <linux/string.h>
 #include <linux/types.h>
-/* The <stdint.h> macros the core uses, from the kernel's own. */
-#ifndef UINT32_MAX
-#define UINT32_MAX U32_MAX
-#endif
-#ifndef UINT64_MAX
-#define UINT64_MAX U64_MAX
-#endif
-#ifndef UINT64_C
-#define UINT64_C(c) c##ULL
+#include <hwbp/hwbp.h>   /* the <stdint.h> macros, from the kernel's */
+/* The C library's second name for EOPNOTSUPP (glibc's <bits/errno.h>),
+ * which the kernel does not define. */
+#ifndef ENOTSUP
+#define ENOTSUP EOPNOTSUPP
 #endif
 #elif defined(HWBP_FREESTANDING)
 /* Linux's values (include/uapi/asm-generic/errno-base.h and errno.h; the

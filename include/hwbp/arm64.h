@@ -22,8 +22,10 @@
 #ifndef HWBP_ARM64_H
 #define HWBP_ARM64_H
 
+#ifndef __KERNEL__   /* a Linux module: <hwbp/hwbp.h> takes <linux/types.h> */
 #include <stdbool.h>
 #include <stdint.h>
+#endif
 
 #include <hwbp/hwbp.h>
 

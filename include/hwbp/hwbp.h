@@ -75,7 +75,18 @@
 #define HWBP_HWBP_H
 
 #ifdef __KERNEL__
-#include <linux/types.h>   /* a Linux module: bool, size_t, uint64_t... */
+#include <linux/limits.h>  /* a Linux module: U64_MAX... */
+#include <linux/types.h>   /* bool, size_t, uint64_t... */
+/* The <stdint.h> macros hwbp's headers and core use, from the kernel's. */
+#ifndef UINT32_MAX
+#define UINT32_MAX U32_MAX
+#endif
+#ifndef UINT64_MAX
+#define UINT64_MAX U64_MAX
+#endif
+#ifndef UINT64_C
+#define UINT64_C(c) c##ULL
+#endif
 #else
 #include <stdbool.h>
 #include <stddef.h>

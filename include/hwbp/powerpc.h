@@ -16,8 +16,10 @@
 #ifndef HWBP_POWERPC_H
 #define HWBP_POWERPC_H
 
+#ifndef __KERNEL__   /* a Linux module: <hwbp/hwbp.h> takes <linux/types.h> */
 #include <stdbool.h>
 #include <stdint.h>
+#endif
 
 #include <hwbp/hwbp.h>
 

@@ -14,8 +14,10 @@
 #ifndef HWBP_X86_H
 #define HWBP_X86_H
 
+#ifndef __KERNEL__   /* a Linux module: <hwbp/hwbp.h> takes <linux/types.h> */
 #include <stdbool.h>
 #include <stdint.h>
+#endif
 
 #include <hwbp/hwbp.h>
 
