@@ -22,6 +22,6 @@ while IFS= read -r f; do
   if [ -n "$hits" ]; then
     echo "$f names an architecture:"; printf '%s\n' "$hits" | sed 's/^/  /' | head -5; fail=1
   fi
-done < <(find generic sim tracer cli -name '*.c' -o -name '*.h' -o -name '*.def' | sort)
+done < <(find generic sim tracer cli kernel -name '*.c' -o -name '*.h' -o -name '*.def' | sort)
 [ $fail = 0 ] && echo "$n files outside arch/: no architecture named but in the arch and model tables"
 exit $fail
