@@ -446,7 +446,6 @@ static struct hwbpi_bpf *values_begin(struct hwbp_trace_session *s)
 	 * CONFIG_PROC_KCORE) the first hit has none, which the note says. */
 	for (unsigned i = 0; i < s->t.nw; i++) {
 		uint8_t bytes[8];
-		uint64_t v = 0;
 
 		ret = hwbpi_kcore_read(NULL, addr[i], bytes, len[i]);
 		if (ret) {
@@ -454,9 +453,7 @@ static struct hwbpi_bpf *values_begin(struct hwbp_trace_session *s)
 				   "it", hwbp_errno_name(ret));
 			break;
 		}
-		for (unsigned k = 0; k < len[i]; k++)
-			v |= (uint64_t)bytes[k] << (8 * k);
-		if (hwbpi_bpf_seed(b, i, v, err, sizeof(err)))
+		if (hwbpi_bpf_seed(b, i, hwbpi_value_of_bytes(bytes, len[i]), err, sizeof(err)))
 			break;
 	}
 	return b;

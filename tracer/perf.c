@@ -60,7 +60,7 @@ static void values_record(struct ring *r, uint64_t at, size_t len)
 	ring_copy(r, at + 8, &size, sizeof(size));
 	if (size < sizeof(r->vrec))
 		return;
-	ring_copy(r, at + 12, r->vrec, sizeof(r->vrec));
+	ring_copy(r, at + 12, &r->vrec, sizeof(r->vrec));
 	r->vrec_ok = true;
 }
 
@@ -85,14 +85,11 @@ static void sample(struct sess *s, struct ring *r, uint64_t at, size_t len)
 	/* The record just before it is this hit's if it is of the same IP
 	 * (the program ran on this event's overflow, then perf wrote the
 	 * sample: nothing comes between on one CPU). */
-	if (r->vrec_ok && r->vrec[0] == rec[V_IP]) {
-		uint32_t wf[2];   /* watch, flags */
-
-		memcpy(wf, &r->vrec[3], sizeof(wf));
-		rec[V_VALUE] = r->vrec[1];
-		rec[V_OLD] = r->vrec[2];
-		rec[V_VWATCH] = wf[0];
-		rec[V_VFLAGS] = wf[1];
+	if (r->vrec_ok && r->vrec.ip == rec[V_IP]) {
+		rec[V_VALUE] = r->vrec.value;
+		rec[V_OLD] = r->vrec.old;
+		rec[V_VWATCH] = r->vrec.watch;
+		rec[V_VFLAGS] = r->vrec.flags;
 	}
 	r->vrec_ok = false;
 	if (s->cg)

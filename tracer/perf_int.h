@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "bpf_abi.h"
 #include "perf.h"
 #include "unwind.h"
 
@@ -52,7 +53,7 @@ struct ring {
 	int vfd;
 	uint64_t vid;
 	bool vrec_ok;
-	uint64_t vrec[4];       /* struct hwbpi_bpf_rec: ip, value, old, watch | flags << 32 */
+	struct hwbpi_bpf_rec vrec;
 	/* twin split: a sample of an RW piece or its twin waiting for the
 	 * other of the same access (the next sample of this CPU's ring) */
 	bool pending;

@@ -250,17 +250,6 @@ static const struct hwbp_regs *thr_regs(struct loop *L, struct thr *th)
 	return &L->regs;
 }
 
-/* The first @len bytes at @b (at most 8) as an event's value: byte k in
- * bits 8k..8k+7 (trace.h: little-endian in the low bytes). */
-static uint64_t le_bytes(const uint8_t *b, uint64_t len)
-{
-	uint64_t v = 0;
-
-	for (unsigned k = 0; k < len && k < 8; k++)
-		v |= (uint64_t)b[k] << (8 * k);
-	return v;
-}
-
 /* Where the hit is stepped over: the hit watches' bytes before the
  * access, read at the trap (the exception comes before it). */
 static void read_pre(struct loop *L, struct thr *th)
@@ -271,7 +260,7 @@ static void read_pre(struct loop *L, struct thr *th)
 
 		if (w->req >= 0 && (th->hit_req & (UINT64_C(1) << w->req)) &&
 		    hwbpi_pt_read_mem(th->tid, watch_addr(th, w), b, w->len < 8 ? w->len : 8) == 0)
-			th->pre[i] = le_bytes(b, w->len);
+			th->pre[i] = hwbpi_value_of_bytes(b, w->len);
 	}
 }
 
@@ -349,8 +338,9 @@ static void emit(struct loop *L, struct thr *th)
 				 * stepped over, else the bytes at the last hit
 				 * (the trap came after the access). */
 				got = true;
-				val[0] = le_bytes(L->cur, w->len);
-				val[1] = hwbpi_linux_step_over ? th->pre[i] : le_bytes(sh, w->len);
+				val[0] = hwbpi_value_of_bytes(L->cur, w->len);
+				val[1] = hwbpi_linux_step_over ? th->pre[i]
+							       : hwbpi_value_of_bytes(sh, w->len);
 				memcpy(sh, L->cur, w->len);
 			}
 			memset(&ev, 0, sizeof(ev));

@@ -70,6 +70,18 @@ struct hwbpi_tracer {
 	struct hwbpi_stacks *stacks;         /* the interned stacks (stacks.c), or NULL */
 };
 
+/* The first @len bytes at @b (at most 8) as an event's value: byte k in
+ * bits 8k..8k+7 (trace.h: little-endian in the low bytes), whatever the
+ * host's byte order. */
+static inline uint64_t hwbpi_value_of_bytes(const uint8_t *b, uint64_t len)
+{
+	uint64_t v = 0;
+
+	for (unsigned k = 0; k < len && k < 8; k++)
+		v |= (uint64_t)b[k] << (8 * k);
+	return v;
+}
+
 /* The value of hex digit @c (0-9, a-f, A-F), or -1: symbol maps and lackey
  * traces, parsed by hand so that no sign, prefix or blank slips through
  * (inline: it runs per byte of a trace). */
