@@ -12,6 +12,8 @@
 #include <hwbp/sim.h>
 #include <hwbp/trace.h>
 
+#include "hist_add.h"
+
 #define HWBPI_TRACE_MAX_CPUS HWBP_SIM_MAX_CPUS
 
 /* One watched entry (a breakpoint of the histogram). */
@@ -190,16 +192,7 @@ uint64_t hwbpi_tracer_hits(const struct hwbpi_tracer *t);
  */
 uint64_t hwbpi_tracer_drain_every(const struct hwbpi_tracer *t, uint64_t most);
 
-/*
- * Counts gathered elsewhere (an in-kernel histogram read at the end):
- * hwbpi_hist_add_n - @n hits of (@func, @kind) for breakpoint @bp at once,
- * into its entry, a new one, or its overrun (as @n hwbp_hist_add() calls
- * would); hwbpi_hist_overrun - @n hits that found no entry.  Not on a hit
- * path; one writer at a time.
- */
-bool hwbpi_hist_add_n(struct hwbp_hist *h, unsigned bp, uint64_t func, unsigned kind,
-		      uint64_t n);
-void hwbpi_hist_overrun(struct hwbp_hist *h, unsigned bp, uint64_t n);
+/* (hwbpi_hist_add_n, hwbpi_hist_overrun: hist_add.h) */
 
 /*
  * hwbpi_hist_print_col - hwbp_hist_print_flags() with one more column

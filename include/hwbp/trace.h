@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <hwbp/hist.h>
 #include <hwbp/hwbp.h>
 
 #ifdef __cplusplus
@@ -217,20 +218,6 @@ struct hwbp_trace_event {
 /* ------------------------------------------------------------------ */
 /* Histograms: per breakpoint, n preallocated (function, kind) entries. */
 /* ------------------------------------------------------------------ */
-struct hwbp_hist_entry {
-	uint64_t func;       /* function start address; a hit in no function: its
-			      * IP (printed "libfoo.so+0xOFF" or 0xADDR); 0: not known */
-	uint8_t kind;
-	uint64_t count;
-};
-
-struct hwbp_hist {
-	unsigned nbp, n;
-	struct hwbp_hist_entry *e;   /* nbp * n entries */
-	unsigned *used;              /* per breakpoint: entries in use */
-	uint64_t *overrun;           /* per breakpoint: hits that found no entry */
-	uint64_t *hits;              /* per breakpoint: all hits */
-};
 
 /*
  * hwbp_hist_init - allocate (at setup) @nbp histograms of @n entries.
@@ -239,14 +226,7 @@ struct hwbp_hist {
 int hwbp_hist_init(struct hwbp_hist *h, unsigned nbp, unsigned n);
 void hwbp_hist_fini(struct hwbp_hist *h);
 
-/*
- * hwbp_hist_add - count one hit of breakpoint @bp in function @func with
- * @kind.  Allocation-free; a hit whose (func, kind) has no entry when all
- * n are used increments that breakpoint's overrun counter.  Returns true
- * when the hit was counted in an entry; false for an overrun hit and for a
- * bad @bp or @kind (ignored).  One writer at a time (the backend's hit path).
- */
-bool hwbp_hist_add(struct hwbp_hist *h, unsigned bp, uint64_t func, unsigned kind);
+/* (hwbp_hist_add, the hit path: <hwbp/hist.h>) */
 
 /*
  * hwbp_hist_print - the histogram as a table ("Access_Type Symbol Function
