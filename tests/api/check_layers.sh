@@ -12,8 +12,8 @@ fail=0
 rules=(
   "core|generic arch/x86 arch/arm64 arch/powerpc|generic|hwbp.h x86.h arm64.h powerpc.h glue.h"
   "sim|sim|sim|hwbp.h x86.h arm64.h powerpc.h sim.h"
-  "trace|tracer|tracer|hwbp.h sim.h trace.h"
-  "cli|cli|cli|hwbp.h sim.h trace.h"
+  "trace|tracer|tracer|hwbp.h sim.h hist.h trace.h"
+  "cli|cli|cli|hwbp.h sim.h hist.h trace.h"
 )
 # The Linux glue (arch/<a>/linux*.c) is libhwbp-trace's, built from arch/.
 is_linux_glue() { case $1 in arch/*/linux*.c|generic/linux*) return 0 ;; esac; return 1; }
@@ -25,7 +25,7 @@ for r in "${rules[@]}"; do
       [ -e "$f" ] || continue
       n=$((n + 1))
       ok_pubs=$pubs ok_privs="$d $privs"
-      if is_linux_glue "$f"; then ok_pubs="$pubs trace.h"; ok_privs="$d generic tracer"; fi
+      if is_linux_glue "$f"; then ok_pubs="$pubs hist.h trace.h"; ok_privs="$d generic tracer"; fi
       while IFS= read -r line; do
         inc=${line#*include}
         inc=$(printf '%s' "$inc" | sed -E 's/^[[:space:]]*//; s/[[:space:]].*$//')
