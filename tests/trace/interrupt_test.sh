@@ -26,12 +26,14 @@
 #    both backends;
 #  - raise(SIGSTOP) in a -- CMD child stops it until SIGCONT;
 #  - the exit status is the child's: 3, 139 (SIGSEGV), 137 (SIGKILL);
-#  - a 1,000,000-event --trace with the default rings loses nothing
-#    (host only), both backends;
+#  - a 1,000,000-event --trace with the default rings (host only): ptrace
+#    loses nothing; perf's recorded + kernel-dropped samples = 1,000,000;
 #  - perf: samples the kernel drops while hwbp is stopped are counted
 #    exactly (hits + dropped = writes) and the message names --buffer-kb.
-# Every wait is a bounded poll.  Job control (set -m): background jobs
-# then do not ignore SIGINT, and each gets its own process group.
+# Every wait is a bounded poll; a file polled for growth is new to each
+# run (a name per backend), never one a previous run filled.  Job control
+# (set -m): background jobs then do not ignore SIGINT, and each gets its
+# own process group.
 set -euo pipefail
 set -m
 hwbp=$1 src=$2
@@ -226,25 +228,25 @@ done < /proc/$$/status
 [ $hup_ignored = 0 ] || echo "interrupt: SIGHUP is ignored here (nohup): hwbp must ignore it too"
 for b in ptrace perf; do
 for sig in INT TERM HUP; do
-  "$hwbp" trace --backend "$b" -e counter:-w- -- "$tmp/loop" final > "$tmp/c-$sig.out" 2> "$tmp/c-$sig.err" &
+  "$hwbp" trace --backend "$b" -e counter:-w- -- "$tmp/loop" final > "$tmp/c-$b-$sig.out" 2> "$tmp/c-$b-$sig.err" &
   h=$!; pids+=("$h")
-  poll 10 grown "$tmp/c-$sig.out" 20 || bad "$b -- CMD $sig: the child prints nothing"
+  poll 10 grown "$tmp/c-$b-$sig.out" 20 || bad "$b -- CMD $sig: the child prints nothing"
   kill -"$sig" "$h"
   esig=$sig   # the signal that ends the trace
   if [ $sig = HUP ] && [ $hup_ignored = 1 ]; then
-    n=$(lines "$tmp/c-$sig.out")
-    poll 10 grown "$tmp/c-$sig.out" $((n + 20)) && ! gone "$h" ||
+    n=$(lines "$tmp/c-$b-$sig.out")
+    poll 10 grown "$tmp/c-$b-$sig.out" $((n + 20)) && ! gone "$h" ||
       bad "$b -- CMD HUP under nohup: the trace did not go on"
     esig=TERM
     kill -TERM "$h"
   fi
   reap "$h" "$b -- CMD $esig"
   want=$((128 + $(kill -l "$esig")))
-  [ "$rc" = "$want" ] || bad "$b -- CMD $sig: hwbp exited $rc, want $want: $(cat "$tmp/c-$sig.err")"
-  final=$(awk '$1 == "final" { print $2 }' "$tmp/c-$sig.out")
-  w=$(whits "$tmp/c-$sig.out")
+  [ "$rc" = "$want" ] || bad "$b -- CMD $sig: hwbp exited $rc, want $want: $(cat "$tmp/c-$b-$sig.err")"
+  final=$(awk '$1 == "final" { print $2 }' "$tmp/c-$b-$sig.out")
+  w=$(whits "$tmp/c-$b-$sig.out")
   same "$w" "$final" ||
-    bad "$b -- CMD $sig: $w W hits, the child wrote '${final}': $(cat "$tmp/c-$sig.out")"
+    bad "$b -- CMD $sig: $w W hits, the child wrote '${final}': $(cat "$tmp/c-$b-$sig.out")"
 done
 done
 
@@ -298,16 +300,16 @@ reap "$h" "-- CMD stop"
 # --- a second signal hurries: the child that ignores SIGINT is killed ------
 step "a second signal hurries: the child that ignores SIGINT is killed"
 for b in ptrace perf; do
-"$hwbp" trace --backend "$b" -e counter:-w- -- "$tmp/loop" ignore > "$tmp/ign.out" 2> "$tmp/ign.err" & h=$!
+"$hwbp" trace --backend "$b" -e counter:-w- -- "$tmp/loop" ignore > "$tmp/ign-$b.out" 2> "$tmp/ign-$b.err" & h=$!
 pids+=("$h")
-poll 10 grown "$tmp/ign.out" 20 || bad "$b ignore: the child prints nothing"
+poll 10 grown "$tmp/ign-$b.out" 20 || bad "$b ignore: the child prints nothing"
 kill -INT "$h"
-n=$(lines "$tmp/ign.out")
-poll 10 grown "$tmp/ign.out" $((n + 10)) || bad "$b ignore: the child did not run on after SIGINT"
+n=$(lines "$tmp/ign-$b.out")
+poll 10 grown "$tmp/ign-$b.out" $((n + 10)) || bad "$b ignore: the child did not run on after SIGINT"
 kill -INT "$h"
 reap "$h" "$b ignore"
-[ "$rc" = 137 ] || bad "$b ignore: hwbp exited $rc after a second SIGINT, want 137: $(cat "$tmp/ign.err")"
-w=$(whits "$tmp/ign.out"); n=$(last "$tmp/ign.out")
+[ "$rc" = 137 ] || bad "$b ignore: hwbp exited $rc after a second SIGINT, want 137: $(cat "$tmp/ign-$b.err")"
+w=$(whits "$tmp/ign-$b.out"); n=$(last "$tmp/ign-$b.out")
 # (the child prints after every 10th write: SIGKILL may land between the
 # 10th write, a hit, and its line, so up to n + 10)
 [ "$w" -ge "$n" ] && [ "$w" -le $((n + 10)) ] || bad "$b ignore: $w W hits, the child printed $n"
@@ -326,19 +328,33 @@ exit_is 139 -e counter:-w- -- "$tmp/loop" segv
 exit_is 137 -e counter:-w- -- "$tmp/loop" kill
 exit_is 2 -e counter:-w-   # hwbp's own usage error stays 2
 
-# --- 1,000,000 events with the default rings: none lost -------------------
-step "1,000,000 events with the default rings: none lost"
+# --- 1,000,000 events with the default rings: every one accounted for ----
+step "1,000,000 events with the default rings: every one accounted for"
 # Host only: in the TCG guests a million ptrace stops take many minutes
 # (linux_cli_check.sh's 4 KiB-ring drain check runs there instead).
+# ptrace loses none by construction (the target waits at each hit).  perf
+# has no back-pressure: the kernel drops a sample when hwbp's reader is
+# not scheduled before a ring fills (seen on a loaded 2-CPU CI machine:
+# 2392 of 1,000,000).  So for perf the exact part is checked: the samples
+# recorded + the samples the kernel says it dropped = the 1,000,000
+# writes, the --trace file has a line per recorded sample, and a drop is
+# reported with the way out.
 if [ -z "${HWBP_GUEST:-}" ]; then
   for b in perf ptrace; do
     rc=0
     "$hwbp" trace --backend "$b" -e counter:-w- --trace "$tmp/m.txt" -- "$tmp/loop" burst 1000000 \
       > "$tmp/m.out" 2> "$tmp/m.err" || rc=$?
     [ "$rc" = 0 ] || bad "$b 1000000 events: exit $rc: $(cat "$tmp/m.err")"
-    grep -qx 'hwbp: trace: 1000000 events produced, 1000000 recorded, 0 lost' "$tmp/m.err" ||
+    dropped=0
+    if [ "$b" = perf ]; then
+      d=$(sed -nE 's/^hwbp: trace: the kernel dropped ([0-9]+) of 1000000 samples: .*--buffer-kb.*/\1/p' "$tmp/m.err")
+      [ -z "$d" ] || dropped=$d
+      [ "$dropped" = 0 ] || echo "interrupt: perf: the kernel dropped $dropped of 1000000 samples (hwbp's reader starved); accounted for"
+    fi
+    rec=$((1000000 - dropped))
+    grep -qx "hwbp: trace: $rec events produced, $rec recorded, 0 lost" "$tmp/m.err" ||
       bad "$b 1000000 events: $(cat "$tmp/m.err")"
-    [ "$(lines "$tmp/m.txt")" = 1000000 ] || bad "$b 1000000 events: $(lines "$tmp/m.txt") lines"
+    [ "$(lines "$tmp/m.txt")" = "$rec" ] || bad "$b 1000000 events: $(lines "$tmp/m.txt") lines, $rec recorded"
     rm -f "$tmp/m.txt"
   done
 fi
