@@ -8,13 +8,11 @@
  * (register_wide_hw_breakpoint(), kernel/events/hw_breakpoint.c), whose
  * slot accounting (toggle_bp_slot()) refuses what other users hold.
  *
- * Locking: filter_mutex serialises writers and readers of the watch
- * table.  A hit runs only Linux's code (see watch_hits()); a watch is
- * freed only after unregister_wide_hw_breakpoint() of all its pieces
- * returned.  Hits are the events' counts, so a single access that
- * matches two pieces of one watch (x86 reports every matching slot)
- * counts twice: one watch, one count per access, is still to come (with
- * the histogram by function).
+ * Locking: ksym_mutex serialises writers and readers of the watch
+ * table.  A hit runs ksym_hist_hit() where the arch allows a handler of
+ * ours (ksym_arch_handler_ok()), else only Linux's code (see
+ * watch_events()); a watch is freed only after
+ * unregister_wide_hw_breakpoint() of all its pieces returned.
  */
 #include <linux/err.h>
 #include <linux/hw_breakpoint.h>
@@ -26,14 +24,8 @@
 
 #include "ksym.h"
 
-struct kwatch {
-	uint64_t addr, len;
-	unsigned type;                   /* HWBP_R/W/RW/X as asked */
-	struct hwbp_plan plan;
-	struct perf_event *__percpu *bp[HWBP_MAX_PIECES];
-};
-
-static DEFINE_MUTEX(filter_mutex);
+DEFINE_MUTEX(ksym_mutex);
+unsigned ksym_hist_entries = KSYM_HIST_ENTRIES;
 static struct kwatch *watches[KSYM_MAX_WATCH];
 static struct hwbp_cpu model;
 
@@ -42,17 +34,26 @@ int ksym_filter_init(void)
 	return ksym_model(&model);
 }
 
+bool ksym_filter_busy(void)
+{
+	unsigned i;
+
+	for (i = 0; i < KSYM_MAX_WATCH; i++)
+		if (watches[i])
+			return true;
+	return false;
+}
+
 /*
- * No overflow handler of ours: perf's default one (with no ring buffer
- * it writes nothing) and the events' own counts, read when the histogram
- * is.  A handler of ours would hang arm64: its watchpoint handler steps
- * over the access only for the default handler
- * (arch/arm64/kernel/hw_breakpoint.c watchpoint_handler(),
- * is_default_overflow_handler()), else the access traps again and again
- * (a soft lockup, seen in the arm64 guest).  So nothing runs in the
- * exception but Linux's own code.
+ * The events' own counts: every piece's, every CPU's.  Where no handler
+ * of ours may run, the histogram's only source: on arm64 a handler of
+ * ours would hang the kernel, its watchpoint handler stepping over the
+ * access only for perf's default one (arch/arm64/kernel/hw_breakpoint.c
+ * watchpoint_handler(), is_default_overflow_handler()), else the access
+ * traps again and again (a soft lockup, seen in the arm64 guest).  (An
+ * access that matches two pieces counts in both.)
  */
-static s64 watch_hits(const struct kwatch *w)
+static s64 watch_events(const struct kwatch *w)
 {
 	u64 enabled, running;
 	s64 n = 0;
@@ -97,7 +98,8 @@ static int register_pieces(struct kwatch *w)
 		attr.bp_addr = w->plan.piece[i].addr;
 		attr.bp_len = w->plan.piece[i].len;
 		attr.bp_type = bp_type(w->plan.type);
-		w->bp[i] = register_wide_hw_breakpoint(&attr, NULL, w);
+		w->bp[i] = register_wide_hw_breakpoint(&attr, ksym_arch_handler_ok() ?
+						       ksym_hist_hit : NULL, w);
 		if (IS_ERR((void __force *)w->bp[i])) {
 			int ret = PTR_ERR((void __force *)w->bp[i]);
 
@@ -202,16 +204,27 @@ static int add(uint64_t addr, uint64_t len, unsigned type)
 	w = kzalloc(sizeof(*w), GFP_KERNEL);
 	if (!w)
 		return -ENOMEM;
+	w->id = (unsigned)i;
 	w->addr = addr;
 	w->len = len;
 	w->type = type;
+	/* An x86 RW hit does not say whether it read or wrote: '?', as in
+	 * hwbp trace with no twin or value to tell. */
+	w->kind = type == HWBP_W || type == HWBP_X ? type : 0;
+	w->n = ksym_hist_entries;
 	/* The planner's own errors: -EINVAL, -EFAULT (not a kernel
 	 * address), -ERANGE, -ENOSPC (no exact plan in the slots left). */
 	ret = hwbp_plan(&model, &req, pool - used, &w->plan);
 	if (ret == -ERANGE)
 		ret = -ENOSPC;
+	/* (the histograms before the pieces: a hit may come at once) */
 	if (ret == 0)
+		ret = ksym_hist_alloc(w);
+	if (ret == 0) {
 		ret = register_pieces(w);
+		if (ret)
+			ksym_hist_free(w);
+	}
 	if (ret) {
 		kfree(w);
 		return ret;
@@ -223,6 +236,7 @@ static int add(uint64_t addr, uint64_t len, unsigned type)
 static void drop(int i)
 {
 	unregister_pieces(watches[i], watches[i]->plan.n);
+	ksym_hist_free(watches[i]);
 	kfree(watches[i]);
 	watches[i] = NULL;
 }
@@ -236,7 +250,7 @@ int ksym_filter_write(const char *line, size_t n)
 
 	if (ret)
 		return ret;
-	mutex_lock(&filter_mutex);
+	mutex_lock(&ksym_mutex);
 	if (all) {
 		for (i = 0; i < KSYM_MAX_WATCH; i++)
 			if (watches[i])
@@ -250,7 +264,7 @@ int ksym_filter_write(const char *line, size_t n)
 	} else {
 		ret = add(addr, len, type);
 	}
-	mutex_unlock(&filter_mutex);
+	mutex_unlock(&ksym_mutex);
 	return ret;
 }
 
@@ -265,44 +279,32 @@ void ksym_filter_show(struct seq_file *m)
 {
 	int i;
 
-	mutex_lock(&filter_mutex);
+	mutex_lock(&ksym_mutex);
 	for (i = 0; i < KSYM_MAX_WATCH; i++)
 		if (watches[i]) {
 			show_line(m, watches[i]);
 			seq_putc(m, '\n');
 		}
-	mutex_unlock(&filter_mutex);
+	mutex_unlock(&ksym_mutex);
 }
 
-void ksym_hist_show(struct seq_file *m)
+int ksym_filter_hist(struct seq_file *m, bool raw)
 {
-	unsigned k;
-	int i;
+	int ret;
 
-	mutex_lock(&filter_mutex);
-	for (i = 0; i < KSYM_MAX_WATCH; i++) {
-		const struct kwatch *w = watches[i];
-
-		if (!w)
-			continue;
-		show_line(m, w);
-		seq_printf(m, " %s hits %lld pieces", hwbp_type_name(w->plan.type),
-			   (long long)watch_hits(w));
-		for (k = 0; k < w->plan.n; k++)
-			seq_printf(m, " 0x%llx/%llu", (unsigned long long)w->plan.piece[k].addr,
-				   (unsigned long long)w->plan.piece[k].len);
-		seq_putc(m, '\n');
-	}
-	mutex_unlock(&filter_mutex);
+	mutex_lock(&ksym_mutex);
+	ret = ksym_hist_show(m, watches, KSYM_MAX_WATCH, watch_events, raw);
+	mutex_unlock(&ksym_mutex);
+	return ret;
 }
 
 void ksym_filter_clear(void)
 {
 	int i;
 
-	mutex_lock(&filter_mutex);
+	mutex_lock(&ksym_mutex);
 	for (i = 0; i < KSYM_MAX_WATCH; i++)
 		if (watches[i])
 			drop(i);
-	mutex_unlock(&filter_mutex);
+	mutex_unlock(&ksym_mutex);
 }

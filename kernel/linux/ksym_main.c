@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * hwbp_ksym.ko: hwbp's core inside a Linux kernel, and the start of the
- * ksym tracer on it: /sys/kernel/debug/hwbp_ksym/ksym_trace_filter
- * (write a line of ksym.h's ksym_filter_write(), read the watches) and
- * ksym_trace_hist (each watch's hits).  In debugfs, not tracefs: Linux
+ * hwbp_ksym.ko: hwbp's core inside a Linux kernel, and the ksym tracer
+ * on it, in /sys/kernel/debug/hwbp_ksym/: ksym_trace_filter (write a line
+ * of ksym.h's ksym_filter_write(), read the watches), ksym_trace_hist
+ * (the histogram by function, in hwbp trace's layout), ksym_trace_hist_raw
+ * (the same counts for programs), ksym_trace_functions (the function
+ * table, written by user space) and hist_entries (the entries a watch
+ * gets; written while no watch is set).  In debugfs, not tracefs: Linux
  * 6.1 exports no tracefs_create_*() to modules (fs/tracefs/inode.c).  At load, the core
  * checks itself where it now runs: for every CPU preset it plans an
  * unaligned write watch (hwbp_plan(): split into naturally aligned
@@ -13,8 +16,8 @@
  * (-EINVAL, with the preset and step in the kernel log), so that a core
  * miscompiled under the kernel's flags never arms a breakpoint.
  *
- * Context: module init only (process context, may sleep; nothing here
- * does).  The core allocates nothing and takes no lock.
+ * Context: module init and the files' calls (process context).  The core
+ * allocates nothing and takes no lock.
  */
 #include <linux/fs.h>
 #include <linux/init.h>
@@ -133,13 +136,12 @@ static const struct file_operations filter_fops = {
 
 static int hist_show(struct seq_file *m, void *v)
 {
-	ksym_hist_show(m);
-	return 0;
+	return ksym_filter_hist(m, m->private != NULL);
 }
 
 static int hist_open(struct inode *inode, struct file *f)
 {
-	return single_open(f, hist_show, NULL);
+	return single_open(f, hist_show, inode->i_private);
 }
 
 static const struct file_operations hist_fops = {
@@ -150,9 +152,119 @@ static const struct file_operations hist_fops = {
 	.release = single_release,
 };
 
+/* ksym_trace_functions: "> file" (O_TRUNC) empties the table, every
+ * write(2) appends lines (ksym.h); read: how many starts it holds. */
+static int funcs_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&ksym_mutex);
+	seq_printf(m, "%zu\n", ksym_funcs_count());
+	mutex_unlock(&ksym_mutex);
+	return 0;
+}
+
+static int funcs_open(struct inode *inode, struct file *f)
+{
+	int ret;
+
+	if (f->f_mode & FMODE_READ)
+		return single_open(f, funcs_show, NULL);
+	if (f->f_flags & O_TRUNC) {
+		ret = ksym_funcs_reset();
+		if (ret)
+			return ret;
+	}
+	f->private_data = kzalloc(sizeof(struct ksym_frag), GFP_KERNEL);
+	return f->private_data ? 0 : -ENOMEM;
+}
+
+static ssize_t funcs_write(struct file *f, const char __user *ubuf, size_t n, loff_t *pos)
+{
+	char *buf;
+	int ret;
+
+	if (f->f_mode & FMODE_READ)
+		return -EINVAL;   /* (opened for reading and writing) */
+	n = min_t(size_t, n, PAGE_SIZE);
+	buf = memdup_user(ubuf, n);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = ksym_funcs_write(f->private_data, buf, n);
+	kfree(buf);
+	return ret ? ret : (ssize_t)n;
+}
+
+/* A last line with no newline is taken at close; refused, it is logged
+ * (close(2) has no error of its own to give). */
+static int funcs_release(struct inode *inode, struct file *f)
+{
+	struct ksym_frag *frag = f->private_data;
+	int ret;
+
+	if (f->f_mode & FMODE_READ)
+		return single_release(inode, f);
+	if (frag->n) {
+		ret = ksym_funcs_write(frag, "\n", 1);
+		if (ret)
+			pr_warn("hwbp_ksym: ksym_trace_functions: the last line refused at close: %s\n",
+				hwbp_errno_name(ret));
+	}
+	kfree(frag);
+	return 0;
+}
+
+static const struct file_operations funcs_fops = {
+	.owner = THIS_MODULE,
+	.open = funcs_open,
+	.read = seq_read,
+	.write = funcs_write,
+	.llseek = no_llseek,
+	.release = funcs_release,
+};
+
+/* hist_entries: 1 to KSYM_HIST_ENTRIES_MAX, while no watch is set. */
+static int entries_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&ksym_mutex);
+	seq_printf(m, "%u\n", ksym_hist_entries);
+	mutex_unlock(&ksym_mutex);
+	return 0;
+}
+
+static int entries_open(struct inode *inode, struct file *f)
+{
+	return single_open(f, entries_show, NULL);
+}
+
+static ssize_t entries_write(struct file *f, const char __user *ubuf, size_t n, loff_t *pos)
+{
+	unsigned v;
+	int ret = kstrtouint_from_user(ubuf, n, 10, &v);
+
+	if (ret)
+		return ret;
+	if (v == 0 || v > KSYM_HIST_ENTRIES_MAX)
+		return -EINVAL;
+	mutex_lock(&ksym_mutex);
+	if (ksym_filter_busy())
+		ret = -EBUSY;
+	else
+		ksym_hist_entries = v;
+	mutex_unlock(&ksym_mutex);
+	return ret ? ret : (ssize_t)n;
+}
+
+static const struct file_operations entries_fops = {
+	.owner = THIS_MODULE,
+	.open = entries_open,
+	.read = seq_read,
+	.write = entries_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 static int __init hwbp_ksym_init(void)
 {
-	struct dentry *f1, *f2;
+	struct dentry *f[5];
 	const char *name;
 	unsigned i, n = 0;
 	int ret;
@@ -173,14 +285,18 @@ static int __init hwbp_ksym_init(void)
 	/* (debugfs' create calls return an ERR_PTR on failure, and take
 	 * one as the parent, doing nothing: checked once, at the end) */
 	dir = debugfs_create_dir("hwbp_ksym", NULL);
-	f1 = debugfs_create_file("ksym_trace_filter", 0644, dir, NULL, &filter_fops);
-	f2 = debugfs_create_file("ksym_trace_hist", 0444, dir, NULL, &hist_fops);
-	if (IS_ERR(dir) || IS_ERR(f1) || IS_ERR(f2)) {
-		ret = IS_ERR(dir) ? PTR_ERR(dir) : IS_ERR(f1) ? PTR_ERR(f1) : PTR_ERR(f2);
+	f[0] = debugfs_create_file("ksym_trace_filter", 0644, dir, NULL, &filter_fops);
+	f[1] = debugfs_create_file("ksym_trace_hist", 0444, dir, NULL, &hist_fops);
+	/* (i_private non-NULL: the raw form) */
+	f[2] = debugfs_create_file("ksym_trace_hist_raw", 0444, dir, (void *)1, &hist_fops);
+	f[3] = debugfs_create_file("ksym_trace_functions", 0644, dir, NULL, &funcs_fops);
+	f[4] = debugfs_create_file("hist_entries", 0644, dir, NULL, &entries_fops);
+	ret = IS_ERR(dir) ? PTR_ERR(dir) : 0;
+	for (i = 0; ret == 0 && i < ARRAY_SIZE(f); i++)
+		ret = IS_ERR(f[i]) ? PTR_ERR(f[i]) : 0;
+	if (ret)
 		debugfs_remove(dir);
-		return ret;
-	}
-	return 0;
+	return ret;
 }
 
 /* rmmod while watches are armed: every one unregistered first. */
@@ -188,6 +304,7 @@ static void __exit hwbp_ksym_exit(void)
 {
 	debugfs_remove(dir);   /* (recursive since Linux 5.6) */
 	ksym_filter_clear();
+	ksym_funcs_free();
 }
 
 module_init(hwbp_ksym_init);
