@@ -4,7 +4,8 @@
  * no operating-system tracing facility: `sim` (the demo kernel on the
  * simulator), `lackey` (a valgrind lackey trace replayed on the
  * simulator) and `qemu-x86` (the demo kernel as real code under QEMU).
- * The Linux backends (ptrace, perf) are in tracer/backend_linux.c.
+ * The Linux backends are in tracer/backend_linux.c (ptrace, perf, bpf)
+ * and tracer/backend_module.c (module: hwbp_ksym.ko).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,7 +24,7 @@ extern const struct hwbp_trace_backend hwbpi_backend_sim, hwbpi_backend_lackey,
 	hwbpi_backend_qemu_x86;
 #ifdef __linux__
 extern const struct hwbp_trace_backend hwbpi_backend_ptrace, hwbpi_backend_perf,
-	hwbpi_backend_bpf;
+	hwbpi_backend_bpf, hwbpi_backend_module;
 #endif
 
 /* In the order a default is chosen: the first whose selecting option
@@ -36,6 +37,7 @@ static const struct hwbp_trace_backend *const registry[] = {
 	&hwbpi_backend_ptrace,
 	&hwbpi_backend_perf,
 	&hwbpi_backend_bpf,
+	&hwbpi_backend_module,
 #endif
 };
 
