@@ -22,6 +22,7 @@
  *                      took (the debug registers free on that CPU)
  *   kwork bpfprogs     prints the number of loaded BPF programs whose name
  *                      starts with "hwbp" (BPF_PROG_GET_NEXT_ID)
+ *   kwork timed MODE.. MODE, then "elapsed_ns N": its time (CLOCK_MONOTONIC)
  * It prints what it did ("sysctl reads 50 writes 20") and exits 0, or
  * 1 with a message.  Static, no library beyond libc: it runs in the
  * busybox guests.
@@ -216,7 +217,7 @@ static int bpfprogs(void)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	char buf[256];
 
@@ -257,7 +258,22 @@ int main(int argc, char **argv)
 		return slots(num(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "bpfprogs"))
 		return bpfprogs();
-	fprintf(stderr, "usage: kwork sysctl N M | fork K | sysinfo S | loadavg L | pidmax V... | "
-		"sleep MS | slots ADDR | bpfprogs\n");
+	fprintf(stderr, "usage: kwork [timed] sysctl N M | fork K | sysinfo S | loadavg L | "
+		"pidmax V... | sleep MS | slots ADDR | bpfprogs\n");
 	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	struct timespec t0, t1;
+	int ret;
+
+	if (argc < 3 || strcmp(argv[1], "timed"))
+		return run(argc, argv);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = run(argc - 1, argv + 1);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("elapsed_ns %lld\n", (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL +
+	       (t1.tv_nsec - t0.tv_nsec));
+	return ret;
 }
