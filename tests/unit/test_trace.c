@@ -233,7 +233,7 @@ static void test_registry(void **state)
 	static const char *const names[] = {
 		"sim", "lackey", "qemu-x86",
 #ifdef __linux__
-		"ptrace", "perf", "bpf",
+		"ptrace", "perf", "bpf", "module",
 #endif
 	};
 	unsigned n = 0;
@@ -242,6 +242,7 @@ static void test_registry(void **state)
 	for (; hwbp_trace_backend_at(n); n++) {
 		const struct hwbp_trace_backend *b = hwbp_trace_backend_at(n);
 
+		assert_true(n < sizeof(names) / sizeof(names[0]));   /* one not listed here */
 		assert_string_equal(b->name, names[n]);
 		assert_ptr_equal(hwbp_trace_backend_find(b->name), b);
 		assert_true(b->description[0] && b->workload[0]);
