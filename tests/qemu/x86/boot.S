@@ -18,6 +18,12 @@
 #define MSR_EFER 0xc0000080
 #define LOWWIN_PHYS 0x1000000         /* RAM behind 0xA0000-0xFFFFF (kernel.c) */
 #define EFER_LME (1 << 8)
+/*
+ * Every page present, writable and user (US): ring 3 (`mode cpl=3`) runs
+ * the same access stubs on the same arenas.  CR4 leaves SMEP and SMAP
+ * off, so ring 0 reaches user pages as before.
+ */
+#define PTE_FLAGS 0x7
 
 	.section .multiboot, "a"
 	.balign 4
@@ -35,12 +41,12 @@ _start:
 
 	/* PML4[0] -> PDPT; PDPT[0..3] -> PD0..PD3; PDn: 512 x 2 MiB. */
 	movl $pdpt, %eax
-	orl $0x3, %eax
+	orl $PTE_FLAGS, %eax
 	movl %eax, pml4
 	movl $0, pml4 + 4
 
 	movl $pd, %eax
-	orl $0x3, %eax
+	orl $PTE_FLAGS, %eax
 	xorl %ecx, %ecx
 1:	movl %eax, pdpt(,%ecx,8)
 	movl $0, pdpt + 4(,%ecx,8)
@@ -49,11 +55,11 @@ _start:
 	cmpl $4, %ecx
 	jb 1b
 
-	/* 2048 entries: address i << 21, present | writable | PS. */
+	/* 2048 entries: address i << 21, present | writable | user | PS. */
 	xorl %ecx, %ecx
 2:	movl %ecx, %eax
 	shll $21, %eax
-	orl $0x83, %eax
+	orl $(PTE_FLAGS | 0x80), %eax
 	movl %eax, pd(,%ecx,8)
 	movl %ecx, %eax
 	shrl $11, %eax                  /* high dword: (i << 21) >> 32 */
@@ -69,7 +75,7 @@ _start:
 	 * at those absolute addresses (and `exec` there) hit plain RAM.
 	 */
 	movl $pt_low, %eax
-	orl $0x3, %eax
+	orl $PTE_FLAGS, %eax
 	movl %eax, pd
 	movl $0, pd + 4
 	xorl %ecx, %ecx
@@ -80,7 +86,7 @@ _start:
 	cmpl $0x100, %ecx
 	jae 5f
 	addl $(LOWWIN_PHYS - 0xa0000), %eax
-5:	orl $0x3, %eax
+5:	orl $PTE_FLAGS, %eax
 	movl %eax, pt_low(,%ecx,8)
 	movl $0, pt_low + 4(,%ecx,8)
 	incl %ecx
@@ -125,12 +131,17 @@ long_entry:
 3:	hlt
 	jmp 3b
 
-	.section .rodata
+	.section .data
 	.balign 16
+	.globl x86_gdt
+x86_gdt:
 gdt:
 	.quad 0
 	.quad 0x00af9a000000ffff        /* 0x08: 64-bit code, DPL 0 */
 	.quad 0x00cf92000000ffff        /* 0x10: data, DPL 0 */
+	.quad 0x00cff2000000ffff        /* 0x18: data, DPL 3 (user SS 0x1b) */
+	.quad 0x00affa000000ffff        /* 0x20: 64-bit code, DPL 3 (user CS 0x23) */
+	.quad 0, 0                      /* 0x28: the TSS (x86_user_init) */
 gdt_end:
 gdt_ptr:
 	.word gdt_end - gdt - 1
@@ -359,5 +370,61 @@ x86_rf_call:
 1:	movq %rbp, %rsp
 	popq %rbp
 	ret
+
+/*
+ * uint64_t x86_user_call(uint64_t target, uint64_t arg, uint64_t rflags)
+ * Run @target(@arg) in ring 3 (`mode cpl=3`): an IRETQ into it with the
+ * user selectors, @rflags (RF, IOPL as the access needs) and the user
+ * stack, whose top holds the return address x86_user_exit.  That stub's
+ * INT 0x81 (a DPL 3 gate) enters kernel.c's handler, which IRETQs to
+ * x86_user_back in ring 0 on the stack saved here (x86_user_ret_rsp).
+ * Callee-saved registers are kept across the round trip.
+ */
+	.globl x86_user_call, x86_user_exit, x86_user_back
+x86_user_call:
+	pushq %rbp
+	pushq %rbx
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	movq %rsp, x86_user_ret_rsp(%rip)
+	leaq user_stack_top(%rip), %rax
+	subq $8, %rax
+	leaq x86_user_exit(%rip), %rcx
+	movq %rcx, (%rax)               /* the target's `ret` goes there */
+	pushq $0x1b                     /* SS: user data, RPL 3 */
+	pushq %rax                      /* RSP */
+	pushq %rdx                      /* RFLAGS */
+	pushq $0x23                     /* CS: user code, RPL 3 */
+	pushq %rdi                      /* RIP */
+	movq %rsi, %rdi
+	iretq
+x86_user_exit:
+	int $0x81
+	ud2
+x86_user_back:
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %rbx
+	popq %rbp
+	ret
+
+	.section .bss
+	.balign 16
+	.globl x86_user_ret_rsp
+x86_user_ret_rsp:
+	.skip 8
+	.balign 16
+user_stack:
+	.skip 16384
+user_stack_top:
+	.balign 16
+	.globl x86_ring0_stack_top
+ring0_stack:
+	.skip 16384
+x86_ring0_stack_top:
 
 	.section .note.GNU-stack, "", @progbits

@@ -4,7 +4,8 @@
 further than tests/qemu/gen_random.py: long runs of raw DR0-DR3 and DR7
 writes (full rewrites and enable-only changes) with overlapping slots and
 accesses of 1-8 bytes around them, which exercise QEMU's watchpoint list
-order and its stale hit flags (sim quirk HWBPI_Q_X86_DATA_FIRST_SLOT).
+order and its stale hit flags (sim quirk HWBPI_Q_X86_DATA_FIRST_SLOT),
+in ring 0 and ring 3 (`mode cpl=`, switched at random points).
 No expectations: the canonical lines are compared with the simulator's."""
 import os
 import random
@@ -30,6 +31,9 @@ def scenario(length):
             lines.append(f"set dr7 {v:#x}")
         elif k < 0.4:
             lines.append(f"set dr7 {rng.choice([0, 0x400]):#x}")
+        elif k < 0.45:
+            # ring 3 or ring 0 for what follows: the same slots must match
+            lines.append(f"mode cpl={rng.choice([0, 3])}")
         else:
             size = rng.choice([1, 2, 4, 8])
             lines.append(f"{rng.choice(['read', 'write'])} B+{0xf8 + rng.randrange(40):#x} {size}")

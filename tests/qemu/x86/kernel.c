@@ -11,6 +11,10 @@
  * CPU rewrites B0-B3 on every breakpoint #DB and never clears BD/BS/BT,
  * which is what the simulator's model does too.
  *
+ * `mode cpl=3` runs the accesses in ring 3 (x86_user_call in boot.S; `set`
+ * stays the ring-0 debugger's MOV DRn): every page is a user page, a #DB
+ * from ring 3 arrives on the TSS's RSP0 stack and returns to ring 3.
+ *
  * Every MOV to/from DRn (and the WRMSR of the AMD mask MSRs) sits on a
  * fix-up (boot.S): a #DB (general detect), #UD or #GP it raises is reported
  * to arch_set_reg() instead of stopping the kernel.  Output to COM1 is held
@@ -27,6 +31,7 @@
 
 #define CR4_DE (1ull << 3)
 #define RFLAGS_RF (1ull << 16)
+#define RFLAGS_IOPL3 (3ull << 12)
 #define DR6_B_MASK 0xfull
 
 struct x86_frame {
@@ -60,6 +65,9 @@ int x86_fixup_vec;
 void x86_exception(struct x86_frame *f);
 void kmain(void);
 void x86_rf_call(uint64_t target, uint64_t arg);
+void x86_user_call(uint64_t target, uint64_t arg, uint64_t rflags);
+extern char x86_user_back[];
+extern uint64_t x86_user_ret_rsp;
 int x86_wrmsr_safe(uint32_t msr, uint64_t value);
 
 uint64_t acc_read1(uint64_t), acc_read2(uint64_t), acc_read4(uint64_t), acc_read8(uint64_t);
@@ -163,6 +171,7 @@ static volatile struct {
 	unsigned count;       /* #DBs taken */
 	bool fault;           /* it was the execute fault (RIP = target) */
 	uint64_t rip, dr6;
+	uint64_t cs;          /* the interrupted code's CS (its RPL: the ring) */
 } db;
 
 static unsigned stray_db;
@@ -191,6 +200,17 @@ void x86_exception(struct x86_frame *f)
 			return;
 		}
 	}
+	if (f->vector == X86_VEC_USER_EXIT && (f->cs & 3) == 3) {
+		/* x86_user_exit's INT: back to ring 0 at x86_user_back, on the
+		 * stack x86_user_call left (IRETQ in 64-bit mode always pops
+		 * SS:RSP, to ring 0 as well). */
+		f->rip = (uint64_t)(uintptr_t)x86_user_back;
+		f->cs = 0x08;
+		f->ss = 0x10;
+		f->rsp = x86_user_ret_rsp;
+		f->rflags = 0x2;
+		return;
+	}
 	if (f->vector == HWBP_X86_GLUE_VEC_DB) {
 		struct hwbp_status st;
 
@@ -203,6 +223,7 @@ void x86_exception(struct x86_frame *f)
 		}
 		db.count++;
 		db.rip = f->rip;
+		db.cs = f->cs;
 		db.dr6 = st.u.x86.dr6;
 		db.fault = f->rip == db.exec_target;
 		/* An instruction breakpoint: return with RF so that it runs. */
@@ -229,6 +250,7 @@ void x86_exception(struct x86_frame *f)
 
 static struct hwbp_cpu cur_cpu;
 static bool rf_pending;
+static unsigned cur_cpl;   /* `mode cpl=`: 0 or 3, the ring accesses run in */
 
 uint64_t arch_arena_b(void)
 {
@@ -271,6 +293,7 @@ void arch_reset(const struct hwbp_cpu *cpu)
 	hwbp_x86_dr_reset();
 	write_cr4(read_cr4() & ~CR4_DE);
 	rf_pending = false;
+	cur_cpl = 0;
 	memset(x86_arena_c, 0xc3, 0x10000);
 	memset((void *)(uintptr_t)LOWWIN_PHYS, 0xc3, LOWWIN_HI - LOWWIN_LO);
 	flush_raw();
@@ -363,9 +386,10 @@ int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
 
 int arch_mode(const char *key, uint64_t value)
 {
-	if (strcmp(key, "cpl") == 0 && value == 0)
+	if (strcmp(key, "cpl") == 0 && (value == 0 || value == 3)) {
+		cur_cpl = (unsigned)value;
 		return 0;
-	/* cpl=3 would need a user-mode world: not in this harness. */
+	}
 	return -EOPNOTSUPP;
 }
 
@@ -453,7 +477,13 @@ int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 	db.exec_target = a->op == HWBP_SIM_EXEC ? a->addr : ~0ull;
 	db.active = true;
 	__asm__ volatile("" ::: "memory");
-	if (rf_pending)
+	if (cur_cpl == 3)
+		/* Ring 3: RF through the IRETQ frame as in ring 0; IOPL 3 for
+		 * IN (the TSS has no I/O bitmap: with IOPL 0 it is #GP in ring 3,
+		 * before any I/O breakpoint could match). */
+		x86_user_call(fn, arg, 0x2 | (rf_pending ? RFLAGS_RF : 0) |
+				       (a->op == HWBP_SIM_IO ? RFLAGS_IOPL3 : 0));
+	else if (rf_pending)
 		x86_rf_call(fn, arg);
 	else
 		((void (*)(uint64_t))(uintptr_t)fn)(arg);
@@ -462,6 +492,18 @@ int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 	/* The instruction completed: RF is clear again either way. */
 	rf_pending = false;
 
+	if (db.count && (db.cs & 3) != cur_cpl) {
+		/* The #DB came from another ring than the scenario's: the
+		 * harness itself is wrong, no line of it can be trusted. */
+		hwbp_x86_dr_reset();
+		flush_raw();
+		kputs("\n# x86 harness: #DB from ring ");
+		hex(db.cs & 3);
+		kputs(" during a cpl=");
+		hex(cur_cpl);
+		kputs(" access\n");
+		arch_exit(3);
+	}
 	if (db.count) {
 		res->cls = HWBP_SIM_DB;
 		res->timing = db.fault ? HWBP_TIMING_BEFORE : HWBP_TIMING_AFTER;
@@ -489,6 +531,7 @@ void kmain(void)
 {
 	x86_serial_init();
 	x86_idt_init();
+	x86_user_init();
 	memset(x86_arena_b, 0, 0x10000);
 	memset(x86_arena_c, 0xc3, 0x10000);
 	memset((void *)(uintptr_t)LOWWIN_PHYS, 0xc3, LOWWIN_HI - LOWWIN_LO);

@@ -47,7 +47,9 @@ void x86_idt_init(void)
 		idt[i].off0 = (uint16_t)a;
 		idt[i].sel = 0x08;
 		idt[i].ist = 0;
-		idt[i].attr = 0x8e;     /* present, DPL 0, 64-bit interrupt gate */
+		/* present, DPL 0, 64-bit interrupt gate; the ring-3 exit's
+		 * vector DPL 3, so that INT from ring 3 may use it */
+		idt[i].attr = i == X86_VEC_USER_EXIT ? 0xee : 0x8e;
 		idt[i].off1 = (uint16_t)(a >> 16);
 		idt[i].off2 = (uint32_t)(a >> 32);
 		idt[i].zero = 0;
@@ -55,6 +57,35 @@ void x86_idt_init(void)
 	ptr.limit = sizeof(idt) - 1;
 	ptr.base = (uint64_t)(uintptr_t)idt;
 	__asm__ volatile("lidt %0" : : "m"(ptr));
+}
+
+/* The 64-bit TSS (Intel SDM Vol. 3 §8.7): only RSP0 is used, the stack
+ * an exception or INT from ring 3 switches to; no I/O bitmap (its offset
+ * past the limit: ring 3 reaches ports only with IOPL 3). */
+static struct {
+	uint32_t rsvd0;
+	uint64_t rsp[3];
+	uint64_t rsvd1;
+	uint64_t ist[7];
+	uint64_t rsvd2;
+	uint16_t rsvd3, iomap;
+} __attribute__((packed, aligned(16))) tss;
+
+extern uint64_t x86_gdt[];
+extern char x86_ring0_stack_top[];
+
+void x86_user_init(void)
+{
+	uint64_t base = (uint64_t)(uintptr_t)&tss, limit = sizeof(tss) - 1;
+
+	tss.rsp[0] = (uint64_t)(uintptr_t)x86_ring0_stack_top;
+	tss.iomap = sizeof(tss);
+	/* A system descriptor of 16 bytes (§8.2.3): type 9 (available
+	 * 64-bit TSS), present, DPL 0. */
+	x86_gdt[X86_SEL_TSS / 8] = (limit & 0xffff) | (base & 0xffffff) << 16 | 0x89ull << 40 |
+				   ((limit >> 16) & 0xf) << 48 | ((base >> 24) & 0xff) << 56;
+	x86_gdt[X86_SEL_TSS / 8 + 1] = base >> 32;
+	__asm__ volatile("ltr %w0" : : "r"((uint16_t)X86_SEL_TSS) : "memory");
 }
 
 __attribute__((noreturn)) void x86_debug_exit(int code)

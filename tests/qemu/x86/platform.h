@@ -35,8 +35,18 @@ static inline void outl(uint16_t port, uint32_t v)
 void x86_serial_init(void);
 /* One character, waiting (bounded) for the transmitter. */
 void x86_serial_putc(char c);
-/* An IDT of 256 interrupt gates over boot.S's x86_vectors. */
+/* An IDT of 256 interrupt gates over boot.S's x86_vectors (DPL 0 but
+ * X86_VEC_USER_EXIT, DPL 3). */
 void x86_idt_init(void);
+
+/* Ring 3 (boot.S's GDT): user code and data selectors (RPL 3), the TSS,
+ * and the vector whose INT leaves ring 3 (x86_user_call). */
+#define X86_SEL_UCODE 0x23
+#define X86_SEL_UDATA 0x1b
+#define X86_SEL_TSS 0x28
+#define X86_VEC_USER_EXIT 0x81
+/* Fill and load the TSS (its RSP0: the stack for traps from ring 3). */
+void x86_user_init(void);
 /*
  * isa-debug-exit: QEMU exits with (value << 1) | 1.  The value is
  * code + EXIT_BIAS so that QEMU's own failure status (1) never reads as
