@@ -271,13 +271,10 @@ static void read_pre(struct loop *L, struct thr *th)
 static void take_hit(struct loop *L, struct thr *th, const struct hwbp_status *st)
 {
 	struct proc *p = hwbpi_pt_proc_find(L->s, th->tgid);
-	struct timespec ts;
 	struct hwbp_hit hit;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	th->hit_req = 0;
 	th->hit_ip = st->ip;
-	th->hit_ts = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	if (p && p->watched && hwbp_decode(&L->ctx, 0, &L->task, st, NULL, &hit) == 0) {
 		if (hit.filtered)
 			L->t->filtered++;
@@ -311,7 +308,17 @@ static void emit(struct loop *L, struct thr *th)
 	struct proc *p = hwbpi_pt_proc_find(L->s, th->tgid);
 	uint64_t callers[HWBPI_STACK_MAX];
 	unsigned ncallers = 0;
+	struct timespec ts;
+	uint64_t now;
 
+	/* The time is taken here, where the access is done, not at the trap:
+	 * where a hit is stepped over (arm64) another thread's hit may be
+	 * emitted between one thread's trap and the end of its step, and a
+	 * trace's events must come in time order (a CTF stream whose time
+	 * goes backwards is refused: ERANGE, seen in the aarch64 guest with 4
+	 * threads). */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	/* --stack: the thread's callers, once for every watch it hit */
 	if (p && p->watched && t->stack_depth && th->hit_req)
 		ncallers = hwbpi_unwind_thread(&L->uw, th->tid, callers,
@@ -344,7 +351,7 @@ static void emit(struct loop *L, struct thr *th)
 				memcpy(sh, L->cur, w->len);
 			}
 			memset(&ev, 0, sizeof(ev));
-			ev.ts = th->hit_ts;
+			ev.ts = now;
 			ev.ip = th->hit_ip;
 			ev.addr = watch_addr(th, w);
 			ev.bp = (uint16_t)i;

@@ -33,10 +33,10 @@ struct thr {
 	 * before the access and the kernel does not step for ptrace): the
 	 * thread's slots are cleared and it single-steps; the hit is fed to
 	 * the tracer when the step is done (then the bytes show whether it
-	 * wrote), with the trap's ip and time.
+	 * wrote), with the trap's ip; its time is the emit's (ptrace.c emit()).
 	 */
 	bool step;
-	uint64_t hit_req, hit_ip, hit_ts;
+	uint64_t hit_req, hit_ip;
 	/*
 	 * Thread-local watches (tracer/tls.h): where this thread's copy of
 	 * the executable's TLS block is (from its thread pointer, read at
