@@ -138,19 +138,8 @@ static int hist_show(struct seq_file *m, void *v)
 {
 	return ksym_filter_hist(m, m->private != NULL);
 }
-
-static int hist_open(struct inode *inode, struct file *f)
-{
-	return single_open(f, hist_show, inode->i_private);
-}
-
-static const struct file_operations hist_fops = {
-	.owner = THIS_MODULE,
-	.open = hist_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
+/* hist_fops: single_open() with the inode's i_private as m->private */
+DEFINE_SHOW_ATTRIBUTE(hist);
 
 /* ksym_trace_functions: "> file" (O_TRUNC) empties the table, every
  * write(2) appends lines (ksym.h); read: how many starts it holds. */
