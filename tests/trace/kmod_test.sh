@@ -188,26 +188,19 @@ refuse 'No such file or directory' "$(printf '0x%x/8:---' "$addr")"
 refuse 'File exists' "$line"
 refuse 'Bad address' '0x1000/4:-w-'
 # (while a watch is set: the entries and the function table stay)
-busy() {  # busy FILE TEXT
+refused_write() {  # refused_write ERRTEXT FILE TEXT: that errno, the file as it was
   local err before
-  before=$(cat "$d/$1")
-  err=$( { printf '%s\n' "$2" > "$d/$1"; } 2>&1 )
-  case $err in *'Device or resource busy'*) ;; *) bad "$1 '$2' while armed: '$err', want EBUSY" ;; esac
-  [ "$(cat "$d/$1")" = "$before" ] || bad "$1 changed to '$(cat "$d/$1")' by a refused write"
+  before=$(cat "$d/$2")
+  err=$( { printf '%s\n' "$3" > "$d/$2"; } 2>&1 )
+  case $err in *"$1"*) ;; *) bad "$2 '$3': '$err', want '$1'" ;; esac
+  [ "$(cat "$d/$2")" = "$before" ] || bad "$2 changed to '$(cat "$d/$2")' by a refused write"
 }
-busy hist_entries 4
-busy ksym_trace_functions ffffffff81000000
+refused_write 'Device or resource busy' hist_entries 4
+refused_write 'Device or resource busy' ksym_trace_functions ffffffff81000000
 echo '*:---' > "$d/ksym_trace_filter"
-bad_val() {  # bad_val FILE TEXT: EINVAL, the file as it was
-  local err before
-  before=$(cat "$d/$1")
-  err=$( { printf '%s\n' "$2" > "$d/$1"; } 2>&1 )
-  case $err in *'Invalid argument'*) ;; *) bad "$1 '$2': '$err', want EINVAL" ;; esac
-  [ "$(cat "$d/$1")" = "$before" ] || bad "$1 changed to '$(cat "$d/$1")' by a refused write"
-}
-bad_val hist_entries 0
-bad_val hist_entries 100000
-bad_val hist_entries x
+refused_write 'Invalid argument' hist_entries 0
+refused_write 'Invalid argument' hist_entries 100000
+refused_write 'Invalid argument' hist_entries x
 # (>>: appended, so a start below the table's last is out of order; the
 # table is the one hwbp trace --backend module wrote last)
 nf=$(cat "$d/ksym_trace_functions")
