@@ -24,25 +24,53 @@ static int (*const dr_from[8])(uint64_t *) = {
 	hwbp_x86_movdr_from4, hwbp_x86_movdr_from5, hwbp_x86_movdr_from6, hwbp_x86_movdr_from7,
 };
 
-/* Shadow of DR0-DR7 (4 and 5 unused): what the registers hold. */
-static uint64_t shadow[8] = { 0, 0, 0, 0, 0, 0, DR6_FIXED1, DR7_FIXED1 };
+/*
+ * Shadow of each CPU's DR0-DR7 (4 and 5 unused): what its registers hold.
+ * Debug registers are per logical processor (SDM Vol. 3 §17.2), and so is
+ * what a CPU's DR7.GD guards: the shadow a function reads is the one of
+ * the CPU it runs on (hwbp_x86_this_cpu(), the host's).  A CPU's shadow
+ * is touched by that CPU only, with interrupts off (glue.h): no lock.
+ */
+static uint64_t shadows[HWBP_X86_GLUE_MAX_CPUS][8];
+static unsigned char shadow_init[HWBP_X86_GLUE_MAX_CPUS];
+
+static uint64_t *this_shadow(void)
+{
+	unsigned c = hwbp_x86_this_cpu();
+	uint64_t *s;
+
+	if (c >= HWBP_X86_GLUE_MAX_CPUS)
+		c = 0;   /* (a host bug: better one shared shadow than a wild write) */
+	s = shadows[c];
+	if (!shadow_init[c]) {
+		/* The reset values (§17.2.3, §17.2.4). */
+		s[6] = DR6_FIXED1;
+		s[7] = DR7_FIXED1;
+		shadow_init[c] = 1;
+	}
+	return s;
+}
 
 static int gd_armed(void)
 {
-	return (shadow[7] & HWBP_X86_GLUE_DR7_GD) != 0;
+	uint64_t *sh = this_shadow();
+
+	return (sh[7] & HWBP_X86_GLUE_DR7_GD) != 0;
 }
 
 /* Read the real register into the shadow (only while GD is clear). */
 static void refresh(unsigned k)
 {
+	uint64_t *sh = this_shadow();
 	uint64_t v;
 
 	if (!gd_armed() && dr_from[k](&v) == 0)
-		shadow[k] = v;
+		sh[k] = v;
 }
 
 int hwbp_x86_dr_write(unsigned n, uint64_t v, int de)
 {
+	uint64_t *sh = this_shadow();
 	unsigned k = n;
 	int vec;
 
@@ -53,7 +81,7 @@ int hwbp_x86_dr_write(unsigned n, uint64_t v, int de)
 	vec = dr_to[n](v);
 	if (vec == HWBP_X86_GLUE_VEC_DB) {
 		/* General detect: GD is clear now, DR6 has BD. */
-		shadow[7] &= ~HWBP_X86_GLUE_DR7_GD;
+		sh[7] &= ~HWBP_X86_GLUE_DR7_GD;
 		refresh(7);
 		refresh(6);
 		return vec;
@@ -61,29 +89,32 @@ int hwbp_x86_dr_write(unsigned n, uint64_t v, int de)
 	if (vec)
 		return vec;
 	if (k == 7)
-		shadow[7] = v | DR7_FIXED1;
+		sh[7] = v | DR7_FIXED1;
 	else if (k == 6)
-		shadow[6] = v | DR6_FIXED1;
+		sh[6] = v | DR6_FIXED1;
 	else
-		shadow[k] = v;
+		sh[k] = v;
 	refresh(k);
 	return 0;
 }
 
 uint64_t hwbp_x86_dr_read(unsigned n)
 {
+	uint64_t *sh = this_shadow();
+
 	if (n > 7 || n == 4 || n == 5)
 		return 0;
 	refresh(n);
-	return shadow[n];
+	return sh[n];
 }
 
 uint64_t hwbp_x86_dr6_read_raw(void)
 {
-	uint64_t v = 0, before = shadow[6];
+	uint64_t *sh = this_shadow();
+	uint64_t v = 0, before = sh[6];
 
 	if (hwbp_x86_movdr_from6(&v) != HWBP_X86_GLUE_VEC_DB) {
-		shadow[6] = v;
+		sh[6] = v;
 		return v;
 	}
 	/*
@@ -98,14 +129,14 @@ uint64_t hwbp_x86_dr6_read_raw(void)
 		v &= ~HWBP_X86_GLUE_DR6_BD;
 		hwbp_x86_movdr_to6(v);
 	}
-	shadow[6] = v;
-	hwbp_x86_movdr_to7(shadow[7]);
+	sh[6] = v;
+	hwbp_x86_movdr_to7(sh[7]);
 	return v;
 }
 
 uint64_t hwbp_x86_dr7_shadow(void)
 {
-	return shadow[7];
+	return this_shadow()[7];
 }
 
 void hwbp_x86_dr_reset(void)
@@ -138,12 +169,14 @@ void hwbp_x86_db_entry(uint64_t rip, struct hwbp_status *st)
  */
 int hwbp_glue_write_regs(const struct hwbp_regs *regs)
 {
+	uint64_t *sh = this_shadow();
+
 	if (!regs || regs->arch != HWBP_ARCH_X86)
 		return -EINVAL;
 	for (unsigned i = 0; i < 5; i++) {
 		unsigned n = i < 4 ? i : 7;
 		uint64_t v = i < 4 ? regs->u.x86.dr[i] : regs->u.x86.dr7;
-		uint64_t dr6 = shadow[6];
+		uint64_t dr6 = sh[6];
 		int vec = hwbp_x86_dr_write(n, v, 0);
 
 		if (vec == HWBP_X86_GLUE_VEC_DB) {

@@ -41,6 +41,12 @@ int hwbp_x86_movdr_from5(uint64_t *v);
 int hwbp_x86_movdr_from6(uint64_t *v);
 int hwbp_x86_movdr_from7(uint64_t *v);
 
+/* The index of the CPU the caller runs on (host kernel: its own CPU
+ * number, e.g. from the local APIC ID), below HWBP_X86_GLUE_MAX_CPUS:
+ * the glue keeps each CPU's shadow apart. */
+#define HWBP_X86_GLUE_MAX_CPUS 8
+unsigned hwbp_x86_this_cpu(void);
+
 #define HWBP_X86_GLUE_VEC_DB 1
 #define HWBP_X86_GLUE_VEC_UD 6
 #define HWBP_X86_GLUE_VEC_GP 13

@@ -309,6 +309,20 @@ const char *arch_cpu_unsupported(const struct hwbp_cpu *cpu)
 	return NULL;
 }
 
+/* One CPU: this harness brings up no other (a file with `mode cpu=N`,
+ * N > 0, is skipped). */
+unsigned arch_ncpus(void)
+{
+	return 1;
+}
+
+int arch_on_cpu(unsigned cpu, int (*fn)(void *), void *arg)
+{
+	if (cpu != 0)
+		return -EINVAL;
+	return fn(arg);
+}
+
 void arch_reset(const struct hwbp_cpu *cpu)
 {
 	cpu_nb = (unsigned)((cpu->u.arm64.dfr0 >> 12) & 0xf) + 1;

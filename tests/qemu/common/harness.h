@@ -31,6 +31,19 @@ void h_vprintf(const char *fmt, va_list ap);
 /* ---- provided by tests/qemu/<arch>/ --------------------------------- */
 
 void arch_putc(char c);
+
+/* The CPUs this harness booted, at most HARNESS_MAX_CPUS (1 where it
+ * brings up no other).  CPU 0 runs the runner. */
+#define HARNESS_MAX_CPUS 8
+unsigned arch_ncpus(void);
+
+/*
+ * Run fn(arg) on CPU @cpu and return its value (an IPI and a wait, or a
+ * direct call on the CPU that calls).  Every other arch_* function acts
+ * on the CPU it runs on: the runner calls them through this.  -EINVAL
+ * for no such CPU.
+ */
+int arch_on_cpu(unsigned cpu, int (*fn)(void *), void *arg);
 __attribute__((noreturn)) void arch_exit(int code);
 
 /* Where the arenas are: 64 KiB each, 64 KiB aligned, mapped read/write
@@ -42,8 +55,8 @@ uint64_t arch_arena_c(void);
  * the x86_64 harness cannot run an i386 file), else the reason to skip. */
 const char *arch_cpu_unsupported(const struct hwbp_cpu *cpu);
 
-/* Put every debug register and the execution state back to reset (at each
- * new file): as hwbp_regs_reset(), x86 DR6 = 0xFFFF0FF0, arm64 MDSCR = 0,
+/* Put this CPU's debug registers and execution state back to reset (at
+ * each new file, on every CPU): as hwbp_regs_reset(), x86 DR6 = 0xFFFF0FF0, arm64 MDSCR = 0,
  * OS lock as the scenario language says (set), PSTATE.D as at reset... */
 void arch_reset(const struct hwbp_cpu *cpu);
 

@@ -21,25 +21,85 @@
 
 static struct hwbp_cpu cpu;
 static struct hwbp_ctx ctx;
-static struct hwbp_slots percpu[1];
+static struct hwbp_slots percpu[HARNESS_MAX_CPUS];
 static char names[HWBP_MAX_REQUESTS][NAME_LEN];
 static struct hwbpi_arenas arenas;
+static unsigned ncpus = 1;   /* arch_ncpus() */
+static unsigned cur;         /* `mode cpu=`: the CPU the commands run on */
 
-static int glue_write(void *arg, unsigned c, const struct hwbp_regs *regs)
+/*
+ * Every arch_* call goes to the CPU it acts on through arch_on_cpu(): the
+ * registers, the exception and the execution state are that CPU's own.
+ * Each call's arguments and result travel in one of these.
+ */
+struct on {
+	const struct hwbp_regs *regs_in;
+	struct hwbp_regs *regs_out;
+	const char *name;
+	uint64_t value;
+	const struct hwbp_sim_access *acc;
+	struct hwbp_sim_result *res;
+	const struct hwbp_cpu *model;
+};
+
+static int on_write_regs(void *p)
 {
-	(void)arg;
-	if (c != 0)
-		return -EINVAL;
-	return arch_write_regs(regs);
+	return arch_write_regs(((struct on *)p)->regs_in);
 }
 
-/* One CPU: running "on" it is a direct call. */
+static int on_read_regs(void *p)
+{
+	arch_read_regs(((struct on *)p)->regs_out);
+	return 0;
+}
+
+static int on_set_reg(void *p)
+{
+	struct on *o = p;
+
+	return arch_set_reg(o->name, o->value, o->res);
+}
+
+static int on_mode(void *p)
+{
+	struct on *o = p;
+
+	return arch_mode(o->name, o->value);
+}
+
+static int on_access(void *p)
+{
+	struct on *o = p;
+
+	return arch_access(o->acc, o->res);
+}
+
+static int on_resume(void *p)
+{
+	arch_resume(((struct on *)p)->res);
+	return 0;
+}
+
+static int on_reset(void *p)
+{
+	arch_reset(((struct on *)p)->model);
+	return 0;
+}
+
+/* hwbp's glue: write_regs runs on the CPU it names (hwbp_install's
+ * on_cpu, or directly), on_cpu through the harness's own. */
+static int glue_write(void *arg, unsigned c, const struct hwbp_regs *regs)
+{
+	struct on o = { .regs_in = regs };
+
+	(void)arg;
+	return arch_on_cpu(c, on_write_regs, &o);
+}
+
 static int glue_on_cpu(void *arg, unsigned c, int (*fn)(void *), void *fnarg)
 {
 	(void)arg;
-	if (c != 0)
-		return -EINVAL;
-	return fn(fnarg);
+	return arch_on_cpu(c, fn, fnarg);
 }
 
 static const struct hwbp_glue glue = { glue_write, glue_on_cpu, NULL };
@@ -60,9 +120,12 @@ static void print_result(const struct hop *h, const struct hwbp_sim_result *res)
 	struct hwbp_regs live;
 	char buf[256];
 
+	struct on o = { .regs_out = &live };
+
 	/* The slots as the decoder reads them from the status and the live
-	 * registers: exactly what the simulator's --emit prints. */
-	arch_read_regs(&live);
+	 * registers (of the CPU that took it): exactly what the simulator's
+	 * --emit prints. */
+	arch_on_cpu(cur, on_read_regs, &o);
 	hwbpi_sim_result_text(&cpu, &live, res, &arenas, buf, sizeof(buf));
 	h_printf("%u: %s\n", (unsigned)h->line, buf);
 }
@@ -92,11 +155,17 @@ int harness_main(void)
 	arenas.b = arch_arena_b();
 	arenas.c = arch_arena_c();
 	arenas.size = 0x10000;
+	ncpus = arch_ncpus();
+	if (ncpus < 1 || ncpus > HARNESS_MAX_CPUS)
+		ncpus = 1;
+	h_printf("# harness: %u CPU%s\n", ncpus, ncpus == 1 ? "" : "s");
 	while (hwbp_hops[i].kind != HOP_END) {
 		const struct hop *h = &hwbp_hops[i];
 		struct hwbp_sim_result res;
 		struct hwbp_sim_access a;
+		struct on o = { .res = &res, .acc = &a, .model = &cpu };
 		const char *why;
+		unsigned c;
 		int ret;
 
 		memset(&res, 0, sizeof(res));
@@ -115,16 +184,20 @@ int harness_main(void)
 				i = skip_file(i, why, h->name2);
 				continue;
 			}
-			arch_reset(&cpu);
+			for (c = 0; c < ncpus; c++)
+				arch_on_cpu(c, on_reset, &o);
+			cur = 0;
 			memset(names, 0, sizeof(names));
-			if (hwbp_ctx_init(&ctx, &cpu, 1, percpu, &glue)) {
+			if (hwbp_ctx_init(&ctx, &cpu, ncpus, percpu, &glue)) {
 				skipped++;
 				i = skip_file(i, "hwbp_ctx_init failed", NULL);
 				continue;
 			}
 			break;
 		case HOP_SET:
-			ret = arch_set_reg(h->name, resolve(h), &res);
+			o.name = h->name;
+			o.value = resolve(h);
+			ret = arch_on_cpu(cur, on_set_reg, &o);
 			if (ret) {
 				skipped++;
 				i = skip_file(i, ret == -ENOENT ? "no such register" : "cannot write",
@@ -157,13 +230,16 @@ int harness_main(void)
 			break;
 		}
 		case HOP_MODE:
+			o.name = h->name;
+			o.value = h->a;
 			if (strcmp(h->name, "cpu") == 0) {
-				if (h->a != 0) {
+				if (h->a >= ncpus) {
 					skipped++;
-					i = skip_file(i, "needs a second CPU (mode cpu=N)", NULL);
+					i = skip_file(i, "needs more CPUs than booted (mode cpu=N)", NULL);
 					continue;
 				}
-			} else if (arch_mode(h->name, h->a)) {
+				cur = (unsigned)h->a;
+			} else if (arch_on_cpu(cur, on_mode, &o)) {
 				skipped++;
 				i = skip_file(i, "cannot enter mode", h->name);
 				continue;
@@ -179,7 +255,7 @@ int harness_main(void)
 			a.op = h->kind == HOP_READ ? HWBP_SIM_READ : h->kind == HOP_WRITE ? HWBP_SIM_WRITE :
 			       h->kind == HOP_EXEC ? HWBP_SIM_EXEC : h->kind == HOP_IO ? HWBP_SIM_IO :
 			       HWBP_SIM_ZERO;
-			if (arch_access(&a, &res)) {
+			if (arch_on_cpu(cur, on_access, &o)) {
 				skipped++;
 				i = skip_file(i, "cannot make this access", NULL);
 				continue;
@@ -187,7 +263,7 @@ int harness_main(void)
 			print_result(h, &res);
 			break;
 		case HOP_RESUME:
-			arch_resume(&res);
+			arch_on_cpu(cur, on_resume, &o);
 			print_result(h, &res);
 			break;
 		}

@@ -264,6 +264,20 @@ void arch_read_regs(struct hwbp_regs *regs)
 	hwbp_glue_read_regs(regs);
 }
 
+/* One CPU: this harness brings up no other (a file with `mode cpu=N`,
+ * N > 0, is skipped). */
+unsigned arch_ncpus(void)
+{
+	return 1;
+}
+
+int arch_on_cpu(unsigned cpu, int (*fn)(void *), void *arg)
+{
+	if (cpu != 0)
+		return -EINVAL;
+	return fn(arg);
+}
+
 void arch_reset(const struct hwbp_cpu *cpu)
 {
 	struct hwbp_regs r;

@@ -141,7 +141,7 @@ gdt:
 	.quad 0x00cf92000000ffff        /* 0x10: data, DPL 0 */
 	.quad 0x00cff2000000ffff        /* 0x18: data, DPL 3 (user SS 0x1b) */
 	.quad 0x00affa000000ffff        /* 0x20: 64-bit code, DPL 3 (user CS 0x23) */
-	.quad 0, 0                      /* 0x28: the TSS (x86_user_init) */
+	.skip 16 * 8                    /* 0x28 + 16 * CPU: each CPU's TSS (x86_user_init) */
 gdt_end:
 gdt_ptr:
 	.word gdt_end - gdt - 1
@@ -426,5 +426,86 @@ user_stack_top:
 ring0_stack:
 	.skip 16384
 x86_ring0_stack_top:
+
+/* ------------------------------------------------------------ APs */
+/*
+ * The application processors' start (smp.c sends INIT-SIPI-SIPI, Intel
+ * SDM Vol. 3 §8.4.4): x86_ap_tramp is copied to X86_AP_TRAMP (SIPI vector
+ * X86_AP_TRAMP >> 12) and entered in real mode at CS:IP = 0800:0000.  It
+ * needs no stack: to 32-bit protected mode through its own GDT, then the
+ * BSP's path to long mode (the same page tables, EFER.LME, paging, the
+ * kernel's GDT) and a far jump to ap_long in the kernel's own text.
+ */
+#define X86_AP_TRAMP 0x8000
+#define TR(x) (X86_AP_TRAMP + ((x) - x86_ap_tramp))
+	.text
+	.globl x86_ap_tramp, x86_ap_tramp_end
+	.code16
+x86_ap_tramp:
+	cli
+	movw %cs, %ax
+	movw %ax, %ds
+	lgdtl ap_gdt_ptr - x86_ap_tramp
+	movl %cr0, %eax
+	orl $CR0_PE, %eax
+	movl %eax, %cr0
+	ljmpl $0x08, $TR(ap_pm32)
+	.code32
+ap_pm32:
+	movw $0x10, %ax
+	movw %ax, %ds
+	movw %ax, %es
+	movw %ax, %ss
+	movl $pml4, %eax
+	movl %eax, %cr3
+	movl $(CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT), %eax
+	movl %eax, %cr4
+	movl $MSR_EFER, %ecx
+	rdmsr
+	orl $EFER_LME, %eax
+	wrmsr
+	movl %cr0, %eax
+	andl $~CR0_EM, %eax
+	orl $(CR0_PE | CR0_MP | CR0_PG), %eax
+	movl %eax, %cr0
+	lgdt gdt_ptr
+	ljmp $0x08, $ap_long
+	.balign 8
+ap_gdt:
+	.quad 0
+	.quad 0x00cf9a000000ffff        /* 0x08: 32-bit code */
+	.quad 0x00cf92000000ffff        /* 0x10: data */
+ap_gdt_ptr:
+	.word ap_gdt_ptr - ap_gdt - 1
+	.long TR(ap_gdt)
+x86_ap_tramp_end:
+
+	.code64
+/* An AP in long mode: its stack from its local APIC ID (ap_stacks, 16 KiB
+ * each), then x86_ap_main(id), which never returns. */
+ap_long:
+	movw $0x10, %ax
+	movw %ax, %ds
+	movw %ax, %es
+	movw %ax, %ss
+	movw %ax, %fs
+	movw %ax, %gs
+	movl $0xfee00020, %edx          /* the local APIC's ID register */
+	movl (%rdx), %edi
+	shrl $24, %edi
+	leal 1(%rdi), %eax
+	shll $14, %eax
+	leaq ap_stacks(%rip), %rsp
+	addq %rax, %rsp
+	xorl %ebp, %ebp
+	call x86_ap_main
+4:	cli
+	hlt
+	jmp 4b
+
+	.section .bss
+	.balign 16
+ap_stacks:
+	.skip 16384 * 8
 
 	.section .note.GNU-stack, "", @progbits

@@ -5,7 +5,8 @@ further than tests/qemu/gen_random.py: long runs of raw DR0-DR3 and DR7
 writes (full rewrites and enable-only changes) with overlapping slots and
 accesses of 1-8 bytes around them, which exercise QEMU's watchpoint list
 order and its stale hit flags (sim quirk HWBPI_Q_X86_DATA_FIRST_SLOT),
-in ring 0 and ring 3 (`mode cpl=`, switched at random points).
+in ring 0 and ring 3 (`mode cpl=`, switched at random points), every
+other file on 4 CPUs (`mode cpu=`: each CPU's own registers).
 No expectations: the canonical lines are compared with the simulator's."""
 import os
 import random
@@ -15,7 +16,7 @@ N, SEED, OUT = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 rng = random.Random(SEED)
 
 
-def scenario(length):
+def scenario(length, multi):
     lines = ["cpu x86_64"]
     for _ in range(length):
         k = rng.random()
@@ -34,6 +35,9 @@ def scenario(length):
         elif k < 0.45:
             # ring 3 or ring 0 for what follows: the same slots must match
             lines.append(f"mode cpl={rng.choice([0, 3])}")
+        elif k < 0.5 and multi:
+            # another of the harness's 4 CPUs: its own DR0-DR7 and DR6
+            lines.append(f"mode cpu={rng.randrange(4)}")
         else:
             size = rng.choice([1, 2, 4, 8])
             lines.append(f"{rng.choice(['read', 'write'])} B+{0xf8 + rng.randrange(40):#x} {size}")
@@ -44,4 +48,5 @@ os.makedirs(OUT, exist_ok=True)
 for i in range(N):
     with open(os.path.join(OUT, f"x{i:05d}.hws"), "w") as f:
         f.write(f"# random x86 scenario {i} of seed {SEED}\n")
-        f.write("\n".join(scenario(rng.randint(20, 60))) + "\n")
+        # (every other file switches among 4 CPUs)
+        f.write("\n".join(scenario(rng.randint(20, 60), i % 2 == 1)) + "\n")

@@ -31,7 +31,7 @@ kcore="$top/arch/x86/glue.c
 	$top/arch/x86/caps.c $top/arch/x86/encode.c $top/arch/x86/decode.c
 	$top/arch/arm64/caps.c $top/arch/arm64/encode.c $top/arch/arm64/decode.c
 	$top/arch/powerpc/caps.c $top/arch/powerpc/encode.c $top/arch/powerpc/decode.c"
-klib="$here/platform.c $top/tests/qemu/common/libc.c"
+klib="$here/platform.c $here/smp.c $top/tests/qemu/common/libc.c"
 
 kbuild() {
 	for t in "$CC" "$LD" "$OBJCOPY"; do

@@ -28,6 +28,7 @@
 #include "harness.h"
 #include "platform.h"
 #include "glue.h"
+#include "smp.h"
 
 #define CR4_DE (1ull << 3)
 #define RFLAGS_RF (1ull << 16)
@@ -200,6 +201,10 @@ void x86_exception(struct x86_frame *f)
 			return;
 		}
 	}
+	if (f->vector == X86_VEC_CALL) {
+		x86_smp_ipi();   /* an AP asked to run the runner's call */
+		return;
+	}
 	if (f->vector == X86_VEC_USER_EXIT && (f->cs & 3) == 3) {
 		/* x86_user_exit's INT: back to ring 0 at x86_user_back, on the
 		 * stack x86_user_call left (IRETQ in 64-bit mode always pops
@@ -249,8 +254,24 @@ void x86_exception(struct x86_frame *f)
 /* ------------------------------------------------------------ harness.h */
 
 static struct hwbp_cpu cur_cpu;
-static bool rf_pending;
-static unsigned cur_cpl;   /* `mode cpl=`: 0 or 3, the ring accesses run in */
+/* Each CPU's execution state (the scenario language's, per CPU): RF for
+ * its next access, and `mode cpl=` (0 or 3, the ring its accesses run
+ * in).  Indexed by x86_this_cpu(): every arch_* function runs on the CPU
+ * it acts on (the runner's arch_on_cpu()). */
+static bool rf_pending_cpu[X86_MAX_CPUS];
+static unsigned cpl_cpu[X86_MAX_CPUS];
+#define rf_pending (rf_pending_cpu[x86_this_cpu()])
+#define cur_cpl (cpl_cpu[x86_this_cpu()])
+
+unsigned arch_ncpus(void)
+{
+	return x86_ncpus();
+}
+
+int arch_on_cpu(unsigned cpu, int (*fn)(void *), void *arg)
+{
+	return x86_smp_call(cpu, fn, arg);
+}
 
 uint64_t arch_arena_b(void)
 {
@@ -527,11 +548,60 @@ void arch_resume(struct hwbp_sim_result *res)
 
 /* ------------------------------------------------------------ main */
 
+/*
+ * Before any scenario: every CPU runs a call of its own (x86_smp_call by
+ * IPI) that writes DR0 with a value naming it, then every CPU reads its
+ * DR0 back and says who it is.  A CPU that answers for another, or whose
+ * DR0 holds another's value, stops the kernel: per-CPU lines could not be
+ * trusted.
+ */
+static int smp_reset(void *arg)
+{
+	(void)arg;
+	hwbp_x86_dr_reset();
+	return 0;
+}
+
+static int smp_mark(void *arg)
+{
+	hwbp_x86_dr_write(0, 0x10000000ull + 0x100 * (uintptr_t)arg, 0);
+	return (int)x86_this_cpu();
+}
+
+static int smp_check(void *arg)
+{
+	uint64_t want = 0x10000000ull + 0x100 * (uintptr_t)arg;
+
+	return hwbp_x86_dr_read(0) == want ? (int)x86_this_cpu() : -1;
+}
+
+static void smp_selftest(void)
+{
+	unsigned n = x86_ncpus(), c;
+
+	for (c = 0; c < n; c++)
+		if (x86_smp_call(c, smp_mark, (void *)(uintptr_t)c) != (int)c)
+			goto bad;
+	for (c = 0; c < n; c++)
+		if (x86_smp_call(c, smp_check, (void *)(uintptr_t)c) != (int)c)
+			goto bad;
+	for (c = 0; c < n; c++)
+		x86_smp_call(c, smp_reset, NULL);
+	return;
+bad:
+	kputs("# x86 harness: CPU ");
+	hex(c);
+	kputs(" did not run its own call or keep its own DR0\n");
+	arch_exit(3);
+}
+
 void kmain(void)
 {
 	x86_serial_init();
 	x86_idt_init();
-	x86_user_init();
+	x86_user_init(0);
+	x86_smp_init();
+	smp_selftest();
 	memset(x86_arena_b, 0, 0x10000);
 	memset(x86_arena_c, 0xc3, 0x10000);
 	memset((void *)(uintptr_t)LOWWIN_PHYS, 0xc3, LOWWIN_HI - LOWWIN_LO);

@@ -36,11 +36,6 @@ static struct idt_entry idt[256] __attribute__((aligned(16)));
 
 void x86_idt_init(void)
 {
-	struct {
-		uint16_t limit;
-		uint64_t base;
-	} __attribute__((packed)) ptr;
-
 	for (unsigned i = 0; i < 256; i++) {
 		uint64_t a = (uint64_t)(uintptr_t)(x86_vectors + 16 * i);
 
@@ -54,6 +49,16 @@ void x86_idt_init(void)
 		idt[i].off2 = (uint32_t)(a >> 32);
 		idt[i].zero = 0;
 	}
+	x86_idt_load();
+}
+
+void x86_idt_load(void)
+{
+	struct {
+		uint16_t limit;
+		uint64_t base;
+	} __attribute__((packed)) ptr;
+
 	ptr.limit = sizeof(idt) - 1;
 	ptr.base = (uint64_t)(uintptr_t)idt;
 	__asm__ volatile("lidt %0" : : "m"(ptr));
@@ -61,7 +66,9 @@ void x86_idt_init(void)
 
 /* The 64-bit TSS (Intel SDM Vol. 3 §8.7): only RSP0 is used, the stack
  * an exception or INT from ring 3 switches to; no I/O bitmap (its offset
- * past the limit: ring 3 reaches ports only with IOPL 3). */
+ * past the limit: ring 3 reaches ports only with IOPL 3).  One TSS, one
+ * descriptor per CPU (LTR marks a descriptor busy): only one CPU at a
+ * time runs a scenario's access, so they can share RSP0's stack. */
 static struct {
 	uint32_t rsvd0;
 	uint64_t rsp[3];
@@ -74,18 +81,19 @@ static struct {
 extern uint64_t x86_gdt[];
 extern char x86_ring0_stack_top[];
 
-void x86_user_init(void)
+void x86_user_init(unsigned cpu)
 {
 	uint64_t base = (uint64_t)(uintptr_t)&tss, limit = sizeof(tss) - 1;
+	unsigned sel = X86_SEL_TSS(cpu);
 
 	tss.rsp[0] = (uint64_t)(uintptr_t)x86_ring0_stack_top;
 	tss.iomap = sizeof(tss);
 	/* A system descriptor of 16 bytes (§8.2.3): type 9 (available
 	 * 64-bit TSS), present, DPL 0. */
-	x86_gdt[X86_SEL_TSS / 8] = (limit & 0xffff) | (base & 0xffffff) << 16 | 0x89ull << 40 |
-				   ((limit >> 16) & 0xf) << 48 | ((base >> 24) & 0xff) << 56;
-	x86_gdt[X86_SEL_TSS / 8 + 1] = base >> 32;
-	__asm__ volatile("ltr %w0" : : "r"((uint16_t)X86_SEL_TSS) : "memory");
+	x86_gdt[sel / 8] = (limit & 0xffff) | (base & 0xffffff) << 16 | 0x89ull << 40 |
+			   ((limit >> 16) & 0xf) << 48 | ((base >> 24) & 0xff) << 56;
+	x86_gdt[sel / 8 + 1] = base >> 32;
+	__asm__ volatile("ltr %w0" : : "r"((uint16_t)sel) : "memory");
 }
 
 __attribute__((noreturn)) void x86_debug_exit(int code)

@@ -43,10 +43,13 @@ void x86_idt_init(void);
  * and the vector whose INT leaves ring 3 (x86_user_call). */
 #define X86_SEL_UCODE 0x23
 #define X86_SEL_UDATA 0x1b
-#define X86_SEL_TSS 0x28
+#define X86_SEL_TSS(cpu) (0x28 + 16 * (cpu))
 #define X86_VEC_USER_EXIT 0x81
-/* Fill and load the TSS (its RSP0: the stack for traps from ring 3). */
-void x86_user_init(void);
+/* Fill CPU @cpu's TSS descriptor and load it (on that CPU): RSP0, the
+ * stack for traps from ring 3. */
+void x86_user_init(unsigned cpu);
+/* Load the IDT x86_idt_init() built (on another CPU). */
+void x86_idt_load(void);
 /*
  * isa-debug-exit: QEMU exits with (value << 1) | 1.  The value is
  * code + EXIT_BIAS so that QEMU's own failure status (1) never reads as

@@ -28,7 +28,7 @@ fi
 [ -f "$img" ] || { echo "$0: no kernel image $img" >&2; exit 2; }
 
 timeout --foreground -k 5 "$TIMEOUT" "$QEMU" \
-	-nodefaults -machine pc,accel=tcg -cpu qemu64 -m 512M \
+	-nodefaults -machine pc,accel=tcg -cpu qemu64 -m 512M -smp "${HARNESS_SMP:-4}" \
 	-display none -no-reboot -monitor none \
 	-chardev stdio,id=ser0,signal=off -serial chardev:ser0 \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
