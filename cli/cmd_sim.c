@@ -13,7 +13,7 @@
 #include "util.h"
 
 static const char usage[] =
-	"usage: hwbp sim [--profile sdm|qemu] [--emit] FILE...\n"
+	"usage: hwbp sim [--profile sdm|qemu|linux] [--emit] FILE...\n"
 	"       hwbp sim --compile FILE...\n"
 	"       hwbp sim --quirks\n"
 	"Run scenario files (see docs/scenarios.md; - is standard input) on the\n"
@@ -21,16 +21,17 @@ static const char usage[] =
 	"expectation and a final 'N passed, N failed'. Exit 0 when nothing\n"
 	"failed, 1 when an expectation failed, 2 when a file cannot be read or\n"
 	"does not parse (FILE:LINE:COL: message).\n"
-	"  --profile P   sdm (the architecture manuals, default) or qemu\n"
+	"  --profile P   sdm (the architecture manuals, default), qemu (QEMU 10's\n"
+	"                departures) or linux (as Linux's ptrace shows them)\n"
 	"  --emit        one canonical line per access instead of checking\n"
 	"  --compile     a C table of the files for the bare-metal harnesses\n"
-	"  --quirks      the table of QEMU departures from the manuals\n"
+	"  --quirks      the table of QEMU's and Linux's departures from the manuals\n"
 	"  --help, --version\n";
 
 enum { OPT_PROFILE = CLI_OPT_BASE, OPT_EMIT, OPT_COMPILE, OPT_QUIRKS };
 
 static const struct cli_opt opts[] = {
-	{ "profile", "sdm or qemu", OPT_PROFILE },
+	{ "profile", "sdm, qemu or linux", OPT_PROFILE },
 	{ "emit", NULL, OPT_EMIT },
 	{ "compile", NULL, OPT_COMPILE },
 	{ "quirks", NULL, OPT_QUIRKS },
@@ -42,8 +43,8 @@ static void print_quirks(void)
 	const struct hwbp_sim_quirk *q;
 
 	for (unsigned k = 0; (q = hwbp_sim_quirk(k)); k++)
-		printf("%s [%s]\n  manual: %s\n  qemu:   %s\n  evidence: %s\n", q->id, q->arch, q->sdm,
-		       q->qemu, q->evidence);
+		printf("%s [%s]\n  manual: %s\n  %-7s %s\n  evidence: %s\n", q->id, q->arch, q->sdm,
+		       strcmp(q->profile, "qemu") == 0 ? "qemu:" : "linux:", q->qemu, q->evidence);
 }
 
 /* Why a file could not be run, in one line: where it does not parse, or
@@ -110,8 +111,10 @@ int hwbp_cli_sim(int argc, char **argv)
 				o.profile = HWBP_SIM_SDM;
 			else if (strcmp(a.arg, "qemu") == 0)
 				o.profile = HWBP_SIM_QEMU;
+			else if (strcmp(a.arg, "linux") == 0)
+				o.profile = HWBP_SIM_LINUX;
 			else
-				ret = usage_error("bad --profile '%s': expected sdm or qemu", a.arg);
+				ret = usage_error("bad --profile '%s': expected sdm, qemu or linux", a.arg);
 			break;
 		case OPT_EMIT:
 			o.emit = true;

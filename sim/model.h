@@ -148,22 +148,32 @@ extern const struct hwbpi_sim_model hwbpi_sim_powerpc;
 /* The model of @arch, or NULL (sim/models.c: the one table of models). */
 const struct hwbpi_sim_model *hwbpi_sim_model(enum hwbp_arch arch);
 
-/* The profile table (sim/quirks.c), built from one X-macro file per arch:
- * QUIRK(ID, "arch", "manual says", "QEMU does", "evidence"). */
+/* The profile table (sim/quirks.c), built from one X-macro file per arch
+ * and profile: QUIRK(ID, "arch", "manual says", "QEMU does", "evidence")
+ * for the qemu profile, QUIRK_LINUX(...) for the linux one.  The qemu
+ * rows come first, then the linux rows, in one numbering. */
 enum hwbpi_quirk {
 #define QUIRK(id, arch, sdm, qemu, evidence) id,
 #include "quirks_x86.def"
 #include "quirks_arm64.def"
 #include "quirks_powerpc.def"
 #undef QUIRK
+	HWBPI_Q_QEMU_COUNT,
+	/* (so that the first linux row is HWBPI_Q_QEMU_COUNT) */
+	HWBPI_Q_LINUX_BEFORE = HWBPI_Q_QEMU_COUNT - 1,
+#define QUIRK_LINUX(id, arch, sdm, linux, evidence) id,
+#include "quirks_linux_x86.def"
+#undef QUIRK_LINUX
 	HWBPI_Q_COUNT
 };
 
 static inline bool hwbpi_quirk_on(int profile, enum hwbpi_quirk q)
 {
-	(void)q;
-	/* Every row is a QEMU departure: the qemu profile takes them all. */
-	return profile == HWBP_SIM_QEMU;
+	/* The qemu profile takes every QEMU row, the linux profile every
+	 * Linux row; sdm none. */
+	if ((unsigned)q < HWBPI_Q_QEMU_COUNT)
+		return profile == HWBP_SIM_QEMU;
+	return profile == HWBP_SIM_LINUX;
 }
 
 /* hwbp_sim_access() without the filter (for tests of the filter). */

@@ -27,7 +27,7 @@ static int errno_of(const char *s)
 	return 0;
 }
 
-/* expect, expect[sdm] or expect[qemu]. */
+/* expect, expect[sdm], expect[qemu] or expect[linux]. */
 static int parse_profile(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens *t,
 			 struct hwbpi_scn_cmd *c)
 {
@@ -38,8 +38,10 @@ static int parse_profile(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_toke
 		c->profile = HWBP_SIM_SDM;
 	else if (hwbpi_scn_tok_is(t, 0, "expect[qemu]"))
 		c->profile = HWBP_SIM_QEMU;
+	else if (hwbpi_scn_tok_is(t, 0, "expect[linux]"))
+		c->profile = HWBP_SIM_LINUX;
 	else
-		return hwbpi_scn_error(lx, t->p[0], "unknown profile in '%.*s': expected expect[sdm] or expect[qemu]",
+		return hwbpi_scn_error(lx, t->p[0], "unknown profile in '%.*s': expected expect[sdm], expect[qemu] or expect[linux]",
 				       (int)t->len[0], t->p[0]);
 	return 0;
 }

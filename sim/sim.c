@@ -114,7 +114,7 @@ struct hwbp_sim *hwbp_sim_new(const struct hwbp_cpu *cpu, enum hwbp_sim_profile 
 	int e = 0;
 
 	if (!m || ncpus == 0 || ncpus > HWBP_SIM_MAX_CPUS ||
-	    (profile != HWBP_SIM_SDM && profile != HWBP_SIM_QEMU))
+	    (profile != HWBP_SIM_SDM && profile != HWBP_SIM_QEMU && profile != HWBP_SIM_LINUX))
 		e = -EINVAL;
 	else if (!(sim = calloc(1, sizeof(*sim))))
 		e = -ENOMEM;

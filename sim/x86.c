@@ -383,7 +383,8 @@ static void data_trap(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_
 	 * whose condition the access met, so handlers (and hwbp's decoder)
 	 * must honour the enables as the manual tells them to.
 	 */
-	if (!hwbpi_quirk_on(profile, HWBPI_Q_X86_DISABLED_B_BITS))
+	if (!hwbpi_quirk_on(profile, HWBPI_Q_X86_DISABLED_B_BITS) &&
+	    !hwbpi_quirk_on(profile, HWBPI_Q_X86_LINUX_VIRTUAL_DR6))
 		b |= dis;
 	/*
 	 * B0-B3 are rewritten on a breakpoint #DB; BD, BS, BT and the
@@ -438,9 +439,12 @@ static void exec_fault(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim
 	/*
 	 * Matching disabled execute slots set their B bits too: the sdm
 	 * reading of §17.2.3 (see data_trap) and what QEMU does
-	 * (check_hw_breakpoints() compares every R/W = 00 DRn with EIP).
+	 * (check_hw_breakpoints() compares every R/W = 00 DRn with EIP);
+	 * not as a Linux tracer sees DR6 (the linux profile).
 	 */
-	b = en | dis;
+	b = en;
+	if (!hwbpi_quirk_on(profile, HWBPI_Q_X86_LINUX_VIRTUAL_DR6))
+		b |= dis;
 	c->regs.u.x86.dr6 = (c->regs.u.x86.dr6 & ~HWBP_X86_DR6_B_MASK) | b;
 	db_entry(profile, c);
 	db_result(c, HWBP_TIMING_BEFORE, en, a->addr, res);

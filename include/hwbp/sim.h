@@ -39,6 +39,8 @@ extern "C" {
 enum hwbp_sim_profile {
 	HWBP_SIM_SDM = 0,   /* the architecture manuals */
 	HWBP_SIM_QEMU = 1,  /* QEMU as CI installs it (10.0) */
+	HWBP_SIM_LINUX = 2, /* the manuals as Linux's ptrace shows them to a
+	                       traced user process (the native runner's) */
 };
 
 enum hwbp_sim_class {
@@ -160,15 +162,17 @@ int hwbp_sim_priv(const struct hwbp_sim *sim, unsigned cpu);
 const char *hwbp_sim_class_name(enum hwbp_sim_class cls);
 
 /*
- * The profile table: one row per way QEMU departs from the manuals.
+ * The profile table: one row per way QEMU (the qemu profile) or Linux's
+ * ptrace layer (the linux profile) departs from the manuals.
  * hwbp_sim_quirk(i) returns row i or NULL past the end.
  */
 struct hwbp_sim_quirk {
 	const char *id;
 	const char *arch;
 	const char *sdm;       /* what the manual says */
-	const char *qemu;      /* what QEMU does */
+	const char *qemu;      /* what the profile's platform does instead */
 	const char *evidence;  /* where that is written */
+	const char *profile;   /* the profile that takes the row: "qemu", "linux" */
 };
 const struct hwbp_sim_quirk *hwbp_sim_quirk(unsigned i);
 

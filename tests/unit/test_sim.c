@@ -79,6 +79,9 @@ static void test_quirk_table(void **state)
 	for (const struct hwbp_sim_quirk *q; (q = hwbp_sim_quirk(n)); n++) {
 		assert_non_null(q->id);
 		assert_true(strlen(q->sdm) > 0 && strlen(q->qemu) > 0 && strlen(q->evidence) > 0);
+		assert_true(strcmp(q->profile, "qemu") == 0 || strcmp(q->profile, "linux") == 0);
+		/* qemu rows first, then linux rows (model.h's numbering) */
+		assert_int_equal(strcmp(q->profile, "linux") == 0, n >= HWBPI_Q_QEMU_COUNT);
 		assert_true(strcmp(q->arch, "x86") == 0 || strcmp(q->arch, "arm64") == 0 ||
 			    strcmp(q->arch, "powerpc") == 0);
 	}

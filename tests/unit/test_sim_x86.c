@@ -40,7 +40,8 @@
 #define DR6_0 0xffff0ff0ull
 #define GD (1ull << 13)
 
-enum { SDM = 1, QEMU = 2, BOTH = 3 };
+/* The profiles a row holds for (BOTH: sdm and qemu; linux rows say so). */
+enum { SDM = 1, QEMU = 2, BOTH = 3, LINUX = 4 };
 
 struct regw {
 	const char *name;
@@ -144,6 +145,21 @@ static const struct row rows[] = {
 	{ "disabled matching data slot", "x86_64", QEMU,
 	  { { "dr0", 0x1000 }, { "dr1", 0x1000 }, { "dr7", DR7(0, OFF, RW_RW, L4) | DR7(1, G, RW_W, L1) } },
 	  W, 0x1000, 1, DB, AFTER, 2, DR6_0 | 2 },
+	/* HWBPI_Q_X86_LINUX_VIRTUAL_DR6: a tracer's DR6 has the fired
+	 * (enabled) slots only, data and execute alike. */
+	{ "disabled matching data slot", "x86_64", LINUX,
+	  { { "dr0", 0x1000 }, { "dr1", 0x1000 }, { "dr7", DR7(0, OFF, RW_RW, L4) | DR7(1, G, RW_W, L1) } },
+	  W, 0x1000, 1, DB, AFTER, 2, DR6_0 | 2 },
+	{ "disabled matching exec slot", "x86_64", SDM | QEMU,
+	  { { "dr0", 0x2000 }, { "dr2", 0x2000 }, { "dr7", DR7(0, G, RW_X, L1) | DR7(2, OFF, RW_X, L1) } },
+	  X, 0x2000, 1, DB, BEFORE, 1, DR6_0 | 5 },
+	{ "disabled matching exec slot", "x86_64", LINUX,
+	  { { "dr0", 0x2000 }, { "dr2", 0x2000 }, { "dr7", DR7(0, G, RW_X, L1) | DR7(2, OFF, RW_X, L1) } },
+	  X, 0x2000, 1, DB, BEFORE, 1, DR6_0 | 1 },
+	/* (QEMU reports the first only: HWBPI_Q_X86_DATA_FIRST_SLOT) */
+	{ "two enabled slots, one access", "x86_64", SDM | LINUX,
+	  { { "dr0", 0x1000 }, { "dr1", 0x1000 }, { "dr7", DR7(0, G, RW_RW, L8) | DR7(1, L, RW_W, L2) } },
+	  W, 0x1000, 2, DB, AFTER, 3, DR6_0 | 3 },
 	{ "disabled write slot, read access", "x86_64", BOTH,
 	  { { "dr0", 0x1000 }, { "dr1", 0x1000 }, { "dr7", DR7(0, OFF, RW_W, L4) | DR7(1, G, RW_RW, L1) } },
 	  R, 0x1000, 1, DB, AFTER, 2, DR6_0 | 2 },
@@ -360,6 +376,8 @@ static void test_table(void **state)
 			run_row(&rows[i], HWBP_SIM_SDM);
 		if (rows[i].profiles & QEMU)
 			run_row(&rows[i], HWBP_SIM_QEMU);
+		if (rows[i].profiles & LINUX)
+			run_row(&rows[i], HWBP_SIM_LINUX);
 	}
 }
 
@@ -409,7 +427,8 @@ static void test_quirk_rows(void **state)
 		if (strcmp(q->arch, "x86") != 0)
 			continue;
 		assert_true(strlen(q->sdm) > 20 && strlen(q->qemu) > 20);
-		assert_non_null(strstr(q->evidence, "QEMU"));
+		/* A row's evidence names the platform whose departure it is. */
+		assert_non_null(strstr(q->evidence, strcmp(q->profile, "qemu") == 0 ? "QEMU" : "Linux"));
 		assert_non_null(strstr(q->evidence, "§"));
 		for (unsigned k = 0; k < sizeof(ids) / sizeof(ids[0]); k++)
 			if (strcmp(q->id, ids[k]) == 0)
@@ -417,13 +436,18 @@ static void test_quirk_rows(void **state)
 	}
 	assert_int_equal(found, (1u << (sizeof(ids) / sizeof(ids[0]))) - 1);
 	/* Row i is enum value i (one X-macro list): each x86 row is a
-	 * departure the qemu profile takes and the sdm profile does not. */
+	 * departure its own profile takes, and neither sdm nor the other. */
 	for (unsigned q = 0; q < HWBPI_Q_COUNT; q++) {
+		bool linux_row;
+
 		if (strcmp(hwbp_sim_quirk(q)->arch, "x86") != 0)
 			continue;
+		linux_row = strcmp(hwbp_sim_quirk(q)->profile, "linux") == 0;
 		assert_false(hwbpi_quirk_on(HWBP_SIM_SDM, (enum hwbpi_quirk)q));
-		assert_true(hwbpi_quirk_on(HWBP_SIM_QEMU, (enum hwbpi_quirk)q));
+		assert_int_equal(hwbpi_quirk_on(HWBP_SIM_QEMU, (enum hwbpi_quirk)q), !linux_row);
+		assert_int_equal(hwbpi_quirk_on(HWBP_SIM_LINUX, (enum hwbpi_quirk)q), linux_row);
 	}
+	assert_string_equal(hwbp_sim_quirk(HWBPI_Q_X86_LINUX_VIRTUAL_DR6)->profile, "linux");
 }
 
 static void test_reset(void **state)
