@@ -24,6 +24,24 @@
 /* Run hwbp_hops[]; prints "== FILE", lines, "# skip ..." and "== END". */
 int harness_main(void);
 
+/*
+ * Why the last arch_* call that returned -EOPNOTSUPP could not do it
+ * (a static string), or NULL: the runner prints it in the file's
+ * "# skip:" line and clears it.  Harnesses that have nothing more to say
+ * than the runner's own words leave it NULL.
+ */
+extern const char *harness_why;
+
+/*
+ * 0 (the default): a command the harness cannot execute skips its whole
+ * file ("# skip: ...").  1: the file is cut there instead ("# cut LINE:
+ * ..."): the lines before it are compared, the rest is not run.  Set by a
+ * harness whose refusals are a host's rules about single commands (the
+ * native runner), never to hide a failure: the simulator is causal, so
+ * its lines before LINE do not depend on what follows.
+ */
+extern int harness_cut;
+
 /* Formatted output through arch_putc: %s %c %d %u %x %lu %lx %llu %llx %%. */
 void h_printf(const char *fmt, ...);
 void h_vprintf(const char *fmt, va_list ap);

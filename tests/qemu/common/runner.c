@@ -26,6 +26,8 @@ static char names[HWBP_MAX_REQUESTS][NAME_LEN];
 static struct hwbpi_arenas arenas;
 static unsigned ncpus = 1;   /* arch_ncpus() */
 static unsigned cur;         /* `mode cpu=`: the CPU the commands run on */
+const char *harness_why;
+int harness_cut;
 
 /*
  * Every arch_* call goes to the CPU it acts on through arch_on_cpu(): the
@@ -141,7 +143,13 @@ static int find_name(const char *n)
 /* Skip to the next file: returns the index of its HOP_FILE (or HOP_END). */
 static size_t skip_file(size_t i, const char *why, const char *what)
 {
-	h_printf("# skip: %s%s%s\n", why, what ? " " : "", what ? what : "");
+	if (harness_cut && hwbp_hops[i].kind != HOP_FILE)
+		h_printf("# cut %u: ", (unsigned)hwbp_hops[i].line);
+	else
+		h_printf("# skip: ");
+	h_printf("%s%s%s%s%s\n", why, what ? " " : "", what ? what : "",
+		 harness_why ? ": " : "", harness_why ? harness_why : "");
+	harness_why = NULL;
 	for (i++; hwbp_hops[i].kind != HOP_END && hwbp_hops[i].kind != HOP_FILE; i++)
 		;
 	return i;
@@ -218,8 +226,18 @@ int harness_main(void)
 			q.scope = (enum hwbp_scope)h->scope;
 			q.flags = h->widen ? HWBP_REQ_WIDEN : 0;
 			/* A failing watch prints nothing, as in the simulator. */
-			if (find_name(h->name) < 0 && hwbp_install(&ctx, &q, HWBP_CPU_ALL, NULL, &id) == 0)
+			if (find_name(h->name) >= 0)
+				break;
+			ret = hwbp_install(&ctx, &q, HWBP_CPU_ALL, NULL, &id);
+			if (ret == 0) {
 				strncpy(names[id], h->name, NAME_LEN - 1);
+			} else if (ret == -EOPNOTSUPP && harness_why) {
+				/* The harness could not write what hwbp planned (a
+				 * refusal of the host's, not of hwbp's). */
+				skipped++;
+				i = skip_file(i, "cannot install watch", h->name);
+				continue;
+			}
 			break;
 		}
 		case HOP_UNWATCH: {
