@@ -194,12 +194,13 @@ void a64_secondary_main(void)
 
 /*
  * Called with IRQs (and D, A, F) masked by the exception entry.  PSTATE.D:
- * the exception entry set it (Arm ARM D1.10: PSTATE.{D,A,I,F} = 1 on
- * taking an exception to AArch64), but D is the scenario's state of this
- * CPU (`set daif_d`), which the call must see and may change: the call
- * runs with the interrupted code's D (SPSR_EL1.D, bit 9) and whatever D
- * it leaves goes back into the SPSR, which ERET restores to the idle
- * loop, so that the CPU's next call sees it again.
+ * the exception entry set it (Arm ARM DDI 0487 D1, "Exception entry":
+ * PSTATE.{D,A,I,F} = 1 on taking an exception to AArch64), but D is the
+ * scenario's state of this CPU (`set daif_d`), which the call must see
+ * and may change: the call runs with the interrupted code's D
+ * (SPSR_EL1.D, bit 9) and whatever D it leaves goes back into the SPSR,
+ * which ERET restores to the idle loop, so that the CPU's next call sees
+ * it again.
  */
 void a64_smp_irq(uint64_t *spsr)
 {
