@@ -4,7 +4,12 @@
 further than tests/qemu/gen_random.py: raw DBGWCR with any BAS (also
 non-contiguous), MASK ranges, the deprecated word-aligned DBGWVR, every
 LSC/PAC, breakpoints (BAS, PMC), accesses of 1..64 bytes (ldp/stp, ld1/st1),
-DC ZVA, exec, EL0/EL1, and the enables (MDSCR, PSTATE.D, the OS lock).
+DC ZVA, exec, EL0/EL1, and the enables (MDSCR, PSTATE.D, the OS lock).  Every
+other file switches among the harness's 4 CPUs (`mode cpu=N`, N in 0..3):
+a CPU met for the first time gets, most of the time, its own enables and
+raw slots (else it stays as reset: OS lock set, PSTATE.D 1, nothing
+armed), and `watch`/`unwatch` requests (hwbp_install on every CPU) come
+and go, so that accesses hit or miss by each CPU's own registers.
 No expectations: the canonical lines are compared with the simulator's.
 `novec` leaves out the 32- and 64-byte (ld1/st1) accesses, which QEMU
 splits into 8-byte pieces (see the harness report)."""
@@ -17,9 +22,9 @@ SIZES = [1, 2, 4, 8, 8, 16, 16] + ([] if sys.argv[4:5] == ["novec"] else [32, 64
 rng = random.Random(SEED)
 
 
-def scenario():
-    lines = ["cpu cortex-a57", "set oslar 0", "set daif_d 0", "set mdscr 0xa000"]
-    hot = []
+def cpu_setup(hot):
+    """The enables and raw slots of the current CPU; adds to hot."""
+    lines = ["set oslar 0", "set daif_d 0", "set mdscr 0xa000"]
     for n in sorted(rng.sample(range(4), rng.randint(1, 4))):
         off = rng.randrange(0, 0x400) & ~7
         lsc = rng.choice([1, 2, 3, 3])
@@ -49,8 +54,42 @@ def scenario():
         lines.append(f"set dbgbvr{n} C+{off:#x}")
         lines.append(f"set dbgbcr{n} {(bas << 5) | (pmc << 1) | 1:#x}")
         hot.append(-1 - off)
-    for _ in range(rng.randint(6, 16)):
+    return lines
+
+
+def scenario(multi):
+    hot = []
+    lines = ["cpu cortex-a57"] + cpu_setup(hot)
+    ready = {0}      # CPUs that had their cpu_setup()
+    live = []        # names of live `watch` requests
+    nwatch = 0
+    n = rng.randint(6, 16) + (rng.randint(4, 10) if multi else 0)
+    forced = rng.randrange(n // 2) if multi else -1  # one switch to CPU 1..3 at least
+    for k in range(n):
         r = rng.random()
+        if multi and (r < 0.12 or k == forced):
+            # another CPU: its own registers, OS lock, PSTATE.D and EL
+            c = rng.randrange(1, 4) if k == forced else rng.randrange(4)
+            lines.append(f"mode cpu={c}")
+            if c not in ready:
+                ready.add(c)
+                if rng.random() < 0.7:
+                    lines += cpu_setup(hot)
+            continue
+        if multi and r < 0.17:
+            # a request on every CPU (planner, glue, MDSCR |= MDE|KDE)
+            if live and rng.random() < 0.4:
+                lines.append(f"unwatch {live.pop(rng.randrange(len(live)))}")
+                continue
+            size = rng.choice([1, 2, 4, 8, 8, 16])
+            off = rng.randrange(0, 0x400) & ~(min(size, 8) - 1)
+            name = f"w{nwatch}"
+            nwatch += 1
+            live.append(name)
+            lines.append(f"watch {name} B+{off:#x} {size} {rng.choice(['r', 'w', 'rw'])}")
+            hot += [off, off + size - 1]
+            continue
+        r = rng.random() if multi else r
         if r < 0.05:
             lines.append(f"mode el={rng.randint(0, 1)}")
             continue
@@ -80,4 +119,6 @@ def scenario():
 os.makedirs(OUT, exist_ok=True)
 for i in range(N):
     with open(os.path.join(OUT, f"a{i:05d}.hws"), "w") as f:
-        f.write(f"# random arm64 scenario {i} of seed {SEED}\n" + "\n".join(scenario()) + "\n")
+        # (every other file switches among 4 CPUs)
+        f.write(f"# random arm64 scenario {i} of seed {SEED}\n" +
+                "\n".join(scenario(i % 2 == 1)) + "\n")

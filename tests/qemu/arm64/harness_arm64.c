@@ -6,6 +6,8 @@
  * semihosting exit, the debug-exception entry and the harness.h functions.
  *
  * Memory map (39-bit VA, 4 KiB granule, level 1 = 1 GiB, level 2 = 2 MiB):
+ *   0x08000000..0x081fffff  Device-nGnRnE (the GICv2: GICD 0x08000000,
+ *                           GICC 0x08010000; smp.c)
  *   0x09000000..0x091fffff  Device-nGnRnE (the PL011 at 0x09000000)
  *   0x40000000..0x4fffffff  RAM, identity, per 2 MiB block:
  *     0x40200000  kernel (EL1 read/write/execute), up to 0x48000000
@@ -15,13 +17,22 @@
  *     (PA 0x4fe00000, Normal, EL0+EL1 read/write, never executable), so
  *     that scenario accesses at absolute addresses (0x7ffffff8,
  *     0x80000000, 0xffffffff, 0x100000000, ...) complete.  Accesses at or
- *     above 2^39 are not made (the file is skipped).
+ *     above 2^39 are not made (the file is skipped), nor are those in
+ *     the two Device blocks.
+ *
+ * SMP (smp.c): every CPU runs with the same tables and vectors; every
+ * piece of state below that describes a CPU (the register shadow, the
+ * last debug exception, the EL of the accesses) is that CPU's own,
+ * indexed by a64_this_cpu(): the runner calls each arch_* function on
+ * the CPU it acts on (arch_on_cpu), so a secondary's debug exception is
+ * recorded where its arch_access() reads it.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "harness.h"
 #include "glue.h"
+#include "smp.h"
 
 #define UART_BASE 0x09000000ul
 #define UART_DR 0x00
@@ -33,6 +44,8 @@
 #define RAM_END 0x50000000ull /* -m 256M */
 #define SCRATCH_PA 0x4fe00000ull
 #define BLOCK_2M 0x200000ull
+#define GIC_BLOCK (A64_GICD & ~(BLOCK_2M - 1))
+#define UART_BLOCK (UART_BASE & ~(BLOCK_2M - 1))
 
 extern char __arena_b[];
 extern char a64_arena_c[];
@@ -110,12 +123,13 @@ static uint64_t pt_l2_scratch[512] __attribute__((aligned(4096)));
 static uint64_t pt_l2_low[512] __attribute__((aligned(4096)));
 #define VA_LIMIT (1ull << 39)
 
+/* CPU 0, MMU still off: the tables (written non-cacheable, so every
+ * CPU's cacheable table walks see them), then its own registers. */
 static void mmu_init(void)
 {
 	uint64_t b = (uint64_t)__arena_b & ~(BLOCK_2M - 1);
 	uint64_t c = (uint64_t)a64_arena_c & ~(BLOCK_2M - 1);
 	uint64_t scratch = SCRATCH_PA | D_NORMAL | D_AP_ALL_RW | D_PXN | D_UXN;
-	uint64_t v;
 
 	pt_l1[0] = (uint64_t)pt_l2_low | D_TABLE;
 	pt_l1[1] = (uint64_t)pt_l2_ram | D_TABLE;
@@ -124,7 +138,7 @@ static void mmu_init(void)
 	for (unsigned i = 0; i < 512; i++) {
 		uint64_t va = i * BLOCK_2M;
 
-		if (va == (UART_BASE & ~(BLOCK_2M - 1)))
+		if (va == UART_BLOCK || va == GIC_BLOCK)
 			pt_l2_low[i] = va | D_ATTR(0) | D_AF | D_PXN | D_UXN | D_BLOCK;
 		else
 			pt_l2_low[i] = scratch;
@@ -143,6 +157,18 @@ static void mmu_init(void)
 			pt_l2_ram[i] = pa | D_NORMAL | D_AP_EL1_RW | D_UXN;
 	}
 	__asm__ volatile("dsb sy" ::: "memory");
+	a64_mmu_enable();
+}
+
+/*
+ * This CPU's translation and its FP/SIMD access, the same on every CPU
+ * (all of these are per-PE registers): CPU 0 from mmu_init(), each
+ * secondary first thing (smp.c), on the tables CPU 0 built.
+ */
+void a64_mmu_enable(void)
+{
+	uint64_t v;
+
 	/* MAIR: Attr0 Device-nGnRnE, Attr1 Normal write-back RW-allocate. */
 	__asm__ volatile("msr mair_el1, %0" : : "r"(0xff00ull));
 	/* TCR: T0SZ 25 (39-bit VA), IRGN0/ORGN0 WB-WA, SH0 inner, TG0 4K,
@@ -166,17 +192,29 @@ static void mmu_init(void)
 }
 
 /* ------------------------------------------------------------------ */
-/* State: the shadow of every debug register this harness wrote        */
+/* State: per CPU, the shadow of every debug register this harness     */
+/* wrote, and what its exception handler saw                           */
 /* ------------------------------------------------------------------ */
-static struct hwbp_regs shadow;
+/* The same on every CPU (one model, one -cpu): */
 static unsigned hw_nb, hw_nw;      /* real counts (ID_AA64DFR0_EL1) */
 static unsigned cpu_nb, cpu_nw;    /* the scenario CPU's counts */
-static int cur_el = 1;
 
-/* What the exception handler saw. */
-static volatile unsigned exc_count;
-static volatile uint64_t exc_esr, exc_far, exc_elr;
-static volatile int exc_armed;
+/*
+ * Each CPU's own: only that CPU reads or writes its entry (its arch_*
+ * calls and its exception handler run on it), so no locking; `volatile`
+ * for the fields the debug exception handler writes behind the back of
+ * arch_access() on the same CPU.
+ */
+static struct pcpu {
+	struct hwbp_regs shadow;
+	uint64_t wp_seq[HWBP_MAX_SLOTS], wp_seq_now;  /* wp_written() */
+	int cur_el;                                   /* `mode el=` */
+	volatile unsigned exc_count;
+	volatile uint64_t exc_esr, exc_far, exc_elr;
+	volatile int exc_armed;
+} pcpu[A64_MAX_CPUS];
+
+#define me (&pcpu[a64_this_cpu()])
 
 struct a64_frame {
 	uint64_t x[31];
@@ -185,12 +223,19 @@ struct a64_frame {
 	uint64_t pad;
 };
 
+/* The ISBs after the control writes: the new E bits govern which later
+ * instructions can generate debug events only after a context
+ * synchronization event (Arm ARM D2, "Synchronization and debug
+ * exceptions"; DDI 0487 "Synchronization requirements for AArch64
+ * System registers"). */
 static void disarm_all(void)
 {
+	struct pcpu *p = me;
+
 	for (unsigned i = 0; i < hw_nb; i++)
-		hwbp_a64_write_dbg(HWBP_A64_BCR, i, shadow.u.arm64.bcr[i] & ~1ull);
+		hwbp_a64_write_dbg(HWBP_A64_BCR, i, p->shadow.u.arm64.bcr[i] & ~1ull);
 	for (unsigned i = 0; i < hw_nw; i++)
-		hwbp_a64_write_dbg(HWBP_A64_WCR, i, shadow.u.arm64.wcr[i] & ~1ull);
+		hwbp_a64_write_dbg(HWBP_A64_WCR, i, p->shadow.u.arm64.wcr[i] & ~1ull);
 	__asm__ volatile("isb" ::: "memory");
 }
 
@@ -200,57 +245,66 @@ static void disarm_all(void)
  * at the tail: hw_watchpoint_update()), and with several matches the
  * first of that list decides FAR (quirk HWBPI_Q_ARM64_FAR_FIRST_WP).  So
  * that stepping over an access does not reorder that list, re-arm the
- * watchpoints in the order they were last written.
+ * watchpoints in the order they were last written.  (That list is each
+ * CPU's own, CPUARMState's: so is the order kept here.)
  */
-static uint64_t wp_seq[HWBP_MAX_SLOTS], wp_seq_now;
-
 static void wp_written(unsigned n)
 {
+	struct pcpu *p = me;
+
 	if (n < HWBP_MAX_SLOTS)
-		wp_seq[n] = ++wp_seq_now;
+		p->wp_seq[n] = ++p->wp_seq_now;
 }
 
 static void rearm_all(void)
 {
+	struct pcpu *p = me;
 	unsigned order[HWBP_MAX_SLOTS], n = hw_nw < HWBP_MAX_SLOTS ? hw_nw : HWBP_MAX_SLOTS;
 
 	for (unsigned i = 0; i < hw_nb; i++)
-		hwbp_a64_write_dbg(HWBP_A64_BCR, i, shadow.u.arm64.bcr[i]);
+		hwbp_a64_write_dbg(HWBP_A64_BCR, i, p->shadow.u.arm64.bcr[i]);
 	for (unsigned i = 0; i < n; i++) {
 		unsigned j = i;
 
-		while (j > 0 && wp_seq[order[j - 1]] > wp_seq[i]) {
+		while (j > 0 && p->wp_seq[order[j - 1]] > p->wp_seq[i]) {
 			order[j] = order[j - 1];
 			j--;
 		}
 		order[j] = i;
 	}
 	for (unsigned k = 0; k < n; k++)
-		hwbp_a64_write_dbg(HWBP_A64_WCR, order[k], shadow.u.arm64.wcr[order[k]]);
+		hwbp_a64_write_dbg(HWBP_A64_WCR, order[k], p->shadow.u.arm64.wcr[order[k]]);
 	__asm__ volatile("isb" ::: "memory");
 }
 
 /*
- * Called from every vector with the saved frame.  kind: 4 = current EL
- * (SPx) synchronous, 8 = lower EL (AArch64) synchronous, others fatal.
- * Returns 0 to ERET to the frame, 1 to return from a64_el0_run().
+ * Called from every vector with the saved frame, on the CPU that took
+ * the exception.  kind: 4 = current EL (SPx) synchronous, 8 = lower EL
+ * (AArch64) synchronous, 5 = current EL (SPx) IRQ (a secondary's call,
+ * smp.c), others fatal.  Returns 0 to ERET to the frame, 1 to return
+ * from a64_el0_run().
  */
 uint64_t a64_exception(struct a64_frame *f, uint64_t kind);
 uint64_t a64_exception(struct a64_frame *f, uint64_t kind)
 {
+	struct pcpu *p = me;
 	struct hwbp_status st;
 	uint64_t esr, far, ec;
 
+	if (kind == 5) {
+		a64_smp_irq(&f->spsr);
+		return 0;
+	}
 	hwbp_glue_read_status(&st);
 	esr = st.u.arm64.esr;
 	far = st.u.arm64.far;
 	ec = (esr >> 26) & 0x3f;
 	if ((kind == 4 || kind == 8) &&
-	    (ec == 0x30 || ec == 0x31 || ec == 0x34 || ec == 0x35) && exc_armed) {
-		if (exc_count++ == 0) {
-			exc_esr = esr;
-			exc_far = far;
-			exc_elr = f->elr;
+	    (ec == 0x30 || ec == 0x31 || ec == 0x34 || ec == 0x35) && p->exc_armed) {
+		if (p->exc_count++ == 0) {
+			p->exc_esr = esr;
+			p->exc_far = far;
+			p->exc_elr = f->elr;
 		}
 		/* Step over: disable every breakpoint/watchpoint and return to
 		 * the same instruction; arch_access() re-arms afterwards. */
@@ -259,7 +313,7 @@ uint64_t a64_exception(struct a64_frame *f, uint64_t kind)
 	}
 	if (kind == 8 && ec == 0x15)
 		return 1; /* svc #0 from the EL0 stub: back to a64_el0_run's caller */
-	if ((kind == 4 || kind == 8) && ec == 0x22 && exc_armed) {
+	if ((kind == 4 || kind == 8) && ec == 0x22 && p->exc_armed) {
 		/* PC alignment fault of `exec` at a misaligned address: it has
 		 * priority over breakpoints, no debug event.  Back to the
 		 * instruction after the stub's blr. */
@@ -269,7 +323,9 @@ uint64_t a64_exception(struct a64_frame *f, uint64_t kind)
 	if ((kind == 4 || kind == 8) && (ec == 0x30 || ec == 0x31 || ec == 0x34 || ec == 0x35))
 		puts_("\n# FATAL: debug exception outside a scenario access (does a watchpoint"
 		      " or breakpoint cover the harness's own memory?)");
-	puts_("\n# FATAL: unexpected exception kind=");
+	puts_("\n# FATAL: unexpected exception on CPU ");
+	arch_putc((char)('0' + a64_this_cpu()));
+	puts_(" kind=");
 	puthex(kind);
 	puts_(" esr=");
 	puthex(esr);
@@ -309,33 +365,35 @@ const char *arch_cpu_unsupported(const struct hwbp_cpu *cpu)
 	return NULL;
 }
 
-/* One CPU: this harness brings up no other (a file with `mode cpu=N`,
- * N > 0, is skipped). */
+/* The CPUs smp.c brought up (PSCI CPU_ON), 1..A64_MAX_CPUS. */
 unsigned arch_ncpus(void)
 {
-	return 1;
+	return a64_ncpus();
 }
 
+/* A direct call on CPU 0, an SGI to any other (smp.c). */
 int arch_on_cpu(unsigned cpu, int (*fn)(void *), void *arg)
 {
-	if (cpu != 0)
-		return -EINVAL;
-	return fn(arg);
+	return a64_smp_call(cpu, fn, arg);
 }
 
+/* On every CPU at each file (the runner): that CPU's registers, its
+ * OS lock and PSTATE.D, its shadow and EL. */
 void arch_reset(const struct hwbp_cpu *cpu)
 {
+	struct pcpu *p = me;
+
 	cpu_nb = (unsigned)((cpu->u.arm64.dfr0 >> 12) & 0xf) + 1;
 	cpu_nw = (unsigned)((cpu->u.arm64.dfr0 >> 20) & 0xf) + 1;
 	hwbp_a64_set_daif_d(1);
 	hwbp_a64_write_mdscr(0);
-	memset(&shadow, 0, sizeof(shadow));
-	shadow.arch = HWBP_ARCH_ARM64;
-	hwbp_a64_write_regs(&shadow, hw_nb, hw_nw);
+	memset(&p->shadow, 0, sizeof(p->shadow));
+	p->shadow.arch = HWBP_ARCH_ARM64;
+	hwbp_a64_write_regs(&p->shadow, hw_nb, hw_nw);
 	for (unsigned i = 0; i < hw_nw; i++)
 		wp_written(i);
 	hwbp_a64_write_oslar(1);
-	cur_el = 1;
+	p->cur_el = 1;
 }
 
 /* "dbgbvr12" -> kind, n; 0 or -ENOENT. */
@@ -368,6 +426,7 @@ static int parse_dbg(const char *name, enum hwbp_a64_dbg *kind, unsigned *n)
 
 int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
 {
+	struct pcpu *p = me;
 	enum hwbp_a64_dbg kind;
 	unsigned n;
 
@@ -381,7 +440,7 @@ int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
 		return 0;
 	}
 	if (strcmp(name, "mdscr") == 0) {
-		shadow.u.arm64.mdscr = value;
+		p->shadow.u.arm64.mdscr = value;
 		hwbp_a64_write_mdscr(value);
 		return 0;
 	}
@@ -392,10 +451,10 @@ int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
 	if (n >= ((kind == HWBP_A64_BVR || kind == HWBP_A64_BCR) ? hw_nb : hw_nw))
 		return -EOPNOTSUPP;
 	switch (kind) {
-	case HWBP_A64_BVR: shadow.u.arm64.bvr[n] = value; break;
-	case HWBP_A64_BCR: shadow.u.arm64.bcr[n] = value; break;
-	case HWBP_A64_WVR: shadow.u.arm64.wvr[n] = value; wp_written(n); break;
-	case HWBP_A64_WCR: shadow.u.arm64.wcr[n] = value; wp_written(n); break;
+	case HWBP_A64_BVR: p->shadow.u.arm64.bvr[n] = value; break;
+	case HWBP_A64_BCR: p->shadow.u.arm64.bcr[n] = value; break;
+	case HWBP_A64_WVR: p->shadow.u.arm64.wvr[n] = value; wp_written(n); break;
+	case HWBP_A64_WCR: p->shadow.u.arm64.wcr[n] = value; wp_written(n); break;
 	}
 	hwbp_a64_write_dbg(kind, n, value);
 	__asm__ volatile("isb" ::: "memory");
@@ -405,7 +464,7 @@ int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
 int arch_mode(const char *key, uint64_t value)
 {
 	if (strcmp(key, "el") == 0 && value <= 1) {
-		cur_el = (int)value;
+		me->cur_el = (int)value;
 		return 0;
 	}
 	return -EOPNOTSUPP;
@@ -439,8 +498,15 @@ static int routine_index(const struct hwbp_sim_access *a)
 	}
 }
 
+/* [addr, addr + len) meets the 2 MiB block at @blk. */
+static int meets_block(uint64_t addr, uint64_t len, uint64_t blk)
+{
+	return addr < blk + BLOCK_2M && addr + len > blk;
+}
+
 int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 {
+	struct pcpu *p = me;
 	int k = routine_index(a);
 	uint64_t routine, insn;
 	uint64_t ec;
@@ -454,41 +520,46 @@ int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 		return -EOPNOTSUPP;
 	if (a->op == HWBP_SIM_EXEC && (a->addr < arch_arena_c() || a->addr - arch_arena_c() >= 0x10000))
 		return -EOPNOTSUPP;
-	routine = (uint64_t)(cur_el == 0 ? a64_acc_el0 : a64_acc_el1) + (uint64_t)k * 16;
+	/* The GIC's and the PL011's registers are no scratch memory. */
+	if (a->op != HWBP_SIM_EXEC &&
+	    (meets_block(a->addr, a->op == HWBP_SIM_ZERO ? 64 : a->size, GIC_BLOCK) ||
+	     meets_block(a->addr, a->op == HWBP_SIM_ZERO ? 64 : a->size, UART_BLOCK)))
+		return -EOPNOTSUPP;
+	routine = (uint64_t)(p->cur_el == 0 ? a64_acc_el0 : a64_acc_el1) + (uint64_t)k * 16;
 	/* The instruction that makes the access (exec: the target itself). */
 	insn = a->op == HWBP_SIM_EXEC ? a->addr : routine;
 
-	exc_count = 0;
-	exc_armed = 1;
+	p->exc_count = 0;
+	p->exc_armed = 1;
 	__asm__ volatile("" ::: "memory");
-	if (cur_el == 0)
+	if (p->cur_el == 0)
 		a64_el0_run(a->addr, routine);
 	else
 		((void (*)(uint64_t))routine)(a->addr);
 	__asm__ volatile("" ::: "memory");
-	exc_armed = 0;
-	if (!exc_count)
+	p->exc_armed = 0;
+	if (!p->exc_count)
 		return 0;
 	rearm_all();
 
-	ec = (exc_esr >> 26) & 0x3f;
+	ec = (p->exc_esr >> 26) & 0x3f;
 	res->cls = (ec == 0x34 || ec == 0x35) ? HWBP_SIM_WATCHPOINT : HWBP_SIM_BREAKPOINT;
 	/* Measured: ELR at the accessing instruction = taken before it. */
-	res->timing = exc_elr == insn ? HWBP_TIMING_BEFORE : HWBP_TIMING_AFTER;
+	res->timing = p->exc_elr == insn ? HWBP_TIMING_BEFORE : HWBP_TIMING_AFTER;
 	res->nstatus = 2;
 	memcpy(res->status[0].name, "esr", 4);
-	res->status[0].value = exc_esr;
+	res->status[0].value = p->exc_esr;
 	memcpy(res->status[1].name, "far", 4);
-	res->status[1].value = exc_far;
-	res->st.ip = exc_elr;
-	res->st.u.arm64.esr = exc_esr;
-	res->st.u.arm64.far = exc_far;
+	res->status[1].value = p->exc_far;
+	res->st.ip = p->exc_elr;
+	res->st.u.arm64.esr = p->exc_esr;
+	res->st.u.arm64.far = p->exc_far;
 	if (res->cls == HWBP_SIM_WATCHPOINT) {
-		res->addr = exc_far;
+		res->addr = p->exc_far;
 		res->addr_known = true;
 	}
-	if (exc_count > 1)
-		h_printf("# note: %u debug exceptions for one access\n", exc_count);
+	if (p->exc_count > 1)
+		h_printf("# note: %u debug exceptions for one access\n", p->exc_count);
 	return 0;
 }
 
@@ -499,19 +570,21 @@ void arch_resume(struct hwbp_sim_result *res)
 
 int arch_write_regs(const struct hwbp_regs *regs)
 {
+	struct pcpu *p = me;
+
 	for (unsigned i = 0; i < HWBP_MAX_SLOTS; i++) {
-		shadow.u.arm64.bvr[i] = i < hw_nb ? regs->u.arm64.bvr[i] : 0;
-		shadow.u.arm64.bcr[i] = i < hw_nb ? regs->u.arm64.bcr[i] : 0;
-		shadow.u.arm64.wvr[i] = i < hw_nw ? regs->u.arm64.wvr[i] : 0;
-		shadow.u.arm64.wcr[i] = i < hw_nw ? regs->u.arm64.wcr[i] : 0;
+		p->shadow.u.arm64.bvr[i] = i < hw_nb ? regs->u.arm64.bvr[i] : 0;
+		p->shadow.u.arm64.bcr[i] = i < hw_nb ? regs->u.arm64.bcr[i] : 0;
+		p->shadow.u.arm64.wvr[i] = i < hw_nw ? regs->u.arm64.wvr[i] : 0;
+		p->shadow.u.arm64.wcr[i] = i < hw_nw ? regs->u.arm64.wcr[i] : 0;
 	}
 	/* As the simulator's glue (sim/sim.c glue_write) and a kernel: MDSCR
 	 * only gains the enables (MDE/KDE) the slots need, never loses bits
 	 * that `set mdscr` or an earlier install put there. */
-	shadow.u.arm64.mdscr = hwbp_a64_read_mdscr() | regs->u.arm64.mdscr;
+	p->shadow.u.arm64.mdscr = hwbp_a64_read_mdscr() | regs->u.arm64.mdscr;
 	/* The glue a kernel uses: slot order, MDSCR last and OR-ed. */
-	shadow.arch = HWBP_ARCH_ARM64;
-	if (hwbp_glue_write_regs(&shadow))
+	p->shadow.arch = HWBP_ARCH_ARM64;
+	if (hwbp_glue_write_regs(&p->shadow))
 		return -EINVAL;
 	for (unsigned i = 0; i < hw_nw; i++)
 		wp_written(i);
@@ -521,6 +594,58 @@ int arch_write_regs(const struct hwbp_regs *regs)
 void arch_read_regs(struct hwbp_regs *regs)
 {
 	hwbp_glue_read_regs(regs);
+}
+
+/*
+ * Before any scenario: every CPU writes DBGWVR0 with a value naming it
+ * (a call of its own, by SGI for the secondaries), then every CPU reads
+ * its DBGWVR0 back and says who it is.  A CPU that answers for another,
+ * or whose DBGWVR0 holds another's value, stops the kernel: the per-CPU
+ * lines could not be trusted.  (DBGWVR0 is written with DBGWCR0.E = 0:
+ * nothing is armed.  A direct read after a direct write of the same
+ * System register returns the written value without an ISB, but the
+ * ISB keeps the write complete before the call reports back.)
+ */
+#define SELFTEST_WVR(c) (0x10000000ull + 0x1000ull * (uint64_t)(c))
+
+static int smp_mark(void *arg)
+{
+	hwbp_a64_write_dbg(HWBP_A64_WVR, 0, SELFTEST_WVR((uintptr_t)arg));
+	__asm__ volatile("isb" ::: "memory");
+	return (int)a64_this_cpu();
+}
+
+static int smp_check(void *arg)
+{
+	return hwbp_a64_read_dbg(HWBP_A64_WVR, 0) == SELFTEST_WVR((uintptr_t)arg)
+		       ? (int)a64_this_cpu() : -1;
+}
+
+static int smp_clear(void *arg)
+{
+	(void)arg;
+	hwbp_a64_write_dbg(HWBP_A64_WVR, 0, 0);
+	__asm__ volatile("isb" ::: "memory");
+	return 0;
+}
+
+static void smp_selftest(void)
+{
+	unsigned n = a64_ncpus(), c;
+
+	for (c = 0; c < n; c++)
+		if (a64_smp_call(c, smp_mark, (void *)(uintptr_t)c) != (int)c)
+			goto bad;
+	for (c = 0; c < n; c++)
+		if (a64_smp_call(c, smp_check, (void *)(uintptr_t)c) != (int)c)
+			goto bad;
+	for (c = 0; c < n; c++)
+		a64_smp_call(c, smp_clear, NULL);
+	return;
+bad:
+	h_printf("\n# FATAL: arm64 SMP self-check: CPU %u did not run its own call"
+		 " or keep its own DBGWVR0\n", c);
+	arch_exit(3);
 }
 
 int a64_main(void)
@@ -539,6 +664,8 @@ int a64_main(void)
 	}
 	hw_nb = hwbp_a64_nbrp();
 	hw_nw = hwbp_a64_nwrp();
+	a64_smp_init();
+	smp_selftest();
 	harness_main();
 	arch_exit(0);
 }

@@ -14,8 +14,12 @@ if ! command -v "$QEMU" >/dev/null 2>&1; then
 	exit 127
 fi
 TIMEOUT=${HARNESS_TIMEOUT:-120}
-# -M virt without virtualization/secure: the ELF is entered at EL1.
-timeout -k 5 "$TIMEOUT" "$QEMU" -M virt -cpu cortex-a57 -m 256M -nodefaults \
+# -M virt without virtualization/secure: the ELF is entered at EL1, PSCI
+# through HVC; the other CPUs start powered off (smp.c: PSCI CPU_ON).
+# HARNESS_SMP CPUs (scripts/harness: 4, or what `mode cpu=N` needs; at
+# most 8, the GICv2's CPU interfaces).
+SMP=${HARNESS_SMP:-4}
+timeout -k 5 "$TIMEOUT" "$QEMU" -M virt -cpu cortex-a57 -m 256M -smp "$SMP" -nodefaults \
 	-serial stdio -display none -monitor none -no-reboot -semihosting \
 	-kernel "$1" </dev/null
 rc=$?

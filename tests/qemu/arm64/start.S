@@ -6,6 +6,9 @@
  *
  * Exception frame (struct a64_frame in harness_arm64.c): x0..x30, ELR,
  * SPSR, 8 bytes pad = 34 * 8 = 272 bytes.
+ *
+ * Every CPU's number (MPIDR_EL1.Aff0) is in TPIDR_EL1 before any C runs:
+ * smp.h a64_this_cpu(), and the per-CPU EL0 context below, use it.
  */
 	.section .text.boot, "ax"
 	.global _start
@@ -24,10 +27,37 @@ _start:
 	b	1b
 2:	ldr	x0, =a64_vectors
 	msr	vbar_el1, x0
+	msr	tpidr_el1, xzr		/* CPU 0 (its reset value is UNKNOWN) */
 	isb
 	bl	a64_main
 3:	wfi
 	b	3b
+
+/*
+ * A secondary CPU, started by PSCI CPU_ON (smp.c) at EL1h with the MMU
+ * off, DAIF masked and x0 = the context_id = its stack's top.  Nothing
+ * here reads memory CPU 0 wrote (MMU off: the loads would be
+ * non-cacheable); the literal pool is the loaded image's.  VBAR_EL1 and
+ * TPIDR_EL1 are this CPU's own (per-PE System registers): the same
+ * vector table, its own number.  The ISB makes both take effect before
+ * the C code (Arm ARM DDI 0487, "Synchronization requirements for AArch64
+ * System registers": a direct write is guaranteed to be seen by later
+ * instructions only after a context synchronization event).
+ */
+	.balign	4
+	.global	a64_secondary_entry
+a64_secondary_entry:
+	msr	daifset, #0xf
+	mov	sp, x0
+	ldr	x1, =a64_vectors
+	msr	vbar_el1, x1
+	mrs	x1, mpidr_el1
+	and	x1, x1, #0xff		/* Aff0: QEMU virt, GICv2: CPUs 0..7 */
+	msr	tpidr_el1, x1
+	isb
+	bl	a64_secondary_main
+4:	wfi
+	b	4b
 
 /* ------------------------------------------------------------------ */
 /* Vectors                                                             */
@@ -113,11 +143,17 @@ a64_exc_common:
  * a64_el0_run(addr, stub): eret to the EL0 stub with x0 = addr; the stub
  * does its access and `svc #0`, which comes back through a64_el0_back
  * to our caller with the callee-saved registers, SP and DAIF restored.
+ * The context is this CPU's (EL0_CTX bytes at a64_el0_ctx + TPIDR_EL1 *
+ * EL0_CTX): each CPU can be inside a64_el0_run on its own stack.
  */
+	.equ	EL0_CTX, 112
 	.global	a64_el0_run
 a64_el0_run:
 	adrp	x9, a64_el0_ctx
 	add	x9, x9, :lo12:a64_el0_ctx
+	mrs	x10, tpidr_el1
+	mov	x11, #EL0_CTX
+	madd	x9, x10, x11, x9
 	stp	x19, x20, [x9, #0]
 	stp	x21, x22, [x9, #16]
 	stp	x23, x24, [x9, #32]
@@ -136,6 +172,9 @@ a64_el0_run:
 a64_el0_back:
 	adrp	x9, a64_el0_ctx
 	add	x9, x9, :lo12:a64_el0_ctx
+	mrs	x10, tpidr_el1
+	mov	x11, #EL0_CTX
+	madd	x9, x10, x11, x9
 	ldp	x19, x20, [x9, #0]
 	ldp	x21, x22, [x9, #16]
 	ldp	x23, x24, [x9, #32]
@@ -236,4 +275,4 @@ a64_arena_c:
 	.bss
 	.balign	16
 a64_el0_ctx:
-	.space	112
+	.space	EL0_CTX * 8		/* A64_MAX_CPUS (smp.h) */
