@@ -19,7 +19,7 @@ if ! command -v "$QEMU" >/dev/null; then
 fi
 [ -f "$image" ] || { echo "run.sh: no image '$image'" >&2; exit 2; }
 log=$image.serial.log
-timeout --foreground -k 5 "$TIMEOUT" "$QEMU" -M powernv10 -smp 1 -m 1G \
+timeout --foreground -k 5 "$TIMEOUT" "$QEMU" -M powernv10 -smp "${HARNESS_SMP:-4},cores=${HARNESS_SMP:-4},threads=1" -m 1G \
   -nodefaults -display none -no-reboot -serial stdio \
   -device ipmi-bmc-sim,id=bmc0 -device isa-ipmi-bt,bmc=bmc0,irq=10 \
   -kernel "$image" </dev/null > "$log"
