@@ -195,6 +195,11 @@ void ppc_bad_interrupt(uint64_t vec, uint64_t srr0, uint64_t srr1, uint64_t hsrr
 	putx(dar);
 	puts_(" dsisr=");
 	putx(dsisr);
+	/* which thread (its ppc_percpu: SPRG0 is set first thing in kmain) */
+	puts_(" cpu=");
+	putx(ppc_this_percpu()->index);
+	puts_(" pir=");
+	putx(mfspr(1023));
 	puts_("\n");
 	arch_exit(3);
 }
