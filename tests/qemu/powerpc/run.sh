@@ -8,7 +8,9 @@
 # with the harness's exit status.  Power-off: OPAL_CEC_POWER_DOWN, which
 # skiboot sends to QEMU's IPMI BMC simulator (the BMC and BT interface
 # devices below), so QEMU itself exits 0: the status comes from the
-# harness's last line "hwbp-ppc64: exit N".
+# harness's last line "hwbp-ppc64: exit N".  CPUs: HARNESS_SMP (default 4)
+# cores of one thread each on chip 0, spelt out (cores=N,threads=1) so that
+# the PIRs are 0x0, 0x4, ... (README.md: "CPUs").
 set -uo pipefail
 image=${1:?usage: run.sh IMAGE}
 QEMU=${QEMU:-qemu-system-ppc64}
