@@ -24,13 +24,30 @@
 #define mtspr(n, v) __asm__ volatile("mtspr %0, %1" : : "i"(n), "r"((uint64_t)(v)) : "memory")
 #define mfspr(n) ({ uint64_t v__; __asm__ volatile("mfspr %0, %1" : "=r"(v__) : "i"(n)); v__; })
 
-static struct hwbp_regs shadow = { .arch = HWBP_ARCH_POWERPC };
+/*
+ * The last values written, per thread: DAWR0/1, DAWRX0/1 and CIABR are
+ * per-thread SPRs (Power ISA v3.1 Book III), and DABR/DABRX live only
+ * here; the shadow a function uses is the one of the thread it runs on
+ * (hwbp_ppc_this_cpu(), the host's).  A thread's shadow is touched by
+ * that thread only, with interrupts off (glue.h): no lock.
+ */
+static struct hwbp_regs shadows[HWBP_PPC_GLUE_MAX_CPUS];
+
+static struct hwbp_regs *this_shadow(void)
+{
+	unsigned c = hwbp_ppc_this_cpu();
+
+	if (c >= HWBP_PPC_GLUE_MAX_CPUS)
+		c = 0;   /* (a host bug: better one shared shadow than a wild write) */
+	shadows[c].arch = HWBP_ARCH_POWERPC;
+	return &shadows[c];
+}
 
 int hwbp_glue_write_regs(const struct hwbp_regs *regs)
 {
 	if (!regs || regs->arch != HWBP_ARCH_POWERPC)
 		return -EINVAL;
-	shadow = *regs;
+	*this_shadow() = *regs;
 	/* Disable before moving an address, then arm: no transient match. */
 	mtspr(SPRN_DAWRX0, 0);
 	mtspr(SPRN_DAWRX1, 0);
@@ -45,7 +62,7 @@ int hwbp_glue_write_regs(const struct hwbp_regs *regs)
 
 void hwbp_glue_read_regs(struct hwbp_regs *regs)
 {
-	*regs = shadow;
+	*regs = *this_shadow();
 	regs->u.ppc.dawr[0] = mfspr(SPRN_DAWR0);
 	regs->u.ppc.dawr[1] = mfspr(SPRN_DAWR1);
 	regs->u.ppc.dawrx[0] = mfspr(SPRN_DAWRX0);
@@ -67,5 +84,5 @@ void hwbp_glue_read_status(struct hwbp_status *st)
 
 void hwbp_ppc_glue_shadow(struct hwbp_regs *regs)
 {
-	*regs = shadow;
+	*regs = *this_shadow();
 }

@@ -14,6 +14,13 @@
 
 #include <hwbp/hwbp.h>
 
+/* Primitive (host kernel): the index of the hardware thread the caller
+ * runs on (its own CPU number, e.g. from its PIR or a per-thread SPRG),
+ * below HWBP_PPC_GLUE_MAX_CPUS: the glue keeps each thread's shadow
+ * apart. */
+#define HWBP_PPC_GLUE_MAX_CPUS 8
+unsigned hwbp_ppc_this_cpu(void);
+
 /*
  * The glue interface, the same in every arch/<a>/glue.h: what a kernel
  * links to reach this CPU's debug registers, behind hwbp's struct
@@ -43,7 +50,8 @@ int hwbp_glue_write_regs(const struct hwbp_regs *regs);
 void hwbp_glue_read_regs(struct hwbp_regs *regs);
 void hwbp_glue_read_status(struct hwbp_status *st);
 
-/* The last values written (DABR/DABRX, which POWER10 lacks, only live here). */
+/* The last values written on this thread (DABR/DABRX, which POWER10
+ * lacks, only live here). */
 void hwbp_ppc_glue_shadow(struct hwbp_regs *regs);
 
 #endif

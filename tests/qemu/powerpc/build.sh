@@ -30,7 +30,7 @@ read -r -a core_flags <<< "$(sed -n -e 's/^common: //p' -e 's/^ppc64: //p' gener
 core=("${core_flags[@]}" -O2 -Wall -Wextra -Werror -isystem "$("$CC" -print-file-name=include)"
       -I include -I generic -I arch/powerpc)
 
-own=(tests/qemu/powerpc/kernel.c)
+own=(tests/qemu/powerpc/kernel.c tests/qemu/powerpc/smp.c)
 lib=(arch/powerpc/glue.c generic/*.c
      arch/x86/caps.c arch/x86/encode.c arch/x86/decode.c
      arch/arm64/caps.c arch/arm64/encode.c arch/arm64/decode.c

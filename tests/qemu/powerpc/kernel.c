@@ -11,12 +11,22 @@
  * MSR[DR]); interrupts run in real mode (LPCR[AIL] = 0).
  *
  * Console and power-off through OPAL (skiboot's firmware calls).
+ *
+ * SMP: smp.c starts the other hardware threads (`-smp N`, HARNESS_SMP)
+ * with OPAL_START_CPU; each runs thread_regs() (the same partition and
+ * process tables, LPCR, DEC and MSR as CPU 0: those registers are per
+ * thread) and waits in `stop` for a hypervisor doorbell.  arch_on_cpu()
+ * is ppc_smp_call(): the runner's every command of a `mode cpu=N` section
+ * runs on thread N.  The debug SPRs, the execution state (mode pr=/hv=),
+ * the debug interrupt's record and ppc_mode_call's save area are each
+ * thread's own (struct ppc_percpu, through SPRG0).
  */
 #include <errno.h>
 #include <string.h>
 
 #include "harness.h"
 #include "glue.h"
+#include "smp.h"
 
 /* OPAL tokens (skiboot include/opal-api.h). */
 #define OPAL_CONSOLE_WRITE 1
@@ -65,19 +75,24 @@ void ppc_st1(uint64_t), ppc_st2(uint64_t), ppc_st4(uint64_t), ppc_st8(uint64_t),
 	ppc_st16(uint64_t);
 void ppc_ld16q(uint64_t), ppc_st16q(uint64_t), ppc_ld32(uint64_t), ppc_st32(uint64_t);
 void ppc_zero(uint64_t), ppc_exec(uint64_t);
-void kmain(void);
+void kmain(const void *fdt);
 void ppc_bad_interrupt(uint64_t vec, uint64_t srr0, uint64_t srr1, uint64_t hsrr0,
 		       uint64_t hsrr1, uint64_t dar, uint64_t dsisr);
 
 /* Read by start.S. */
 struct { uint64_t base, entry; } ppc_opal;
-/* Written by the debug-interrupt entry (start.S hit_common). */
-volatile struct { uint64_t vec, srr0, srr1, dsisr, dar, count; } ppc_hit;
-uint64_t mc_save[32];
+/* This thread's debug-interrupt record (start.S hit_common). */
+#define hit_vec (ppc_this_percpu()->hit_vec)
+#define hit_srr0 (ppc_this_percpu()->hit_srr0)
+#define hit_srr1 (ppc_this_percpu()->hit_srr1)
+#define hit_dsisr (ppc_this_percpu()->hit_dsisr)
+#define hit_dar (ppc_this_percpu()->hit_dar)
+#define hit_count (ppc_this_percpu()->hit_count)
 
-/* Stacks, translation tables and the arenas (all in .bss, zeroed by start.S). */
+/* CPU 0's stack (the other threads' and every unexpected-interrupt stack
+ * are smp.c's), translation tables and the arenas (all in .bss, zeroed by
+ * start.S). */
 static uint8_t stack[65536] __attribute__((aligned(16), used));
-static uint8_t exc_stack[16384] __attribute__((aligned(16), used));
 static uint64_t radix_root[8192] __attribute__((aligned(65536)));   /* 13 bits */
 static uint64_t radix_pud[512] __attribute__((aligned(4096)));      /* 9 bits */
 static uint64_t part_table[512] __attribute__((aligned(4096)));     /* 256 x 16 B */
@@ -86,11 +101,12 @@ static uint8_t arena_b[65536] __attribute__((aligned(65536)));
 static uint32_t arena_c[16384] __attribute__((aligned(65536)));
 
 /* Symbols start.S takes the address of. */
-extern uint8_t stack_top[], exc_stack_top[];
-__asm__(".globl stack_top\n.set stack_top, stack + 65536\n"
-	".globl exc_stack_top\n.set exc_stack_top, exc_stack + 16384\n");
+extern uint8_t stack_top[];
+__asm__(".globl stack_top\n.set stack_top, stack + 65536\n");
 
-static uint64_t kernel_msr;
+/* The MSR C runs with (every thread: start.S's doorbell entry reads it). */
+uint64_t ppc_kernel_msr;
+#define kernel_msr ppc_kernel_msr
 /* HWBP_PPC_QUAD_SPLIT: 16-byte accesses always with lxvd2x/stxvd2x. */
 #ifdef HWBP_PPC_QUAD_SPLIT
 static const int quad_split = 1;
@@ -179,6 +195,11 @@ void ppc_bad_interrupt(uint64_t vec, uint64_t srr0, uint64_t srr1, uint64_t hsrr
 	putx(dar);
 	puts_(" dsisr=");
 	putx(dsisr);
+	/* which thread (its ppc_percpu: SPRG0 is set first thing in kmain) */
+	puts_(" cpu=");
+	putx(ppc_this_percpu()->index);
+	puts_(" pir=");
+	putx(mfspr(1023));
 	puts_("\n");
 	arch_exit(3);
 }
@@ -194,10 +215,10 @@ void ppc_bad_interrupt(uint64_t vec, uint64_t srr0, uint64_t srr1, uint64_t hsrr
 #define R_PTE_C (1ull << 7)
 #define R_PTE_RWX 7ull
 
-static void mmu_on(void)
+/* The tables, once (CPU 0): shared by every thread. */
+static void mmu_tables(void)
 {
 	uint64_t tree = RTS_FIELD(21) | (uint64_t)radix_root | 13;
-	uint64_t lpcr;
 
 	/* 1 GiB leaf at the PUD level: real 0..1 GiB, any state, RWX. */
 	radix_pud[0] = R_PTE_VALID | R_PTE_LEAF | 0 | R_PTE_R | R_PTE_C | R_PTE_RWX;
@@ -211,6 +232,22 @@ static void mmu_on(void)
 		part_table[2 * l + 1] = (uint64_t)proc_table | 0;  /* PRTS 0: 4 KiB */
 	}
 	__asm__ volatile("ptesync" ::: "memory");
+	kernel_msr = MSR_SF | MSR_HV | (1ull << 12) /* ME */ | MSR_IR | MSR_DR | MSR_FP |
+		     MSR_VEC | MSR_VSX;
+}
+
+/*
+ * This thread's translation and interrupt state: PTCR, LPIDR, PIDR, AMR,
+ * IAMR, LPCR and DEC are each thread's own in QEMU (CPUPPCState.spr[],
+ * one per vCPU), and none of them is assumed to be shared by a core: every
+ * thread writes them all, then turns translation on.  Its debug SPRs start
+ * cleared, as a reset would leave them.
+ */
+static void thread_regs(void)
+{
+	struct hwbp_regs zero;
+	uint64_t lpcr;
+
 	mtspr(464, (uint64_t)part_table | 0);   /* PTCR: PATS 0: 4 KiB */
 	mtspr(319, 1);                          /* LPIDR: HV = 0 runs LPID 1 */
 	mtspr(48, 0);                           /* PIDR */
@@ -222,15 +259,20 @@ static void mmu_on(void)
 	mtspr(318, lpcr);
 	mtspr(22, 0x7fffffff);                  /* DEC */
 	__asm__ volatile("isync; ptesync" ::: "memory");
-	kernel_msr = MSR_SF | MSR_HV | (1ull << 12) /* ME */ | MSR_IR | MSR_DR | MSR_FP |
-		     MSR_VEC | MSR_VSX;
 	__asm__ volatile("mtmsrd %0; isync" : : "r"(kernel_msr) : "memory");
+	memset(&zero, 0, sizeof(zero));
+	zero.arch = HWBP_ARCH_POWERPC;
+	hwbp_glue_write_regs(&zero);
 }
 
 /* ------------------------------------------------------------- harness */
 
-static struct hwbp_cpu cur_cpu;
-static int st_pr, st_hv = 1;
+static struct hwbp_cpu cur_cpu;   /* the file's model: the same on every CPU */
+/* Each thread's execution state (`mode pr=`, `mode hv=`), indexed by
+ * ppc_this_cpu(): every arch_* function runs on the CPU it acts on. */
+static int st_pr_cpu[PPC_MAX_CPUS], st_hv_cpu[PPC_MAX_CPUS];
+#define st_pr (st_pr_cpu[ppc_this_cpu()])
+#define st_hv (st_hv_cpu[ppc_this_cpu()])
 
 uint64_t arch_arena_b(void)
 {
@@ -264,18 +306,14 @@ void arch_read_regs(struct hwbp_regs *regs)
 	hwbp_glue_read_regs(regs);
 }
 
-/* One CPU: this harness brings up no other (a file with `mode cpu=N`,
- * N > 0, is skipped). */
 unsigned arch_ncpus(void)
 {
-	return 1;
+	return ppc_ncpus();
 }
 
 int arch_on_cpu(unsigned cpu, int (*fn)(void *), void *arg)
 {
-	if (cpu != 0)
-		return -EINVAL;
-	return fn(arg);
+	return ppc_smp_call(cpu, fn, arg);
 }
 
 void arch_reset(const struct hwbp_cpu *cpu)
@@ -374,7 +412,7 @@ int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 		return -EOPNOTSUPP;
 	}
 
-	ppc_hit.count = 0;
+	hit_count = 0;
 	if (!st_pr && st_hv) {
 		fn(a->addr);
 	} else {
@@ -386,43 +424,43 @@ int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 			msr &= ~MSR_HV;
 		ppc_mode_call(fn, a->addr, msr);
 	}
-	if (!ppc_hit.count)
+	if (!hit_count)
 		return 0;
 	/* Only debug interrupts are expected: a DSI without DSISR[41] (DABR/
 	 * DAWR match) is a storage fault, a Trace without SRR1[43] no CIABR. */
-	if ((ppc_hit.vec == 0x300 && !(ppc_hit.dsisr & 0x00400000)) ||
-	    (ppc_hit.vec == 0xd00 && !(ppc_hit.srr1 & 0x00100000))) {
+	if ((hit_vec == 0x300 && !(hit_dsisr & 0x00400000)) ||
+	    (hit_vec == 0xd00 && !(hit_srr1 & 0x00100000))) {
 		h_printf("hwbp-ppc64: unexpected interrupt 0x%llx (not a debug match) "
 			 "srr0=0x%llx srr1=0x%llx dsisr=0x%llx dar=0x%llx\n",
-			 (unsigned long long)ppc_hit.vec, (unsigned long long)ppc_hit.srr0,
-			 (unsigned long long)ppc_hit.srr1, (unsigned long long)ppc_hit.dsisr,
-			 (unsigned long long)ppc_hit.dar);
+			 (unsigned long long)hit_vec, (unsigned long long)hit_srr0,
+			 (unsigned long long)hit_srr1, (unsigned long long)hit_dsisr,
+			 (unsigned long long)hit_dar);
 		arch_exit(3);
 	}
 
-	if (ppc_hit.vec == 0x300) {
+	if (hit_vec == 0x300) {
 		res->cls = HWBP_SIM_DSI;
-		res->timing = ppc_hit.srr0 == insn ? HWBP_TIMING_BEFORE : HWBP_TIMING_AFTER;
-		status(res, "dsisr", ppc_hit.dsisr & DSISR_BITS);
-		status(res, "dar", ppc_hit.dar);
-		res->addr = ppc_hit.dar;
+		res->timing = hit_srr0 == insn ? HWBP_TIMING_BEFORE : HWBP_TIMING_AFTER;
+		status(res, "dsisr", hit_dsisr & DSISR_BITS);
+		status(res, "dar", hit_dar);
+		res->addr = hit_dar;
 		res->addr_known = true;
 		res->st.ip = 0;   /* as the simulator: no instruction address for data */
 		res->st.u.ppc.vector = 0x300;
-		res->st.u.ppc.dsisr = ppc_hit.dsisr & DSISR_BITS;
-		res->st.u.ppc.dar = ppc_hit.dar;
+		res->st.u.ppc.dsisr = hit_dsisr & DSISR_BITS;
+		res->st.u.ppc.dar = hit_dar;
 	} else {
-		uint64_t srr1 = ppc_hit.srr1 & SRR1_CAUSE;
+		uint64_t srr1 = hit_srr1 & SRR1_CAUSE;
 
 		res->cls = HWBP_SIM_TRACE;
-		res->timing = ppc_hit.srr0 == insn ? HWBP_TIMING_BEFORE : HWBP_TIMING_AFTER;
+		res->timing = hit_srr0 == insn ? HWBP_TIMING_BEFORE : HWBP_TIMING_AFTER;
 		status(res, "srr1", srr1);
 		res->st.ip = insn;
-		res->st.u.ppc.vector = ppc_hit.vec;
+		res->st.u.ppc.vector = hit_vec;
 		res->st.u.ppc.srr1 = srr1;
 	}
-	if (ppc_hit.count > 1)
-		h_printf("# note: %u debug interrupts for one access\n", (unsigned)ppc_hit.count);
+	if (hit_count > 1)
+		h_printf("# note: %u debug interrupts for one access\n", (unsigned)hit_count);
 	return 0;
 }
 
@@ -432,14 +470,87 @@ void arch_resume(struct hwbp_sim_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-void kmain(void)
+/*
+ * Before any scenario: every CPU writes DAWR0 with a value naming it (by
+ * its own call), then every CPU reads its DAWR0 back and says who it is.
+ * A CPU that answers for another, or whose DAWR0 holds another's value
+ * (the SPRs are per thread: Power ISA v3.1 Book III, "Debug Facilities"),
+ * stops the kernel: per-CPU lines could not be trusted.  DAWRX0 stays 0,
+ * so nothing can match.
+ */
+#define MARK(c) (0x10000000ull + 0x1000ull * (c))
+
+static int smp_mark(void *arg)
 {
-	mmu_on();
+	struct hwbp_regs r;
+
+	memset(&r, 0, sizeof(r));
+	r.arch = HWBP_ARCH_POWERPC;
+	r.u.ppc.dawr[0] = MARK((uintptr_t)arg);
+	hwbp_glue_write_regs(&r);
+	return (int)ppc_this_cpu();
+}
+
+static int smp_check(void *arg)
+{
+	struct hwbp_regs r;
+
+	hwbp_glue_read_regs(&r);
+	if (r.u.ppc.dawr[0] != MARK((uintptr_t)arg))
+		return -1;
+	/* and the thread is the one its PIR says (not only its SPRG0) */
+	if (mfspr(1023) != ppc_this_percpu()->pir)
+		return -2;
+	return (int)ppc_this_cpu();
+}
+
+static int smp_clear(void *arg)
+{
+	struct hwbp_regs r;
+
+	(void)arg;
+	memset(&r, 0, sizeof(r));
+	r.arch = HWBP_ARCH_POWERPC;
+	return hwbp_glue_write_regs(&r);
+}
+
+static void smp_selftest(void)
+{
+	unsigned n = ppc_ncpus(), c;
+	int ret = 0;
+
+	for (c = 0; c < n; c++)
+		if ((ret = ppc_smp_call(c, smp_mark, (void *)(uintptr_t)c)) != (int)c)
+			goto bad;
+	for (c = 0; c < n; c++)
+		if ((ret = ppc_smp_call(c, smp_check, (void *)(uintptr_t)c)) != (int)c)
+			goto bad;
+	for (c = 0; c < n; c++)
+		ppc_smp_call(c, smp_clear, NULL);
+	return;
+bad:
+	h_printf("# ppc64 harness: CPU %u did not run its own call or keep its own DAWR0 "
+		 "(answer %d)\n", c, ret);
+	arch_exit(3);
+}
+
+void kmain(const void *fdt)
+{
+	ppc_smp_early(fdt);   /* real mode: the tree may lie above the 1 GiB map */
+	mmu_tables();
+	thread_regs();
+	ppc_smp_init(thread_regs);
+	/* (before the start line: in the serial log only) */
+	h_printf("hwbp-ppc64: %u threads online, PIRs", ppc_ncpus());
+	for (unsigned c = 0; c < ppc_ncpus(); c++)
+		h_printf(" 0x%x", (unsigned)ppc_percpu_of(c)->pir);
+	h_printf("\n");
 	for (unsigned i = 0; i < sizeof(arena_c) / sizeof(arena_c[0]); i++)
 		arena_c[i] = 0x4e800020;   /* blr */
 	for (uint64_t p = (uint64_t)arena_c; p < (uint64_t)arena_c + sizeof(arena_c); p += 128)
 		__asm__ volatile("dcbst 0, %0; sync; icbi 0, %0" : : "r"(p) : "memory");
 	__asm__ volatile("sync; isync" ::: "memory");
 	puts_("hwbp-ppc64: harness start\n");
+	smp_selftest();
 	arch_exit(harness_main());
 }

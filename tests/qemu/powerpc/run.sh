@@ -8,7 +8,9 @@
 # with the harness's exit status.  Power-off: OPAL_CEC_POWER_DOWN, which
 # skiboot sends to QEMU's IPMI BMC simulator (the BMC and BT interface
 # devices below), so QEMU itself exits 0: the status comes from the
-# harness's last line "hwbp-ppc64: exit N".
+# harness's last line "hwbp-ppc64: exit N".  CPUs: HARNESS_SMP (default 4)
+# cores of one thread each on chip 0, spelt out (cores=N,threads=1) so that
+# the PIRs are 0x0, 0x4, ... (README.md: "CPUs").
 set -uo pipefail
 image=${1:?usage: run.sh IMAGE}
 QEMU=${QEMU:-qemu-system-ppc64}
@@ -19,7 +21,7 @@ if ! command -v "$QEMU" >/dev/null; then
 fi
 [ -f "$image" ] || { echo "run.sh: no image '$image'" >&2; exit 2; }
 log=$image.serial.log
-timeout --foreground -k 5 "$TIMEOUT" "$QEMU" -M powernv10 -smp 1 -m 1G \
+timeout --foreground -k 5 "$TIMEOUT" "$QEMU" -M powernv10 -smp "${HARNESS_SMP:-4},cores=${HARNESS_SMP:-4},threads=1" -m 1G \
   -nodefaults -display none -no-reboot -serial stdio \
   -device ipmi-bmc-sim,id=bmc0 -device isa-ipmi-bt,bmc=bmc0,irq=10 \
   -kernel "$image" </dev/null > "$log"

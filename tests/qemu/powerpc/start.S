@@ -9,10 +9,21 @@
  * _start copies itself down to 0, so that its exception vectors are the
  * machine's, then runs C with the MMU still off; kmain() turns radix
  * translation on.
+ *
+ * SMP (smp.c): every thread's SPRG0 holds its struct ppc_percpu, through
+ * which the entries below find their per-thread data (the debug
+ * interrupt's record, ppc_mode_call's saved context, the stacks): the
+ * vectors at 0 are shared by all threads, the data must not be.
  */
+#include "smp.h"
+
+#define SPRG0 PPC_SPRG_PERCPU
 #define SPRG1 273
 #define SPRG2 274
 #define SPRN_DEC 22
+#define SPRN_HSRR0 314
+#define SPRN_HSRR1 315
+#define SPRN_PSSCR 855
 
 #define LOAD_ADDR(r, sym) lis r, sym@h; ori r, r, sym@l
 
@@ -78,7 +89,14 @@ __head:
 	VEC_BAD(0xe20)
 	VEC_BAD(0xe40)
 	VEC_BAD(0xe60)
-	VEC_BAD(0xe80)
+
+	/* Hypervisor doorbell: smp.c's call to an idle thread. */
+	. = 0xe80
+	mtspr SPRG1, %r3
+	mtspr SPRG2, %r4
+	li %r4, 0xe80
+	b doorbell_common
+
 	VEC_BAD(0xea0)
 	VEC_BAD(0xf00)
 	VEC_BAD(0xf20)
@@ -99,7 +117,7 @@ __head:
  * MSR[HV] = 0 state).  Touches no stack and no CR.
  */
 hit_common:
-	LOAD_ADDR(%r3, ppc_hit)
+	mfspr %r3, SPRG0                /* this thread's ppc_percpu: PCPU_HIT = 0 */
 	std %r4, 0(%r3)
 	mfsrr0 %r4
 	std %r4, 8(%r3)
@@ -120,8 +138,8 @@ hit_common:
 
 /* bad_common: r4 = vector.  C reports it (real mode, own stack). */
 bad_common:
-	LOAD_ADDR(%r1, exc_stack_top)
-	subi %r1, %r1, 128
+	mfspr %r1, SPRG0
+	ld %r1, PCPU_EXC_STACK(%r1)
 	LOAD_ADDR(%r2, .TOC.)
 	mr %r3, %r4
 	mfsrr0 %r4
@@ -135,9 +153,40 @@ bad_common:
 	bctrl
 1:	b 1b
 
+/*
+ * doorbell_common: r4 = 0xe80.  Only an idle thread (ppc_idle, MSR[EE] = 1
+ * in `stop`'s loop) takes a doorbell, so the interrupted context is not
+ * kept: the thread restarts on its own stack in ppc_smp_doorbell with the
+ * kernel's MSR (EE = 0), by hrfid (HSRR0/HSRR1: the Hypervisor Doorbell
+ * interrupt is a hypervisor interrupt, Power ISA v3.1 Book III,
+ * "Interrupts").  msgclr drops the pending doorbell whether or not
+ * taking it did (QEMU: helper_book3s_msgclr); no doorbell can be lost by
+ * it, as CPU 0 sends the next one only after this call's end.  CPU 0
+ * never waits for one: a doorbell there is reported as unexpected.
+ */
+doorbell_common:
+	mfspr %r3, SPRG0
+	ld %r3, PCPU_INDEX(%r3)
+	cmpdi %r3, 0
+	beq bad_common
+	lis %r3, 0x2800                 /* msgclr type 5: this thread's doorbell */
+	msgclr %r3
+	mfspr %r3, SPRG0
+	ld %r1, PCPU_STACK(%r3)
+	li %r0, 0
+	std %r0, 0(%r1)
+	LOAD_ADDR(%r2, .TOC.)
+	LOAD_ADDR(%r12, ppc_smp_doorbell)
+	mtspr SPRN_HSRR0, %r12
+	LOAD_ADDR(%r11, ppc_kernel_msr)
+	ld %r11, 0(%r11)
+	mtspr SPRN_HSRR1, %r11
+	hrfid
+
 /* ------------------------------------------------------------------ entry */
 	.globl _start
 _start:
+	mr %r27, %r3                    /* skiboot's device tree */
 	mr %r28, %r8                    /* OPAL base */
 	mr %r29, %r9                    /* OPAL entry */
 	bcl 20, 31, 1f
@@ -186,10 +235,56 @@ _start:
 	LOAD_ADDR(%r5, ppc_opal)
 	std %r28, 0(%r5)
 	std %r29, 8(%r5)
+	mr %r3, %r27
 	LOAD_ADDR(%r12, kmain)
 	mtctr %r12
 	bctrl
 8:	b 8b
+
+/*
+ * A thread OPAL_START_CPU started (smp.c): hypervisor real mode, r3 = its
+ * PIR.  Its ppc_percpu is the one CPU 0 published in ppc_smp_booting
+ * before the start (threads start one at a time).
+ */
+	.globl ppc_secondary_entry
+ppc_secondary_entry:
+	LOAD_ADDR(%r4, ppc_smp_booting)
+	ld %r5, 0(%r4)
+	mtspr SPRG0, %r5
+	ld %r1, PCPU_STACK(%r5)
+	li %r0, 0
+	std %r0, 0(%r1)
+	LOAD_ADDR(%r2, .TOC.)
+	LOAD_ADDR(%r12, ppc_secondary_main)
+	mtctr %r12
+	bctrl
+9:	b 9b
+
+/*
+ * ppc_idle: a thread's wait for the next call, on a fresh stack.  MSR[EE]
+ * is set before `stop`, so that a doorbell sent before the stop is taken
+ * at once, and one sent during it ends the stop (PSSCR = 0: EC = 0, ESL =
+ * 0, the lightest stop, resumed at the next instruction: Power ISA v3.1
+ * Book III, "Power Management", stop; QEMU target/ppc/excp_helper.c
+ * p9_next_unmasked_interrupt: with PSSCR[EC] = 0 any interrupt ends a
+ * stop) and is then taken.  The decrementer's 0x900
+ * entry returns here.
+ */
+	.globl ppc_idle
+ppc_idle:
+	mfspr %r3, SPRG0
+	ld %r1, PCPU_STACK(%r3)
+	li %r0, 0
+	std %r0, 0(%r1)
+	li %r3, 0
+	mtspr SPRN_PSSCR, %r3
+	LOAD_ADDR(%r4, ppc_kernel_msr)
+	ld %r4, 0(%r4)
+	ori %r4, %r4, 0x8000            /* MSR[EE] */
+1:	mtmsrd %r4
+	isync
+	stop
+	b 1b
 
 	.text
 /*
@@ -236,7 +331,8 @@ ppc_opal_call:
  */
 	.globl ppc_mode_call
 ppc_mode_call:
-	LOAD_ADDR(%r11, mc_save)
+	mfspr %r11, SPRG0               /* this thread's save area */
+	addi %r11, %r11, PCPU_MC_SAVE
 	std %r1, 0(%r11)
 	std %r2, 8(%r11)
 	mflr %r0
@@ -277,7 +373,8 @@ mc_user_ret:
 	b mc_user_ret
 
 mc_return:
-	LOAD_ADDR(%r11, mc_save)
+	mfspr %r11, SPRG0
+	addi %r11, %r11, PCPU_MC_SAVE
 	ld %r1, 0(%r11)
 	ld %r2, 8(%r11)
 	ld %r0, 16(%r11)
