@@ -22,6 +22,6 @@ mkdir -p "$out"
 # shellcheck disable=SC2086
 $CC -std=gnu11 -O2 -Wall -Wextra -Werror -I "$top/include" -I "$top/generic" -I "$top/sim" \
 	-I "$top/tests/qemu/common" -o "$out/native" "$here/$host.c" \
-	"$top/tests/qemu/common/runner.c" "$table" \
+	"$top/tests/qemu/common/runner.c" "$top/tests/qemu/common/selftest.c" "$table" \
 	"$b/libhwbp_core_internal.a" "$b/libhwbp_sim_internal.a"
 echo "$out/native"

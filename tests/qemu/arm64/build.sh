@@ -54,6 +54,7 @@ for f in generic/*.c \
 	cc "$f" "$(echo "$f" | tr / _ | sed 's/\.c$/.o/')" $CORE_FLAGS
 done
 cc tests/qemu/common/runner.c runner.o $CFLAGS_COMMON
+cc tests/qemu/common/selftest.c selftest.o $CFLAGS_COMMON
 cc tests/qemu/common/libc.c libc.o $CFLAGS_COMMON
 cc sim/format.c sim_format.o $CFLAGS_COMMON
 cc "$TABLE" table.o $CFLAGS_COMMON

@@ -42,6 +42,14 @@ extern const char *harness_why;
  */
 extern int harness_cut;
 
+/*
+ * The on_cpu self-check (common/selftest.c): install on one CPU and on all,
+ * modify, a task at switch-in, remove, each CPU's registers read back on
+ * that CPU after each step.  0, -EINVAL (bad @n, no context), -EIO (a
+ * CPU does not hold what hwbp wrote: the line that says which is printed).
+ */
+int harness_selftest(const struct hwbp_cpu *cpu, unsigned n, uint64_t arena_b);
+
 /* Formatted output through arch_putc: %s %c %d %u %x %lu %lx %llu %llx %%. */
 void h_printf(const char *fmt, ...);
 void h_vprintf(const char *fmt, va_list ap);

@@ -155,6 +155,33 @@ static size_t skip_file(size_t i, const char *why, const char *what)
 	return i;
 }
 
+/*
+ * Before the scenarios: the on_cpu self-check (selftest.c) on the first
+ * CPU model of the table this harness runs, every CPU reset before and
+ * after.  A failure stops the harness: no per-CPU line could be trusted.
+ */
+static void selftest(void)
+{
+	struct on o = { .model = &cpu };
+	unsigned c;
+
+	for (size_t i = 0; hwbp_hops[i].kind != HOP_END; i++) {
+		if (hwbp_hops[i].kind != HOP_FILE || hwbp_cpu_preset(hwbp_hops[i].name2, &cpu) ||
+		    arch_cpu_unsupported(&cpu))
+			continue;
+		for (c = 0; c < ncpus; c++)
+			arch_on_cpu(c, on_reset, &o);
+		if (harness_selftest(&cpu, ncpus, arenas.b)) {
+			h_printf("# harness: the on_cpu self-check failed\n");
+			arch_exit(3);
+		}
+		for (c = 0; c < ncpus; c++)
+			arch_on_cpu(c, on_reset, &o);
+		return;
+	}
+	h_printf("# harness: no CPU model to run the on_cpu self-check on\n");
+}
+
 int harness_main(void)
 {
 	unsigned files = 0, skipped = 0;
@@ -167,6 +194,7 @@ int harness_main(void)
 	if (ncpus < 1 || ncpus > HARNESS_MAX_CPUS)
 		ncpus = 1;
 	h_printf("# harness: %u CPU%s\n", ncpus, ncpus == 1 ? "" : "s");
+	selftest();
 	while (hwbp_hops[i].kind != HOP_END) {
 		const struct hop *h = &hwbp_hops[i];
 		struct hwbp_sim_result res;

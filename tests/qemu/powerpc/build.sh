@@ -35,7 +35,7 @@ lib=(arch/powerpc/glue.c generic/*.c
      arch/x86/caps.c arch/x86/encode.c arch/x86/decode.c
      arch/arm64/caps.c arch/arm64/encode.c arch/arm64/decode.c
      arch/powerpc/caps.c arch/powerpc/encode.c arch/powerpc/decode.c)
-common=(tests/qemu/common/runner.c tests/qemu/common/libc.c sim/format.c)
+common=(tests/qemu/common/runner.c tests/qemu/common/selftest.c tests/qemu/common/libc.c sim/format.c)
 
 objs=()
 cc() { # cc SRC FLAGS...
