@@ -42,6 +42,10 @@ extern const char *harness_why;
  */
 extern int harness_cut;
 
+/* hwbp's glue as the harnesses give it: write_regs on the CPU it names
+ * (arch_write_regs through arch_on_cpu), on_cpu = arch_on_cpu. */
+extern const struct hwbp_glue harness_glue;
+
 /*
  * The on_cpu self-check (common/selftest.c): install on one CPU and on all,
  * modify, a task at switch-in, remove, each CPU's registers read back on

@@ -104,7 +104,7 @@ static int glue_on_cpu(void *arg, unsigned c, int (*fn)(void *), void *fnarg)
 	return arch_on_cpu(c, fn, fnarg);
 }
 
-static const struct hwbp_glue glue = { glue_write, glue_on_cpu, NULL };
+const struct hwbp_glue harness_glue = { glue_write, glue_on_cpu, NULL };
 
 static uint64_t resolve(const struct hop *h)
 {
@@ -224,7 +224,7 @@ int harness_main(void)
 				arch_on_cpu(c, on_reset, &o);
 			cur = 0;
 			memset(names, 0, sizeof(names));
-			if (hwbp_ctx_init(&ctx, &cpu, ncpus, percpu, &glue)) {
+			if (hwbp_ctx_init(&ctx, &cpu, ncpus, percpu, &harness_glue)) {
 				skipped++;
 				i = skip_file(i, "hwbp_ctx_init failed", NULL);
 				continue;

@@ -38,22 +38,6 @@ static int on_read(void *p)
 	return 0;
 }
 
-static int glue_write(void *arg, unsigned c, const struct hwbp_regs *regs)
-{
-	struct call k = { .in = regs };
-
-	(void)arg;
-	return arch_on_cpu(c, on_write, &k);
-}
-
-static int glue_on_cpu(void *arg, unsigned c, int (*fn)(void *), void *fnarg)
-{
-	(void)arg;
-	return arch_on_cpu(c, fn, fnarg);
-}
-
-static const struct hwbp_glue glue = { glue_write, glue_on_cpu, NULL };
-
 /* CPU @c's live registers against @want, register by register (the
  * names and values hwbp_regs_list() gives: status registers included,
  * which no step here changes). */
@@ -169,7 +153,7 @@ static int steps(const struct hwbp_cpu *cpu, unsigned n, uint64_t b)
 int harness_selftest(const struct hwbp_cpu *cpu, unsigned n, uint64_t arena_b)
 {
 	compared = 0;
-	if (n < 1 || n > HARNESS_MAX_CPUS || hwbp_ctx_init(&ctx, cpu, n, percpu, &glue))
+	if (n < 1 || n > HARNESS_MAX_CPUS || hwbp_ctx_init(&ctx, cpu, n, percpu, &harness_glue))
 		return -EINVAL;
 	/* Start from what every CPU holds now (the caller reset them). */
 	for (unsigned c = 0; c < n; c++) {
