@@ -362,6 +362,33 @@ static void exec_access(const struct hwbp_cpu *cpu, int profile, struct hwbpi_si
 	c->last = *a;
 }
 
+/*
+ * A 16-byte access that is not quadword aligned is lxvd2x/stxvd2x (lq/stq
+ * need quadword alignment).  QEMU 10.0 translates those as two 8-byte
+ * memory operations, at EA and then EA + 8 (target/ppc/translate/
+ * vsx-impl.c.inc trans_LXVD2X()/trans_STXVD2X()), and accel/tcg/
+ * watchpoint.c cpu_check_watchpoint() checks each one on its own: the
+ * first half that meets a watchpoint raises the DSI, DAR from that half
+ * (quirk VSX_SPLIT; found with the bare-metal harness, tests/qemu/powerpc).
+ * When the second half raises it the first one has already been done; the
+ * sim keeps no memory, so only the exception differs.
+ */
+static void vsx_split(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+		      const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
+{
+	for (uint64_t off = 0; off < PPC_QUADWORD; off += HWBP_PPC_DW) {
+		struct hwbp_sim_access half = *a;
+
+		half.addr = a->addr + off;
+		half.size = HWBP_PPC_DW;
+		data_access(cpu, profile, c, &half, res);
+		if (res->cls != HWBP_SIM_NONE) {
+			c->last = *a;  /* resume() steps the whole instruction */
+			return;
+		}
+	}
+}
+
 static void access_(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
 		    const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 {
@@ -369,6 +396,13 @@ static void access_(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cp
 	switch (a->op) {
 	case HWBP_SIM_READ:
 	case HWBP_SIM_WRITE:
+		if (a->size == PPC_QUADWORD && (a->addr & (PPC_QUADWORD - 1)) &&
+		    hwbpi_quirk_on(profile, HWBPI_Q_PPC_VSX_SPLIT)) {
+			vsx_split(cpu, profile, c, a, res);
+			break;
+		}
+		data_access(cpu, profile, c, a, res);
+		break;
 	case HWBP_SIM_ZERO:
 		data_access(cpu, profile, c, a, res);
 		break;

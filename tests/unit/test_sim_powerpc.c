@@ -255,6 +255,42 @@ static const struct row rows[] = {
 	  { { "dawr0", B + 0x10 }, { "dawrx0", DX(PNH, R | W, 0) }, { "dawr1", B + 0x10 }, { "dawrx1", DX(PNH | HYP, R | W, 0) } },
 	  0, 1, RD, B + 0x10, 8, DSI(2, MATCH, B + 0x10, false) },
 
+	/* --- unaligned 16 bytes (lxvd2x/stxvd2x): quirk VSX_SPLIT --- */
+	/* The harness's reproducer: DAWR0 0x150, DAWR1 0x148, 16 bytes at
+	 * 0x144.  One access: both match, DAR = 0x148 (sdm); QEMU's two
+	 * halves: 0x144..0x14b meets DAWR1 only (qemu). */
+	{ "unaligned 16 over both: one access (sdm)", "power10", SDM,
+	  { { "dawr0", B + 0x150 }, { "dawrx0", DX(ALLP, R | W, 0) }, { "dawr1", B + 0x148 }, { "dawrx1", DX(ALLP, R | W, 0) } },
+	  0, 1, RD, B + 0x144, 16, DSI(3, MATCH, B + 0x148, false) },
+	{ "unaligned 16 over both: first half, DAWR1 (qemu)", "power10", QEMU,
+	  { { "dawr0", B + 0x150 }, { "dawrx0", DX(ALLP, R | W, 0) }, { "dawr1", B + 0x148 }, { "dawrx1", DX(ALLP, R | W, 0) } },
+	  0, 1, RD, B + 0x144, 16, DSI(2, MATCH, B + 0x148, true) },
+	{ "unaligned 16-byte store over both (sdm)", "power10", SDM,
+	  { { "dawr0", B + 0x150 }, { "dawrx0", DX(ALLP, W, 0) }, { "dawr1", B + 0x148 }, { "dawrx1", DX(ALLP, W, 0) } },
+	  0, 1, WR, B + 0x144, 16, DSI(3, MATCH | STORE, B + 0x148, false) },
+	{ "unaligned 16-byte store over both: first half (qemu)", "power10", QEMU,
+	  { { "dawr0", B + 0x150 }, { "dawrx0", DX(ALLP, W, 0) }, { "dawr1", B + 0x148 }, { "dawrx1", DX(ALLP, W, 0) } },
+	  0, 1, WR, B + 0x144, 16, DSI(2, MATCH, B + 0x148, false) },
+	/* only the second half watched: the same DSI either way */
+	{ "unaligned 16, second half only", "power10", ANY,
+	  { { "dawr0", B + 0x150 }, { "dawrx0", DX(ALLP, R | W, 0) } },
+	  0, 1, RD, B + 0x14c, 16, DSI(1, MATCH, B + 0x150, true) },
+	/* quadword aligned (lq/stq): one 16-byte access in QEMU too, so the
+	 * first DAWR of the list wins over the whole quadword */
+	{ "aligned 16 over both: unchanged (sdm)", "power10", SDM,
+	  { { "dawr0", B + 0x148 }, { "dawrx0", DX(ALLP, R | W, 0) }, { "dawr1", B + 0x140 }, { "dawrx1", DX(ALLP, R | W, 0) } },
+	  0, 1, RD, B + 0x140, 16, DSI(3, MATCH, B + 0x140, false) },
+	{ "aligned 16 over both: unchanged, DAWR0 (qemu)", "power10", QEMU,
+	  { { "dawr0", B + 0x148 }, { "dawrx0", DX(ALLP, R | W, 0) }, { "dawr1", B + 0x140 }, { "dawrx1", DX(ALLP, R | W, 0) } },
+	  0, 1, RD, B + 0x140, 16, DSI(1, MATCH, B + 0x148, true) },
+	/* power9: the first half alone (sdm widens the quadword, quirk QUADWORD) */
+	{ "p9 unaligned 16, first half: sdm quadword, DAR = EA", "power9", SDM,
+	  { { "dawr0", B + 0x148 }, { "dawrx0", DX(ALLP, R | W, 0) } },
+	  0, 1, RD, B + 0x144, 16, DSI(1, MATCH, B + 0x144, true) },
+	{ "p9 unaligned 16, first half (qemu)", "power9", QEMU,
+	  { { "dawr0", B + 0x148 }, { "dawrx0", DX(ALLP, R | W, 0) } },
+	  0, 1, RD, B + 0x144, 16, DSI(1, MATCH, B + 0x148, true) },
+
 	/* --- DABR (power7, ISA 2.06): quirk DABR_INERT --- */
 	{ "DABR load", "power7", SDM, { { "dabr", (B + 0x20) | DABR_BT | DABR_DW | DABR_DR }, { "dabrx", ALLP } },
 	  0, 1, RD, B + 0x24, 1, DSI(1, MATCH, B + 0x24, true) },
@@ -540,7 +576,7 @@ static void test_quirk_table(void **state)
 	static const char *ids[] = {
 		"HWBPI_Q_PPC_DAWRX_PRIV", "HWBPI_Q_PPC_DSISR_STORE", "HWBPI_Q_PPC_CIABR_BEFORE",
 		"HWBPI_Q_PPC_DABR_INERT", "HWBPI_Q_PPC_DAWR_512", "HWBPI_Q_PPC_QUADWORD",
-		"HWBPI_Q_PPC_FIRST_DAWR",
+		"HWBPI_Q_PPC_FIRST_DAWR", "HWBPI_Q_PPC_VSX_SPLIT",
 	};
 	unsigned found = 0;
 	const struct hwbp_sim_quirk *q;
