@@ -362,6 +362,39 @@ static void exec_access(const struct hwbp_cpu *cpu, int profile, struct hwbpi_si
 	c->last = *a;
 }
 
+/*
+ * How QEMU 10.0 performs some vector loads/stores: as several memory
+ * operations in address order, each checked on its own by accel/tcg/
+ * watchpoint.c cpu_check_watchpoint(), so the first piece that meets a
+ * watchpoint raises the DSI, DAR from that piece:
+ *  - 16 bytes not quadword aligned are lxvd2x/stxvd2x (lq/stq need
+ *    quadword alignment): two 8-byte pieces, EA then EA + 8
+ *    (target/ppc/translate/vsx-impl.c.inc trans_LXVD2X()/trans_STXVD2X(),
+ *    quirk VSX_SPLIT);
+ *  - 32 bytes are lxvp/stxvp: two 16-byte pieces, EA then EA + 16, each a
+ *    single 16-byte access whatever its alignment (do_lstxv() with
+ *    tcg_gen_qemu_ld/st_i128, quirk PAIRED_SPLIT).
+ * Both found with the bare-metal harness (tests/qemu/powerpc).  When a
+ * later piece raises the DSI the earlier ones have been performed; the sim
+ * keeps no memory, so only the exception differs.
+ */
+static void split_access(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+			 const struct hwbp_sim_access *a, uint32_t piece,
+			 struct hwbp_sim_result *res)
+{
+	for (uint32_t off = 0; off < a->size; off += piece) {
+		struct hwbp_sim_access part = *a;
+
+		part.addr = a->addr + off;
+		part.size = piece;
+		data_access(cpu, profile, c, &part, res);
+		if (res->cls != HWBP_SIM_NONE) {
+			c->last = *a;  /* resume() steps the whole instruction */
+			return;
+		}
+	}
+}
+
 static void access_(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
 		    const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 {
@@ -369,6 +402,17 @@ static void access_(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cp
 	switch (a->op) {
 	case HWBP_SIM_READ:
 	case HWBP_SIM_WRITE:
+		if (a->size == PPC_QUADWORD && (a->addr & (PPC_QUADWORD - 1)) &&
+		    hwbpi_quirk_on(profile, HWBPI_Q_PPC_VSX_SPLIT)) {
+			split_access(cpu, profile, c, a, HWBP_PPC_DW, res);
+			break;
+		}
+		if (a->size == 2 * PPC_QUADWORD && hwbpi_quirk_on(profile, HWBPI_Q_PPC_PAIRED_SPLIT)) {
+			split_access(cpu, profile, c, a, PPC_QUADWORD, res);
+			break;
+		}
+		data_access(cpu, profile, c, a, res);
+		break;
 	case HWBP_SIM_ZERO:
 		data_access(cpu, profile, c, a, res);
 		break;

@@ -255,6 +255,66 @@ static const struct row rows[] = {
 	  { { "dawr0", B + 0x10 }, { "dawrx0", DX(PNH, R | W, 0) }, { "dawr1", B + 0x10 }, { "dawrx1", DX(PNH | HYP, R | W, 0) } },
 	  0, 1, RD, B + 0x10, 8, DSI(2, MATCH, B + 0x10, false) },
 
+	/* --- unaligned 16 bytes (lxvd2x/stxvd2x): quirk VSX_SPLIT --- */
+	/* The harness's reproducer: DAWR0 0x150, DAWR1 0x148, 16 bytes at
+	 * 0x144.  One access: both match, DAR = 0x148 (sdm); QEMU's two
+	 * halves: 0x144..0x14b meets DAWR1 only (qemu). */
+	{ "unaligned 16 over both: one access (sdm)", "power10", SDM,
+	  { { "dawr0", B + 0x150 }, { "dawrx0", DX(ALLP, R | W, 0) }, { "dawr1", B + 0x148 }, { "dawrx1", DX(ALLP, R | W, 0) } },
+	  0, 1, RD, B + 0x144, 16, DSI(3, MATCH, B + 0x148, false) },
+	{ "unaligned 16 over both: first half, DAWR1 (qemu)", "power10", QEMU,
+	  { { "dawr0", B + 0x150 }, { "dawrx0", DX(ALLP, R | W, 0) }, { "dawr1", B + 0x148 }, { "dawrx1", DX(ALLP, R | W, 0) } },
+	  0, 1, RD, B + 0x144, 16, DSI(2, MATCH, B + 0x148, true) },
+	{ "unaligned 16-byte store over both (sdm)", "power10", SDM,
+	  { { "dawr0", B + 0x150 }, { "dawrx0", DX(ALLP, W, 0) }, { "dawr1", B + 0x148 }, { "dawrx1", DX(ALLP, W, 0) } },
+	  0, 1, WR, B + 0x144, 16, DSI(3, MATCH | STORE, B + 0x148, false) },
+	{ "unaligned 16-byte store over both: first half (qemu)", "power10", QEMU,
+	  { { "dawr0", B + 0x150 }, { "dawrx0", DX(ALLP, W, 0) }, { "dawr1", B + 0x148 }, { "dawrx1", DX(ALLP, W, 0) } },
+	  0, 1, WR, B + 0x144, 16, DSI(2, MATCH, B + 0x148, false) },
+	/* only the second half watched: the same DSI either way */
+	{ "unaligned 16, second half only", "power10", ANY,
+	  { { "dawr0", B + 0x150 }, { "dawrx0", DX(ALLP, R | W, 0) } },
+	  0, 1, RD, B + 0x14c, 16, DSI(1, MATCH, B + 0x150, true) },
+	/* quadword aligned (lq/stq): one 16-byte access in QEMU too, so the
+	 * first DAWR of the list wins over the whole quadword */
+	{ "aligned 16 over both: unchanged (sdm)", "power10", SDM,
+	  { { "dawr0", B + 0x148 }, { "dawrx0", DX(ALLP, R | W, 0) }, { "dawr1", B + 0x140 }, { "dawrx1", DX(ALLP, R | W, 0) } },
+	  0, 1, RD, B + 0x140, 16, DSI(3, MATCH, B + 0x140, false) },
+	{ "aligned 16 over both: unchanged, DAWR0 (qemu)", "power10", QEMU,
+	  { { "dawr0", B + 0x148 }, { "dawrx0", DX(ALLP, R | W, 0) }, { "dawr1", B + 0x140 }, { "dawrx1", DX(ALLP, R | W, 0) } },
+	  0, 1, RD, B + 0x140, 16, DSI(1, MATCH, B + 0x148, true) },
+	/* power9: the first half alone (sdm widens the quadword, quirk QUADWORD) */
+	{ "p9 unaligned 16, first half: sdm quadword, DAR = EA", "power9", SDM,
+	  { { "dawr0", B + 0x148 }, { "dawrx0", DX(ALLP, R | W, 0) } },
+	  0, 1, RD, B + 0x144, 16, DSI(1, MATCH, B + 0x144, true) },
+	{ "p9 unaligned 16, first half (qemu)", "power9", QEMU,
+	  { { "dawr0", B + 0x148 }, { "dawrx0", DX(ALLP, R | W, 0) } },
+	  0, 1, RD, B + 0x144, 16, DSI(1, MATCH, B + 0x148, true) },
+
+	/* --- 32 bytes (lxvp/stxvp): quirk PAIRED_SPLIT --- */
+	/* DAWR0 0x118, DAWR1 0x110, 32 bytes at 0x108: QEMU's first 16-byte
+	 * half, 0x108..0x117, meets DAWR1 alone (harness) */
+	{ "lxvp over both: one access (sdm)", "power10", SDM,
+	  { { "dawr0", B + 0x118 }, { "dawrx0", DX(ALLP, R | W, 0) }, { "dawr1", B + 0x110 }, { "dawrx1", DX(ALLP, R | W, 0) } },
+	  0, 1, RD, B + 0x108, 32, DSI(3, MATCH, B + 0x110, false) },
+	{ "lxvp over both: first 16-byte half, DAWR1 (qemu)", "power10", QEMU,
+	  { { "dawr0", B + 0x118 }, { "dawrx0", DX(ALLP, R | W, 0) }, { "dawr1", B + 0x110 }, { "dawrx1", DX(ALLP, R | W, 0) } },
+	  0, 1, RD, B + 0x108, 32, DSI(2, MATCH, B + 0x110, true) },
+	{ "stxvp over both: first 16-byte half (qemu)", "power10", QEMU,
+	  { { "dawr0", B + 0x118 }, { "dawrx0", DX(ALLP, W, 0) }, { "dawr1", B + 0x110 }, { "dawrx1", DX(ALLP, W, 0) } },
+	  0, 1, WR, B + 0x108, 32, DSI(2, MATCH, B + 0x110, false) },
+	/* both DAWRs in the first half: one 16-byte piece, not 8-byte ones,
+	 * so DAWR0 (first in QEMU's list) wins as for one access (harness) */
+	{ "lxvp, both in the first half (sdm)", "power10", SDM,
+	  { { "dawr0", B + 0x108 }, { "dawrx0", DX(ALLP, R | W, 0) }, { "dawr1", B + 0x100 }, { "dawrx1", DX(ALLP, R | W, 0) } },
+	  0, 1, RD, B + 0x100, 32, DSI(3, MATCH, B + 0x100, false) },
+	{ "lxvp, both in the first half: DAWR0 (qemu)", "power10", QEMU,
+	  { { "dawr0", B + 0x108 }, { "dawrx0", DX(ALLP, R | W, 0) }, { "dawr1", B + 0x100 }, { "dawrx1", DX(ALLP, R | W, 0) } },
+	  0, 1, RD, B + 0x100, 32, DSI(1, MATCH, B + 0x108, true) },
+	{ "lxvp, second half only", "power10", ANY,
+	  { { "dawr0", B + 0x118 }, { "dawrx0", DX(ALLP, R | W, 0) } },
+	  0, 1, RD, B + 0x100, 32, DSI(1, MATCH, B + 0x118, true) },
+
 	/* --- DABR (power7, ISA 2.06): quirk DABR_INERT --- */
 	{ "DABR load", "power7", SDM, { { "dabr", (B + 0x20) | DABR_BT | DABR_DW | DABR_DR }, { "dabrx", ALLP } },
 	  0, 1, RD, B + 0x24, 1, DSI(1, MATCH, B + 0x24, true) },
@@ -540,7 +600,7 @@ static void test_quirk_table(void **state)
 	static const char *ids[] = {
 		"HWBPI_Q_PPC_DAWRX_PRIV", "HWBPI_Q_PPC_DSISR_STORE", "HWBPI_Q_PPC_CIABR_BEFORE",
 		"HWBPI_Q_PPC_DABR_INERT", "HWBPI_Q_PPC_DAWR_512", "HWBPI_Q_PPC_QUADWORD",
-		"HWBPI_Q_PPC_FIRST_DAWR",
+		"HWBPI_Q_PPC_FIRST_DAWR", "HWBPI_Q_PPC_VSX_SPLIT", "HWBPI_Q_PPC_PAIRED_SPLIT",
 	};
 	unsigned found = 0;
 	const struct hwbp_sim_quirk *q;

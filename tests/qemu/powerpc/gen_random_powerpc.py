@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""gen_random_powerpc.py N SEED OUTDIR [split16]: N random POWER10 scenario files that
+"""gen_random_powerpc.py N SEED OUTDIR: N random POWER10 scenario files that
 go further than tests/qemu/gen_random.py: every other file switches among
 4 CPUs (`mode cpu=0..3`, the harness's hardware threads, each with its own
 DAWR0/1, DAWRX0/1 and MSR state), and the problem/hypervisor state
@@ -12,16 +12,14 @@ Accesses of 1-16 bytes at and around the watched doublewords, on
 whichever CPU is current, so that a CPU that never armed a DAWR shows
 `none` where another shows a hit.  No expectations: the canonical lines
 are compared with the simulator's (`hwbp sim --profile qemu`).
-16-byte accesses are quadword aligned (lq/stq: one access), unless
-`split16` is given: then some are not (lxvd2x/stxvd2x, which QEMU makes
-as two 8-byte accesses and the simulator's qemu profile does not model
-yet: tests/qemu/powerpc/README.md)."""
+16-byte accesses are quadword aligned (lq/stq: one access) or not
+(lxvd2x/stxvd2x, which QEMU makes as two 8-byte accesses: the simulator's
+qemu quirk HWBPI_Q_PPC_VSX_SPLIT), like the other sizes."""
 import os
 import random
 import sys
 
 N, SEED, OUT = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-SPLIT16 = sys.argv[4:5] == ["split16"]
 rng = random.Random(SEED)
 
 # DAWRX (Power ISA v3.1 Book III): MRD bits 48:53, DR 57, DW 58, WT 59,
@@ -90,7 +88,7 @@ def scenario(length, multi):
         else:
             size = rng.choice([1, 2, 4, 8, 8, 16])
             off = max(0, rng.choice(hot) + rng.randint(-8, 15))
-            if rng.random() < 0.7 or (size == 16 and not SPLIT16):
+            if rng.random() < 0.7:
                 off &= ~(size - 1)
             lines.append(f"{rng.choice(['read', 'write'])} B+{off:#x} {size}")
     return lines
