@@ -229,14 +229,13 @@ const char *arch_cpu_unsupported(const struct hwbp_cpu *cpu)
 
 void arch_reset(const struct hwbp_cpu *cpu)
 {
-	(void)cpu;
 	/* DR7 first: Linux checks each address against its slot's enable. */
-	for (unsigned n = 0; n < 8; n++) {
-		if (n == 4 || n == 5)
-			continue;
-		if (dr_poke(n == 0 ? 7 : n == 7 ? 0 : n, 0))
+	static const unsigned order[] = { 7, 0, 1, 2, 3, 6 };
+
+	(void)cpu;
+	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (dr_poke(order[i], 0))
 			die("resetting the debug registers");
-	}
 	rf_next = 0;
 	cpl = 0;
 	child_fill(ARENA_B, ARENA_SIZE, 0);
