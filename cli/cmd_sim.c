@@ -43,8 +43,8 @@ static void print_quirks(void)
 	const struct hwbp_sim_quirk *q;
 
 	for (unsigned k = 0; (q = hwbp_sim_quirk(k)); k++)
-		printf("%s [%s]\n  manual: %s\n  %-7s %s\n  evidence: %s\n", q->id, q->arch, q->sdm,
-		       strcmp(q->profile, "qemu") == 0 ? "qemu:" : "linux:", q->qemu, q->evidence);
+		printf("%s [%s]\n  manual: %s\n  %s:%*s %s\n  evidence: %s\n", q->id, q->arch, q->sdm,
+		       q->profile, (int)(6 - strlen(q->profile)), "", q->qemu, q->evidence);
 }
 
 /* Why a file could not be run, in one line: where it does not parse, or
