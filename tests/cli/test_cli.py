@@ -11,6 +11,11 @@ import subprocess
 import sys
 
 HWBP = sys.argv[1]
+# "--host": only the checks of --cpu host, which asks this machine's
+# kernel through the ptrace backend and so needs its debug registers to
+# fire (meson's test cli-host, suite hostbp); without it, every other
+# check.
+HOST_ONLY = sys.argv[2:] == ["--host"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCENARIO = sorted(glob.glob(os.path.join(HERE, "..", "scenarios", "x86", "*.hws")))[0]
 COMMANDS = ["caps", "plan", "encode", "decode", "sim", "trace", "bench"]
@@ -360,6 +365,10 @@ def check_host():
 
 
 def main():
+    if HOST_ONLY:
+        fails = check_host()
+        print(f"{1 - min(fails, 1)} passed, {min(fails, 1)} failed")
+        return 1 if fails else 0
     fails = 0
     for args, code, pattern in ERRNO_CASES:
         rc, out, p = run(args)
@@ -424,7 +433,6 @@ def main():
     if rc != 0 or missing:
         fails += 1
         print(f"FAIL hwbp {' '.join(BENCH_TRACE)}: exit {rc}, missing {missing}, output:\n{out}")
-    fails += check_host()
     total = len(CASES) + len(ERRNO_CASES) + len(JSON_CASES) + len(FULL_CASES) + 6
     print(f"{total - fails} passed, {fails} failed")
     return 1 if fails else 0
