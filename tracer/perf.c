@@ -521,9 +521,9 @@ int hwbpi_perf_selftest(char *err, size_t errlen)
 		return -ECHILD;
 	}
 	if (v == 0) {
-		hwbpi_say(err, errlen, "hardware breakpoints do not fire on this machine (a perf breakpoint "
-		    "on a variable written 100 times counted 0; some hypervisors do not pass "
-		    "debug registers through)");
+		hwbpi_say(err, errlen, "hardware breakpoints do not fire on this machine (perf "
+		    "counted 0 of 100 writes; some hypervisors do not pass them through)"
+		    HWBPI_NO_FIRE_HINT);
 		return -ENODEV;
 	}
 	return 0;

@@ -241,7 +241,7 @@ int hwbpi_pt_wait_for(pid_t pid, int *st)
 
 /* ---- self-test ------------------------------------------------------ */
 static int selftest_result = 1;   /* 1: not run yet */
-static char selftest_msg[256];
+static char selftest_msg[512];
 static volatile uint64_t selftest_var;
 
 static int selftest_child(void *arg)
@@ -279,7 +279,9 @@ int hwbpi_ptrace_selftest(char *err, size_t errlen)
 		hwbpi_ptrace_free(s);
 		if (ret == 0 && hwbpi_tracer_hits(t) != 3) {
 			hwbpi_say(err, errlen, "hardware breakpoints do not fire on this machine "
-			    "(self-test: %" PRIu64 " of 3 writes seen)", hwbpi_tracer_hits(t));
+			    "(self-test: %" PRIu64 " of 3 writes seen; some hypervisors do not pass "
+			    "them through)" HWBPI_NO_FIRE_HINT,
+			    hwbpi_tracer_hits(t));
 			ret = -ENODEV;
 		}
 	}

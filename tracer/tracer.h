@@ -16,6 +16,14 @@
 
 #define HWBPI_TRACE_MAX_CPUS HWBP_SIM_MAX_CPUS
 
+/* What still works on a machine whose debug registers never fire (the
+ * Linux backends' self-tests end their refusal with it): the hypervisors
+ * of some clouds do not pass the registers through, and nothing on the
+ * guest side can change that. */
+#define HWBPI_NO_FIRE_HINT                                                     \
+	"; still works: --demo, --lackey, qemu-x86, a QEMU guest (scripts/guest), " \
+	"or a VM that passes debug registers through"
+
 /* One watched entry (a breakpoint of the histogram). */
 struct hwbpi_watch {
 	char name[HWBP_TRACE_SYM_LEN + 32];  /* "pid_max", "buf+8", "0x1000" */

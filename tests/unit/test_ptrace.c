@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/auxv.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -842,6 +844,67 @@ static void test_attach_stop(void **state)
 	free(t);
 }
 
+/*
+ * After each test, whether it passed or not: every process it left behind
+ * killed and reaped.  A failed assertion leaves its test at once, before
+ * its own kill() and waitpid(): a child traced and stopped, or one that
+ * loops for ever, would then outlive this program and hold meson's pipe
+ * open until the suite's timeout (seen on a host whose debug registers do
+ * not fire: every test failed in 2 s, and meson waited 300 s).  main()
+ * makes this process a subreaper, so that grandchildren (a traced
+ * program's own children) come back to it when their parent dies.
+ */
+static unsigned kill_children(void)
+{
+	char path[64], line[256];
+	struct dirent *d;
+	unsigned n = 0;
+	DIR *dir = opendir("/proc");
+
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir))) {
+		long pid = strtol(d->d_name, NULL, 10), ppid = 0;
+		FILE *f;
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "PPid: %ld", &ppid) == 1)
+				break;
+		fclose(f);
+		if (ppid == getpid() && kill((pid_t)pid, SIGKILL) == 0)
+			n++;
+	}
+	closedir(dir);
+	return n;
+}
+
+static int reap_children(void **state)
+{
+	int st;
+
+	(void)state;
+	/* Until no child is left: those killed, and any that came back to
+	 * this subreaper meanwhile (bounded: 2 s). */
+	for (int i = 0; i < 2000; i++) {
+		unsigned killed = kill_children();
+
+		while (waitpid(-1, &st, __WALL | WNOHANG) > 0)
+			;
+		if (!killed && waitpid(-1, &st, __WALL | WNOHANG) < 0 && errno == ECHILD)
+			break;
+		usleep(1000);
+	}
+	return 0;
+}
+
+#define TEST(f) cmocka_unit_test_teardown(f, reap_children)
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "--child-exit") == 0)
@@ -856,29 +919,30 @@ int main(int argc, char **argv)
 		return 1;
 	}
 #endif
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	{
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_selftest),
-		cmocka_unit_test(test_write_watch),
-		cmocka_unit_test(test_rw_watch),
-		cmocka_unit_test(test_rw_twins),
-		cmocka_unit_test(test_r_watch_filters_writes),
-		cmocka_unit_test(test_four_slots_lengths),
-		cmocka_unit_test(test_fifth_watch_enospc),
-		cmocka_unit_test(test_foreign_cpu),
-		cmocka_unit_test(test_native_cpu),
-		cmocka_unit_test(test_large_watch),
-		cmocka_unit_test(test_threads),
-		cmocka_unit_test(test_fork),
-		cmocka_unit_test(test_attach),
-		cmocka_unit_test(test_attach_errors),
-		cmocka_unit_test(test_start_exec_symbols),
-		cmocka_unit_test(test_load_bias_self),
-		cmocka_unit_test(test_exec_watch),
-		cmocka_unit_test(test_exec_flow_symbols),
-		cmocka_unit_test(test_attach_stop),
-		cmocka_unit_test(test_attach_threads),
-		cmocka_unit_test(test_attach_eperm),
+		TEST(test_selftest),
+		TEST(test_write_watch),
+		TEST(test_rw_watch),
+		TEST(test_rw_twins),
+		TEST(test_r_watch_filters_writes),
+		TEST(test_four_slots_lengths),
+		TEST(test_fifth_watch_enospc),
+		TEST(test_foreign_cpu),
+		TEST(test_native_cpu),
+		TEST(test_large_watch),
+		TEST(test_threads),
+		TEST(test_fork),
+		TEST(test_attach),
+		TEST(test_attach_errors),
+		TEST(test_start_exec_symbols),
+		TEST(test_load_bias_self),
+		TEST(test_exec_watch),
+		TEST(test_exec_flow_symbols),
+		TEST(test_attach_stop),
+		TEST(test_attach_threads),
+		TEST(test_attach_eperm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
