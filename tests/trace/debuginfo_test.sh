@@ -32,12 +32,20 @@ no_symtab() {
 		echo "FAIL: $1 still has a .symtab"; exit 1
 	fi
 }
+# The watches are RW, whose hits a CPU reports as W where it tells a store
+# from a load.  QEMU's x86 TCG does not (one DR6 bit per access: no twin
+# pairs; a store of an unchanged value stays '?'), and every access of
+# this program is a store: in the x86_64 guest (HWBP_GUEST) the watches
+# are -w-, whose hits are W by their type, so that the counts below stay
+# exact there.  The kinds themselves are linux_cli_check.sh's to test.
+rw=rw-
+[ -z "${HWBP_GUEST:-}" ] || rw=-w-
 # $1: backend, $2: program, the rest: more options.  Exit status in $st.
 run() {
 	local backend=$1 prog=$2
 	shift 2
 	st=0
-	"$hwbp" trace --backend "$backend" "$@" -e counter:rw- -- "$prog" >"$tmp/out" 2>"$tmp/err" || st=$?
+	"$hwbp" trace --backend "$backend" "$@" -e "counter:$rw" -- "$prog" >"$tmp/out" 2>"$tmp/err" || st=$?
 }
 # The histogram must be exactly WRITES writes in main, and one note about
 # prog naming $1 as read by $2.
@@ -58,7 +66,7 @@ expect_missing() {
 	[ "$dwarf" = dwarf ] || why="this build reads no separate debug files (no libdw: EOPNOTSUPP)"
 	[ "$st" = 2 ] || fail "exit $st, want 2"
 	[ ! -s "$tmp/out" ] || fail "a histogram"
-	grep -qF "hwbp: trace: -e 'counter:rw-': no symbol 'counter' in the symbol table: $1 has no .symtab" \
+	grep -qF "hwbp: trace: -e 'counter:$rw': no symbol 'counter' in the symbol table: $1 has no .symtab" \
 		"$tmp/err" || fail "the error"
 	grep -qF "$why" "$tmp/err" || fail "the hint: $why"
 	if grep -q '^hwbp: trace: prog: symbols from ' "$tmp/err"; then fail "a note for prog"; fi
@@ -144,7 +152,7 @@ no_symtab "$tmp/lib/libl.so"
 cc -O0 -o "$tmp/lib/m" "$tmp/lib/m.c" -L"$tmp/lib" -ll -Wl,-rpath,"$tmp/lib"
 for backend in ptrace perf; do
 	st=0
-	"$hwbp" trace --backend "$backend" -e libcounter:rw- -- "$tmp/lib/m" >"$tmp/out" 2>"$tmp/err" || st=$?
+	"$hwbp" trace --backend "$backend" -e "libcounter:$rw" -- "$tmp/lib/m" >"$tmp/out" 2>"$tmp/err" || st=$?
 	[ "$st" = 0 ] || fail "library: exit $st"
 	[ "$(awk '$1 == "W" && $2 == "libcounter" { n += $4 } END { print n + 0 }' "$tmp/out")" = "$n" ] ||
 		fail "library: $n writes"
