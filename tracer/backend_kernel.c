@@ -480,6 +480,10 @@ static void loss_note(struct hwbp_trace_session *s, const struct hwbpi_perf_opts
 			   res->lost, res->lost + res->samples,
 			   (size_t)(po->ring_pages ? po->ring_pages : HWBPI_PERF_RING_PAGES) *
 			   (size_t)sysconf(_SC_PAGESIZE) / 1024, HWBPI_RING_MAX_BYTES / 1024);
+	if (res->merged)
+		hwbpi_note(s, "%" PRIu64 " samples were a second piece's report of an access "
+			   "already counted (one debug exception, the same registers): counted once",
+			   res->merged);
 }
 
 /* ------------------------------------------------------------ run */

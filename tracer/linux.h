@@ -195,6 +195,12 @@ struct hwbpi_uregs {
  * x86_64 BP, SP, IP; arm64 X29, LR, SP, PC; powerpc R1, NIP, LINK. */
 extern const uint64_t hwbpi_linux_perf_uregs;
 
+/* The PERF_SAMPLE_REGS_INTR mask of a trap frame's general registers and
+ * its instruction pointer: two samples with the same values come from
+ * one debug exception (the perf backend counts an access that several
+ * pieces of one watch reported once); 0: none known (no glue). */
+extern const uint64_t hwbpi_linux_perf_iregs;
+
 /*
  * The registers of a sample: @abi its PERF_SAMPLE_REGS_ABI_*, @regs the
  * @nregs values of hwbpi_linux_perf_uregs' bits, lowest bit first (man 2

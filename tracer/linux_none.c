@@ -112,6 +112,7 @@ int hwbpi_linux_tls_block(pid_t tid, uint64_t memsz, uint64_t align, uint64_t *b
 
 /* No glue: no registers to unwind from, no frame chain known. */
 const uint64_t hwbpi_linux_perf_uregs = 0;
+const uint64_t hwbpi_linux_perf_iregs = 0;
 const enum hwbpi_linux_fp hwbpi_linux_fp_chain = HWBPI_FP_NONE;
 
 int hwbpi_linux_uregs_perf(uint64_t abi, const uint64_t *regs, unsigned nregs,

@@ -64,6 +64,27 @@ static void values_record(struct ring *r, uint64_t at, size_t len)
 	r->vrec_ok = true;
 }
 
+/* The trap frame's registers at the end of a sample of @len bytes at @at
+ * (PERF_SAMPLE_REGS_INTR: the ABI, then s->iregs values), hashed
+ * (FNV-1a); 0 where there are none (PERF_SAMPLE_REGS_ABI_NONE). */
+static uint64_t regs_sig(const struct sess *s, struct ring *r, uint64_t at, size_t len)
+{
+	uint64_t v[65], h = 0xcbf29ce484222325ull;
+	size_t n = (size_t)s->iregs + 1;
+
+	if (n > 65 || len < n * 8)
+		return 0;
+	ring_copy(r, at + len - n * 8, v, n * 8);
+	if (v[0] == PERF_SAMPLE_REGS_ABI_NONE)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		for (unsigned b = 0; b < 64; b += 8) {
+			h ^= (v[i] >> b) & 0xff;
+			h *= 0x100000001b3ull;
+		}
+	return h | 1;
+}
+
 /* The sample of @len bytes at ring offset @at (after its header): the
  * fixed fields, and with --stack the whole record for its callers; or
  * the values record before a hit's sample. */
@@ -92,6 +113,8 @@ static void sample(struct sess *s, struct ring *r, uint64_t at, size_t len)
 		rec[V_VFLAGS] = r->vrec.flags;
 	}
 	r->vrec_ok = false;
+	if (s->iregs)
+		rec[V_SIG] = regs_sig(s, r, at, len);
 	if (s->cg)
 		n = hwbpi_pf_sample_callers(s, s->rec, len, callers);
 	hwbpi_pf_kind_sample(s, r, rec, callers, n);
@@ -130,6 +153,7 @@ static void drain(struct sess *s, struct ring *r)
 			/* (the values' records lost are no hit's) */
 			if (!s->vbpf || rec[0] != r->vid)
 				s->res->lost += rec[1];
+			r->prev_ok = false;   /* what came between is not known */
 		}
 		tail += h.size;
 	}

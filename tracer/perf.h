@@ -137,6 +137,8 @@ struct hwbpi_perf_result {
 					       or, if more, the counts minus the samples
 					       (samples + lost == the counts' sum) */
 	uint64_t unknown;                   /* samples of no event of ours (ignored) */
+	uint64_t merged;                    /* samples of a second piece of a watch for
+					       the same access (counted once) */
 	unsigned events;                    /* perf events opened */
 	unsigned pieces;                    /* pieces of all watches (slots per thread) */
 	unsigned split;                     /* watches whose kinds come from kind events */

@@ -528,6 +528,12 @@ static void fill_attr(const struct sess *s, struct perf_event_attr *a, const str
 				 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU;
 		a->wakeup_events = o->wakeup ? o->wakeup : DEFAULT_WAKEUP;
 		stack_attr(s, a, o);
+		/* Last in the record (man 2 perf_event_open), so that it is
+		 * found from the record's end whatever comes before it. */
+		if (s->iregs) {
+			a->sample_type |= PERF_SAMPLE_REGS_INTR;
+			a->sample_regs_intr = hwbpi_linux_perf_iregs;
+		}
 	}
 }
 
@@ -707,6 +713,31 @@ static int open_outputs(struct sess *s, char *err, size_t n)
 	return 0;
 }
 
+/*
+ * Does a watch have several pieces (not counting kind events and twins,
+ * which perf_sample.c pairs)?  Then one access can be reported by two of
+ * them in one debug exception: an access across a piece boundary on any
+ * CPU (Intel SDM Vol. 3B 17.2.3: DR6 has a B bit for every matching
+ * breakpoint; arch/x86/kernel/hw_breakpoint.c hw_breakpoint_handler()
+ * calls perf_bp_event() for each), and under QEMU's TCG a piece that
+ * matched an earlier access and is reported again with every access that
+ * another piece matches: its cpu_check_watchpoint() (accel/tcg/
+ * watchpoint.c) stops at the first matching watchpoint of its list, so a
+ * later one's BP_WATCHPOINT_HIT flag is not cleared, and
+ * check_hw_breakpoints() (target/i386/tcg/system/bpt_helper.c) sets the
+ * DR6 bit of every watchpoint with that flag.  The samples then carry
+ * the trap frame's registers (fill_attr()), to tell those apart.
+ */
+static bool multi_piece(const struct sess *s)
+{
+	for (unsigned i = 0; i < s->npc; i++)
+		for (unsigned j = i + 1; j < s->npc; j++)
+			if (s->pc[i].watch == s->pc[j].watch && s->pc[i].twin < 0 &&
+			    s->pc[j].twin < 0 && !s->pc[i].split && !s->pc[j].split)
+				return true;
+	return false;
+}
+
 int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads,
 		    bool enable_on_exec, const struct hwbpi_perf_opts *o, char *err, size_t n)
 {
@@ -733,6 +764,8 @@ int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads,
 		return hwbpi_pf_say_open(ret, "perf", pid, 0, err, n);
 	s->ncpus = hwbpi_perf_ncpus();
 	s->ring_bytes = (uint64_t)pages * s->page;
+	if (o->sampling && !s->bpf && multi_piece(s))
+		s->iregs = (unsigned)__builtin_popcountll(hwbpi_linux_perf_iregs);
 	if (o->sampling && !s->bpf) {
 		s->ring = calloc(s->ncpus, sizeof(*s->ring));
 		if (!s->ring) {

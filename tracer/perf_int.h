@@ -41,7 +41,8 @@ struct event {
  * sample_type, then those a values program's record gave it (V_VFLAGS 0:
  * none; tracer/bpf_abi.h). */
 enum { V_ID, V_IP, V_TID, V_TIME, V_ADDR, V_CPU, V_NREC, V_VALUE = V_NREC, V_OLD, V_VFLAGS,
-       V_VWATCH, V_N };
+       V_VWATCH, V_SIG, V_N };
+/* (V_SIG: a hash of the sample's trap-frame registers, s->iregs; 0: none) */
 
 struct ring {
 	int fd;                 /* the event that owns the buffer, or -1 */
@@ -60,6 +61,13 @@ struct ring {
 	uint64_t pend[V_N];
 	unsigned pend_n;        /* its callers (--stack) */
 	uint64_t pend_callers[HWBPI_STACK_MAX];
+	/* the previous sample of this ring, when it was a hit of a piece of
+	 * a watch with several (s->iregs): a sample of another piece of the
+	 * same watch right after it, from the same trap frame, is the same
+	 * access (perf_sample.c, same_access()) */
+	bool prev_ok;
+	unsigned prev_piece;
+	uint64_t prev_tid, prev_sig;
 };
 
 struct sess {
@@ -89,6 +97,9 @@ struct sess {
 	pid_t dw_pid;              /* dwarf: the process to report them from, once */
 	bool dw_failed;            /* dwarf: that report failed (said once) */
 	uint8_t *rec;              /* a whole sample, copied out of the ring */
+	/* a watch has several pieces: every sample ends with its trap frame's
+	 * registers (PERF_SAMPLE_REGS_INTR, hwbpi_linux_perf_iregs), this many */
+	unsigned iregs;
 	uint64_t ring_bytes;       /* each CPU ring's data area */
 };
 

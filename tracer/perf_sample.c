@@ -135,6 +135,29 @@ void hwbpi_pf_kind_flush(struct sess *s, struct ring *r)
 		     r->pend_n);
 }
 
+/*
+ * Is sample @v of piece @pi the access that the ring's previous sample
+ * reported already?  Both from one debug exception: consecutive in this
+ * CPU's ring (one handler writes both, nothing between them), of two
+ * pieces of one watch (neither a kind event), the same thread, and the
+ * same trap frame -- every general register and the IP equal, which two
+ * accesses of a loop over the watched bytes never have (the index or the
+ * pointer moved).  Records the sample as the ring's previous one.
+ */
+static bool same_access(const struct sess *s, struct ring *r, unsigned pi, const uint64_t *v)
+{
+	const struct piece *p = &s->pc[pi];
+	bool same = r->prev_ok && v[V_SIG] && r->prev_piece != pi &&
+		    s->pc[r->prev_piece].watch == p->watch && r->prev_tid == v[V_TID] &&
+		    r->prev_sig == v[V_SIG];
+
+	r->prev_ok = v[V_SIG] && !p->split;
+	r->prev_piece = pi;
+	r->prev_tid = v[V_TID];
+	r->prev_sig = v[V_SIG];
+	return same;
+}
+
 void hwbpi_pf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v,
 			  const uint64_t *callers, unsigned n)
 {
@@ -149,9 +172,16 @@ void hwbpi_pf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v,
 	p = &s->pc[e->piece];
 	if (p->twin < 0) {
 		hwbpi_pf_kind_flush(s, r);
+		if (p->split) {
+			r->prev_ok = false;
+		} else if (same_access(s, r, e->piece, v)) {
+			s->res->merged++;
+			return;
+		}
 		emit(s, e->piece, v, 0, callers, n);
 		return;
 	}
+	r->prev_ok = false;
 	/* The two samples of one store: same thread, same IP, consecutive in
 	 * this CPU's ring (one #DB handler writes both). */
 	if (r->pending) {

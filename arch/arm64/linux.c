@@ -322,6 +322,10 @@ const uint64_t hwbpi_linux_perf_uregs = (UINT64_C(1) << PERF_REG_ARM64_X29) |
 					(UINT64_C(1) << PERF_REG_ARM64_SP) |
 					(UINT64_C(1) << PERF_REG_ARM64_PC);
 
+/* A trap frame's registers for PERF_SAMPLE_REGS_INTR: X0-X30, SP, PC
+ * (bits 0-32, PERF_REG_ARM64_MAX; arch/arm64/kernel/perf_regs.c). */
+const uint64_t hwbpi_linux_perf_iregs = (UINT64_C(1) << PERF_REG_ARM64_MAX) - 1;
+
 /* The link register too: a leaf function returns through X30 without
  * saving it, and its CFI says so (the return address rule is X30 itself). */
 static void uregs_fill(struct hwbpi_uregs *u, uint64_t pc, uint64_t sp, uint64_t fp, uint64_t lr)

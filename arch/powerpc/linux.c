@@ -268,6 +268,10 @@ const uint64_t hwbpi_linux_perf_uregs = (UINT64_C(1) << PERF_REG_POWERPC_R1) |
 					(UINT64_C(1) << PERF_REG_POWERPC_NIP) |
 					(UINT64_C(1) << PERF_REG_POWERPC_LINK);
 
+/* A trap frame's registers for PERF_SAMPLE_REGS_INTR: R0-R31 and NIP
+ * (bits 0-32, arch/powerpc/perf/perf_regs.c). */
+const uint64_t hwbpi_linux_perf_iregs = (UINT64_C(1) << (PERF_REG_POWERPC_NIP + 1)) - 1;
+
 /* LR as on arm64: a leaf returns through it; r1 is the stack pointer and
  * the start of the back chain (there is no separate frame pointer). */
 static void uregs_fill(struct hwbpi_uregs *u, uint64_t nip, uint64_t r1, uint64_t lr)

@@ -214,6 +214,12 @@ int hwbpi_linux_tls_block(pid_t tid, uint64_t memsz, uint64_t align, uint64_t *b
 const uint64_t hwbpi_linux_perf_uregs = (1u << PERF_REG_X86_BP) | (1u << PERF_REG_X86_SP) |
 					(1u << PERF_REG_X86_IP);
 
+/* A trap frame's registers for PERF_SAMPLE_REGS_INTR: AX ... FLAGS (bits
+ * 0-9), CS, SS (10, 11) and R8-R15 (16-23); not DS, ES, FS, GS (12-15),
+ * which perf_reg_validate() refuses on x86_64 (REG_NOSUPPORT,
+ * arch/x86/kernel/perf_regs.c). */
+const uint64_t hwbpi_linux_perf_iregs = UINT64_C(0xfff) | (UINT64_C(0xff) << PERF_REG_X86_R8);
+
 static void uregs_fill(struct hwbpi_uregs *u, uint64_t ip, uint64_t sp, uint64_t bp)
 {
 	memset(u, 0, sizeof(*u));
