@@ -29,5 +29,5 @@ int main(void)
 {
 	flag_d();
 	flag_loop();
-	return flags[0] == 7 ? 0 : 1;
+	return flags[0] == 4 && flags[3] == 7 ? 0 : 1;
 }
