@@ -350,10 +350,13 @@ static int bpf_finish(struct hwbp_trace_session *s, struct hwbpi_bpf *b,
 {
 	struct bpf_read r = { 0 };
 	uint64_t overrun[HWBP_MAX_REQUESTS] = { 0 }, lost = 0, kernel = 0, seen = 0, hits = 0;
+	uint64_t merged = 0;
 	const uint64_t *starts;
 	size_t nstart = hwbpi_symtab_func_starts(s->syms, &starts);
 	int ret = hwbpi_bpf_read(b, collect, &r, overrun, &lost);
 
+	if (ret == 0)
+		ret = hwbpi_bpf_merged(b, &merged);
 	if (ret == 0 && r.nomem)
 		ret = -ENOMEM;
 	if (ret) {
@@ -371,8 +374,16 @@ static int bpf_finish(struct hwbp_trace_session *s, struct hwbpi_bpf *b,
 		seen += overrun[i];
 		hits += res->count[i];
 	}
-	/* (In events: a twin counts a store a second time, in the maps too.) */
+	/* (In events: a twin counts a store a second time, in the maps too.
+	 * An access that two pieces reported is one hit, in the events
+	 * twice: the program counted it once, and merged the other.) */
 	kernel = res->raw;
+	seen += merged;
+	hits = hits > merged ? hits - merged : 0;
+	if (merged)
+		hwbpi_note(s, "%" PRIu64 " events were a second piece's report of an access "
+			   "already counted (one debug exception, the same registers): counted once",
+			   merged);
 	free(r.e);
 	/* Every hit is in an event's count; a hit the program did not count
 	 * ran while another BPF program was active on that CPU

@@ -198,7 +198,7 @@ static int prepare(const struct hwbpi_bpf *b, struct inst *in, bool first, char 
 	if (ret == 0)
 		ret = size_map(in->obj, "hwbp_watches", b->nwatch, first ? -1 : b->watches_fd);
 	if (ret == 0 && !first)
-		ret = size_map(in->obj, "hwbp_lost", 1, b->lost_fd);
+		ret = size_map(in->obj, "hwbp_lost", 2, b->lost_fd);
 	if (ret == 0)
 		ret = size_map(in->obj, "hwbp_vals", b->nwatch, first ? -1 : b->vals_fd);
 	if (ret == 0)
@@ -583,6 +583,15 @@ int hwbpi_bpf_read(struct hwbpi_bpf *b,
 	return 0;
 }
 
+int hwbpi_bpf_merged(struct hwbpi_bpf *b, uint64_t *n)
+{
+	uint32_t one = 1;
+
+	if (!b || !n)
+		return -EINVAL;
+	return bpf_map_lookup_elem(b->lost_fd, &one, n) ? -errno : 0;
+}
+
 void hwbpi_bpf_close(struct hwbpi_bpf *b)
 {
 	if (!b)
@@ -697,6 +706,13 @@ int hwbpi_bpf_read(struct hwbpi_bpf *b,
 	(void)arg;
 	(void)overrun;
 	(void)lost;
+	return -EOPNOTSUPP;
+}
+
+int hwbpi_bpf_merged(struct hwbpi_bpf *b, uint64_t *n)
+{
+	(void)b;
+	(void)n;
 	return -EOPNOTSUPP;
 }
 

@@ -162,6 +162,14 @@ int hwbpi_bpf_read(struct hwbpi_bpf *b,
 			      uint64_t count),
 		   void *arg, uint64_t *overrun, uint64_t *lost);
 
+/*
+ * The hits that the program counted once with another piece's hit of the
+ * same access (one debug exception, the same registers), into *@n.
+ * Errors: -EINVAL (@b or @n NULL), -EOPNOTSUPP (built without BPF),
+ *         -errno of bpf(BPF_MAP_LOOKUP_ELEM).
+ */
+int hwbpi_bpf_merged(struct hwbpi_bpf *b, uint64_t *n);
+
 /* Detach from every event and unload the program and its maps: nothing of
  * @b stays in the kernel.  NULL is allowed. */
 void hwbpi_bpf_close(struct hwbpi_bpf *b);

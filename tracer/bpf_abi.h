@@ -13,9 +13,11 @@
  *   hwbp_counts   hash, preallocated, nwatch * entries elements:
  *                 struct hwbpi_bpf_key -> __u64 hits
  *   hwbp_watches  array, nwatch struct hwbpi_bpf_watch
- *   hwbp_lost     array, 1 __u64: hits no map took (an update refused for
- *                 another reason than a full watch: the bucket lock taken
- *                 on this CPU already, EBUSY)
+ *   hwbp_lost     array, 2 __u64: [0] hits no map took (an update refused
+ *                 for another reason than a full watch: the bucket lock
+ *                 taken on this CPU already, EBUSY), [1] hits merged into
+ *                 the access another piece of their watch counted (the
+ *                 same debug exception)
  *   hwbp_vals     array, nwatch struct hwbpi_bpf_val (values mode)
  *   hwbp_out      perf event array, one PERF_COUNT_SW_BPF_OUTPUT event per
  *                 CPU (values mode): where each hit's struct hwbpi_bpf_rec
