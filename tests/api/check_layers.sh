@@ -28,7 +28,10 @@ for r in "${rules[@]}"; do
       if is_linux_glue "$f"; then ok_pubs="$pubs hist.h trace.h"; ok_privs="$d generic tracer"; fi
       while IFS= read -r line; do
         inc=${line#*include}
-        inc=$(printf '%s' "$inc" | sed -E 's/^[[:space:]]*//; s/[[:space:]].*$//')
+        # (parameter expansion, not a sed per line: 149 files took 14-29 s
+        # in forks on a loaded 2-core machine, against meson's 30 s)
+        inc=${inc#"${inc%%[![:space:]]*}"}
+        inc=${inc%%[[:space:]]*}
         case $inc in
           \"*\")
             name=${inc#\"}; name=${name%\"}
