@@ -24,7 +24,8 @@
  *   host debug registers: fire (ptrace, perf); CPU MODEL
  *   host debug registers: do not fire (ptrace 0 of N, perf 0 of N: ...); CPU MODEL
  *   host debug registers: partly fire (ptrace N of N, perf 0 of N); CPU MODEL
- * Exit status: 0 fire, 1 do not fire, 3 partly, 2 usage.
+ * Exit status: 0 fire, 1 do not fire, 3 partly, 2 usage; killed by
+ * SIGALRM after 60 s whatever happens.
  * HWBP_HOST_BP_FORCE=none answers "do not fire" whatever was seen (and
  * says so, with what was seen): to try the suites' skips on a machine
  * whose registers work.
@@ -70,9 +71,12 @@ static void child_writes(void)
 #if defined(__x86_64__)
 /* DR0 = &var; DR7: L0 (bit 0), R/W0 = 01 write (bits 17:16), LEN0 = 10
  * 8 bytes (bits 19:18) (Intel SDM Vol. 3B §17.2.4). */
-static int arm_watch(pid_t pid, char *why, size_t n)
+/* x86 data breakpoints trap after the access: nothing to step over. */
+#define STEP_OVER 0
+
+static int arm_watch(pid_t pid, int on, char *why, size_t n)
 {
-	unsigned long dr7 = 1ul | (1ul << 16) | (2ul << 18);
+	unsigned long dr7 = on ? 1ul | (1ul << 16) | (2ul << 18) : 0;
 
 	if (ptrace(PTRACE_POKEUSER, pid, offsetof(struct user, u_debugreg[0]), (void *)&var) ||
 	    ptrace(PTRACE_POKEUSER, pid, offsetof(struct user, u_debugreg[7]), (void *)dr7)) {
@@ -87,14 +91,20 @@ static int arm_watch(pid_t pid, char *why, size_t n)
  * 2:1) | LSC store (0b10, bits 4:3) | BAS 0xff (bits 12:5) (Arm ARM
  * D19.3.x DBGWCR<n>_EL1); Linux checks the privilege bits
  * (arch/arm64/kernel/ptrace.c ptrace_hbp_fill_attr_ctrl()). */
-static int arm_watch(pid_t pid, char *why, size_t n)
+/* An arm64 watchpoint is taken before the access, and for a ptrace
+ * watchpoint Linux leaves the step over it to the debugger (arch/arm64/
+ * kernel/hw_breakpoint.c watchpoint_handler() steps only for the default
+ * overflow handler): disable, single-step, re-enable, as GDB does. */
+#define STEP_OVER 1
+
+static int arm_watch(pid_t pid, int on, char *why, size_t n)
 {
 	struct user_hwdebug_state st;
 	struct iovec iov;
 
 	memset(&st, 0, sizeof(st));
 	st.dbg_regs[0].addr = (uint64_t)(uintptr_t)&var;
-	st.dbg_regs[0].ctrl = 1u | (2u << 1) | (2u << 3) | (0xffu << 5);
+	st.dbg_regs[0].ctrl = on ? 1u | (2u << 1) | (2u << 3) | (0xffu << 5) : 0;
 	iov.iov_base = &st;
 	iov.iov_len = offsetof(struct user_hwdebug_state, dbg_regs) + sizeof(st.dbg_regs[0]);
 	if (ptrace(PTRACE_SETREGSET, pid, NT_ARM_HW_WATCH, &iov)) {
@@ -105,9 +115,12 @@ static int arm_watch(pid_t pid, char *why, size_t n)
 	return 0;
 }
 #else
-static int arm_watch(pid_t pid, char *why, size_t n)
+#define STEP_OVER 0
+
+static int arm_watch(pid_t pid, int on, char *why, size_t n)
 {
 	(void)pid;
+	(void)on;
 	snprintf(why, n, "no ptrace watchpoint probe for this architecture");
 	return -1;
 }
@@ -141,22 +154,41 @@ static void probe_ptrace(struct seen *s)
 		waitpid(pid, &st, 0);
 		return;
 	}
-	if (arm_watch(pid, s->why, sizeof(s->why))) {
+	if (arm_watch(pid, 1, s->why, sizeof(s->why))) {
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);
 		return;
 	}
 	/* Each SIGTRAP is one hit; the child ends after N writes whether
-	 * or not any fired, so this loop ends too. */
+	 * or not any fired, so this loop ends too -- bounded all the same:
+	 * a child that stops without progress is killed, and the answer is
+	 * "unusable", never a hang. */
 	s->hits = 0;
 	ptrace(PTRACE_CONT, pid, NULL, NULL);
 	while (waitpid(pid, &st, 0) == pid && WIFSTOPPED(st)) {
 		int sig = WSTOPSIG(st);
 
-		if (sig == SIGTRAP) {
-			s->hits++;
-			sig = 0;
+		if (sig == SIGTRAP && ++s->hits > 10 * N_WRITES) {
+			snprintf(s->why, sizeof(s->why), "more than %d stops for %d writes: the child "
+				 "makes no progress", 10 * N_WRITES, N_WRITES);
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			s->hits = -1;
+			return;
 		}
+		if (sig == SIGTRAP && STEP_OVER &&
+		    (arm_watch(pid, 0, s->why, sizeof(s->why)) ||
+		     ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) || waitpid(pid, &st, 0) != pid ||
+		     !WIFSTOPPED(st) || arm_watch(pid, 1, s->why, sizeof(s->why)))) {
+			if (!s->why[0])
+				snprintf(s->why, sizeof(s->why), "the step over a hit failed");
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			s->hits = -1;
+			return;
+		}
+		if (sig == SIGTRAP)
+			sig = 0;
 		ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig);
 	}
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
@@ -199,10 +231,11 @@ static void probe_perf(struct seen *s)
 	s->hits = (long)count;
 }
 
-/* "model name" (x86) or the first "CPU part"-like line; "unknown CPU". */
+/* "model name" (x86), "cpu" (powerpc), or arm64's "CPU implementer" and
+ * "CPU part" (its /proc/cpuinfo has no name); "unknown CPU" */
 static void cpu_model(char *buf, size_t n, int *hypervisor)
 {
-	char line[512];
+	char line[512], impl[32] = "", part[32] = "";
 	FILE *f = fopen("/proc/cpuinfo", "r");
 
 	snprintf(buf, n, "unknown CPU");
@@ -214,16 +247,21 @@ static void cpu_model(char *buf, size_t n, int *hypervisor)
 
 		if (!c)
 			continue;
-		if (!strncmp(line, "flags", 5) && strstr(c, " hypervisor"))
+		c += 1 + strspn(c + 1, " \t");
+		c[strcspn(c, "\n")] = 0;
+		if (!strncmp(line, "flags", 5) && strstr(c, "hypervisor"))
 			*hypervisor = 1;
+		if (!strncmp(line, "CPU implementer", 15) && !impl[0])
+			snprintf(impl, sizeof(impl), "%s", c);
+		if (!strncmp(line, "CPU part", 8) && !part[0])
+			snprintf(part, sizeof(part), "%s", c);
 		if ((!strncmp(line, "model name", 10) || !strncmp(line, "cpu\t", 4)) &&
-		    !strcmp(buf, "unknown CPU")) {
-			c += 1 + strspn(c + 1, " \t");
-			c[strcspn(c, "\n")] = 0;
+		    !strcmp(buf, "unknown CPU"))
 			snprintf(buf, n, "%s", c);
-		}
 	}
 	fclose(f);
+	if (!strcmp(buf, "unknown CPU") && impl[0])
+		snprintf(buf, n, "CPU implementer %s, part %s", impl, part[0] ? part : "?");
 }
 
 static void describe(char *buf, size_t n, const char *name, const struct seen *s)
@@ -250,6 +288,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hostbp_probe: HWBP_HOST_BP_FORCE=%s: only 'none' (EINVAL)\n", force);
 		return 2;
 	}
+	/* The last bound: whatever the kernel does, no caller waits more
+	 * than this for the answer (SIGALRM ends the probe, an exit status
+	 * that is neither 0 nor 1: "not known"). */
+	alarm(60);
 	probe_ptrace(&pt);
 	probe_perf(&pf);
 	cpu_model(model, sizeof(model), &hyp);
