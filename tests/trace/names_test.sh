@@ -65,8 +65,22 @@ else
 
 	# Functions: with parameters, without (one function of that name), an
 	# operator, a template function as printed (return type) and without.
-	run funcs -e 'app::bump(int):--x' -e 'app::Counter::operator+=:--x' \
-		-e 'void app::store<long>(long):--x' -e 'app::bump(double)+0:--x'
+	funcs=(-e 'app::bump(int):--x' -e 'app::Counter::operator+=:--x'
+		-e 'void app::store<long>(long):--x' -e 'app::bump(double)+0:--x')
+	run funcs "${funcs[@]}"
+	# QEMU's TCG now and then misses an execute breakpoint under ptrace
+	# (tests/guest/hwbreak.c measured a few in 300,000; seen here once as
+	# 299 of 300): in the guest (HWBP_GUEST), and only there, a round
+	# whose counts are not all right runs once more and the first round
+	# is shown, as linux_cli_check.sh's x_check does.
+	if [ -n "${HWBP_GUEST:-}" ] &&
+	   ! awk -F '  +' '$1 == "X" { n[$2] = $4 } END { exit !(n["app::bump(int)"] == 300 &&
+		n["app::Counter::operator+="] == 100 && n["void app::store<long>(long)"] == 50 &&
+		n["app::bump(double)"] == 200) }' "$tmp/funcs.out"; then
+		echo "retried functions (QEMU TCG guest), the first round gave:"
+		cat "$tmp/funcs.out"
+		run funcs "${funcs[@]}"
+	fi
 	expect "$rc" 0 "functions: exit status"
 	row "$tmp/funcs.out" X 'app::bump(int)' 'app::bump(int)' 300
 	row "$tmp/funcs.out" X 'app::Counter::operator+=' 'app::Counter::operator+=(int)' 100
