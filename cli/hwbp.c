@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hwbp — the command-line front end: a table of subcommands, each in its
- * own file (cmd_*.c, bench*.c, trace.c).
+ * own file (cmd_*.c, bench*.c).
  *
  * Exit status, for every subcommand: 0 success; 1 the request failed
  * (the library refused it, an expectation failed, output could not be

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arm64 Linux ptrace glue (tracer/linux.h; built only for Linux on
+ * arm64 Linux ptrace glue (tracer/backends/linux/glue.h; built only for Linux on
  * aarch64): hwbp's own DBGWCR/DBGBCR encoding of each slot written with
  * PTRACE_SETREGSET NT_ARM_HW_WATCH / NT_ARM_HW_BREAK (man 2 ptrace;
  * arch/arm64/kernel/ptrace.c hw_break_set()), slot counts from the same
@@ -22,7 +22,7 @@
 
 #include <hwbp/arm64.h>
 
-#include "linux.h"
+#include "backends/linux/glue.h"
 #include "linux_decode.h"
 
 #ifndef NT_ARM_HW_BREAK

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arm64 under Linux ptrace, the pure part (tracer/linux.h; built on
+ * arm64 under Linux ptrace, the pure part (tracer/backends/linux/glue.h; built on
  * every host): the kernel's slot counts as a CPU model, a TRAP_HWBKPT
  * siginfo as a status, and the slot encodings the kernel accepts.
  */
@@ -9,7 +9,7 @@
 
 #include <hwbp/arm64.h>
 
-#include "linux.h"
+#include "backends/linux/glue.h"
 #include "linux_decode.h"
 
 /* ESR_ELx of a debug exception from EL0 (Arm ARM ESR_ELx: EC [31:26],

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * powerpc Linux ptrace glue (tracer/linux.h; built only for Linux on
+ * powerpc Linux ptrace glue (tracer/backends/linux/glue.h; built only for Linux on
  * ppc64/ppc64le): the model from PPC_PTRACE_GETHWDBGINFO, each planned
  * data slot as one PPC_PTRACE_SETHWDEBUG request (its piece read back
  * from hwbp's own DAWR/DABR encoding), PPC_PTRACE_DELHWDEBUG to clear,
@@ -23,7 +23,7 @@
 
 #include <hwbp/powerpc.h>
 
-#include "linux.h"
+#include "backends/linux/glue.h"
 #include "linux_decode.h"
 
 #ifndef TRAP_HWBKPT

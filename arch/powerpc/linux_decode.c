@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * powerpc under Linux ptrace, the pure part (tracer/linux.h; built on
+ * powerpc under Linux ptrace, the pure part (tracer/backends/linux/glue.h; built on
  * every host).
  */
 #include <errno.h>
@@ -8,7 +8,7 @@
 
 #include <hwbp/powerpc.h>
 
-#include "linux.h"
+#include "backends/linux/glue.h"
 #include "linux_decode.h"
 
 /* struct ppc_debug_info.features (arch/powerpc/include/uapi/asm/ptrace.h). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * x86_64 Linux ptrace glue (tracer/linux.h; built only for Linux on
+ * x86_64 Linux ptrace glue (tracer/backends/linux/glue.h; built only for Linux on
  * x86_64): DR0-DR3 and DR7 written with PTRACE_POKEUSER on struct user's
  * u_debugreg[] (man 2 ptrace; arch/x86/kernel/ptrace.c
  * ptrace_set_debugreg()) with hwbp's own DR7 encoding, hits from DR6
@@ -17,7 +17,7 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
-#include "linux.h"
+#include "backends/linux/glue.h"
 #include "linux_decode.h"
 
 #ifndef TRAP_HWBKPT

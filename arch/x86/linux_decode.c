@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * x86 under Linux ptrace, the pure part (tracer/linux.h; built on every
+ * x86 under Linux ptrace, the pure part (tracer/backends/linux/glue.h; built on every
  * host).
  */
-#include "linux.h"
+#include "backends/linux/glue.h"
 #include "linux_decode.h"
 
 uint64_t hwbpi_x86_linux_dr7(uint64_t dr7)

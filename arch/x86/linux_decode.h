@@ -3,7 +3,7 @@
  * The pure part of the x86 Linux glue (linux_decode.c, built on every host
  * for its tests): how the kernel's view maps to hwbp's CPU models and
  * status.  Internal to libhwbp-trace; the glue itself is linux.c
- * (tracer/linux.h).
+ * (tracer/backends/linux/glue.h).
  */
 #ifndef HWBP_ARCH_X86_LINUX_DECODE_H
 #define HWBP_ARCH_X86_LINUX_DECODE_H

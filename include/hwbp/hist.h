@@ -3,7 +3,7 @@
  * hwbp histograms' hit path: per breakpoint, n preallocated (function,
  * kind) entries and an overrun counter.  Freestanding like the core
  * (<hwbp/hwbp.h>): a kernel counts hits into the tracer's histograms with
- * this header and tracer/hist_add.c alone (kernel/linux/ does), while
+ * this header and tracer/events/hist_add.c alone (kernel/linux/ does), while
  * hwbp_hist_init, the printers and the rest of the tracer are in
  * <hwbp/trace.h>.
  */

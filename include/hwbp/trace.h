@@ -155,7 +155,7 @@ struct hwbp_trace_entry {
  * "0xffffffff81000000/8:rw-", "pid_max:---", "*:---").  SYM may be
  * qualified, "optind@GLIBC_2.2.5", "libc.so.6:optind", "optind@libc.so.6",
  * a demangled C++ or Rust name, or a glob pattern (kept whole in ->sym
- * for hwbp_symtab_find() and the tracer).  The rules (tracer/filter.c has
+ * for hwbp_symtab_find() and the tracer).  The rules (tracer/events/filter.c has
  * the grammar):
  *  - the type's ':' is the LAST ':' of the entry, when exactly three
  *    type letters [r-][w-][x-] (and blanks) follow it;

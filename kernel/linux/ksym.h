@@ -2,7 +2,7 @@
 /*
  * hwbp_ksym.ko's parts (kernel/linux/): the filter (ksym_filter.c: the
  * watches, planned by hwbp and registered with Linux's breakpoint API),
- * the histograms (ksym_hist.c: hwbp's own hit path, tracer/hist_add.c,
+ * the histograms (ksym_hist.c: hwbp's own hit path, tracer/events/hist_add.c,
  * one histogram per watch and CPU), the function table (ksym_funcs.c)
  * and what differs per arch (ksym_model.c).
  *

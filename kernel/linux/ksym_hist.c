@@ -2,7 +2,7 @@
 /*
  * hwbp_ksym.ko's histograms (ksym.h): per watch, one hwbp histogram (one
  * breakpoint, hist_entries entries) per CPU, counted by hwbp's own hit
- * path (tracer/hist_add.c's hwbp_hist_add()) in perf's overflow handler.
+ * path (tracer/events/hist_add.c's hwbp_hist_add()) in perf's overflow handler.
  * One per CPU because hwbp_hist_add() is one writer at a time, and a
  * handler runs in the debug exception of the CPU that made the access,
  * with IRQs off: nothing else of that CPU runs until it returns.  When
@@ -20,7 +20,7 @@
 #include <linux/sort.h>
 #include <linux/string.h>
 
-#include "hist_add.h"
+#include "events/hist_add.h"
 #include "ksym.h"
 
 /* The watches of the current debug exception that have counted (bit per
@@ -110,7 +110,7 @@ struct row {
 	char name[KSYM_NAME_LEN];
 };
 
-/* hwbp trace's order (tracer/hist.c row_cmp()): most hits first, then by
+/* hwbp trace's order (tracer/output/hist_print.c row_cmp()): most hits first, then by
  * watch, named functions by name before unnamed ones by address. */
 static int row_cmp(const void *pa, const void *pb)
 {

@@ -1,13 +1,102 @@
 #!/usr/bin/env bash
 # check_layers.sh SRCDIR - one direction of dependency, checked in the
-# source: each layer includes only its own private headers and the public
-# headers of the layers below it (docs/design.md, "Layers").  The build
-# gives each library only its own folder on the include path; this check
-# catches what an include path cannot: relative paths ("../arch/x86/x86.h")
-# and public headers of a layer above.
+# source (docs/design.md, "Layers" and "The tracer's rooms").
+#
+# Between libraries: each includes only its own private headers and the
+# public headers of the libraries below it.  The build gives each library
+# only its own folder on the include path; this check catches what an
+# include path cannot: relative paths ("../arch/x86/x86.h") and public
+# headers of a library above.
+#
+# Inside libhwbp-trace, between its folders ("rooms"): a file includes
+# the headers of its own folder, and of a folder below its own only that
+# folder's one interface header, written from the library's root
+# ("symbols/symbols.h").  The order, lowest first:
+#   util < symbols < events < output < session
+#        < backends/linux, backends/replay  (what backends share)
+#        < backends/<name>                  (one backend each)
+#        < registry
+# A backend (backends/<name>/) includes, of the tracer, nothing but
+# session/backend.h, the shared backends' interfaces and its own folder:
+# never another backend's header.  Since every include between folders
+# points down this order, no circle of includes can cross a folder
+# (tests/api/check_calls.sh checks the calls the same way).
 set -euo pipefail
 cd "$1"
 fail=0
+bad() { echo "$1"; fail=1; }
+
+# ---- the tracer's folders: rank and interface header
+declare -A rank iface
+add_room() { rank[$1]=$2; iface[$1]=$3; }
+add_room util 0 "util/util.h"
+add_room symbols 1 "symbols/symbols.h"
+add_room events 2 "events/events.h"
+add_room output 3 "output/output.h"
+add_room session 4 "session/backend.h"
+add_room backends/linux 5 "backends/linux/linux.h"
+add_room backends/replay 5 "backends/replay/replay.h"
+for d in tracer/backends/*/; do
+  d=${d#tracer/}; d=${d%/}
+  [ -n "${rank[$d]:-}" ] || add_room "$d" 6 ""
+done
+add_room registry 7 ""
+# A backend's interface (for the registry alone): the header named as its
+# folder, else its one header without _int.
+backend_iface() {
+  local d=$1 h
+  for h in "tracer/$d/${d#backends/}.h" tracer/"$d"/*.h; do
+    case $h in *_int.h|*/glue.h|*/unwind.h) continue ;; esac
+    [ -e "$h" ] && { echo "${h#tracer/}"; return; }
+  done
+}
+for d in "${!rank[@]}"; do
+  [ "${rank[$d]}" = 6 ] && iface[$d]=$(backend_iface "$d")
+done
+# The room of a tracer file into $ROOM: its folder under tracer/
+# (backends/X for a backend's files); "" for a file at the top.  (No
+# $(...): a fork per include is what made this check slow once.)
+room_of() {
+  local p=${1#tracer/}
+  case $p in
+    backends/*/*) p=${p#backends/}; ROOM="backends/${p%%/*}" ;;
+    */*) ROOM=${p%%/*} ;;
+    *) ROOM="" ;;
+  esac
+}
+
+# A tracer file's quoted include @2 (from the library's root): returns
+# nothing, or prints what is wrong.
+tracer_include() {
+  local f=$1 name=$2 room inc_room r ri
+  room_of "$f"; room=$ROOM
+  if [ -z "$room" ] || [ -z "${rank[$room]:-}" ]; then
+    bad "$f: a file of libhwbp-trace outside its rooms (tracer/<room>/)"; return
+  fi
+  case $name in
+    */*) ;;
+    *) bad "$f: \"$name\": a tracer header is named from the library's root (\"symbols/symbols.h\")"
+       return ;;
+  esac
+  case $name in *..*) bad "$f: relative include \"$name\""; return ;; esac
+  [ -e "tracer/$name" ] || { bad "$f: \"$name\" is not a header of libhwbp-trace"; return; }
+  room_of "tracer/$name"; inc_room=$ROOM
+  [ "$inc_room" = "$room" ] && return
+  r=${rank[$room]} ri=${rank[$inc_room]:-99}
+  if [ "$ri" -ge "$r" ]; then
+    bad "$f: \"$name\" is in $inc_room, which is not below $room"; return
+  fi
+  if [ "$name" != "${iface[$inc_room]}" ]; then
+    bad "$f: \"$name\" is not $inc_room's interface (${iface[$inc_room]})"; return
+  fi
+  # A backend, or what backends share, sees the session's view and the
+  # shared backends, not the folders below the session directly.
+  if [ "$r" -ge 5 ] && [ "$r" -le 6 ] && [ "$ri" -lt 4 ]; then
+    bad "$f: a backend includes session/backend.h, not \"$name\""
+  fi
+}
+
+# ---- the libraries
 # layer  folders  private include dirs  public headers allowed
 rules=(
   "core|generic arch/x86 arch/arm64 arch/powerpc|generic|hwbp.h x86.h arm64.h powerpc.h glue.h"
@@ -15,17 +104,26 @@ rules=(
   "trace|tracer|tracer|hwbp.h sim.h hist.h trace.h"
   "cli|cli|cli|hwbp.h sim.h hist.h trace.h"
 )
-# The Linux glue (arch/<a>/linux*.c) is libhwbp-trace's, built from arch/.
+# The Linux glue (arch/<a>/linux*.c) is libhwbp-trace's, built from arch/:
+# it implements backends/linux/glue.h and includes nothing else of it.
 is_linux_glue() { case $1 in arch/*/linux*.c|generic/linux*) return 0 ;; esac; return 1; }
+files_of() {
+  if [ "$1" = tracer ]; then
+    find tracer -name '*.c' -o -name '*.h' -o -name '*.def' | sort
+  else
+    for f in "$1"/*.c "$1"/*.h "$1"/*.def; do [ -e "$f" ] && echo "$f"; done
+  fi
+}
 n=0
 for r in "${rules[@]}"; do
   IFS='|' read -r layer dirs privs pubs <<<"$r"
   for d in $dirs; do
-    for f in "$d"/*.c "$d"/*.h "$d"/*.def; do
-      [ -e "$f" ] || continue
+    while IFS= read -r f; do
       n=$((n + 1))
       ok_pubs=$pubs ok_privs="$d $privs"
-      if is_linux_glue "$f"; then ok_pubs="$pubs hist.h trace.h"; ok_privs="$d generic tracer"; fi
+      glue=0
+      if is_linux_glue "$f"; then ok_pubs="$pubs hist.h trace.h"; glue=1; fi
+      case $f in *.bpf.c) continue ;; esac   # the BPF program: kernel headers only
       while IFS= read -r line; do
         inc=${line#*include}
         # (parameter expansion, not a sed per line: 149 files took 14-29 s
@@ -35,18 +133,23 @@ for r in "${rules[@]}"; do
         case $inc in
           \"*\")
             name=${inc#\"}; name=${name%\"}
-            case $name in */*) echo "$f: relative include $inc"; fail=1; continue ;; esac
+            if [ "$layer" = trace ]; then
+              tracer_include "$f" "$name"; continue
+            fi
+            if [ $glue = 1 ] && [ "$name" = backends/linux/glue.h ]; then continue; fi
+            case $name in */*) bad "$f: relative include $inc"; continue ;; esac
             found=0
             for p in $ok_privs; do [ -e "$p/$name" ] && found=1; done
-            [ $found = 1 ] || { echo "$f: $inc is not a header of layer $layer"; fail=1; } ;;
+            [ $found = 1 ] || bad "$f: $inc is not a header of layer $layer" ;;
           \<hwbp/*\>)
             name=${inc#<hwbp/}; name=${name%>}
             case " $ok_pubs " in *" $name "*) ;; *)
-              echo "$f: <hwbp/$name> is not a public header below layer $layer"; fail=1 ;; esac ;;
+              bad "$f: <hwbp/$name> is not a public header below layer $layer" ;; esac ;;
         esac
       done < <(grep -E '^[[:space:]]*#[[:space:]]*include' "$f" || true)
-    done
+    done < <(files_of "$d")
   done
 done
-[ $fail = 0 ] && echo "$n files: every include stays within its layer or reaches down to a public header"
+[ $fail = 0 ] && echo "$n files: every include stays within its layer or reaches down to a" \
+  "public header; in libhwbp-trace, down to a lower room's interface (${#rank[@]} rooms)"
 exit $fail

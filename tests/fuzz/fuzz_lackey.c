@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: the valgrind lackey trace reader (tracer/lackey.c,
+ * libFuzzer target: the valgrind lackey trace reader (tracer/backends/sim/lackey.c,
  * internal; this target links the non-installed static library).
  *
  * The input is read as a lackey trace through hwbpi_lackey_next() and
@@ -29,7 +29,8 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
-#include "tracer.h"
+#include "backends/sim/sim_int.h"
+#include "output/output.h"
 
 #ifndef HWBP_FUZZ_ELF_DIR
 #define HWBP_FUZZ_ELF_DIR "tests/fuzz/corpus/elf"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # sim = qemu-x86 for the tracer demo: `hwbp trace --demo` on the simulator
 # (4 simulated CPUs, accesses known exactly) and on QEMU (the same table of
-# tracer/demo.c compiled into the x86_64 bare-metal kernel as real code, one
+# tracer/backends/replay/demo.c compiled into the x86_64 bare-metal kernel as real code, one
 # CPU, QEMU's emulated debug registers) must print the same histogram, for
 # several watch sets, and the same events in the same order in trace mode
 # (CPU and timestamp columns aside: the simulator's CPUs and clock are not
@@ -13,7 +13,7 @@
 set -uo pipefail
 hwbp=$1
 if [ -z "${HWBP_DATADIR:-}" ]; then
-  built=$(cd "$(dirname "$hwbp")/.." && pwd)/tracer
+  built=$(cd "$(dirname "$hwbp")/.." && pwd)/tracer/backends/qemu
   [ -f "$built/qemu-x86/kernel.elf" ] && export HWBP_DATADIR=$built
 fi
 command -v "${QEMU:-qemu-system-x86_64}" >/dev/null || {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Patterns on the simulator's demo kernel (tracer/demo.c: data jiffies
+# Patterns on the simulator's demo kernel (tracer/backends/replay/demo.c: data jiffies
 # 0x000, pid_max 0x040, nr_threads 0x080, total_forks 0x0c0, avenrun
 # 0x100): a pattern is the entries of the symbols it matches, in address
 # order -- the same histogram, the same planner error, one note saying

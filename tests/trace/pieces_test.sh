@@ -12,7 +12,7 @@
 # for each DR6 bit: perf's own counters count those extra events (printed
 # below, `perf stat` on both pieces: the independent count), and hwbp's
 # perf and bpf backends count each access once (one debug exception, the
-# same registers: tracer/perf_sample.c and tracer/bpf/hist.bpf.c
+# same registers: tracer/backends/perf/perf_sample.c and tracer/backends/perf/bpf/hist.bpf.c
 # same_access()).  An access across the
 # two pieces, which real CPUs report on both, is counted once the same way.
 set -uo pipefail

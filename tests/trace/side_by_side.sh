@@ -241,7 +241,7 @@ run_none() {  # run_none RUN CMD...
   local r=$1; shift
   "$@" > "$tmp/none.$r.out" 2>&1
 }
-# hwbp's table (tracer/hist.c, hwbp_hist_print()): a header
+# hwbp's table (tracer/events/hist.c, hwbp_hist_print()): a header
 # "Access_Type Symbol Function Counter", then rows "KIND SYMBOL FUNCTION
 # COUNT" (KIND R, W, X, RW... or ?: the rows of one function partition its
 # hits, so they add up; FUNCTION may hold blanks, "name [module]"), then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/trace/stacks_test.sh HWBP: hwbp trace --stack and --folded on the
-# demo, every count derived from the demo's definition (tracer/demo.c):
+# demo, every count derived from the demo's definition (tracer/backends/replay/demo.c):
 # ROUNDS 1200, a step runs when round % every == 0, and paths[] gives each
 # function's callers; a function with two paths takes them in turn (its
 # k-th run, k = round / every, through path k % 2).  The histogram's rows,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/trace/trace_cli_test.sh HWBP: the conventions of `hwbp trace`
-# (cli/trace.c over include/hwbp/trace.h): --version, --help and
+# (cli/cmd_trace.c over include/hwbp/trace.h): --version, --help and
 # --backend list from the registry, --opt=value as --opt value, options
 # that do not apply to the chosen backend refused (exit 2, one line), and
 # a failed write to any output an error with its errno's name (exit 1).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Counting breakpoint hits in the kernel (tracer/bpf.c with the program
- * tracer/bpf/hist.bpf.c), on this machine's kernel and debug registers:
+ * Counting breakpoint hits in the kernel (tracer/backends/perf/bpf.c with the program
+ * tracer/backends/perf/bpf/hist.bpf.c), on this machine's kernel and debug registers:
  * a forked child, held on a pipe until the events are open and the
  * program attached, writes watched variables from two known functions a
  * known number of times, so every count is exact and follows from the
@@ -37,9 +37,9 @@
 
 #include <cmocka.h>
 
-#include "bpf.h"
-#include "bpf_abi.h"
-#include "linux.h"
+#include "backends/perf/bpf.h"
+#include "backends/perf/bpf_abi.h"
+#include "backends/linux/glue.h"
 
 static char err[512];
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The CTF writer (tracer/ctf.c): argument errors, the binary packets read
+ * The CTF writer (tracer/output/ctf.c): argument errors, the binary packets read
  * back field by field (header, context, events), packet splitting and
  * tiling, lost-event snapshots, directory reuse, the src field of
  * HWBPI_CTF_SRCLINE.  babeltrace2 reading the result is
@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "ctf.h"
+#include "output/ctf.h"
 
 static const char *const names2[] = { "jiffies", "buf+8" };
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Demangling (tracer/demangle.c): C++ and Rust (legacy, v0) names in the
+ * Demangling (tracer/symbols/demangle.c): C++ and Rust (legacy, v0) names in the
  * user's terms, C names untouched (never "f" -> "float"), a buffer too
  * small, the cache, and the histogram's flag.  A build without libiberty
  * runs the same table and checks that every name comes back unchanged.
@@ -18,7 +18,7 @@
 
 #include <hwbp/trace.h>
 
-#include "demangle.h"
+#include "symbols/demangle.h"
 
 static const struct {
 	const char *in, *out; /* out: with libiberty */

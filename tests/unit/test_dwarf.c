@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Debug information (tracer/dwarf.c): hwbpi_dwarf_new's refusals, source
+ * Debug information (tracer/symbols/dwarf.c): hwbpi_dwarf_new's refusals, source
  * lines of this test's own functions (marked with their __LINE__), cached
  * per address; the separate debug file of a stripped copy of this test
  * (strip(1)) found by name beside it, in .debug/ and by build-id under
@@ -26,7 +26,7 @@
 
 #include <hwbp/trace.h>
 
-#include "dwarf.h"
+#include "symbols/dwarf.h"
 
 #ifdef HWBP_HAVE_LIBDW
 #include <gelf.h>

@@ -17,7 +17,7 @@
 
 #include <hwbp/trace.h>
 
-#include "tracer.h"
+#include "output/output.h"
 
 #define R HWBP_R
 #define W HWBP_W

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * /proc/kcore reads (tracer/kcore.c) on core files the test writes: an
+ * /proc/kcore reads (tracer/symbols/kcore.c) on core files the test writes: an
  * ELF64 core of this byte order with two PT_LOAD segments (and a PT_NOTE,
  * which is skipped), read inside each, at a segment's last bytes, across
  * its end, outside every segment; files that are not such a core; bad
@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "kcore.h"
+#include "symbols/kcore.h"
 
 /* The segments: vaddr, offset in the file, size; the bytes of segment
  * k at offset i are (k + 1) * 16 + i % 16. */

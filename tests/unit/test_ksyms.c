@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The running kernel's symbols (tracer/ksyms.h), from files this test
+ * The running kernel's symbols (tracer/symbols/ksyms.h), from files this test
  * writes into a temporary directory: kallsyms text as s_show() prints it
  * (modules after a tab, unsorted; per-CPU 'A' offsets; all zeros when
  * kptr_restrict hides the addresses), kallsyms of a CONFIG_KALLSYMS_ALL=n
@@ -24,7 +24,7 @@
 
 #include <hwbp/trace.h>
 
-#include "ksyms.h"
+#include "symbols/ksyms.h"
 
 #ifdef HWBP_HAVE_LIBELF
 #include <gelf.h>

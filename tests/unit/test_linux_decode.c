@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The pure side of the Linux ptrace glue (tracer/linux.h,
+ * The pure side of the Linux ptrace glue (tracer/backends/linux/glue.h,
  * arch/<a>/linux_decode.c), on every host: what the kernel reports to a
  * tracer (dbg_info, siginfo, ppc_debug_info) as hwbp models and statuses.
  */
@@ -15,7 +15,7 @@
 
 #include <hwbp/hwbp.h>
 
-#include "linux.h"
+#include "backends/linux/glue.h"
 #include "arm64/linux_decode.h"
 #include "powerpc/linux_decode.h"
 #include "x86/linux_decode.h"
@@ -295,7 +295,7 @@ static void test_powerpc_status(void **state)
 /*
  * The execute-breakpoint length Linux's hw_breakpoint accepts on this host
  * (arch_build_bp_info() of each arch): the build links the host's own
- * arch/<a>/linux.c, or tracer/linux_none.c.
+ * arch/<a>/linux.c, or tracer/backends/linux/linux_none.c.
  */
 static void test_exec_len(void **state)
 {

@@ -9,7 +9,7 @@
  * and the histogram fed the same events: its entries sum to the hits
  * minus the overrun, each entry holding every hit of its (function, kind).
  *
- * Why hwbpi_tracer_hit() and not hwbpi_trace_sim(): the simulator backend
+ * Why hwbpi_tracer_hit() and not hwbpi_replay(): the simulator backend
  * replays a workload on one thread (one simulator, one hwbp_ctx, and it
  * writes the watches' request ids), so it cannot be one thread per CPU.
  * The producers build their events exactly as it does (bp = the watch's
@@ -42,7 +42,8 @@
 
 #include <cmocka.h>
 
-#include "tracer.h"
+#include "backends/sim/sim_int.h"
+#include "output/output.h"
 
 #include "sanitized.h"
 
@@ -492,7 +493,7 @@ static void run_row(const struct row *row, const struct hwbp_symtab *syms)
 		      (unsigned long long)tp, (unsigned long long)tr, (unsigned long long)tl);
 	/* The session counted every hit, the CPUs' hit paths running at once
 	 * (regression: a plain t->hits++ in trace mode lost counts and was a
-	 * data race, tracer/trace.c). */
+	 * data race, tracer/events/hit.c). */
 	assert_true(hwbpi_tracer_hits(&run->R) == tp);
 	check_hist(run, syms);
 

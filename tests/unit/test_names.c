@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The shape of names (tracer/names.c): atoms (operators, arrows,
+ * The shape of names (tracer/symbols/names.c): atoms (operators, arrows,
  * escapes), the library separator, the parts of "LIB:NAME@QUAL", a
  * demangled function's parameter list and return type, the identifier
  * every mangling spells, patterns.  Each
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "names.h"
+#include "symbols/names.h"
 
 #define NONE HWBPI_NAME_NONE
 

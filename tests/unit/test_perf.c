@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The perf_event_open backend (tracer/perf.c) on this machine's own
+ * The perf_event_open backend (tracer/backends/perf/perf.c) on this machine's own
  * hardware breakpoints (Linux x86_64, or aarch64: in the guest of
  * scripts/guest-tests): children forked inside the test run known loops,
  * so every count is exact; after fork the child has the test's
@@ -9,7 +9,7 @@
  * and arm64 has (LSC = load).
  *
  * Each child stops itself (PTRACE_TRACEME, SIGSTOP) before its loop, like
- * a child of hwbpi_perf_start() after exec: hwbpi_perf_trace(started)
+ * a child of hwbpi_child_start() after exec: hwbpi_perf_trace(started)
  * opens the events and detaches it.  When the self-test says breakpoints
  * cannot be used here (perf_event_paranoid, a VM without debug registers)
  * every test is skipped with the reason.
@@ -33,8 +33,8 @@
 
 #include <cmocka.h>
 
-#include "linux.h"
-#include "perf.h"
+#include "backends/linux/glue.h"
+#include "backends/perf/perf.h"
 
 #if defined(__x86_64__) || defined(__aarch64__)
 
@@ -200,7 +200,7 @@ static void test_selftest(void **state)
 	(void)state;
 	need_breakpoints();
 	assert_int_equal(hwbpi_perf_selftest(err, sizeof(err)), 0);
-	assert_true(hwbpi_perf_ncpus() >= 1);
+	assert_true(hwbpi_kernel_ncpus() >= 1);
 }
 
 static void test_count_w(void **state)
@@ -321,7 +321,7 @@ static void test_fork(void **state)
 		watch("v64", &v64, 8, HWBP_W);
 		o.sampling = pass == 1;
 		if (o.sampling)
-			assert_int_equal(hwbpi_tracer_start(&T, hwbpi_perf_ncpus(), false, 0, false), 0);
+			assert_int_equal(hwbpi_tracer_start(&T, hwbpi_kernel_ncpus(), false, 0, false), 0);
 		if (trace_child(fork_500_500, &o, &res))
 			fail_msg("%s", err);
 		ok_exit(&res);
@@ -343,7 +343,7 @@ static void test_threads_sampling(void **state)
 	need_breakpoints();
 	watches_clear();
 	watch("v64", &v64, 8, HWBP_W);
-	assert_int_equal(hwbpi_tracer_start(&T, hwbpi_perf_ncpus(), false, 0, false), 0);
+	assert_int_equal(hwbpi_tracer_start(&T, hwbpi_kernel_ncpus(), false, 0, false), 0);
 	if (trace_child(four_threads, &o, &res))
 		fail_msg("%s", err);
 	ok_exit(&res);
@@ -372,7 +372,7 @@ static void test_sampling_hist(void **state)
 	assert_int_equal(hwbp_symtab_finish(syms), 0);
 	T.syms = syms;
 	watch("v64", &v64, 8, HWBP_W);
-	assert_int_equal(hwbpi_tracer_start(&T, hwbpi_perf_ncpus(), false, 0, false), 0);
+	assert_int_equal(hwbpi_tracer_start(&T, hwbpi_kernel_ncpus(), false, 0, false), 0);
 	if (trace_child(write_1000, &o, &res))
 		fail_msg("%s", err);
 	ok_exit(&res);
@@ -399,7 +399,7 @@ static void test_sampling_events(void **state)
 	struct hwbpi_perf_result res;
 	struct hwbp_trace_event ev[256];
 	uint64_t n = 0, last_ts = 0;
-	unsigned ncpus = hwbpi_perf_ncpus();
+	unsigned ncpus = hwbpi_kernel_ncpus();
 
 	(void)state;
 	need_breakpoints();
@@ -448,7 +448,7 @@ static void test_sampling_read(void **state)
 	need_breakpoints();
 	watches_clear();
 	watch("v64:r", &v64, 8, HWBP_R);
-	assert_int_equal(hwbpi_tracer_start(&T, hwbpi_perf_ncpus(), false, 0, false), 0);
+	assert_int_equal(hwbpi_tracer_start(&T, hwbpi_kernel_ncpus(), false, 0, false), 0);
 	if (trace_child(read_300_write_700, &o, &res))
 		fail_msg("%s", err);
 	ok_exit(&res);
@@ -476,7 +476,7 @@ static void test_sampling_kinds(void **state)
 		{ HWBP_RW, 300, 700 },
 		{ HWBP_R, 300, 0 },      /* stores filtered out */
 	};
-	unsigned ncpus = hwbpi_perf_ncpus();
+	unsigned ncpus = hwbpi_kernel_ncpus();
 
 	(void)state;
 	need_breakpoints();
@@ -549,7 +549,7 @@ static void test_sampling_lost(void **state)
 	for (int pass = 0; pass < 2; pass++) {
 		watches_clear();
 		watch("v64", &v64, 8, HWBP_W);
-		assert_int_equal(hwbpi_tracer_start(&T, hwbpi_perf_ncpus(), false, 0, false), 0);
+		assert_int_equal(hwbpi_tracer_start(&T, hwbpi_kernel_ncpus(), false, 0, false), 0);
 		o.drain_at_end = pass == 1;
 		if (trace_child(write_1000, &o, &res))
 			fail_msg("%s", err);
@@ -559,7 +559,7 @@ static void test_sampling_lost(void **state)
 		assert_int_equal(T.hist.hits[0], res.samples);
 		if (pass == 1) {
 			/* one ring per CPU: the child may move */
-			uint64_t most = (uint64_t)hwbpi_perf_ncpus() * (4096 / 56);
+			uint64_t most = (uint64_t)hwbpi_kernel_ncpus() * (4096 / 56);
 
 			assert_true(res.samples <= most);
 			assert_true(res.lost >= 1000 - most);
@@ -744,7 +744,7 @@ static uint64_t exe_base(pid_t pid)
 
 /*
  * A real command: this test program run again with --perf-child (it then
- * runs write_1000() and exits).  hwbpi_perf_start() stops it after exec;
+ * runs write_1000() and exits).  hwbpi_child_start() stops it after exec;
  * its load address (PIE: not ours) from /proc/PID/maps moves the watch and
  * the function, as the CLI does with a program's symbols.
  */
@@ -764,7 +764,7 @@ static void test_exec_pie(void **state)
 	need_breakpoints();
 	assert_true(k > 0);
 	exe[k] = 0;
-	if (hwbpi_perf_start(argv, &p, err, sizeof(err)))
+	if (hwbpi_child_start(argv, &p, err, sizeof(err)))
 		fail_msg("%s", err);
 	bias = exe_base(p) - exe_base(0);
 	watches_clear();
@@ -774,7 +774,7 @@ static void test_exec_pie(void **state)
 	assert_int_equal(hwbp_symtab_finish(syms), 0);
 	T.syms = syms;
 	watch("v64", (const volatile void *)((uintptr_t)&v64 + bias), 8, HWBP_W);
-	assert_int_equal(hwbpi_tracer_start(&T, hwbpi_perf_ncpus(), false, 0, false), 0);
+	assert_int_equal(hwbpi_tracer_start(&T, hwbpi_kernel_ncpus(), false, 0, false), 0);
 	if (hwbpi_perf_trace(&T, &CPU, p, true, &o, &res, err, sizeof(err)))
 		fail_msg("%s", err);
 	ok_exit(&res);
@@ -814,16 +814,16 @@ static void test_run_enable_on_exec(void **state)
 		print_message("personality(ADDR_NO_RANDOMIZE) refused: skipped\n");
 		skip();
 	}
-	if (hwbpi_perf_start(argv, &p, err, sizeof(err)))
+	if (hwbpi_child_start(argv, &p, err, sizeof(err)))
 		fail_msg("%s", err);
 	bias = exe_base(p) - exe_base(0);
-	hwbpi_perf_abort(p);
+	hwbpi_child_kill(p);
 	watches_clear();
 	watch("v64", (const volatile void *)((uintptr_t)&v64 + bias), 8, HWBP_W);
 	for (int pass = 0; pass < 2; pass++) {
 		o.sampling = pass == 1;
 		if (o.sampling)
-			assert_int_equal(hwbpi_tracer_start(&T, hwbpi_perf_ncpus(), false, 0, false), 0);
+			assert_int_equal(hwbpi_tracer_start(&T, hwbpi_kernel_ncpus(), false, 0, false), 0);
 		if (hwbpi_perf_run(&T, &CPU, argv, 0, &o, &res, err, sizeof(err)))
 			fail_msg("%s", err);
 		ok_exit(&res);
@@ -854,12 +854,12 @@ static void test_exec(void **state)
 	assert_int_equal(hwbpi_perf_run(&T, &CPU, argv_bad, 0, &o, &res, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "cannot run the command"));
 	/* start (stopped after exec) + trace */
-	if (hwbpi_perf_start(argv_true, &p, err, sizeof(err)))
+	if (hwbpi_child_start(argv_true, &p, err, sizeof(err)))
 		fail_msg("%s", err);
 	if (hwbpi_perf_trace(&T, &CPU, p, true, &o, &res, err, sizeof(err)))
 		fail_msg("%s", err);
 	ok_exit(&res);
-	assert_int_equal(hwbpi_perf_start(argv_bad, &p, err, sizeof(err)), -ENOENT);
+	assert_int_equal(hwbpi_child_start(argv_bad, &p, err, sizeof(err)), -ENOENT);
 	/* Every data slot free after a start: the stop at the entry point
 	 * takes none (it did, with a ptrace breakpoint the kernel keeps
 	 * reserved: ENOSPC at the last x86 slot, the first arm64 one). */
@@ -875,7 +875,7 @@ static void test_exec(void **state)
 			snprintf(name, sizeof(name), "five%u", k);
 			watch(name, &five[k][0], 8, HWBP_W);
 		}
-		if (hwbpi_perf_start(argv_true, &p, err, sizeof(err)))
+		if (hwbpi_child_start(argv_true, &p, err, sizeof(err)))
 			fail_msg("%s", err);
 		if (hwbpi_perf_trace(&T, &CPU, p, true, &o, &res, err, sizeof(err)))
 			fail_msg("%u watches after a start: %s", n, err);
@@ -883,8 +883,8 @@ static void test_exec(void **state)
 		assert_int_equal(res.events, n);
 	}
 	/* start + abort */
-	assert_int_equal(hwbpi_perf_start(argv_true, &p, err, sizeof(err)), 0);
-	hwbpi_perf_abort(p);
+	assert_int_equal(hwbpi_child_start(argv_true, &p, err, sizeof(err)), 0);
+	hwbpi_child_kill(p);
 	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
 }
 

@@ -30,9 +30,9 @@
 
 #include <cmocka.h>
 
-#include "linux.h"
-#include "ptrace.h"
-#include "perf.h"
+#include "backends/linux/glue.h"
+#include "backends/ptrace/ptrace.h"
+#include "backends/perf/perf.h"
 
 static volatile uint8_t v1 __attribute__((aligned(64)));
 static volatile uint16_t v2 __attribute__((aligned(64)));
@@ -257,7 +257,7 @@ static void test_rw_watch(void **state)
 
 /*
  * Kinds from a store-only twin's DR6 bit, where the CPU reports both
- * slots of a store (x86 on real CPUs; hwbpi_perf_twins() says): the 1000
+ * slots of a store (x86 on real CPUs; hwbpi_twins() says): the 1000
  * increments are W and the 250 loads R, both reported by the hardware.
  * Where it cannot (QEMU's TCG; arm64, which has no twin) the values
  * decide as in test_rw_watch.
@@ -265,7 +265,7 @@ static void test_rw_watch(void **state)
 static void test_rw_twins(void **state)
 {
 	struct hwbpi_tracer *t = new_tracer();
-	bool twins = hwbpi_perf_twins(HWBPI_KINDS_AUTO);
+	bool twins = hwbpi_twins(HWBPI_KINDS_AUTO);
 	char err[256] = "";
 
 	(void)state;
@@ -294,7 +294,7 @@ static void test_r_watch_filters_writes(void **state)
 	bool native;
 
 	(void)state;
-	assert_int_equal(hwbpi_ptrace_native_cpu(&cpu, err, sizeof(err)), 0);
+	assert_int_equal(hwbpi_child_cpu(&cpu, err, sizeof(err)), 0);
 	native = hwbp_type_supported(&cpu, HWBP_R);
 	add_watch(t, "v8", &v8, 8, HWBP_R);
 	assert_int_equal(run_fn(t, prog_counter, err, sizeof(err)), 0);
@@ -378,7 +378,7 @@ static void test_large_watch(void **state)
 	bool arm64;
 
 	(void)state;
-	assert_int_equal(hwbpi_ptrace_native_cpu(&cpu, err, sizeof(err)), 0);
+	assert_int_equal(hwbpi_child_cpu(&cpu, err, sizeof(err)), 0);
 	arm64 = cpu.arch == HWBP_ARCH_ARM64;
 	add_watch(t, "many", &many[0], 64, HWBP_W);
 	assert_int_equal(run_fn(t, prog_lengths, err, sizeof(err)), arm64 ? -EOPNOTSUPP : -ERANGE);
@@ -397,8 +397,8 @@ static void test_native_cpu(void **state)
 	char err[256] = "";
 
 	(void)state;
-	assert_int_equal(hwbpi_ptrace_native_cpu(NULL, err, sizeof(err)), -EINVAL);
-	assert_int_equal(hwbpi_ptrace_native_cpu(&a, err, sizeof(err)), 0);
+	assert_int_equal(hwbpi_child_cpu(NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(hwbpi_child_cpu(&a, err, sizeof(err)), 0);
 	assert_int_equal(hwbpi_ptrace_start_fn(&s, prog_lengths, NULL, err, sizeof(err)), 0);
 	assert_int_equal(hwbpi_ptrace_cpu(s, &b), 0);
 	assert_int_equal(hwbpi_ptrace_cpu(NULL, &b), -EINVAL);

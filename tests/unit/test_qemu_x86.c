@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "qemu_x86.h"
+#include "backends/qemu/qemu_x86.h"
 
 static struct hwbpi_tracer t;
 

@@ -19,7 +19,7 @@
 
 #include <hwbp/trace.h>
 
-/* White box (tracer/ring.c): start an empty ring's counters at @pos. */
+/* White box (tracer/events/ring.c): start an empty ring's counters at @pos. */
 int hwbpi_ring_set_start(struct hwbp_ring *r, uint64_t pos);
 
 #define EV 64 /* bytes per event */

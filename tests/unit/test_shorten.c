@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shortened names for the histogram's table (tracer/shorten.c): the
+ * Shortened names for the histogram's table (tracer/output/shorten.c): the
  * three steps in order, names that fit unchanged, UTF-8 never split, and
  * an output buffer too small.
  */
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "shorten.h"
+#include "output/shorten.h"
 
 #define A10 "aaaaaaaaaa"
 #define E10 "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"

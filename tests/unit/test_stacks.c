@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The stack table (tracer/stacks.c): inserts, duplicates, a full part,
+ * The stack table (tracer/events/stacks.c): inserts, duplicates, a full part,
  * the depth cut, zero frames, forced hash collisions, parts and their ids;
  * frame names (a return address at the next function's start); the
  * histogram keyed by stacks through the tracer's hit path (overrun per
  * stack, exactly, and the hit cache never merging two stacks of one IP);
  * the demo on the simulator with its call paths (counts per stack from
- * tracer/demo.c's tables); the printed table and the folded stacks, byte
+ * tracer/backends/replay/demo.c's tables); the printed table and the folded stacks, byte
  * for byte.  The command line's side is tests/trace/stacks_test.sh.
  */
 #include <errno.h>
@@ -20,10 +20,11 @@
 
 #include <cmocka.h>
 
-#include "demangle.h"
-#include "stacks.h"
-#include "symtab.h"
-#include "tracer.h"
+#include "symbols/demangle.h"
+#include "events/stacks.h"
+#include "symbols/symtab.h"
+#include "backends/sim/sim_int.h"
+#include "output/output.h"
 
 #define R HWBP_R
 #define W HWBP_W
@@ -581,7 +582,7 @@ static void test_trace_tags(void **state)
 }
 
 /* ------------------------------------------------------------------ */
-/* The demo on the simulator, with its call paths (tracer/demo.c)      */
+/* The demo on the simulator, with its call paths (tracer/backends/replay/demo.c)      */
 /* ------------------------------------------------------------------ */
 
 static uint64_t runs(unsigned every)
@@ -629,7 +630,7 @@ static void run_demo(bool trace, unsigned entries)
 	watch(&T, "jiffies:rw-");
 	hwbp_cpu_preset("x86_64", &cpu);
 	assert_int_equal(hwbpi_tracer_start(&T, HWBPI_DEMO_CPUS, trace, (size_t)1 << 20, false), 0);
-	if (hwbpi_trace_sim(&T, &cpu, HWBPI_DEMO_CPUS, hwbpi_demo_next, &st, err, sizeof(err)))
+	if (hwbpi_replay(&T, &cpu, HWBPI_DEMO_CPUS, hwbpi_demo_next, &st, err, sizeof(err)))
 		fail_msg("%s", err);
 }
 

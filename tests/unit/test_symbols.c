@@ -20,8 +20,8 @@
 
 #include <hwbp/trace.h>
 
-#include "ksyms.h"
-#include "symtab_int.h"
+#include "symbols/ksyms.h"
+#include "symbols/symbols_int.h"
 
 static const char *self_path = "/proc/self/exe";
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Symbols by name (tracer/symbols_names.c): the name as the table has
+ * Symbols by name (tracer/symbols/symbols_names.c): the name as the table has
  * it, its demangled C++ and Rust forms (with and without the parameter
  * list, with a template function's return type or without), overloads
  * refused with their names, files and versions around demangled names,
@@ -23,9 +23,9 @@
 
 #include <hwbp/trace.h>
 
-#include "demangle.h"
-#include "symtab.h"
-#include "symtab_int.h"
+#include "symbols/demangle.h"
+#include "symbols/symtab.h"
+#include "symbols/symbols_int.h"
 
 /* The table: mangled names (what c++ -O0 and rustc emit for these
  * declarations: checked by test_demangled_names), insertion order not

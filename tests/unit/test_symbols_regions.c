@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Loaded objects' regions (tracer/symbols_regions.c): an IP in no
+ * Loaded objects' regions (tracer/symbols/symbols_regions.c): an IP in no
  * function is "NAME+0xOFF" with OFF = ip - bias inside a region, else
  * "0xADDR"; regions sorted whatever order they come in, overlaps and
  * bad ones refused; moved as KASLR moves a kernel; hwbp_symtab_load_elf()
@@ -20,8 +20,8 @@
 
 #include <hwbp/trace.h>
 
-#include "symtab.h"
-#include "symtab_int.h"
+#include "symbols/symtab.h"
+#include "symbols/symbols_int.h"
 
 static struct hwbp_symtab *new_tab(void)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Thread-local variables (tracer/tls.c, hwbpi_linux_tls_block, the ptrace
+ * Thread-local variables (tracer/symbols/tls.c, hwbpi_linux_tls_block, the ptrace
  * backend's per-thread copies), on this binary's own __thread variables:
  * hwbpi_tls_find() against the symbols of this very process, and the
  * address a stopped child's thread pointer gives, which must be the one
@@ -23,10 +23,10 @@
 
 #include <cmocka.h>
 
-#include "linux.h"
-#include "proc_maps.h"
-#include "ptrace.h"
-#include "tls.h"
+#include "backends/linux/glue.h"
+#include "symbols/proc_maps.h"
+#include "backends/ptrace/ptrace.h"
+#include "symbols/tls.h"
 
 /* Initialised (.tdata) and zero (.tbss) copies, of several sizes. */
 __thread uint64_t tls_u64 = 5;

@@ -16,7 +16,8 @@
 
 #include <cmocka.h>
 
-#include "tracer.h"
+#include "backends/sim/sim_int.h"
+#include "output/output.h"
 
 static struct hwbpi_tracer T;
 
@@ -96,7 +97,7 @@ static void test_apply(void **state)
 	hwbp_symtab_free(syms);
 }
 
-/* Counts of the demo's (function, kind) rows, from its table (tracer/demo.c:
+/* Counts of the demo's (function, kind) rows, from its table (tracer/backends/replay/demo.c:
  * 1200 rounds, a step runs when round % every == 0). */
 static uint64_t runs(unsigned every)
 {
@@ -134,7 +135,7 @@ static void test_demo_histogram(void **state)
 		entry(&T, "pid_max:rw-", 0);
 		hwbp_cpu_preset(presets[pi], &cpu);
 		assert_int_equal(hwbpi_tracer_start(&T, HWBPI_DEMO_CPUS, false, 0, false), 0);
-		if (hwbpi_trace_sim(&T, &cpu, HWBPI_DEMO_CPUS, hwbpi_demo_next, &st, err, sizeof(err)))
+		if (hwbpi_replay(&T, &cpu, HWBPI_DEMO_CPUS, hwbpi_demo_next, &st, err, sizeof(err)))
 			fail_msg("%s: %s", presets[pi], err);
 		/* do_timer's jiffies++ every round: one write access each. */
 		assert_true(count(&T, 0, "do_timer", HWBP_W) == runs(1));
@@ -179,7 +180,7 @@ static void test_refused(void **state)
 	entry(&T, "jiffies/4096:rw-", 0);
 	hwbp_cpu_preset("x86_64", &cpu);
 	assert_int_equal(hwbpi_tracer_start(&T, 4, false, 0, false), 0);
-	assert_int_equal(hwbpi_trace_sim(&T, &cpu, 4, hwbpi_demo_next, &st, err, sizeof(err)), -ERANGE);
+	assert_int_equal(hwbpi_replay(&T, &cpu, 4, hwbpi_demo_next, &st, err, sizeof(err)), -ERANGE);
 	assert_non_null(strstr(err, "jiffies: ERANGE"));
 	hwbpi_tracer_fini(&T);
 	hwbp_symtab_free((struct hwbp_symtab *)T.syms);
@@ -204,7 +205,7 @@ static void test_trace_accounting(void **state)
 		/* 4 KiB rings (128 events) and nobody draining during the run:
 		 * most events are lost, and exactly accounted for. */
 		assert_int_equal(hwbpi_tracer_start(&T, 4, true, 4096, ow), 0);
-		assert_int_equal(hwbpi_trace_sim(&T, &cpu, 4, hwbpi_demo_next, &st, err, sizeof(err)), 0);
+		assert_int_equal(hwbpi_replay(&T, &cpu, 4, hwbpi_demo_next, &st, err, sizeof(err)), 0);
 		for (unsigned c = 0; c < 4; c++) {
 			uint64_t p, l;
 			size_t n;

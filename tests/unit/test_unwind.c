@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Call stacks (tracer/unwind.h) and the backends that collect them
+ * Call stacks (tracer/backends/linux/unwind.h) and the backends that collect them
  * (Linux on x86_64 or aarch64, real debug registers):
  *
  *   - the kernel's callchains parsed (contexts, markers, the sample IP),
@@ -35,11 +35,11 @@
 
 #include <cmocka.h>
 
-#include "linux.h"
-#include "perf.h"
-#include "proc_maps.h"
-#include "ptrace.h"
-#include "unwind.h"
+#include "backends/linux/glue.h"
+#include "backends/perf/perf.h"
+#include "symbols/proc_maps.h"
+#include "backends/ptrace/ptrace.h"
+#include "backends/linux/unwind.h"
 
 /* ------------------------------------------------------ callchains */
 
@@ -316,11 +316,11 @@ static void run_perf(const char *prog, enum hwbpi_callgraph cg, bool full)
 	pid_t pid;
 
 	snprintf(what, sizeof(what), "perf %s %s", cg == HWBPI_CG_FP ? "fp" : "dwarf", prog);
-	if (hwbpi_ptrace_native_cpu(&cpu, err, sizeof(err)))
+	if (hwbpi_child_cpu(&cpu, err, sizeof(err)))
 		fail_msg("%s: %s", what, err);
-	if (hwbpi_perf_start(argv, &pid, err, sizeof(err)))
+	if (hwbpi_child_start(argv, &pid, err, sizeof(err)))
 		fail_msg("%s: %s", what, err);
-	syms = setup(&t, pid, hwbpi_perf_ncpus());
+	syms = setup(&t, pid, hwbpi_kernel_ncpus());
 	if (hwbpi_perf_trace(&t, &cpu, pid, true, &o, &res, err, sizeof(err)))
 		fail_msg("%s: %s", what, err);
 	assert_true(WIFEXITED(res.wstatus) && WEXITSTATUS(res.wstatus) == 0);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The tracer demo kernel (trace_kernel.c) and its generated workload
- * (gen_demo.py from tracer/demo.c).
+ * (gen_demo.py from tracer/backends/replay/demo.c).
  */
 #ifndef HWBP_QEMU_X86_TRACE_DEMO_H
 #define HWBP_QEMU_X86_TRACE_DEMO_H

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * x86_64 bare-metal kernel of `hwbp trace --backend qemu-x86 --demo`: the
- * tracer demo (tracer/demo.c, generated into real code by gen_demo.py) runs
+ * tracer demo (tracer/backends/replay/demo.c, generated into real code by gen_demo.py) runs
  * on QEMU's emulated debug registers, armed through libhwbp and the x86
  * glue, and every hit goes out on COM1 as one line for the host
- * (tracer/qemu_x86.c):
+ * (tracer/backends/qemu/qemu_x86.c):
  *
  *   W <bp> <addr> <len> <type> <errno>   a watch installed (errno 0) or not
  *   H <bp> <ip> <kind> <how>             a hit of watch <bp> (hex fields)

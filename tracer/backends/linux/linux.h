@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the Linux backends share (backends/linux/): the one header of this
+ * folder that the ptrace, perf and module backends include, besides
+ * session/backend.h.  Children and tracees (child.c), the processes they
+ * trace (process.c), the kernel scope (kernel.c), store-only twins
+ * (twins.c), user stacks (unwind.h) and the arch's Linux glue (glue.h,
+ * arch/<a>/linux.c).  Linux only.  Every function that takes a session
+ * reports its error as the session's message (hwbpi_fail) and returns the
+ * negative errno.
+ */
+#ifndef HWBP_TRACER_BACKENDS_LINUX_H
+#define HWBP_TRACER_BACKENDS_LINUX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "session/backend.h"
+#include "backends/linux/glue.h"
+#include "backends/linux/unwind.h"
+
+struct perf_event_attr;
+
+/*
+ * Access kinds where a breakpoint event does not report them (--kinds):
+ * an RW piece also gets events that see one kind only, in slots the plan
+ * left free (hwbpi_linux_kind_split says how on this arch):
+ *   pair   a load-only and a store-only event instead of the RW one
+ *          (arm64, powerpc: the kernel's handler matches an access to the
+ *          slot of its own kind);
+ *   twin   the RW event plus a store-only twin (x86: no load-only type;
+ *          a write hits both, so reads = RW - W per function).
+ * auto splits what fits and says which watches kept '?'; exact refuses
+ * (ENOSPC) when a watch cannot be split; off never splits.
+ */
+enum hwbpi_kinds { HWBPI_KINDS_AUTO = 0, HWBPI_KINDS_EXACT, HWBPI_KINDS_OFF };
+
+/* Whether RW watches get store-only twins with @kinds on this CPU (a twin
+ * arch, and its self-test passed: run once, a forked child).  No error. */
+bool hwbpi_twins(enum hwbpi_kinds kinds);
+
+/* The self-test behind hwbpi_twins(), run once per process (a forked child
+ * stores 100 times and loads 50 times under an RW and a W-only event):
+ * 0, or -errno with the reason in @why.  Errors: -ENODEV (one slot per
+ * store: QEMU's x86 TCG), -ECHILD (the child failed), the events' open
+ * errors; a failed fork is tried again at the next call. */
+int hwbpi_twins_selftest(char *why, size_t n);
+
+/* ---- child.c: children and tracees ---------------------------------- */
+
+/* The child's side of a start: PTRACE_TRACEME if @traceme, exec @argv,
+ * or report the errno on @ef (close-on-exec) and exit 127. */
+void hwbpi_child_exec(char *const argv[], int ef, bool traceme) __attribute__((noreturn));
+
+/*
+ * Start @argv (execvp) stopped at its entry point (see above).
+ * Errors: -EINVAL, -ENOENT and other execvp errors as they are (the child
+ *         reported them), -EPERM (ptrace refused), -ECHILD, -EIO (it
+ *         ended before its entry point), -errno of fork/pipe.
+ */
+int hwbpi_child_start(char *const argv[], pid_t *pid, char *err, size_t errlen);
+
+/* Kill and reap a child left stopped by hwbpi_child_start(). */
+void hwbpi_child_kill(pid_t pid);
+
+/* Reap a child of ours (its status in *@wstatus, may be NULL). */
+void hwbpi_child_reap(pid_t pid, int *wstatus);
+
+/*
+ * A child held before it runs, for hwbpi_child_held(): events opened on a
+ * process count from its first instruction only if they are there before
+ * it starts, and without ptrace (the self-tests, a command traced per CPU)
+ * the one way to have it wait is a pipe it reads before it runs.
+ */
+struct hwbpi_held {
+	/* In the child, once released: exec (a failed exec's errno written to
+	 * @ef, the close-on-exec exec pipe) or _exit; it never returns. */
+	void (*run)(void *arg, int ef);
+	/* In the parent while the child waits: open the events on @pid.
+	 * 0, or -errno: the child is killed and reaped. */
+	int (*open)(void *arg, pid_t pid);
+	/* In the parent once the child runs: wait for its end and reap it.
+	 * NULL: hwbpi_child_reap() into wstatus. */
+	void (*wait)(void *arg, pid_t pid);
+	void *arg;
+	int fork_err;   /* in: the error of a failed fork (0: its -errno) */
+	pid_t pid;      /* out: the child, -1 if there is none (pipe2 or fork failed) */
+	int wstatus;    /* out: its status, with wait NULL */
+};
+
+/*
+ * Start @h's child held, open its events (h->open), release it and wait
+ * for its end (h->wait).  Returns 0; the -errno of pipe2 or fork
+ * (h->fork_err for fork; "fork: ..." in @err); h->open's error; -EIO (the
+ * release failed) or the negated errno of a failed exec (a line in @err).
+ * On an error after the fork the child is killed and reaped.
+ */
+int hwbpi_child_held(struct hwbpi_held *h, char *err, size_t n);
+
+/* PTRACE_CONT of stopped tracee @tid with signal @sig. */
+void hwbpi_child_resume(pid_t tid, int sig);
+
+/* waitpid(@pid, __WALL), EINTR retried.  Errors: -errno. */
+int hwbpi_child_wait(pid_t pid, int *st);
+
+/*
+ * hwbpi_child_run_to_entry - run tracee @pid, stopped just past its
+ * execve() (PTRACE_TRACEME's SIGTRAP or a seized child's exec stop), to
+ * its ELF entry point (AT_ENTRY), where the dynamic loader has mapped
+ * every DT_NEEDED library and run their constructors, and leave it there
+ * in a SIGTRAP signal-delivery stop (resume or detach it with signal 0),
+ * its entry instruction not yet run, no debug register touched.  Signals
+ * the program gets on the way are delivered.  @cmd names it in messages.
+ * Errors: -ECHILD (it ended first: reaped), -EIO (the trap could not be
+ * planted), waitpid's and ptrace's errors; after any but -ECHILD @pid is
+ * still a stopped tracee.  Not async-signal-safe.
+ */
+int hwbpi_child_run_to_entry(pid_t pid, const char *cmd, char *err, size_t errlen);
+
+/* The kernel's debug-register model for stopped thread @tid (hwbpi_linux_cpu),
+ * with a one-line reason.  Errors: those of hwbpi_linux_cpu(). */
+int hwbpi_child_model(pid_t tid, struct hwbp_cpu *cpu, char *err, size_t errlen);
+
+/*
+ * hwbpi_child_cpu - the same model without a session (for the
+ * perf backend and the CLI's default --cpu): a child is forked, stopped
+ * under ptrace, asked and killed.  No self-test.
+ * Errors: -EINVAL (NULL), -EOPNOTSUPP (no debug registers for ptrace),
+ *         -EPERM (ptrace not permitted), fork/wait errors.
+ */
+int hwbpi_child_cpu(struct hwbp_cpu *cpu, char *err, size_t errlen);
+
+/* ---- kernel.c: the kernel scope -------------------------------------- */
+
+/* perf_event_open(2) of @a on @pid/@cpu, close-on-exec.  Returns the fd,
+ * or -errno. */
+int hwbpi_kernel_event_open(struct perf_event_attr *a, pid_t pid, int cpu);
+
+/* CPUs the rings are indexed by: the highest online CPU + 1 (at least 1). */
+unsigned hwbpi_kernel_ncpus(void);
+
+/* How many data breakpoint events the kernel lets CPU @cpu open at the
+ * kernel address @addr (each opened disabled and closed again), or -errno
+ * of the first open when that was not ENOSPC.  Context: process; opens
+ * and closes perf events, leaves none. */
+int hwbpi_kernel_slots(uint64_t addr, int cpu);
+
+/* --kernel's state from hwbpi_kernel_open(): the kernel's symbols, --cpus. */
+struct hwbpi_kernel {
+	struct hwbpi_ksyms ks;
+	bool cpus[HWBPI_TRACE_MAX_CPUS];
+	bool have_cpus;
+};
+
+/* ---- process.c: processes and the options ptrace and perf share ----- */
+
+/* How --stack finds the callers of a process's hits (tracer/unwind.h). */
+#define HWBPI_CALL_GRAPH_OPTION                                                                    \
+	{ "call-graph", 0, "MODE", 0, NULL, "how call stacks are found: dwarf (CFI, with "      \
+	  "libdw: the default) or fp (frame pointers: short stacks without them)" }
+
+
+/* The workload: -- CMD or -p PID, exactly one; a PID that cannot be
+ * traced for a reason of its own (gone, a zombie, a kernel thread) is
+ * said.  Errors: -EINVAL (input), -ESRCH, -EPERM. */
+int hwbpi_process_workload(struct hwbpi_view *s, pid_t *pid);
+
+/* The symbols of stopped process @pid (the executable and what it maps)
+ * into s->syms, files deleted since they were mapped said in notes.
+ * Errors: -ENOMEM, those of hwbpi_proc_load_symbols(). */
+int hwbpi_process_symbols(struct hwbpi_view *s, pid_t pid);
+/* The running kernel's debug-register model into s->cpu (or a --cpu
+ * given checked against it, @what naming the backend in the message).
+ * Errors: those of hwbpi_child_cpu(), -EINVAL (a --cpu that does
+ * not fit). */
+int hwbpi_process_model(struct hwbpi_view *s, const char *what);
+
+/* The tracer rings' consumer for the backends' loops (@arg: the session). */
+void hwbpi_process_drain(void *arg);
+
+/* --kinds MODE into *@out (default auto).  Errors: -EINVAL (input). */
+int hwbpi_process_kinds(struct hwbpi_view *s, enum hwbpi_kinds *out);
+
+/* --call-graph MODE into *@out (default: tracer/unwind.h's).
+ * Errors: -EINVAL (input), -EOPNOTSUPP (dwarf without libdw). */
+int hwbpi_process_callgraph(struct hwbpi_view *s, enum hwbpi_callgraph *out);
+
+/*
+ * --kernel's open: --cpus, the CPU model, the kernel's symbols (with
+ * --vmlinux or --symbols System.map) into s->syms; *@state (freed by
+ * hwbpi_kernel_close) keeps what run needs.
+ * Errors: -EINVAL (input: -p, --cpus, a file that is not this kernel's),
+ * -EACCES (addresses hidden), those of hwbpi_ksyms_load(), -ENOMEM.
+ */
+int hwbpi_kernel_open(struct hwbpi_view *s, void **state);
+void hwbpi_kernel_close(void *state);
+
+/* For "no symbol X": why this kernel may not have it, or NULL. */
+const char *hwbpi_kernel_missing_hint(const void *state);
+
+#endif /* HWBP_TRACER_BACKENDS_LINUX_H */
