@@ -116,8 +116,8 @@ static void sample(struct sess *s, struct ring *r, uint64_t at, size_t len)
 	if (s->iregs)
 		rec[V_SIG] = regs_sig(s, r, at, len);
 	if (s->cg)
-		n = hwbpi_pf_sample_callers(s, s->rec, len, callers);
-	hwbpi_pf_kind_sample(s, r, rec, callers, n);
+		n = hwbpi_perf_sample_callers(s, s->rec, len, callers);
+	hwbpi_perf_kind_sample(s, r, rec, callers, n);
 }
 
 static void drain(struct sess *s, struct ring *r)
@@ -172,7 +172,7 @@ static void drain_last(struct sess *s)
 {
 	drain_all(s);
 	for (unsigned c = 0; s->ring && c < s->ncpus; c++)
-		hwbpi_pf_kind_flush(s, &s->ring[c]);
+		hwbpi_perf_kind_flush(s, &s->ring[c]);
 }
 
 /*
@@ -227,7 +227,7 @@ static void wait_end(struct sess *s, pid_t pid, bool ours, const struct hwbpi_pe
 			}
 			if (r < 0 && errno == ECHILD)
 				break;
-		} else if (pid > 0 && hwbpi_pf_proc_gone(pid)) {
+		} else if (pid > 0 && hwbpi_perf_proc_gone(pid)) {
 			break;   /* (kernel scope without a command: only a stop ends it) */
 		}
 		if (o->stop && *o->stop && stop_child(pid, ours, o, &passed))
@@ -310,14 +310,14 @@ static int sess_start(struct sess *s, struct hwbpi_tracer *t, const struct hwbp_
 	 * and its kernel ones work). */
 	ret = o->kernel ? 0 : selftest_once(err, errlen);
 	if (ret == 0)
-		ret = hwbpi_pf_plan_all(s, cpu, o, err, errlen);
+		ret = hwbpi_perf_plan_all(s, cpu, o, err, errlen);
 	if (ret == 0)
-		ret = hwbpi_pf_stacks_setup(s, pid, how == HELD_CHILD, o, err, errlen);
+		ret = hwbpi_perf_stacks_setup(s, pid, how == HELD_CHILD, o, err, errlen);
 	if (ret == 0)
-		ret = hwbpi_pf_open_all(s, pid, how == ATTACHED, how == HELD_CHILD && !o->kernel, o,
+		ret = hwbpi_perf_open_all(s, pid, how == ATTACHED, how == HELD_CHILD && !o->kernel, o,
 					err, errlen);
 	if (ret)
-		hwbpi_pf_sess_close(s);
+		hwbpi_perf_sess_close(s);
 	return ret;
 }
 
@@ -339,7 +339,7 @@ static void sess_finish(struct sess *s, pid_t pid, bool ours, const struct hwbpi
 		if (!o->bpf && res->raw > res->samples + res->lost)
 			res->lost = res->raw - res->samples;
 	}
-	hwbpi_pf_sess_close(s);
+	hwbpi_perf_sess_close(s);
 }
 
 static const struct hwbpi_perf_opts *opts_or_defaults(const struct hwbpi_perf_opts *opts)
@@ -365,7 +365,7 @@ static int trace_impl(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, pid_t 
 	if (ret == 0 && how == STOPPED_CHILD && ptrace(PTRACE_DETACH, pid, NULL, NULL) < 0) {
 		ret = -errno;
 		hwbpi_say(err, errlen, "perf: PTRACE_DETACH of %d: %s", (int)pid, strerror(errno));
-		hwbpi_pf_sess_close(&s);
+		hwbpi_perf_sess_close(&s);
 	}
 	if (ret) {
 		if (ours)
@@ -476,7 +476,7 @@ static int run_held(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, char *co
 	/* A failed release leaves the session open (a failed open closed
 	 * it, held_wait closes it at the end). */
 	if (ret)
-		hwbpi_pf_sess_close(&ht.s);
+		hwbpi_perf_sess_close(&ht.s);
 	return ret;
 }
 
@@ -517,7 +517,7 @@ static int selftest_open(void *arg, pid_t p)
 	a.exclude_hv = 1;
 	fd = hwbpi_kernel_event_open(&a, p, -1);
 	if (fd < 0)
-		return hwbpi_pf_say_open(fd, "self-test", p, 0, r->err, r->errlen);
+		return hwbpi_perf_say_open(fd, "self-test", p, 0, r->err, r->errlen);
 	r->fd = fd;
 	return 0;
 }

@@ -48,7 +48,7 @@ static int paranoid(void)
  * Returns the error to report: EBUSY (older kernels, or a slot taken
  * exclusively) is reported as -ENOSPC, like the kernel's own slot error.
  */
-int hwbpi_pf_say_open(int ret, const char *what, pid_t pid, unsigned held, char *err, size_t n)
+int hwbpi_perf_say_open(int ret, const char *what, pid_t pid, unsigned held, char *err, size_t n)
 {
 	int p;
 
@@ -105,7 +105,7 @@ int hwbpi_pf_say_open(int ret, const char *what, pid_t pid, unsigned held, char 
  * (within_cpu_entry()), powerpc ENODEV with the DAWR off (POWER9
  * errata); __reserve_bp_slot() ENOSPC, checked before the address).
  */
-int hwbpi_pf_say_kernel(int ret, const char *what, unsigned cpu, unsigned held, char *err, size_t n)
+int hwbpi_perf_say_kernel(int ret, const char *what, unsigned cpu, unsigned held, char *err, size_t n)
 {
 	switch (ret) {
 	case -EACCES:
@@ -135,7 +135,7 @@ int hwbpi_pf_say_kernel(int ret, const char *what, unsigned cpu, unsigned held, 
 			  ret == -EBUSY ? "EBUSY" : "ENOSPC", held);
 		return -ENOSPC;
 	default:
-		return hwbpi_pf_say_open(ret, what, -1, held, err, n);
+		return hwbpi_perf_say_open(ret, what, -1, held, err, n);
 	}
 }
 
@@ -159,7 +159,7 @@ static bool cpu_online(unsigned cpu)
 }
 
 /* A process that is gone or a zombie (not ours: we cannot wait for it). */
-bool hwbpi_pf_proc_gone(pid_t pid)
+bool hwbpi_perf_proc_gone(pid_t pid)
 {
 	char path[64], buf[256], *p;
 	FILE *f;
@@ -179,7 +179,7 @@ bool hwbpi_pf_proc_gone(pid_t pid)
 	return !p || p[1] == 0 || p[2] == 'Z' || p[2] == 'X';
 }
 
-void hwbpi_pf_sess_close(struct sess *s)
+void hwbpi_perf_sess_close(struct sess *s)
 {
 	for (unsigned i = 0; s->ring && i < s->ncpus; i++) {
 		if (s->ring[i].base)
@@ -200,7 +200,7 @@ void hwbpi_pf_sess_close(struct sess *s)
 }
 
 /* Plan every watch; the pieces go in s->pc. */
-int hwbpi_pf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, const struct hwbpi_perf_opts *o,
+int hwbpi_perf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, const struct hwbpi_perf_opts *o,
 		      char *err, size_t n)
 {
 	enum hwbp_scope scope = s->kernel ? HWBP_SCOPE_KERNEL : HWBP_SCOPE_USER;
@@ -278,7 +278,7 @@ int hwbpi_pf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, const struct h
 			used_d += plan.n;
 	}
 	s->res->pieces = s->npc;
-	return hwbpi_pf_split_kinds(s, &caps, o, err, n);
+	return hwbpi_perf_split_kinds(s, &caps, o, err, n);
 }
 
 /* Where Linux drops hits outside an event's range itself
@@ -304,7 +304,7 @@ static void clamp_to_watch(const struct hwbpi_watch *w, struct perf_event_attr *
  * kernel), of the one context the trace watches; dwarf: the registers an
  * unwind starts from and a copy of the user stack from SP
  * (PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER), unwound when the
- * sample is read (hwbpi_pf_sample_callers()).  Fields after CPU, in the
+ * sample is read (hwbpi_perf_sample_callers()).  Fields after CPU, in the
  * record's order (man 2 perf_event_open): callchain, regs, stack.
  */
 static void stack_attr(const struct sess *s, struct perf_event_attr *a,
@@ -348,7 +348,7 @@ static unsigned max_stack_sysctl(void)
 	return v;
 }
 
-int hwbpi_pf_stacks_setup(struct sess *s, pid_t pid, bool lazy, const struct hwbpi_perf_opts *o,
+int hwbpi_perf_stacks_setup(struct sess *s, pid_t pid, bool lazy, const struct hwbpi_perf_opts *o,
 			  char *err, size_t n)
 {
 	unsigned depth = s->t->stack_depth, most = max_stack_sysctl();
@@ -650,7 +650,7 @@ static bool multi_piece(const struct sess *s)
 	return false;
 }
 
-int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads,
+int hwbpi_perf_open_all(struct sess *s, pid_t pid, bool all_threads,
 		    bool enable_on_exec, const struct hwbpi_perf_opts *o, char *err, size_t n)
 {
 	/* With DWARF stacks every sample holds a stack dump of
@@ -673,7 +673,7 @@ int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads,
 	/* Kernel scope: one "task", every task (pid -1, per CPU). */
 	ret = s->kernel ? list_tids(-1, false, &tids, &ntid) : list_tids(pid, all_threads, &tids, &ntid);
 	if (ret)
-		return hwbpi_pf_say_open(ret, "perf", pid, 0, err, n);
+		return hwbpi_perf_say_open(ret, "perf", pid, 0, err, n);
 	s->ncpus = hwbpi_kernel_ncpus();
 	s->ring_bytes = (uint64_t)pages * s->page;
 	if (o->sampling && !s->bpf && multi_piece(s))
@@ -709,8 +709,8 @@ int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads,
 					char what[HWBP_TRACE_SYM_LEN + 64];
 
 					snprintf(what, sizeof(what), "%s", s->t->w[p->watch].name);
-					ret = s->kernel ? hwbpi_pf_say_kernel(fd, what, c, k, err, n)
-							: hwbpi_pf_say_open(fd, what, tids[i], k, err, n);
+					ret = s->kernel ? hwbpi_perf_say_kernel(fd, what, c, k, err, n)
+							: hwbpi_perf_say_open(fd, what, tids[i], k, err, n);
 					break;
 				}
 				ret = attach(s, fd, k, c, pages, o, err, n);

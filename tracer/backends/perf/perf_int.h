@@ -108,19 +108,19 @@ struct sess {
 
 /* One line in @err for a failed open of @what (paranoid level, EACCES,
  * ENOSPC with @held slots in use ...); returns the errno to report. */
-int hwbpi_pf_say_open(int ret, const char *what, pid_t pid, unsigned held, char *err, size_t n);
+int hwbpi_perf_say_open(int ret, const char *what, pid_t pid, unsigned held, char *err, size_t n);
 /* The same for a kernel-scope open on @cpu. */
-int hwbpi_pf_say_kernel(int ret, const char *what, unsigned cpu, unsigned held, char *err, size_t n);
+int hwbpi_perf_say_kernel(int ret, const char *what, unsigned cpu, unsigned held, char *err, size_t n);
 /* The process is gone or a zombie (not ours: we cannot wait for it).
  * Reap a child of ours (its status in *@wstatus, may be NULL). */
-bool hwbpi_pf_proc_gone(pid_t pid);
+bool hwbpi_perf_proc_gone(pid_t pid);
 
 /* Close every event and ring of @s and free its tables. */
-void hwbpi_pf_sess_close(struct sess *s);
+void hwbpi_perf_sess_close(struct sess *s);
 /* Plan every watch of s->t for @cpu into pieces the kernel can take.
  * Errors (@err: one line naming the watch): the planner's, -EOPNOTSUPP
  * (a piece Linux refuses: hwbpi_linux_piece_ok), -ENOMEM. */
-int hwbpi_pf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, const struct hwbpi_perf_opts *o,
+int hwbpi_perf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, const struct hwbpi_perf_opts *o,
 		      char *err, size_t n);
 /* --stack: s->cg and what the samples need (the kernel's frame limit,
  * the record buffer, the DWARF modules of @pid unless @lazy: a held child
@@ -128,13 +128,13 @@ int hwbpi_pf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, const struct h
  * no stacks, res->stack_why says why).
  * Errors (@err): -ENOMEM, those of hwbpi_callgraph_parse() and
  * hwbpi_dwunw_new(). */
-int hwbpi_pf_stacks_setup(struct sess *s, pid_t pid, bool lazy, const struct hwbpi_perf_opts *o,
+int hwbpi_perf_stacks_setup(struct sess *s, pid_t pid, bool lazy, const struct hwbpi_perf_opts *o,
 			  char *err, size_t n);
 /* Open an event per piece for @pid (every thread of it with
  * @all_threads), per CPU when sampling with the CPU's ring attached.
  * Errors (@err: one line): those of perf_event_open and mmap, -ESRCH,
  * -ENOMEM. */
-int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads, bool enable_on_exec,
+int hwbpi_perf_open_all(struct sess *s, pid_t pid, bool all_threads, bool enable_on_exec,
 		      const struct hwbpi_perf_opts *o, char *err, size_t n);
 
 /* ---- tracer/backends/perf/perf_sample.c ---- */
@@ -144,20 +144,20 @@ int hwbpi_pf_open_all(struct sess *s, pid_t pid, bool all_threads, bool enable_o
  * res->split/unsplit/kinds_* say what happened.
  * Errors (@err): -ENOSPC (kinds exact and a watch cannot be split),
  * -ENOMEM. */
-int hwbpi_pf_split_kinds(struct sess *s, const struct hwbp_caps *caps,
+int hwbpi_perf_split_kinds(struct sess *s, const struct hwbp_caps *caps,
 			 const struct hwbpi_perf_opts *o, char *err, size_t n);
 /* A sample of piece @p (record @v[V_N]: identifier, ip, pid/tid, time,
  * addr, cpu, then its values; @n @callers with --stack) from ring @r: the twin pairing, then
  * hwbpi_tracer_hit() (hwbpi_tracer_hit_frames() with --stack). */
-void hwbpi_pf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v,
+void hwbpi_perf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v,
 			  const uint64_t *callers, unsigned n);
 /* --stack: the callers of the sample @body (@len bytes after its header;
  * the fields of fill_attr()'s sample_type), at most t->stack_depth into
  * @callers; returns how many (0: none found). */
-unsigned hwbpi_pf_sample_callers(struct sess *s, const uint8_t *body, size_t len,
+unsigned hwbpi_perf_sample_callers(struct sess *s, const uint8_t *body, size_t len,
 				 uint64_t *callers);
 /* The end of a ring's samples: a sample still waiting is fed alone. */
-void hwbpi_pf_kind_flush(struct sess *s, struct ring *r);
+void hwbpi_perf_kind_flush(struct sess *s, struct ring *r);
 
 /* ---- tracer/backends/linux/child.c ---- */
 

@@ -122,7 +122,7 @@ static int pending_piece(struct sess *s, const struct ring *r)
 
 /* A pending sample alone: the RW piece's without its twin is a load, the
  * twin's alone (the CPU reported only it) a store. */
-void hwbpi_pf_kind_flush(struct sess *s, struct ring *r)
+void hwbpi_perf_kind_flush(struct sess *s, struct ring *r)
 {
 	int pi;
 
@@ -158,7 +158,7 @@ static bool same_access(const struct sess *s, struct ring *r, unsigned pi, const
 	return same;
 }
 
-void hwbpi_pf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v,
+void hwbpi_perf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v,
 			  const uint64_t *callers, unsigned n)
 {
 	const struct event *e = find_event(s, v[V_ID]);
@@ -171,7 +171,7 @@ void hwbpi_pf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v,
 	s->res->samples++;
 	p = &s->pc[e->piece];
 	if (p->twin < 0) {
-		hwbpi_pf_kind_flush(s, r);
+		hwbpi_perf_kind_flush(s, r);
 		if (p->split) {
 			r->prev_ok = false;
 		} else if (same_access(s, r, e->piece, v)) {
@@ -201,7 +201,7 @@ void hwbpi_pf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v,
 			emit(s, p->tag ? (unsigned)q : e->piece, both, HWBP_W, callers, n);
 			return;
 		}
-		hwbpi_pf_kind_flush(s, r);
+		hwbpi_perf_kind_flush(s, r);
 	}
 	memcpy(r->pend, v, sizeof(r->pend));
 	if (n)
@@ -241,7 +241,7 @@ static bool take(struct cursor *c, void *dst, size_t len)
 	return true;
 }
 
-unsigned hwbpi_pf_sample_callers(struct sess *s, const uint8_t *body, size_t len,
+unsigned hwbpi_perf_sample_callers(struct sess *s, const uint8_t *body, size_t len,
 				 uint64_t *callers)
 {
 	struct cursor c = { body, body + len };
@@ -295,7 +295,7 @@ static unsigned rw_pieces(const struct sess *s, unsigned w)
 	return n;
 }
 
-int hwbpi_pf_split_kinds(struct sess *s, const struct hwbp_caps *caps,
+int hwbpi_perf_split_kinds(struct sess *s, const struct hwbp_caps *caps,
 			 const struct hwbpi_perf_opts *o, char *err, size_t n)
 {
 	enum hwbpi_linux_split how = hwbpi_linux_kind_split;

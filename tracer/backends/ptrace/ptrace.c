@@ -38,7 +38,7 @@ void hwbpi_ptrace_request_stop(int sig)
 		stop_requested++;
 }
 
-void hwbpi_pt_stop_reset(void)
+void hwbpi_ptrace_stop_reset(void)
 {
 	stop_requested = 0;
 	stop_signal = 0;
@@ -83,7 +83,7 @@ static void read_shadow(struct loop *L, struct proc *p, pid_t tid)
 
 		/* A thread-local one's bytes are each thread's (read_tls_shadow). */
 		if (!w->tls && w->len <= sizeof(L->cur))
-			hwbpi_pt_read_mem(tid, w->addr, p->shadow + L->off[i], w->len);
+			hwbpi_ptrace_read_mem(tid, w->addr, p->shadow + L->off[i], w->len);
 	}
 }
 
@@ -134,7 +134,7 @@ static void read_tls_shadow(struct loop *L, struct thr *th)
 		const struct hwbpi_watch *w = &L->t->w[i];
 
 		if (w->tls && w->len <= sizeof(L->cur))
-			hwbpi_pt_read_mem(th->tid, watch_addr(th, w), th->shadow + L->off[i], w->len);
+			hwbpi_ptrace_read_mem(th->tid, watch_addr(th, w), th->shadow + L->off[i], w->len);
 	}
 }
 
@@ -258,7 +258,7 @@ static void read_pre(struct loop *L, struct thr *th)
 		uint8_t b[8];
 
 		if (w->req >= 0 && (th->hit_req & (UINT64_C(1) << w->req)) &&
-		    hwbpi_pt_read_mem(th->tid, watch_addr(th, w), b, w->len < 8 ? w->len : 8) == 0)
+		    hwbpi_ptrace_read_mem(th->tid, watch_addr(th, w), b, w->len < 8 ? w->len : 8) == 0)
 			th->pre[i] = hwbpi_value_of_bytes(b, w->len);
 	}
 }
@@ -269,7 +269,7 @@ static void read_pre(struct loop *L, struct thr *th)
  */
 static void take_hit(struct loop *L, struct thr *th, const struct hwbp_status *st)
 {
-	struct proc *p = hwbpi_pt_proc_find(L->s, th->tgid);
+	struct proc *p = hwbpi_ptrace_proc_find(L->s, th->tgid);
 	struct hwbp_hit hit;
 
 	th->hit_req = 0;
@@ -304,7 +304,7 @@ static void set_values(struct hwbp_trace_event *ev, uint64_t len, const uint64_t
 static void emit(struct loop *L, struct thr *th)
 {
 	struct hwbpi_tracer *t = L->t;
-	struct proc *p = hwbpi_pt_proc_find(L->s, th->tgid);
+	struct proc *p = hwbpi_ptrace_proc_find(L->s, th->tgid);
 	uint64_t callers[HWBPI_STACK_MAX];
 	unsigned ncallers = 0;
 	struct timespec ts;
@@ -338,7 +338,7 @@ static void emit(struct loop *L, struct thr *th)
 			pl = hwbp_plan_of(&L->ctx, w->req);
 			hwtype = pl ? pl->type : w->type;
 			if (w->len <= sizeof(L->cur) &&
-			    hwbpi_pt_read_mem(th->tid, watch_addr(th, w), L->cur, w->len) == 0) {
+			    hwbpi_ptrace_read_mem(th->tid, watch_addr(th, w), L->cur, w->len) == 0) {
 				changed = memcmp(L->cur, sh, w->len) != 0;
 				/* Before: read at the trap where the hit is
 				 * stepped over, else the bytes at the last hit
@@ -400,7 +400,7 @@ static void emit(struct loop *L, struct thr *th)
  * where the exception comes before the access and the kernel leaves the
  * step to the tracer (hwbpi_linux_step_over), once a single step with
  * the thread's slots cleared has run the instruction (th->step); the
- * caller resumes it with hwbpi_pt_resume_thr(), which single-steps then.
+ * caller resumes it with hwbpi_ptrace_resume_thr(), which single-steps then.
  */
 static void on_hit(struct loop *L, struct thr *th, const struct hwbp_status *st)
 {
@@ -423,7 +423,7 @@ static void on_hit(struct loop *L, struct thr *th, const struct hwbp_status *st)
  */
 static void step_done(struct loop *L, struct thr *th, bool ran)
 {
-	struct proc *p = hwbpi_pt_proc_find(L->s, th->tgid);
+	struct proc *p = hwbpi_ptrace_proc_find(L->s, th->tgid);
 
 	th->step = false;
 	if (p && p->watched)
@@ -437,7 +437,7 @@ static void step_done(struct loop *L, struct thr *th, bool ran)
  * copies of the thread-local watches). */
 static int arm(struct loop *L, struct thr *th)
 {
-	struct proc *p = hwbpi_pt_proc_find(L->s, th->tgid);
+	struct proc *p = hwbpi_ptrace_proc_find(L->s, th->tgid);
 
 	th->armed = true;
 	if (!p || !p->watched)
@@ -609,16 +609,16 @@ static void stop_step(struct loop *L)
 static struct thr *first_stop(struct loop *L, pid_t w)
 {
 	struct hwbpi_ptrace *s = L->s;
-	pid_t tgid = hwbpi_pt_status_field(w, "Tgid");
+	pid_t tgid = hwbpi_ptrace_status_field(w, "Tgid");
 	bool newproc;
 	struct thr *th;
 	struct proc *p;
 
 	if (tgid <= 0)
 		tgid = w;
-	newproc = !hwbpi_pt_proc_find(s, tgid);
-	th = hwbpi_pt_thr_add(s, w, tgid);
-	p = th ? hwbpi_pt_proc_add(s, tgid, L->shadow_len) : NULL;
+	newproc = !hwbpi_ptrace_proc_find(s, tgid);
+	th = hwbpi_ptrace_thr_add(s, w, tgid);
+	p = th ? hwbpi_ptrace_proc_add(s, tgid, L->shadow_len) : NULL;
 	if (!p)
 		return NULL;
 	/* A forked child: its bytes, stopped now. */
@@ -637,7 +637,7 @@ static void detach_stopped(struct loop *L, struct thr *th, pid_t w, int sig, int
 	 * from the debug exception) while this is another stop: once
 	 * detached it would kill the process (SIGTRAP's default action).
 	 * Let it surface first, with no breakpoint left to raise another. */
-	hwbpi_pt_disarm(s, w);
+	hwbpi_ptrace_disarm(s, w);
 	if (ev == 0 && sig == SIGTRAP) {
 		ptrace(PTRACE_DETACH, w, NULL, NULL);   /* suppressed */
 	} else if (trap_pending(w)) {
@@ -649,7 +649,7 @@ static void detach_stopped(struct loop *L, struct thr *th, pid_t w, int sig, int
 		ptrace(PTRACE_DETACH, w, NULL,
 		       (void *)(uintptr_t)(ev == 0 && !group_stop(w) ? sig : 0));
 	}
-	hwbpi_pt_thr_del(s, w);
+	hwbpi_ptrace_thr_del(s, w);
 }
 
 /* A clone, fork or vfork event of thread @th (@w): the new thread (and
@@ -661,24 +661,24 @@ static int on_clone(struct loop *L, struct thr *th, pid_t w, int ev)
 	pid_t tgid = th->tgid, ptgid = th->tgid;
 
 	ptrace(PTRACE_GETEVENTMSG, w, NULL, &nt);
-	if (ev != PTRACE_EVENT_CLONE || hwbpi_pt_status_field((pid_t)nt, "Tgid") == (pid_t)nt)
+	if (ev != PTRACE_EVENT_CLONE || hwbpi_ptrace_status_field((pid_t)nt, "Tgid") == (pid_t)nt)
 		tgid = (pid_t)nt;
-	if (nt && !hwbpi_pt_thr_find(s, (pid_t)nt)) {
+	if (nt && !hwbpi_ptrace_thr_find(s, (pid_t)nt)) {
 		struct proc *pp, *np;
 
-		if (!hwbpi_pt_thr_add(s, (pid_t)nt, tgid) || !hwbpi_pt_proc_add(s, tgid, L->shadow_len))
+		if (!hwbpi_ptrace_thr_add(s, (pid_t)nt, tgid) || !hwbpi_ptrace_proc_add(s, tgid, L->shadow_len))
 			return -ENOMEM;
 		/* fork copies memory: the child's bytes are the parent's,
 		 * stopped now. */
-		pp = hwbpi_pt_proc_find(s, ptgid);
-		np = hwbpi_pt_proc_find(s, tgid);
+		pp = hwbpi_ptrace_proc_find(s, ptgid);
+		np = hwbpi_ptrace_proc_find(s, tgid);
 		if (pp && np && np != pp) {
 			np->watched = pp->watched;
 			memcpy(np->shadow, pp->shadow, L->shadow_len);
 		}
 	}
-	/* hwbpi_pt_thr_add() may have moved the array. */
-	hwbpi_pt_resume_thr(hwbpi_pt_thr_find(s, w), 0);
+	/* hwbpi_ptrace_thr_add() may have moved the array. */
+	hwbpi_ptrace_resume_thr(hwbpi_ptrace_thr_find(s, w), 0);
 	return 0;
 }
 
@@ -687,18 +687,18 @@ static int on_clone(struct loop *L, struct thr *th, pid_t w, int ev)
 static void on_exec(struct loop *L, struct thr *th, pid_t w)
 {
 	struct hwbpi_ptrace *s = L->s;
-	struct proc *p = hwbpi_pt_proc_find(s, th->tgid);
+	struct proc *p = hwbpi_ptrace_proc_find(s, th->tgid);
 	unsigned long old = 0;
 
 	if (p)
 		p->watched = false;
 	ptrace(PTRACE_GETEVENTMSG, w, NULL, &old);
 	if ((pid_t)old != w)
-		hwbpi_pt_thr_del(s, (pid_t)old);   /* a non-leader exec'd */
-	th = hwbpi_pt_thr_find(s, w);
+		hwbpi_ptrace_thr_del(s, (pid_t)old);   /* a non-leader exec'd */
+	th = hwbpi_ptrace_thr_find(s, w);
 	if (th)
 		th->step = false;   /* exec ends a step (new image) */
-	hwbpi_pt_resume_thr(th, 0);
+	hwbpi_ptrace_resume_thr(th, 0);
 }
 
 /* A SIGTRAP signal-delivery stop of thread @th (@w): the end of a step
@@ -706,7 +706,7 @@ static void on_exec(struct loop *L, struct thr *th, pid_t w)
 static void on_sigtrap(struct loop *L, struct thr *th, pid_t w)
 {
 	struct hwbpi_ptrace *s = L->s;
-	struct proc *p = hwbpi_pt_proc_find(s, th->tgid);
+	struct proc *p = hwbpi_ptrace_proc_find(s, th->tgid);
 	struct hwbp_status hs;
 	siginfo_t si;
 
@@ -718,14 +718,14 @@ static void on_sigtrap(struct loop *L, struct thr *th, pid_t w)
 	 * entered first. */
 	if (th->step && (si.si_code > 0 || (si.si_code == SI_USER && si.si_pid == 0))) {
 		step_done(L, th, si.si_code != SIGTRAP);
-		hwbpi_pt_resume_thr(th, 0);
+		hwbpi_ptrace_resume_thr(th, 0);
 	} else if (!th->step &&
 		   hwbpi_linux_hit(w, &s->cpu, p && p->watched ? thr_regs(L, th) : &s->off,
 				   &si, &hs) == 0) {
 		on_hit(L, th, &hs);
-		hwbpi_pt_resume_thr(th, 0);
+		hwbpi_ptrace_resume_thr(th, 0);
 	} else {
-		hwbpi_pt_resume_thr(th, SIGTRAP);   /* the program's own */
+		hwbpi_ptrace_resume_thr(th, SIGTRAP);   /* the program's own */
 	}
 }
 
@@ -742,17 +742,17 @@ static int on_stop(struct loop *L, struct thr *th, pid_t w, int sig, int ev)
 		if (stop_sig(sig))
 			ptrace(PTRACE_LISTEN, w, NULL, NULL);
 		else
-			hwbpi_pt_resume_thr(th, 0);
+			hwbpi_ptrace_resume_thr(th, 0);
 	} else if (ev) {
-		hwbpi_pt_resume_thr(th, 0);
+		hwbpi_ptrace_resume_thr(th, 0);
 	} else if (sig == SIGTRAP) {
 		on_sigtrap(L, th, w);
 	} else if (stop_sig(sig) && group_stop(w)) {
-		hwbpi_pt_resume_thr(th, 0);
+		hwbpi_ptrace_resume_thr(th, 0);
 	} else {
 		/* A signal while stepping over a hit: delivered with the
 		 * step (the handler's entry ends it, on_sigtrap()). */
-		hwbpi_pt_resume_thr(th, sig);
+		hwbpi_ptrace_resume_thr(th, sig);
 	}
 	return 0;
 }
@@ -761,7 +761,7 @@ static int on_stop(struct loop *L, struct thr *th, pid_t w, int sig, int ev)
 static int on_status(struct loop *L, pid_t w, int st)
 {
 	struct hwbpi_ptrace *s = L->s;
-	struct thr *th = hwbpi_pt_thr_find(s, w);
+	struct thr *th = hwbpi_ptrace_thr_find(s, w);
 	int sig, ev;
 
 	if (WIFEXITED(st) || WIFSIGNALED(st)) {
@@ -769,7 +769,7 @@ static int on_status(struct loop *L, pid_t w, int st)
 			s->status = st;
 			s->ended = true;
 		}
-		hwbpi_pt_thr_del(s, w);
+		hwbpi_ptrace_thr_del(s, w);
 		return 0;
 	}
 	if (!WIFSTOPPED(st))
@@ -785,7 +785,7 @@ static int on_status(struct loop *L, pid_t w, int st)
 	if (!th->armed) {
 		arm(L, th);
 		if ((sig == SIGSTOP && ev == 0) || ev == PTRACE_EVENT_STOP) {
-			hwbpi_pt_resume_thr(th, 0);
+			hwbpi_ptrace_resume_thr(th, 0);
 			return 0;
 		}
 	}
@@ -851,7 +851,7 @@ static int check_model(struct hwbpi_ptrace *s, const struct hwbp_cpu *cpu, char 
 static int tls_start(struct loop *L)
 {
 	struct hwbpi_ptrace *s = L->s;
-	struct thr *th = hwbpi_pt_thr_find(s, s->pid);
+	struct thr *th = hwbpi_ptrace_thr_find(s, s->pid);
 	uint64_t block;
 	int ret;
 
@@ -879,10 +879,10 @@ static int start(struct loop *L, const struct hwbp_cpu *cpu, char *err, size_t e
 	if (ret == 0)
 		ret = setup(L, cpu, err, errlen);
 
-	if (ret == 0 && !hwbpi_pt_proc_add(s, s->pid, L->shadow_len))
+	if (ret == 0 && !hwbpi_ptrace_proc_add(s, s->pid, L->shadow_len))
 		ret = -ENOMEM;
 	if (ret == 0)
-		read_shadow(L, hwbpi_pt_proc_find(s, s->pid), s->pid);
+		read_shadow(L, hwbpi_ptrace_proc_find(s, s->pid), s->pid);
 	/* Every known thread is stopped: arm them all, then let them go. */
 	for (size_t i = 0; ret == 0 && i < s->nthr; i++) {
 		const struct hwbp_regs *r = thr_regs(L, &s->thr[i]);
@@ -931,7 +931,7 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 		return ret;
 	}
 	for (size_t i = 0; i < s->nthr; i++) {
-		hwbpi_pt_resume_thr(&s->thr[i], s->thr[i].pending);
+		hwbpi_ptrace_resume_thr(&s->thr[i], s->thr[i].pending);
 		s->thr[i].pending = 0;
 	}
 	ret = event_loop(L);

@@ -183,7 +183,7 @@ void hwbpi_ptrace_request_stop(int sig);
 /*
  * hwbpi_ptrace_armed_left - how many threads were detached with a debug
  * register still enabled after clearing and reading back (twice): 0
- * unless the kernel kept a slot (hwbpi_pt_disarm()).  No error.
+ * unless the kernel kept a slot (hwbpi_ptrace_disarm()).  No error.
  */
 unsigned hwbpi_ptrace_armed_left(const struct hwbpi_ptrace *s);
 

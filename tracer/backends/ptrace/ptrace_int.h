@@ -81,37 +81,37 @@ struct hwbpi_ptrace {
 
 /* The thread table: find, add (NULL: -ENOMEM), delete by tid (its
  * shadow freed). */
-struct thr *hwbpi_pt_thr_find(struct hwbpi_ptrace *s, pid_t tid);
-struct thr *hwbpi_pt_thr_add(struct hwbpi_ptrace *s, pid_t tid, pid_t tgid);
-void hwbpi_pt_thr_del(struct hwbpi_ptrace *s, pid_t tid);
+struct thr *hwbpi_ptrace_thr_find(struct hwbpi_ptrace *s, pid_t tid);
+struct thr *hwbpi_ptrace_thr_add(struct hwbpi_ptrace *s, pid_t tid, pid_t tgid);
+void hwbpi_ptrace_thr_del(struct hwbpi_ptrace *s, pid_t tid);
 /* The process table; a new process gets a shadow of @shadow_len bytes
  * (the watched bytes, to tell writes by value).  NULL: none / -ENOMEM. */
-struct proc *hwbpi_pt_proc_find(struct hwbpi_ptrace *s, pid_t tgid);
-struct proc *hwbpi_pt_proc_add(struct hwbpi_ptrace *s, pid_t tgid, size_t shadow_len);
+struct proc *hwbpi_ptrace_proc_find(struct hwbpi_ptrace *s, pid_t tgid);
+struct proc *hwbpi_ptrace_proc_add(struct hwbpi_ptrace *s, pid_t tgid, size_t shadow_len);
 /* A number field of /proc/TID/status ("Tgid", "TracerPid"), or -1. */
-pid_t hwbpi_pt_status_field(pid_t tid, const char *field);
+pid_t hwbpi_ptrace_status_field(pid_t tid, const char *field);
 /* A session of process @pid with the kernel's model @cpu (NULL: -ENOMEM). */
-struct hwbpi_ptrace *hwbpi_pt_session_new(pid_t pid, bool attached, const struct hwbp_cpu *cpu);
+struct hwbpi_ptrace *hwbpi_ptrace_session_new(pid_t pid, bool attached, const struct hwbp_cpu *cpu);
 
 /* Read @len bytes of the stopped thread's memory.  Errors: -errno of the read. */
-int hwbpi_pt_read_mem(pid_t tid, uint64_t addr, uint8_t *buf, size_t len);
+int hwbpi_ptrace_read_mem(pid_t tid, uint64_t addr, uint8_t *buf, size_t len);
 /* Clear every slot of stopped thread @tid and read them back, twice if
  * need be; a thread still armed after that is counted in s->armed_left.
  * Errors: -EIO (still armed), ptrace's (-ESRCH: gone). */
-int hwbpi_pt_disarm(struct hwbpi_ptrace *s, pid_t tid);
+int hwbpi_ptrace_disarm(struct hwbpi_ptrace *s, pid_t tid);
 /* PTRACE_CONT with @sig (a thread: its pending signal first). */
-void hwbpi_pt_resume_thr(const struct thr *th, int sig);
+void hwbpi_ptrace_resume_thr(const struct thr *th, int sig);
 
 /* Forget earlier stop requests (hwbpi_ptrace_request_stop()): start and
  * attach call it first, so that a request made while they run (a signal
  * during the attach) ends the trace that follows. */
-void hwbpi_pt_stop_reset(void);
+void hwbpi_ptrace_stop_reset(void);
 
 /* ---- tracer/backends/ptrace/ptrace_start.c ---- */
 
 /* Fork and stop the child at its entry point (argv) or before calling
  * fn(arg); the session in *out.  Errors: as hwbpi_ptrace_start(). */
-int hwbpi_pt_spawn(struct hwbpi_ptrace **out, char *const argv[], int (*fn)(void *), void *arg,
+int hwbpi_ptrace_spawn(struct hwbpi_ptrace **out, char *const argv[], int (*fn)(void *), void *arg,
 		   char *err, size_t errlen);
 
 #endif /* HWBP_TRACER_PTRACE_INT_H */

@@ -96,7 +96,7 @@ static int seize_child(pid_t pid, const char *cmd, int *st, char *err, size_t er
 	return ret;
 }
 
-int hwbpi_pt_spawn(struct hwbpi_ptrace **out, char *const argv[], int (*fn)(void *), void *arg,
+int hwbpi_ptrace_spawn(struct hwbpi_ptrace **out, char *const argv[], int (*fn)(void *), void *arg,
 		 char *err, size_t errlen)
 {
 	int pfd[2], e[2], st, ret;
@@ -154,8 +154,8 @@ int hwbpi_pt_spawn(struct hwbpi_ptrace **out, char *const argv[], int (*fn)(void
 	if (ret == 0 && !fn)
 		ret = hwbpi_child_run_to_entry(pid, argv[0], err, errlen);
 	if (ret == 0) {
-		*out = hwbpi_pt_session_new(pid, false, &cpu);
-		if (!*out || !hwbpi_pt_thr_add(*out, pid, pid)) {
+		*out = hwbpi_ptrace_session_new(pid, false, &cpu);
+		if (!*out || !hwbpi_ptrace_thr_add(*out, pid, pid)) {
 			hwbpi_ptrace_free(*out);
 			*out = NULL;
 			return -ENOMEM;
@@ -177,10 +177,10 @@ int hwbpi_ptrace_start(struct hwbpi_ptrace **out, char *const argv[], char *err,
 {
 	int ret;
 
-	hwbpi_pt_stop_reset();
+	hwbpi_ptrace_stop_reset();
 	ret = hwbpi_ptrace_selftest(err, errlen);
 
-	return ret ? ret : hwbpi_pt_spawn(out, argv, NULL, NULL, err, errlen);
+	return ret ? ret : hwbpi_ptrace_spawn(out, argv, NULL, NULL, err, errlen);
 }
 
 int hwbpi_ptrace_start_fn(struct hwbpi_ptrace **out, int (*fn)(void *), void *arg,
@@ -188,14 +188,14 @@ int hwbpi_ptrace_start_fn(struct hwbpi_ptrace **out, int (*fn)(void *), void *ar
 {
 	int ret;
 
-	hwbpi_pt_stop_reset();
+	hwbpi_ptrace_stop_reset();
 	ret = hwbpi_ptrace_selftest(err, errlen);
-	return ret ? ret : hwbpi_pt_spawn(out, NULL, fn, arg, err, errlen);
+	return ret ? ret : hwbpi_ptrace_spawn(out, NULL, fn, arg, err, errlen);
 }
 
 static void say_perm(pid_t pid, char *err, size_t errlen)
 {
-	pid_t tracer = hwbpi_pt_status_field(pid, "TracerPid");
+	pid_t tracer = hwbpi_ptrace_status_field(pid, "TracerPid");
 	char scope[16] = "?";
 	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
 
@@ -232,7 +232,7 @@ static int seize_threads(struct hwbpi_ptrace *s, char *err, size_t errlen)
 		struct thr *t;
 		int st;
 
-		if (tid <= 0 || hwbpi_pt_thr_find(s, tid))
+		if (tid <= 0 || hwbpi_ptrace_thr_find(s, tid))
 			continue;
 		/* No EXITKILL: an attached process outlives the tracer. */
 		if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)(uintptr_t)OPTS)) {
@@ -243,8 +243,8 @@ static int seize_threads(struct hwbpi_ptrace *s, char *err, size_t errlen)
 			/* A thread created since by a seized one is ours
 			 * already (auto-attached, PTRACE_O_TRACECLONE): its
 			 * first stop comes through the tracing loop. */
-			if (e == EPERM && hwbpi_pt_status_field(tid, "TracerPid") == getpid()) {
-				if (!hwbpi_pt_thr_add(s, tid, s->pid)) {
+			if (e == EPERM && hwbpi_ptrace_status_field(tid, "TracerPid") == getpid()) {
+				if (!hwbpi_ptrace_thr_add(s, tid, s->pid)) {
 					closedir(dir);
 					return -ENOMEM;
 				}
@@ -258,20 +258,20 @@ static int seize_threads(struct hwbpi_ptrace *s, char *err, size_t errlen)
 				    strerror(e));
 			return -e;
 		}
-		t = hwbpi_pt_thr_add(s, tid, s->pid);
+		t = hwbpi_ptrace_thr_add(s, tid, s->pid);
 		if (!t) {
 			closedir(dir);
 			return -ENOMEM;
 		}
 		ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
 		if (hwbpi_child_wait(tid, &st) == 0 && WIFSTOPPED(st)) {
-			t = hwbpi_pt_thr_find(s, tid);
+			t = hwbpi_ptrace_thr_find(s, tid);
 			t->armed = true;
 			/* A signal-delivery stop came first: delivered later. */
 			if ((st >> 16) == 0)
 				t->pending = WSTOPSIG(st);
 		} else {
-			hwbpi_pt_thr_del(s, tid);
+			hwbpi_ptrace_thr_del(s, tid);
 		}
 		added++;
 	}
@@ -288,21 +288,21 @@ int hwbpi_ptrace_attach(struct hwbpi_ptrace **out, pid_t pid, char *err, size_t 
 	if (!out || pid <= 0)
 		return -EINVAL;
 	*out = NULL;
-	hwbpi_pt_stop_reset();
+	hwbpi_ptrace_stop_reset();
 	ret = hwbpi_ptrace_selftest(err, errlen);
 	if (ret)
 		return ret;
 	/* A placeholder model until a thread is stopped to ask the kernel
 	 * (GETREGSET needs a stopped tracee); no register is written before. */
 	ret = hwbp_cpu_preset("x86_64", &cpu);
-	s = ret ? NULL : hwbpi_pt_session_new(pid, true, &cpu);
+	s = ret ? NULL : hwbpi_ptrace_session_new(pid, true, &cpu);
 	if (!s)
 		return ret ? ret : -ENOMEM;
 	/* Threads may be created while we seize: again until none is new. */
 	do
 		ret = seize_threads(s, err, errlen);
 	while (ret > 0);
-	if (ret == 0 && !hwbpi_pt_thr_find(s, pid)) {
+	if (ret == 0 && !hwbpi_ptrace_thr_find(s, pid)) {
 		hwbpi_say(err, errlen, "process %d ended while being attached", (int)pid);
 		ret = -ESRCH;
 	}
@@ -327,7 +327,7 @@ void hwbpi_ptrace_free(struct hwbpi_ptrace *s)
 	if (s->attached) {
 		/* Stopped (never traced, or a stop was requested): let go. */
 		for (size_t i = 0; i < s->nthr; i++) {
-			hwbpi_pt_disarm(s, s->thr[i].tid);
+			hwbpi_ptrace_disarm(s, s->thr[i].tid);
 			ptrace(PTRACE_DETACH, s->thr[i].tid, NULL, NULL);
 		}
 	} else {
@@ -339,7 +339,7 @@ void hwbpi_ptrace_free(struct hwbpi_ptrace *s)
 			kill(s->thr[i].tgid, SIGKILL);
 		while (s->nthr) {
 			if (hwbpi_child_wait(s->thr[0].tid, &st) || WIFEXITED(st) || WIFSIGNALED(st))
-				hwbpi_pt_thr_del(s, s->thr[0].tid);
+				hwbpi_ptrace_thr_del(s, s->thr[0].tid);
 		}
 	}
 	for (size_t i = 0; i < s->nproc; i++)

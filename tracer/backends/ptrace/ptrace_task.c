@@ -60,7 +60,7 @@ int hwbpi_ptrace_cpu(const struct hwbpi_ptrace *s, struct hwbp_cpu *cpu)
 	return 0;
 }
 
-struct thr *hwbpi_pt_thr_find(struct hwbpi_ptrace *s, pid_t tid)
+struct thr *hwbpi_ptrace_thr_find(struct hwbpi_ptrace *s, pid_t tid)
 {
 	for (size_t i = 0; i < s->nthr; i++)
 		if (s->thr[i].tid == tid)
@@ -68,7 +68,7 @@ struct thr *hwbpi_pt_thr_find(struct hwbpi_ptrace *s, pid_t tid)
 	return NULL;
 }
 
-struct thr *hwbpi_pt_thr_add(struct hwbpi_ptrace *s, pid_t tid, pid_t tgid)
+struct thr *hwbpi_ptrace_thr_add(struct hwbpi_ptrace *s, pid_t tid, pid_t tgid)
 {
 	if (s->nthr == s->cthr) {
 		size_t c = s->cthr ? 2 * s->cthr : 16;
@@ -85,9 +85,9 @@ struct thr *hwbpi_pt_thr_add(struct hwbpi_ptrace *s, pid_t tid, pid_t tgid)
 	return &s->thr[s->nthr++];
 }
 
-void hwbpi_pt_thr_del(struct hwbpi_ptrace *s, pid_t tid)
+void hwbpi_ptrace_thr_del(struct hwbpi_ptrace *s, pid_t tid)
 {
-	struct thr *t = hwbpi_pt_thr_find(s, tid);
+	struct thr *t = hwbpi_ptrace_thr_find(s, tid);
 
 	if (t) {
 		free(t->shadow);
@@ -95,7 +95,7 @@ void hwbpi_pt_thr_del(struct hwbpi_ptrace *s, pid_t tid)
 	}
 }
 
-struct proc *hwbpi_pt_proc_find(struct hwbpi_ptrace *s, pid_t tgid)
+struct proc *hwbpi_ptrace_proc_find(struct hwbpi_ptrace *s, pid_t tgid)
 {
 	for (size_t i = 0; i < s->nproc; i++)
 		if (s->proc[i].tgid == tgid)
@@ -103,9 +103,9 @@ struct proc *hwbpi_pt_proc_find(struct hwbpi_ptrace *s, pid_t tgid)
 	return NULL;
 }
 
-struct proc *hwbpi_pt_proc_add(struct hwbpi_ptrace *s, pid_t tgid, size_t shadow_len)
+struct proc *hwbpi_ptrace_proc_add(struct hwbpi_ptrace *s, pid_t tgid, size_t shadow_len)
 {
-	struct proc *p = hwbpi_pt_proc_find(s, tgid);
+	struct proc *p = hwbpi_ptrace_proc_find(s, tgid);
 
 	if (p)
 		return p;
@@ -130,7 +130,7 @@ struct proc *hwbpi_pt_proc_add(struct hwbpi_ptrace *s, pid_t tgid, size_t shadow
 
 /* A field of /proc/TID/status ("Tgid": a CLONE event may be a thread or a
  * process; "TracerPid"). */
-pid_t hwbpi_pt_status_field(pid_t tid, const char *field)
+pid_t hwbpi_ptrace_status_field(pid_t tid, const char *field)
 {
 	char p[64], line[256];
 	size_t fl = strlen(field);
@@ -149,7 +149,7 @@ pid_t hwbpi_pt_status_field(pid_t tid, const char *field)
 	return v;
 }
 
-struct hwbpi_ptrace *hwbpi_pt_session_new(pid_t pid, bool attached, const struct hwbp_cpu *cpu)
+struct hwbpi_ptrace *hwbpi_ptrace_session_new(pid_t pid, bool attached, const struct hwbp_cpu *cpu)
 {
 	struct hwbpi_ptrace *s = calloc(1, sizeof(*s));
 
@@ -166,7 +166,7 @@ struct hwbpi_ptrace *hwbpi_pt_session_new(pid_t pid, bool attached, const struct
  * line a user reads when there is none. */
 
 /* Memory of a stopped tracee, word by word (PTRACE_PEEKDATA). */
-int hwbpi_pt_read_mem(pid_t tid, uint64_t addr, uint8_t *buf, size_t len)
+int hwbpi_ptrace_read_mem(pid_t tid, uint64_t addr, uint8_t *buf, size_t len)
 {
 	uint64_t a = addr & ~UINT64_C(7);
 
@@ -187,7 +187,7 @@ int hwbpi_pt_read_mem(pid_t tid, uint64_t addr, uint8_t *buf, size_t len)
 	return 0;
 }
 
-int hwbpi_pt_disarm(struct hwbpi_ptrace *s, pid_t tid)
+int hwbpi_ptrace_disarm(struct hwbpi_ptrace *s, pid_t tid)
 {
 	int ret = 1;
 
@@ -203,7 +203,7 @@ int hwbpi_pt_disarm(struct hwbpi_ptrace *s, pid_t tid)
 }
 
 /* Resume a known thread: single-stepping while it steps over a hit. */
-void hwbpi_pt_resume_thr(const struct thr *th, int sig)
+void hwbpi_ptrace_resume_thr(const struct thr *th, int sig)
 {
 	if (th && th->step)
 		ptrace(PTRACE_SINGLESTEP, th->tid, NULL, (void *)(uintptr_t)sig);
@@ -245,7 +245,7 @@ int hwbpi_ptrace_selftest(char *err, size_t errlen)
 	t->nw = 1;
 	ret = hwbpi_tracer_start(t, 1, false, 0, false);
 	if (ret == 0)
-		ret = hwbpi_pt_spawn(&s, NULL, selftest_child, NULL, err, errlen);
+		ret = hwbpi_ptrace_spawn(&s, NULL, selftest_child, NULL, err, errlen);
 	if (ret == 0) {
 		ret = hwbpi_ptrace_trace(s, t, NULL, NULL, err, errlen);
 		hwbpi_ptrace_free(s);
