@@ -136,7 +136,7 @@ int hwbp_hist_print_flags(const struct hwbp_hist *h, const char *const *names,
 	return hwbpi_hist_print_col(h, names, syms, flags, NULL, out);
 }
 
-/* (tracer.h) The table, with @col's column before the Counter when
+/* (output/output.h) The table, with @col's column before the Counter when
  * given: as wide as its widest text + 2 (at least its title's + 2), left-
  * aligned like the others, so that the Counter stays the last column. */
 int hwbpi_hist_print_col(const struct hwbp_hist *h, const char *const *names,

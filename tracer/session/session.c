@@ -604,7 +604,7 @@ static int check_stacks(struct hwbp_trace_session *s)
 	return 0;
 }
 
-/* --sort's keys, one row each (the histogram's key: trace.c, output.c). */
+/* --sort's keys, one row each (the histogram's key: events/hit.c, output/output.c). */
 static const struct {
 	const char *name;
 	enum hwbpi_sort key;

@@ -157,17 +157,3 @@ const struct hwbp_trace_backend hwbpi_backend_bpf = {
 	.run = bpf_run,
 	.close = perf_close,
 };
-
-unsigned hwbpi_perf_ring_pages(size_t bytes)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = 1;
-
-	/* The kernel's ring per CPU for --buffer-kb: data pages, a power of
-	 * two (perf_mmap() refuses any other count), the most that fit; 0:
-	 * the backend's default. */
-	if (bytes == 0)
-		return 0;
-	while (n * 2 * page <= bytes)
-		n *= 2;
-	return (unsigned)n;
-}

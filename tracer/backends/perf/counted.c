@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The kernel scope of the perf and bpf backends (--kernel), and the
- * in-kernel histogram of the bpf backend in both scopes:
+ * A run of the perf and bpf backends (hwbpi_perf_counted), in the kernel
+ * scope (--kernel, opened by backends/linux/kernel.c) or on a process, and
+ * the in-kernel histogram of the bpf backend in both scopes:
  *
- *   symbols   the running kernel's (tracer/ksyms.h: /proc/kallsyms with
- *             modules, or --vmlinux / a System.map moved by the KASLR
- *             offset);
+ *   symbols   the running kernel's, loaded by the kernel scope's open
+ *             (symbols/ksyms.h: /proc/kallsyms with modules, or --vmlinux /
+ *             a System.map moved by the KASLR offset), each watch checked
+ *             here (.init, per-CPU offsets, user addresses);
  *   events    one PERF_TYPE_BREAKPOINT event per planned piece on every
- *             CPU of --cpus, pid -1, kernel only (tracer/perf.h
+ *             CPU of --cpus, pid -1, kernel only (backends/perf/perf.h
  *             hwbpi_perf_kernel()), so that split, enlarged or widened
  *             pieces are filtered exactly as in the other backends;
  *   counting  histogram mode with the bpf backend: a BPF program on each
  *             event counts (watch, kind, function) in a preallocated map
- *             (tracer/bpf.h), read once at the end: no per-hit transport;
+ *             (backends/perf/bpf.h), read once at the end: no per-hit transport;
  *             where the kernel refuses BPF, perf sampling instead, said;
  *   checking  every event's own count (read(2): every hit, counted before
  *             any overflow handler, perf_swevent_event()) against the
@@ -30,6 +32,20 @@
 #include "backends/perf/perf_int.h"
 
 
+
+unsigned hwbpi_perf_ring_pages(size_t bytes)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = 1;
+
+	/* The kernel's ring per CPU for --buffer-kb: data pages, a power of
+	 * two (perf_mmap() refuses any other count), the most that fit; 0:
+	 * the backend's default. */
+	if (bytes == 0)
+		return 0;
+	while (n * 2 * page <= bytes)
+		n *= 2;
+	return (unsigned)n;
+}
 
 /* ------------------------------------------------------------ lengths */
 

@@ -90,7 +90,7 @@ static void read_shadow(struct loop *L, struct proc *p, pid_t tid)
 /* ---- thread-local watches: one address per thread ---------------- */
 
 /* Watch @w's bytes in thread @th: its own copy for a thread-local one
- * (tracer.h: w->addr is then the offset in the TLS block). */
+ * (events/events.h: w->addr is then the offset in the TLS block). */
 static uint64_t watch_addr(const struct thr *th, const struct hwbpi_watch *w)
 {
 	return w->tls ? th->tls_block + w->addr : w->addr;
