@@ -608,7 +608,7 @@ static int check_stacks(struct hwbp_trace_session *s)
 static const struct {
 	const char *name;
 	enum hwbpi_sort key;
-} sort_keys[] = {
+} sort_table[] = {
 	{ "function", HWBPI_SORT_FUNCTION },
 	{ "srcline", HWBPI_SORT_SRCLINE },
 	{ "stack", HWBPI_SORT_STACK },
@@ -619,14 +619,14 @@ static int parse_sort(struct hwbp_trace_session *s)
 	char names[128] = "";
 	size_t k = 0;
 
-	for (size_t i = 0; s->sort && i < sizeof(sort_keys) / sizeof(sort_keys[0]); i++) {
-		if (strcmp(s->sort, sort_keys[i].name) == 0) {
-			s->sort_key = sort_keys[i].key;
+	for (size_t i = 0; s->sort && i < sizeof(sort_table) / sizeof(sort_table[0]); i++) {
+		if (strcmp(s->sort, sort_table[i].name) == 0) {
+			s->sort_key = sort_table[i].key;
 			return 0;
 		}
 		if (k < sizeof(names))
 			k += (size_t)snprintf(names + k, sizeof(names) - k, "%s%s", i ? ", " : "",
-					      sort_keys[i].name);
+					      sort_table[i].name);
 	}
 	return s->sort ? hwbpi_fail(&s->v, -EINVAL, true, "bad --sort '%s' (%s): EINVAL", s->sort, names)
 		       : 0;

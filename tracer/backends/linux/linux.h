@@ -55,7 +55,9 @@ int hwbpi_twins_selftest(char *why, size_t n);
 void hwbpi_child_exec(char *const argv[], int ef, bool traceme) __attribute__((noreturn));
 
 /*
- * Start @argv (execvp) stopped at its entry point (see above).
+ * Start @argv (fork, PTRACE_TRACEME, execvp) and run it to its ELF entry
+ * point (hwbpi_child_run_to_entry()), where it is left stopped, for
+ * events opened on it before its first instruction runs.
  * Errors: -EINVAL, -ENOENT and other execvp errors as they are (the child
  *         reported them), -EPERM (ptrace refused), -ECHILD, -EIO (it
  *         ended before its entry point), -errno of fork/pipe.
@@ -124,9 +126,9 @@ int hwbpi_child_run_to_entry(pid_t pid, const char *cmd, char *err, size_t errle
 int hwbpi_child_model(pid_t tid, struct hwbp_cpu *cpu, char *err, size_t errlen);
 
 /*
- * hwbpi_child_cpu - the same model without a session (for the
- * perf backend and the CLI's default --cpu): a child is forked, stopped
- * under ptrace, asked and killed.  No self-test.
+ * hwbpi_child_cpu - the same model without a tracee of the caller's (the
+ * perf and bpf backends, hwbp_trace_host_cpu()): a child is forked,
+ * stopped under PTRACE_TRACEME, asked and killed.  No self-test.
  * Errors: -EINVAL (NULL), -EOPNOTSUPP (no debug registers for ptrace),
  *         -EPERM (ptrace not permitted), fork/wait errors.
  */
@@ -154,39 +156,6 @@ struct hwbpi_kernel {
 	bool have_cpus;
 };
 
-/* ---- process.c: processes and the options ptrace and perf share ----- */
-
-/* How --stack finds the callers of a process's hits (tracer/unwind.h). */
-#define HWBPI_CALL_GRAPH_OPTION                                                                    \
-	{ "call-graph", 0, "MODE", 0, NULL, "how call stacks are found: dwarf (CFI, with "      \
-	  "libdw: the default) or fp (frame pointers: short stacks without them)" }
-
-
-/* The workload: -- CMD or -p PID, exactly one; a PID that cannot be
- * traced for a reason of its own (gone, a zombie, a kernel thread) is
- * said.  Errors: -EINVAL (input), -ESRCH, -EPERM. */
-int hwbpi_process_workload(struct hwbpi_view *s, pid_t *pid);
-
-/* The symbols of stopped process @pid (the executable and what it maps)
- * into s->syms, files deleted since they were mapped said in notes.
- * Errors: -ENOMEM, those of hwbpi_proc_load_symbols(). */
-int hwbpi_process_symbols(struct hwbpi_view *s, pid_t pid);
-/* The running kernel's debug-register model into s->cpu (or a --cpu
- * given checked against it, @what naming the backend in the message).
- * Errors: those of hwbpi_child_cpu(), -EINVAL (a --cpu that does
- * not fit). */
-int hwbpi_process_model(struct hwbpi_view *s, const char *what);
-
-/* The tracer rings' consumer for the backends' loops (@arg: the session). */
-void hwbpi_process_drain(void *arg);
-
-/* --kinds MODE into *@out (default auto).  Errors: -EINVAL (input). */
-int hwbpi_process_kinds(struct hwbpi_view *s, enum hwbpi_kinds *out);
-
-/* --call-graph MODE into *@out (default: tracer/unwind.h's).
- * Errors: -EINVAL (input), -EOPNOTSUPP (dwarf without libdw). */
-int hwbpi_process_callgraph(struct hwbpi_view *s, enum hwbpi_callgraph *out);
-
 /*
  * --kernel's open: --cpus, the CPU model, the kernel's symbols (with
  * --vmlinux or --symbols System.map) into s->syms; *@state (freed by
@@ -199,5 +168,38 @@ void hwbpi_kernel_close(void *state);
 
 /* For "no symbol X": why this kernel may not have it, or NULL. */
 const char *hwbpi_kernel_missing_hint(const void *state);
+
+/* ---- process.c: processes and the options ptrace and perf share ----- */
+
+/* How --stack finds the callers of a process's hits (backends/linux/unwind.h). */
+#define HWBPI_CALL_GRAPH_OPTION                                                                    \
+	{ "call-graph", 0, "MODE", 0, NULL, "how call stacks are found: dwarf (CFI, with "      \
+	  "libdw: the default) or fp (frame pointers: short stacks without them)" }
+
+/* The workload: -- CMD or -p PID, exactly one; a PID that cannot be
+ * traced for a reason of its own (gone, a zombie, a kernel thread) is
+ * said.  Errors: -EINVAL (input), -ESRCH, -EPERM. */
+int hwbpi_process_workload(struct hwbpi_view *s, pid_t *pid);
+
+/* The symbols of stopped process @pid (the executable and what it maps)
+ * into s->syms, files deleted since they were mapped said in notes.
+ * Errors: -ENOMEM, those of hwbpi_proc_load_symbols(). */
+int hwbpi_process_symbols(struct hwbpi_view *s, pid_t pid);
+
+/* The running kernel's debug-register model into s->cpu (or a --cpu
+ * given checked against it, @what naming the backend in the message).
+ * Errors: those of hwbpi_child_cpu(), -EINVAL (a --cpu that does
+ * not fit). */
+int hwbpi_process_model(struct hwbpi_view *s, const char *what);
+
+/* The tracer rings' consumer for the backends' loops (@arg: the view). */
+void hwbpi_process_drain(void *arg);
+
+/* --kinds MODE into *@out (default auto).  Errors: -EINVAL (input). */
+int hwbpi_process_kinds(struct hwbpi_view *s, enum hwbpi_kinds *out);
+
+/* --call-graph MODE into *@out (default: backends/linux/unwind.h's).
+ * Errors: -EINVAL (input), -EOPNOTSUPP (dwarf without libdw). */
+int hwbpi_process_callgraph(struct hwbpi_view *s, enum hwbpi_callgraph *out);
 
 #endif /* HWBP_TRACER_BACKENDS_LINUX_H */

@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,14 +18,6 @@
 #include <linux/perf_event.h>
 
 #include "backends/linux/linux.h"
-
-/* No glibc wrapper (man 2 perf_event_open, NOTES). */
-static int event_open(struct perf_event_attr *a, pid_t pid)
-{
-	long fd = syscall(SYS_perf_event_open, a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : (int)fd;
-}
 
 /* Once per process: does this CPU report both slots of a twin pair?  A
  * child stores 100 times and loads 50 times to a variable watched by an
@@ -63,7 +54,7 @@ static int twin_open(void *arg, pid_t p)
 		a.bp_len = HW_BREAKPOINT_LEN_8;
 		a.exclude_kernel = 1;
 		a.exclude_hv = 1;
-		fd[k] = event_open(&a, p);
+		fd[k] = hwbpi_kernel_event_open(&a, p, -1);
 		if (fd[k] < 0)
 			return fd[k];
 	}
