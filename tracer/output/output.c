@@ -7,13 +7,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
-
-#include <stdarg.h>
 
 #include "output/output_int.h"
 
@@ -35,15 +34,13 @@ static int fail(struct hwbpi_output *o, int ret, bool input, const char *fmt, ..
 static void note(struct hwbpi_output *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(struct hwbpi_output *o, const char *fmt, ...)
 {
-	char line[512];
 	va_list ap;
 
 	if (!o->note)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	o->note(o->note_arg, fmt, ap);
 	va_end(ap);
-	o->note(o->note_arg, line);
 }
 
 static int cmp_ev(const void *a, const void *b)

@@ -14,6 +14,7 @@
 #ifndef HWBP_TRACER_OUTPUT_H
 #define HWBP_TRACER_OUTPUT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,7 +40,8 @@ struct hwbpi_output {
 	bool force;                            /* CTF may replace an earlier trace */
 	bool no_demangle, wide, srcline;
 	struct hwbpi_dwarf *dwarf;             /* source lines (srcline, --sort srcline) */
-	void (*note)(void *arg, const char *line);   /* a note for the user */
+	/* a note for the user: printf's @fmt with @ap, one line */
+	void (*note)(void *arg, const char *fmt, va_list ap);
 	void *note_arg;
 	/* its own, from open to free */
 	FILE *folded_f;

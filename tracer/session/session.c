@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <hwbp/sim.h>
-
 #include <stddef.h>
+
+#include <hwbp/sim.h>
 
 #include "session/session_int.h"
 
@@ -39,18 +39,26 @@ int hwbpi_fail(struct hwbpi_view *v, int ret, bool input, const char *fmt, ...)
 	return ret;
 }
 
-void hwbpi_note(struct hwbpi_view *v, const char *fmt, ...)
+/* A note on the session's diag stream, after its prefix (@arg: the
+ * view): hwbpi_note's, and the outputs' (struct hwbpi_output's note). */
+static void vnote(void *arg, const char *fmt, va_list ap)
 {
-	struct hwbp_trace_session *s = session_of(v);
-	va_list ap;
+	struct hwbp_trace_session *s = session_of(arg);
 
 	if (!s->out.diag)
 		return;
 	fputs(s->out.diag_prefix ? s->out.diag_prefix : "", s->out.diag);
-	va_start(ap, fmt);
 	vfprintf(s->out.diag, fmt, ap);
-	va_end(ap);
 	fputc('\n', s->out.diag);
+}
+
+void hwbpi_note(struct hwbpi_view *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vnote(v, fmt, ap);
+	va_end(ap);
 }
 
 struct hwbp_trace_session *hwbp_trace_session_new(const struct hwbp_trace_backend *b, int *err)
@@ -633,12 +641,6 @@ static int parse_sort(struct hwbp_trace_session *s)
 }
 
 /* In output.c: open the CTF output; write the results. */
-/* A note of the outputs (struct hwbpi_output's callback). */
-static void output_note(void *arg, const char *line)
-{
-	hwbpi_note(arg, "%s", line);
-}
-
 /* The outputs' settings, from the options, and their open: once the
  * tracer started.  Their error becomes the session's. */
 static int open_outputs(struct hwbp_trace_session *s)
@@ -655,7 +657,7 @@ static int open_outputs(struct hwbp_trace_session *s)
 	o->wide = s->wide;
 	o->srcline = s->srcline;
 	o->dwarf = s->v.dwarf;
-	o->note = output_note;
+	o->note = vnote;
 	o->note_arg = &s->v;
 	ret = hwbpi_output_open(o);
 	return ret ? hwbpi_fail(&s->v, ret, o->input, "%s", o->msg) : 0;
