@@ -1,12 +1,9 @@
 #!/usr/bin/env bash
-# check_calls.sh ARCHIVE [OBJECT...] - the calls between libhwbp-trace's
+# check_calls.sh SRCDIR ARCHIVE [OBJECT...] - the calls between libhwbp-trace's
 # rooms point down, as its includes do (check_layers.sh): every symbol an
 # object of one room takes from another room (nm: U in the one, defined
-# in the other) is a room's below it, in the same order:
-#   util < symbols < events < output < session
-#        < backends/linux (with the arch's Linux glue), backends/replay
-#        < backends/<name> < registry
-# and no backend takes anything from another backend.  Since every
+# in the other) is a room's below it, in rooms.sh's order (the arch's
+# Linux glue counts as backends/linux), and no backend takes anything from another backend.  Since every
 # reference between rooms points down, no circle of calls crosses a room.
 # ARCHIVE is the build's libhwbp_trace_internal.a (its members are named
 # after their sources: tracer_<room>_<file>.c.o); OBJECTs are more objects
@@ -14,10 +11,16 @@
 # pointers (a backend's operations, the outputs' note callback) are not
 # references: that is how a lower room calls up, by being told.
 set -euo pipefail
-archive=$1
-shift
+here=$(cd "$(dirname "$0")" && pwd)
+src=$1 archive=$2
+shift 2
+declare -A rank iface
+. "$here/rooms.sh"
+rooms_load "$src"
+ranks=
+for r in "${!rank[@]}"; do ranks+="$r=${rank[$r]} "; done
 command -v nm >/dev/null || { echo "check_calls.sh: nm not found (binutils): ENOENT"; exit 1; }
-nm -A "$archive" "$@" 2>/dev/null | awk '
+nm -A "$archive" "$@" 2>/dev/null | awk -v ranks="$ranks" '
   # The room of an object, from its name: the longest room prefix wins.
   function room_of(obj,    b, i, best, bl) {
     b = obj; sub(/.*\//, "", b)
@@ -28,11 +31,9 @@ nm -A "$archive" "$@" 2>/dev/null | awk '
     return best
   }
   BEGIN {
-    split("util symbols events output session backends/linux backends/replay registry", r, " ")
-    rk["util"] = 0; rk["symbols"] = 1; rk["events"] = 2; rk["output"] = 3; rk["session"] = 4
-    rk["backends/linux"] = 5; rk["backends/replay"] = 5; rk["registry"] = 7
-    n = split("sim qemu ptrace perf module lackey bpf kernel", b6, " ")
-    for (i = 1; i <= n; i++) rk["backends/" b6[i]] = 6
+    # "ROOM=RANK ..." from rooms.sh
+    n = split(ranks, kv, " ")
+    for (i = 1; i <= n; i++) { split(kv[i], f, "="); rk[f[1]] = f[2] }
     for (x in rk) { p = x; gsub(/\//, "_", p); prefix[x] = "tracer_" p "_" }
   }
   NF < 2 { next }

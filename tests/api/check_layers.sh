@@ -22,37 +22,15 @@
 # points down this order, no circle of includes can cross a folder
 # (tests/api/check_calls.sh checks the calls the same way).
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 cd "$1"
 fail=0
 bad() { echo "$1"; fail=1; }
 
-# ---- the tracer's folders: rank and interface header
+# ---- the tracer's rooms: rank and interface header (rooms.sh)
 declare -A rank iface
-add_room() { rank[$1]=$2; iface[$1]=$3; }
-add_room util 0 "util/util.h"
-add_room symbols 1 "symbols/symbols.h"
-add_room events 2 "events/events.h"
-add_room output 3 "output/output.h"
-add_room session 4 "session/backend.h"
-add_room backends/linux 5 "backends/linux/linux.h"
-add_room backends/replay 5 "backends/replay/replay.h"
-for d in tracer/backends/*/; do
-  d=${d#tracer/}; d=${d%/}
-  [ -n "${rank[$d]:-}" ] || add_room "$d" 6 ""
-done
-add_room registry 7 ""
-# A backend's interface (for the registry alone): the header named as its
-# folder, else its one header without _int.
-backend_iface() {
-  local d=$1 h
-  for h in "tracer/$d/${d#backends/}.h" tracer/"$d"/*.h; do
-    case $h in *_int.h|*/glue.h|*/unwind.h) continue ;; esac
-    [ -e "$h" ] && { echo "${h#tracer/}"; return; }
-  done
-}
-for d in "${!rank[@]}"; do
-  [ "${rank[$d]}" = 6 ] && iface[$d]=$(backend_iface "$d")
-done
+. "$here/rooms.sh"
+rooms_load .
 # The room of a tracer file into $ROOM: its folder under tracer/
 # (backends/X for a backend's files); "" for a file at the top.  (No
 # $(...): a fork per include is what made this check slow once.)
@@ -136,7 +114,13 @@ for r in "${rules[@]}"; do
             if [ "$layer" = trace ]; then
               tracer_include "$f" "$name"; continue
             fi
-            if [ $glue = 1 ] && [ "$name" = backends/linux/glue.h ]; then continue; fi
+            if [ $glue = 1 ]; then
+              case $name in
+                backends/linux/glue.h) continue ;;
+                */*) bad "$f: the Linux glue includes backends/linux/glue.h of the tracer, not \"$name\""
+                     continue ;;
+              esac
+            fi
             case $name in */*) bad "$f: relative include $inc"; continue ;; esac
             found=0
             for p in $ok_privs; do [ -e "$p/$name" ] && found=1; done

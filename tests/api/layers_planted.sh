@@ -46,7 +46,7 @@ plant_call() {
   printf 'void %s(void);\nvoid planted_%s(void) { %s(); }\n' "$callee" "$n" "$callee" > "$tmp/p.c"
   "$cc" -c "$tmp/p.c" -o "$obj"
   n=$((n + 1))
-  if out=$(bash "$here/check_calls.sh" "$archive" "$obj" 2>&1); then
+  if out=$(bash "$here/check_calls.sh" "$src" "$archive" "$obj" 2>&1); then
     echo "FAIL: a call from $room to $callee: check_calls.sh passed"; fail=1
   elif ! grep -qF -- "$expect" <<<"$out"; then
     echo "FAIL: a call from $room to $callee: check_calls.sh did not say '$expect':"
@@ -59,7 +59,7 @@ plant_call() {
 # The controls: nothing planted, both pass.
 copy
 bash "$here/check_layers.sh" "$tmp/src" >/dev/null || { echo "FAIL: check_layers.sh fails on the unchanged sources"; exit 1; }
-bash "$here/check_calls.sh" "$archive" >/dev/null || { echo "FAIL: check_calls.sh fails on the unchanged library"; exit 1; }
+bash "$here/check_calls.sh" "$src" "$archive" >/dev/null || { echo "FAIL: check_calls.sh fails on the unchanged library"; exit 1; }
 
 # An upward include: symbols is below events.
 plant_include tracer/symbols/symbols.c '#include "events/events.h"' \
@@ -83,7 +83,8 @@ plant_include tracer/session/session.c '#include "backends/sim/sim.h"' \
 plant_include tracer/events/hit.c '#include "events.h"' 'is named from the library'"'"'s root'
 plant_include tracer/util/say.c '#include "../events/events.h"' 'relative include'
 # The Linux glue including more of the tracer than its interface.
-plant_include arch/x86/linux.c '#include "session/backend.h"' 'relative include'
+plant_include arch/x86/linux.c '#include "session/backend.h"' \
+  'the Linux glue includes backends/linux/glue.h of the tracer, not "session/backend.h"'
 
 # Calls: up a room, and across backends.
 plant_call symbols hwbpi_tracer_hit 'takes hwbpi_tracer_hit from'
