@@ -155,16 +155,25 @@ int hwbp_trace_lackey_scan(FILE *in, struct hwbp_trace_lackey_counts *c)
 /*
  * What the bias guess needs of an ELF file's headers, read by hand (the
  * replay runs on every system, libelf or not): ET_DYN (a PIE or a shared
- * object: anything else has no bias), e_entry, and the executable PT_LOAD
- * segments (p_flags PF_X), 32 or 64 bits, either byte order.
+ * object: anything else has no bias), e_entry, and the PT_LOAD segments as
+ * ranges of 4 KiB pages (the smallest page a loader maps with, so a bias
+ * is a multiple of it), executable (p_flags PF_X) or not; 32 or 64 bits,
+ * either byte order.
  */
-#define ELF_MAX_XSEG 8
+#define PAGE_SHIFT 12
+#define PAGE_MASK ((UINT64_C(1) << PAGE_SHIFT) - 1)
+#define ELF_MAX_SEG 16
+
+struct elf_seg {
+	uint64_t first, last;  /* pages, inclusive */
+	bool x;                /* PF_X */
+};
 
 struct elf_hdr {
 	bool dyn;
 	uint64_t entry;
-	unsigned nx;
-	uint64_t xlo[ELF_MAX_XSEG], xhi[ELF_MAX_XSEG];  /* [lo, hi) */
+	unsigned nseg;
+	struct elf_seg seg[ELF_MAX_SEG];
 };
 
 static uint64_t get_n(const unsigned char *p, unsigned n, bool msb)
@@ -176,171 +185,238 @@ static uint64_t get_n(const unsigned char *p, unsigned n, bool msb)
 	return v;
 }
 
+static void add_seg(struct elf_hdr *h, uint64_t vaddr, uint64_t memsz, bool x)
+{
+	struct elf_seg s = { vaddr >> PAGE_SHIFT, (vaddr + memsz - 1) >> PAGE_SHIFT, x };
+	struct elf_seg *last;
+
+	if (!memsz || vaddr + memsz - 1 < vaddr)
+		return;   /* empty, or wrapping around (a damaged header) */
+	if (h->nseg < ELF_MAX_SEG) {
+		h->seg[h->nseg++] = s;
+		return;
+	}
+	/* More segments than the table holds: the last entry grows over the
+	 * extra one, executable if either is.  A superset never makes a page
+	 * the program executes look foreign (which would reject its bias). */
+	last = &h->seg[ELF_MAX_SEG - 1];
+	last->first = s.first < last->first ? s.first : last->first;
+	last->last = s.last > last->last ? s.last : last->last;
+	last->x = last->x || x;
+}
+
+static void read_segs(FILE *f, struct elf_hdr *h, uint64_t phoff, unsigned phentsize,
+		      unsigned phnum, bool is64, bool msb)
+{
+	unsigned char ph[56];
+
+	for (unsigned i = 0; i < phnum; i++) {
+		if (fseek(f, (long)(phoff + (uint64_t)i * phentsize), SEEK_SET) ||
+		    fread(ph, 1, is64 ? 56 : 32, f) != (is64 ? 56u : 32u))
+			break;
+		if (get_n(ph, 4, msb) != 1)   /* PT_LOAD */
+			continue;
+		add_seg(h, get_n(ph + (is64 ? 16 : 8), is64 ? 8 : 4, msb),
+			get_n(ph + (is64 ? 40 : 20), is64 ? 8 : 4, msb),
+			get_n(ph + (is64 ? 4 : 24), 4, msb) & 1);   /* PF_X */
+	}
+}
+
 static bool read_elf_hdr(const char *path, struct elf_hdr *h)
 {
-	unsigned char eh[64], ph[56];
+	unsigned char eh[64];
 	FILE *f = fopen(path, "rb");
-	bool ok = false, is64, msb;
-	uint64_t phoff;
-	unsigned phentsize, phnum;
+	bool is64, msb;
+	unsigned phentsize;
 	size_t got;
 
 	memset(h, 0, sizeof(*h));
 	if (!f)
 		return false;
 	got = fread(eh, 1, sizeof(eh), f);
-	if (got < 52 || memcmp(eh, "\177ELF", 4) != 0 || (eh[4] != 1 && eh[4] != 2))
-		goto out;
+	if (got < 52 || memcmp(eh, "\177ELF", 4) != 0 || (eh[4] != 1 && eh[4] != 2) ||
+	    (eh[4] == 2 && got < 64)) {
+		fclose(f);
+		return false;
+	}
 	is64 = eh[4] == 2;
-	if (is64 && got < 64)
-		goto out;
 	msb = eh[5] == 2;
 	h->dyn = get_n(eh + 16, 2, msb) == 3;
 	h->entry = get_n(eh + 24, is64 ? 8 : 4, msb);
-	phoff = get_n(eh + (is64 ? 32 : 28), is64 ? 8 : 4, msb);
 	phentsize = (unsigned)get_n(eh + (is64 ? 54 : 42), 2, msb);
-	phnum = (unsigned)get_n(eh + (is64 ? 56 : 44), 2, msb);
-	ok = true;
-	if (phentsize < (is64 ? 56u : 32u))
-		goto out;
-	for (unsigned i = 0; i < phnum && h->nx < ELF_MAX_XSEG; i++) {
-		uint64_t vaddr, memsz, flags;
-
-		if (fseek(f, (long)(phoff + (uint64_t)i * phentsize), SEEK_SET) ||
-		    fread(ph, 1, is64 ? 56 : 32, f) != (is64 ? 56u : 32u))
-			break;
-		if (get_n(ph, 4, msb) != 1)   /* PT_LOAD */
-			continue;
-		vaddr = get_n(ph + (is64 ? 16 : 8), is64 ? 8 : 4, msb);
-		memsz = get_n(ph + (is64 ? 40 : 20), is64 ? 8 : 4, msb);
-		flags = get_n(ph + (is64 ? 4 : 24), 4, msb);
-		if ((flags & 1) && memsz) {   /* PF_X */
-			h->xlo[h->nx] = vaddr;
-			h->xhi[h->nx++] = vaddr + memsz;
-		}
-	}
-out:
+	if (phentsize >= (is64 ? 56u : 32u))
+		read_segs(f, h, get_n(eh + (is64 ? 32 : 28), is64 ? 8 : 4, msb), phentsize,
+			  (unsigned)get_n(eh + (is64 ? 56 : 44), 2, msb), is64, msb);
 	fclose(f);
-	return ok;
+	return true;
 }
 
-/* Is @a (unbiased) in one of the executable segments? */
-static bool in_xseg(const struct elf_hdr *h, uint64_t a)
+enum { OUTSIDE, DATA, CODE };  /* where a page lies in the program's image */
+
+/* Where the executed page @pg lies in the image loaded with @bias. */
+static int page_kind(const struct elf_hdr *h, uint64_t pg, uint64_t bias)
 {
-	for (unsigned i = 0; i < h->nx; i++)
-		if (a >= h->xlo[i] && a < h->xhi[i])
-			return true;
-	return false;
+	int kind = OUTSIDE;
+
+	if (pg < bias >> PAGE_SHIFT)
+		return OUTSIDE;
+	pg -= bias >> PAGE_SHIFT;
+	for (unsigned i = 0; i < h->nseg; i++)
+		if (pg >= h->seg[i].first && pg <= h->seg[i].last)
+			kind = h->seg[i].x ? CODE : kind == CODE ? CODE : DATA;
+	return kind;
 }
 
-#define BIAS_SAMPLE 8192
+/*
+ * The executed pages of the trace, counted: a hash table (open addressing,
+ * at most half full) of page + 1 (0: an empty slot), the instructions
+ * executed in each, and whether the address at e_entry's page offset in
+ * it has been (a page holds one such address: the first time it runs is
+ * when its slot says not yet).
+ */
+struct page_slot {
+	uint64_t key, n;
+	bool entry_seen;
+};
+
+struct page_tab {
+	struct page_slot *slot;
+	size_t cap, used;
+};
+
+static struct page_slot *tab_slot(struct page_slot *slot, size_t cap, uint64_t key)
+{
+	size_t i = (size_t)((key * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & (cap - 1);
+
+	while (slot[i].key && slot[i].key != key)
+		i = (i + 1) & (cap - 1);
+	return &slot[i];
+}
+
+static int tab_grow(struct page_tab *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 1024;
+	struct page_slot *slot = calloc(cap, sizeof(*slot));
+
+	if (!slot)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->slot[i].key)
+			*tab_slot(slot, cap, t->slot[i].key) = t->slot[i];
+	free(t->slot);
+	t->slot = slot;
+	t->cap = cap;
+	return 0;
+}
+
+static int tab_get(struct page_tab *t, uint64_t page, struct page_slot **out)
+{
+	struct page_slot *s;
+	int ret;
+
+	if (2 * (t->used + 1) > t->cap && (ret = tab_grow(t)))
+		return ret;
+	s = tab_slot(t->slot, t->cap, page + 1);
+	if (!s->key) {
+		s->key = page + 1;
+		t->used++;
+	}
+	*out = s;
+	return 0;
+}
+
 #define BIAS_CANDIDATES 512
 
 /*
- * The trace, sampled: the loader and libc run first, the program later,
- * so a prefix would miss it.  A reservoir sample of instruction addresses
- * (deterministic), the distinct pages executed (candidates), in order of
- * first execution, and the executed addresses in the entry point's page
- * offset (a page-aligned bias keeps it), for the guess without symbols.
+ * The candidates: the kernel starts the program at e_entry + bias
+ * (fs/binfmt_elf.c: e_entry + load_bias, after the interpreter), so each
+ * executed address at e_entry's page offset proposes a bias, kept if the
+ * first time it ran control came from outside the image it proposes: the
+ * loader's jump to the entry point comes from the loader (or nothing, the
+ * trace's first instruction: a static PIE).  An address in the middle of
+ * the loader's own code, which the small program's window would otherwise
+ * lay over, is reached from its neighbours.  At most one per page, in
+ * order of first execution: the entry runs before all but the loader's
+ * and the libraries' constructors' pages, far fewer than the bound.
  */
 struct bias_scan {
-	uint64_t ip[BIAS_SAMPLE], page[BIAS_CANDIDATES], at_entry[BIAS_CANDIDATES];
-	size_t nip, npage, nentry;
+	struct page_tab pages;
+	uint64_t cand[BIAS_CANDIDATES];
+	size_t ncand;
 };
 
-static void scan_trace(FILE *f, uint64_t entry, struct bias_scan *b)
+static void note_entry(struct bias_scan *b, const struct elf_hdr *h, uint64_t a,
+		       const uint64_t *prev)
 {
-	uint64_t seen = 0, rng = 0x9e3779b97f4a7c15ull, nread;
+	uint64_t bias = a - h->entry;
+
+	if (a < h->entry || b->ncand == BIAS_CANDIDATES)
+		return;
+	if (prev && page_kind(h, *prev >> PAGE_SHIFT, bias) != OUTSIDE)
+		return;
+	b->cand[b->ncand++] = bias;
+}
+
+static int scan_trace(FILE *f, const struct elf_hdr *h, struct bias_scan *b)
+{
 	char line[LINE_MAX_LEN + 1];
+	uint64_t a, prev = 0, nread;
+	bool have_prev = false;
+	int ret;
 
 	while (read_line(f, line, &nread) >= 0) {
-		uint64_t a, pg;
+		struct page_slot *s;
 
 		if (!parse_instr(line, &a))
 			continue;
-		seen++;
-		if (b->nip < BIAS_SAMPLE) {
-			b->ip[b->nip++] = a;
-		} else {
-			rng ^= rng << 13;
-			rng ^= rng >> 7;
-			rng ^= rng << 17;
-			if (rng % seen < BIAS_SAMPLE)
-				b->ip[rng % BIAS_SAMPLE] = a;
+		if ((ret = tab_get(&b->pages, a >> PAGE_SHIFT, &s)))
+			return ret;
+		s->n++;
+		if ((a & PAGE_MASK) == (h->entry & PAGE_MASK) && !s->entry_seen) {
+			s->entry_seen = true;
+			note_entry(b, h, a, have_prev ? &prev : NULL);
 		}
-		pg = a & ~UINT64_C(0xfff);
-		if (b->npage < BIAS_CANDIDATES && (b->npage == 0 || b->page[b->npage - 1] != pg)) {
-			size_t k = 0;
-
-			while (k < b->npage && b->page[k] != pg)
-				k++;
-			if (k == b->npage)
-				b->page[b->npage++] = pg;
-		}
-		if ((a & 0xfff) == (entry & 0xfff) && a >= entry && b->nentry < BIAS_CANDIDATES) {
-			size_t k = 0;
-
-			while (k < b->nentry && b->at_entry[k] != a)
-				k++;
-			if (k == b->nentry)
-				b->at_entry[b->nentry++] = a;
-		}
+		prev = a;
+		have_prev = true;
 	}
+	return ferror(f) ? -EIO : 0;
 }
 
 /*
- * The loader maps the whole executable with one page-aligned bias, so a
- * candidate is "this executed page holds the reference function's page";
- * the right one puts the most executed instructions inside the
- * executable's functions (the loader's and libraries' do not count).
+ * A candidate's score: the instructions it puts in the program's PF_X
+ * segments, or 0 if it puts any in its other segments, which are mapped
+ * without execute permission: under the true bias nothing runs there,
+ * under the loader's or a library's the window over their code does.
  */
-static uint64_t best_by_symbols(const struct bias_scan *b, const struct hwbp_symtab *syms,
-				uint64_t refpage)
+static uint64_t bias_score(const struct bias_scan *b, const struct elf_hdr *h, uint64_t bias)
 {
-	uint64_t best = 0;
-	size_t best_score = 0;
+	uint64_t in = 0;
 
-	for (size_t c = 0; c < b->npage; c++) {
-		uint64_t bias = b->page[c] - refpage;
-		size_t score = 0;
+	for (size_t i = 0; i < b->pages.cap; i++) {
+		const struct page_slot *s = &b->pages.slot[i];
+		int kind = s->key ? page_kind(h, s->key - 1, bias) : OUTSIDE;
 
-		for (size_t k = 0; k < b->nip; k++)
-			score += hwbp_symtab_func(syms, b->ip[k] - bias) != NULL;
-		if (score > best_score) {
-			best_score = score;
-			best = bias;
-		}
+		if (kind == DATA)
+			return 0;
+		if (kind == CODE)
+			in += s->n;
 	}
-	return best;
+	return in;
 }
 
-/*
- * Without main or _start (a stripped PIE: only .dynsym, which names
- * neither): the kernel starts the program at e_entry + bias
- * (fs/binfmt_elf.c: e_entry + load_bias after the interpreter), so the
- * candidates are the executed addresses with e_entry's page offset, and
- * the right one puts the most executed instructions inside the
- * executable's PF_X segments.
- */
-static uint64_t best_by_entry(const struct bias_scan *b, const struct elf_hdr *h)
+static int best_bias(const struct bias_scan *b, const struct elf_hdr *h, uint64_t *bias)
 {
 	uint64_t best = 0;
-	size_t best_score = 0;
 
-	for (size_t c = 0; c < b->nentry; c++) {
-		uint64_t bias = b->at_entry[c] - h->entry;
-		size_t score = 0;
+	for (size_t c = 0; c < b->ncand; c++) {
+		uint64_t score = bias_score(b, h, b->cand[c]);
 
-		if (bias & 0xfff)
-			continue;
-		for (size_t k = 0; k < b->nip; k++)
-			score += in_xseg(h, b->ip[k] - bias);
-		if (score > best_score) {
-			best_score = score;
-			best = bias;
+		if (score > best) {
+			best = score;
+			*bias = b->cand[c];
 		}
 	}
-	return best;
+	return best ? 0 : -ENOENT;
 }
 
 bool hwbpi_lackey_movable(const char *elf_path)
@@ -350,37 +426,39 @@ bool hwbpi_lackey_movable(const char *elf_path)
 	return !read_elf_hdr(elf_path, &h) || h.dyn;
 }
 
+int hwbpi_lackey_bias(const char *lackey_path, const char *elf_path, uint64_t *bias)
+{
+	struct bias_scan *b;
+	struct elf_hdr h;
+	FILE *f;
+	int ret;
+
+	*bias = 0;
+	/* A fixed-address executable has no bias; a file that is not ELF
+	 * neither, and reading its symbols says what it is. */
+	if (!read_elf_hdr(elf_path, &h) || !h.dyn)
+		return 0;
+	/* No entry point in its code (a shared library's e_entry is 0):
+	 * nothing the trace could show running first. */
+	if (page_kind(&h, h.entry >> PAGE_SHIFT, 0) != CODE)
+		return -ENOENT;
+	f = fopen(lackey_path, "r");
+	if (!f)
+		return -errno;
+	b = calloc(1, sizeof(*b));
+	ret = b ? scan_trace(f, &h, b) : -ENOMEM;
+	if (!ret)
+		ret = best_bias(b, &h, bias);
+	fclose(f);
+	if (b)
+		free(b->pages.slot);
+	free(b);
+	return ret;
+}
+
 uint64_t hwbpi_lackey_guess_bias(const char *lackey_path, const char *elf_path)
 {
-	struct hwbp_symtab *syms = NULL;
-	const struct hwbp_sym *ref = NULL;
-	struct bias_scan *b = NULL;
-	struct elf_hdr h;
-	uint64_t best = 0;
-	FILE *f = NULL;
-	int err;
+	uint64_t bias;
 
-	if (!read_elf_hdr(elf_path, &h) || !h.dyn)
-		return 0;     /* a fixed-address executable: no bias */
-	syms = hwbp_symtab_new(&err);
-	if (syms && hwbp_symtab_load_elf(syms, elf_path, 0) >= 0 && !hwbp_symtab_finish(syms)) {
-		/* A reference function every C program has. */
-		ref = hwbp_symtab_find(syms, "main");
-		if (!ref)
-			ref = hwbp_symtab_find(syms, "_start");
-	}
-	if (!ref && !h.nx)
-		goto out;
-	f = fopen(lackey_path, "r");
-	b = calloc(1, sizeof(*b));
-	if (!f || !b)
-		goto out;
-	scan_trace(f, h.entry, b);
-	best = ref ? best_by_symbols(b, syms, ref->addr & ~UINT64_C(0xfff)) : best_by_entry(b, &h);
-out:
-	if (f)
-		fclose(f);
-	free(b);
-	hwbp_symtab_free(syms);
-	return best;
+	return hwbpi_lackey_bias(lackey_path, elf_path, &bias) ? 0 : bias;
 }

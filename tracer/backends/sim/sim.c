@@ -125,13 +125,31 @@ static void sim_close(struct hwbp_trace_session *ts)
 	s->bstate = NULL;
 }
 
+/* The trace, open for the replay; a directory is refused: fopen() opens
+ * one for reading on Linux, and its first read fails with EISDIR, which
+ * would look like an empty trace. */
+static int open_trace(struct hwbpi_view *s, struct sim_state *st, const char *path)
+{
+	struct stat sb;
+	int err;
+
+	st->lk.in = fopen(path, "r");
+	if (!st->lk.in) {
+		err = -errno;   /* once: the name's lookup may not keep errno */
+		return hwbpi_fail(s, err, true, "cannot read --lackey '%s': %s", path,
+				  hwbp_errno_name(err));
+	}
+	if (fstat(fileno(st->lk.in), &sb) == 0 && S_ISDIR(sb.st_mode))
+		return hwbpi_fail(s, -EISDIR, true, "cannot read --lackey '%s': EISDIR", path);
+	return 0;
+}
+
 static int lackey_open(struct hwbp_trace_session *ts)
 {
 	struct hwbpi_view *s = hwbpi_view(ts);
 	const char *path = hwbpi_session_opt(s, "lackey"), *elf = hwbpi_session_opt(s, "elf");
 	const char *bias_s = hwbpi_session_opt(s, "load-bias");
 	struct sim_state *st;
-	struct stat sb;
 	uint64_t bias = 0;
 	int ret;
 
@@ -151,8 +169,14 @@ static int lackey_open(struct hwbp_trace_session *ts)
 	if ((ret = sim_state_new(s)))
 		return ret;
 	st = s->bstate;
-	if (!bias_s)
-		bias = hwbpi_lackey_guess_bias(path, elf);
+	/* The trace first: a missing one or a directory is said as such,
+	 * not as a bias that cannot be found in it.  No guess is better
+	 * than a wrong one, whose replay would only find nothing. */
+	if ((ret = open_trace(s, st, path)))
+		return ret;
+	if (!bias_s && (ret = hwbpi_lackey_bias(path, elf, &bias)))
+		return hwbpi_fail(s, ret, false, "cannot guess the load bias of %s from the trace: "
+				  "give --load-bias (%s)", elf, hwbp_errno_name(ret));
 	st->bias_guessed = !bias_s;
 	st->bias = bias;
 	s->syms = hwbp_symtab_new(&ret);
@@ -163,14 +187,6 @@ static int lackey_open(struct hwbp_trace_session *ts)
 	if (ret < 0)
 		return hwbpi_fail(s, ret, true, "cannot read symbols of --elf '%s': %s", elf,
 				  hwbp_errno_name(ret));
-	st->lk.in = fopen(path, "r");
-	if (!st->lk.in)
-		return hwbpi_fail(s, -errno, true, "cannot read --lackey '%s': %s", path,
-				  hwbp_errno_name(-errno));
-	/* fopen() opens a directory for reading on Linux; its first read
-	 * fails with EISDIR, which would look like an empty trace. */
-	if (fstat(fileno(st->lk.in), &sb) == 0 && S_ISDIR(sb.st_mode))
-		return hwbpi_fail(s, -EISDIR, true, "cannot read --lackey '%s': EISDIR", path);
 	st->next = hwbpi_lackey_next;
 	st->arg = &st->lk;
 	return 0;

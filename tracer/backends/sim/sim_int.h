@@ -28,13 +28,19 @@ struct hwbpi_lackey {
 bool hwbpi_lackey_next(void *state, struct hwbpi_work_access *a);
 
 /*
- * The load bias of a PIE from a lackey trace: the page-aligned bias that
- * puts the most instruction addresses inside its functions (tried: each
- * instruction page minus main's or _start's page, bounded), or, with
- * neither (stripped), inside its PF_X segments (tried: each executed
- * address at e_entry's page offset minus e_entry).  Returns 0 if the
- * executable is not position-independent or nothing fits better.
+ * The load bias of a PIE from a lackey trace, into *bias: of the executed
+ * addresses at e_entry's page offset that control reached from outside
+ * the image they would place (the loader's jump to the entry point), the
+ * one whose bias puts the most executed instructions in the PF_X segments
+ * and none in the others (mapped without execute permission).  Returns 0
+ * (bias 0 for an executable that is not position-independent, or a file
+ * that is not ELF), -ENOENT if no executed address fits (a trace of
+ * another program, one cut before the entry, a shared library), -EIO,
+ * -ENOMEM or fopen()'s -errno.
  */
+int hwbpi_lackey_bias(const char *lackey_path, const char *elf_path, uint64_t *bias);
+
+/* The same, 0 where it fails (tests/fuzz/fuzz_lackey.c's interface). */
 uint64_t hwbpi_lackey_guess_bias(const char *lackey_path, const char *elf_path);
 
 /* Whether @elf_path is position-independent (ET_DYN: a PIE or a shared
