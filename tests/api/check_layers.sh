@@ -69,7 +69,8 @@ tracer_include() {
   fi
   # A backend, or what backends share, sees the session's view and the
   # shared backends, not the folders below the session directly.
-  if [ "$r" -ge 5 ] && [ "$r" -le 6 ] && [ "$ri" -lt 4 ]; then
+  if [ "$r" -ge "${rank[backends/linux]}" ] && [ "$r" -lt "${rank[registry]}" ] &&
+     [ "$ri" -lt "${rank[session]}" ]; then
     bad "$f: a backend includes session/backend.h, not \"$name\""
   fi
 }

@@ -15,6 +15,7 @@
 
 #include "util/util.h"
 #include "symbols/symbols.h"
+#include "types/types.h"
 #include "events/hist_add.h"
 #include "events/stacks.h"
 
@@ -40,6 +41,18 @@ struct hwbpi_watch {
 	bool pattern;                        /* one of a glob's matches: watched only when
 					      * the CPU has room left (the session's
 					      * fit_patterns()) */
+	/* A C expression's (types/types.h): a bitfield's bits in the watched
+	 * bytes (width 0: none), what the last step's type is, and, for a
+	 * per-CPU variable, addr is its offset: each CPU's copy is at that
+	 * CPU's __per_cpu_offset + addr (the kernel backends place it). */
+	uint8_t bit_shift, bit_width;
+	unsigned on_cpu;                     /* 0: watched on every CPU; c + 1: on CPU c
+					      * only (a per-CPU copy: its CPU's) */
+	bool expr;
+	bool percpu;
+	char type_name[HWBPI_TYPE_NAME_LEN];
+	struct hwbpi_tstep step[HWBPI_EXPR_MAX_STEPS + 1];   /* the resolution (--dry-run) */
+	uint8_t nsteps;
 };
 
 /* The length to plan for watch @w on @cpu: its own, or for an execute
@@ -49,6 +62,10 @@ uint64_t hwbpi_watch_len(const struct hwbpi_watch *w, const struct hwbp_cpu *cpu
 
 struct hwbpi_tracer {
 	const struct hwbp_symtab *syms;
+	/* typed names: the session's type sources and where pointers are
+	 * read when a watch is resolved (types/types.h); NULL, none */
+	struct hwbpi_typer *typer;
+	struct hwbpi_tmem mem;
 	struct hwbpi_watch w[HWBP_MAX_REQUESTS];
 	unsigned nw;
 	/* event management */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events/events.h"
+#include "events/watch_int.h"
 
 int hwbpi_model_fits(const char *backend, const struct hwbp_cpu *want,
 		     const struct hwbp_cpu *native, char *err, size_t errlen)
@@ -246,9 +246,22 @@ int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 
 		ret = t->syms ? hwbpi_symtab_resolve(t->syms, e->sym, &s, &amb) : -ENOENT;
 		/* A name some symbol has is that symbol, even when it holds
-		 * '*' or '[' ("operator*", "f[abi:cxx11]()"); else a pattern. */
+		 * '.' or '[' ("x.cold", "f[abi:cxx11]()"); else a C expression
+		 * over a variable something knows ("cfg->limits[2]"); else a
+		 * pattern. */
+		if (ret == -ENOENT) {
+			int xr = hwbpi_watch_expr(t, e, &w, err, errlen);
+
+			if (xr < 0)
+				return xr;
+			if (xr == 0)
+				goto add;
+		}
 		if (ret == -ENOENT && is_pattern(e->sym))
 			return apply_pattern(t, e, err, errlen);
+		/* An expression whose variable nothing knows: its message. */
+		if (ret == -ENOENT && err[0])
+			return -ENOENT;
 		/* Not in the table: perhaps a thread-local variable, which the
 		 * table leaves out (its value is an offset: tracer/tls.h). */
 		if (ret == -ENOENT) {
@@ -274,6 +287,7 @@ int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 		w.type = e->type;
 		snprintf(w.name, sizeof(w.name), "0x%" PRIx64, w.addr);
 	}
+add:
 	/* Removal: every watch of that name, or of that symbol at that
 	 * address (a pattern named it otherwise: "_ZN3app4hitsE" for
 	 * "app::hits"). */

@@ -332,11 +332,47 @@ static int lookup_line(struct hwbpi_dwarf *d, uint64_t ip, const char **file, un
 	*line = (unsigned)ln;
 	return 0;
 }
+
+bool hwbpi_dwarf_debug_at(struct hwbpi_dwarf *d, unsigned i, const char **path, uint64_t *bias,
+			  uint64_t *lo, uint64_t *hi)
+{
+	const char *main_file = NULL, *debug = NULL;
+	Dwarf_Addr start = 0, end = 0, dwbias = 0;
+	Dwfl_Module *m;
+
+	if (!d || i >= d->nf)
+		return false;
+	*path = NULL;
+	*bias = *lo = *hi = 0;
+	m = report(d, d->f[i]);
+	/* Asking for the DWARF makes libdwfl find the debug file (as for
+	 * search_debug()); the bias is that of the DWARF's addresses. */
+	if (!m || !dwfl_module_getdwarf(m, &dwbias))
+		return true;
+	dwfl_module_info(m, NULL, &start, &end, NULL, NULL, &main_file, &debug);
+	*path = debug ? debug : main_file;
+	*bias = dwbias;
+	*lo = start;
+	*hi = end;
+	return true;
+}
 #endif
 
 /* ------------------------------------------------------------------ */
 /* Files and lines.                                                    */
 /* ------------------------------------------------------------------ */
+
+#ifndef HWBP_HAVE_LIBDW
+bool hwbpi_dwarf_debug_at(struct hwbpi_dwarf *d, unsigned i, const char **path, uint64_t *bias,
+			  uint64_t *lo, uint64_t *hi)
+{
+	if (!d || i >= d->nf)
+		return false;
+	*path = NULL;
+	*bias = *lo = *hi = 0;
+	return true;
+}
+#endif
 
 /* The record of @name at @bias, if any. */
 static struct file *find_file(const struct hwbpi_dwarf *d, const char *name, uint64_t bias)

@@ -104,4 +104,16 @@ bool hwbpi_dwarf_stripped(const struct hwbpi_dwarf *d, unsigned i, struct hwbpi_
  */
 int hwbpi_dwarf_srcline(struct hwbpi_dwarf *d, uint64_t ip, const char **file, unsigned *line);
 
+/*
+ * hwbpi_dwarf_debug_at - where the DWARF of the @i-th file recorded in @d
+ * (load order) is read: *@path the file that holds it (its separate debug
+ * file, or the file itself), *@bias what its addresses run at less their
+ * file addresses, [*@lo, *@hi) the addresses the file's image spans.
+ * *@path is NULL when the file has no DWARF anywhere (or libdw is
+ * missing).  False past the last file.  Borrowed strings, alive as long
+ * as @d.  Types (tracer/types/) read the variables and types there.
+ */
+bool hwbpi_dwarf_debug_at(struct hwbpi_dwarf *d, unsigned i, const char **path, uint64_t *bias,
+			  uint64_t *lo, uint64_t *hi);
+
 #endif /* HWBP_TRACER_DWARF_H */

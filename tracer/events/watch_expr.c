@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Watches of C expressions (events/watch_int.h): "cfg->limits[2]",
+ * "init_net.ipv4.sysctl_ip_default_ttl", "(struct net)init_net.ipv4.x".
+ * The base is found as a plain entry's symbol is (the symbol table, then
+ * the thread-local variables), or by the type sources alone (a static
+ * local "func::var", a per-CPU variable BTF knows); the rest is
+ * types/'s walk.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "events/watch_int.h"
+
+#define MAX_SOURCES 8
+
+/* The base of @ex: a symbol, a thread-local variable, or (known false)
+ * one for the type sources to find.  *@name: the symbol's name. */
+static int find_base(struct hwbpi_tracer *t, const struct hwbpi_expr *ex, struct hwbpi_tbase *b,
+		     char *err, size_t errlen)
+{
+	struct hwbpi_tls_var tv = { 0, 0, 0, 0 };
+	const struct hwbp_sym *s = NULL;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	if (!ex->base[0]) {
+		b->addr = ex->base_addr;
+		b->known = true;
+		return 0;
+	}
+	if (t->syms && hwbpi_symtab_resolve(t->syms, ex->base, &s, NULL) == 0) {
+		b->addr = s->addr;
+		b->known = true;
+		/* nm's upper case: a global, whose name is unique. */
+		b->global = isupper((unsigned char)s->type) != 0;
+		return 0;
+	}
+	ret = t->syms ? hwbpi_tls_find(t->syms, ex->base, &tv, err, errlen) : -ENOENT;
+	if (ret == 0) {
+		b->addr = tv.off;
+		b->known = b->tls = b->global = true;
+		return 0;
+	}
+	return ret == -ENOENT ? 0 : ret;
+}
+
+/* "cfg = 0x55.. -> watching 0x55..+0x18, 4 bytes (int)" */
+static void note(const struct hwbpi_tbase *b,
+		 const struct hwbpi_tres *r, const struct hwbpi_watch *w, const char *src,
+		 char *out, size_t n)
+{
+	const char *where = b->tls ? " in each thread's TLS block" :
+			    w->percpu ? " of each CPU's per-CPU area" : "";
+	size_t k = 0;
+
+	const struct hwbpi_tstep *last = NULL;
+	char at[64];
+
+	for (unsigned i = 0; i < r->nsteps; i++)
+		if (r->step[i].read)
+			last = &r->step[i];
+	/* After a pointer, where the watch is in what it points to. */
+	if (last && w->addr >= last->value)
+		snprintf(at, sizeof(at), "0x%" PRIx64 "+0x%" PRIx64, last->value,
+			 w->addr - last->value);
+	else
+		snprintf(at, sizeof(at), "%s0x%" PRIx64, b->tls || w->percpu ? "offset " : "",
+			 w->addr);
+	if (r->how[0])
+		k = (size_t)snprintf(out, n, "%s -> ", r->how);
+	if (k < n)
+		k += (size_t)snprintf(out + k, n - k, "watching %s%s, %" PRIu64 " byte%s (%s, from %s)",
+				      at, where, w->len, w->len == 1 ? "" : "s", r->type, src);
+	if (r->bit_width && k < n)
+		snprintf(out + k, n - k, ": the bitfield's bits %u..%u of them", r->bit_shift,
+			 r->bit_shift + r->bit_width - 1);
+}
+
+/* Why no source typed the base (every source said -ENOENT). */
+static int no_type(struct hwbpi_tracer *t, const struct hwbpi_expr *ex, unsigned nsrc,
+		   const char *why, char *err, size_t errlen)
+{
+	const char *rest = ex->text + ex->base_col - 1 + strlen(ex->base);
+
+	if (!nsrc)
+		hwbpi_say(err, errlen, "column %u: no type for '%s': %s%s (ENOENT)", ex->base_col,
+			  ex->base, why[0] ? why : "no debug information was found",
+			  t->missing_hint ? "" : "; give a cast: '(struct TYPE)NAME...'");
+	else
+		hwbpi_say(err, errlen, "column %u: no type for '%s' in %s (BTF types only per-CPU "
+			  "variables; DWARF, with --vmlinux or a debug file, types every one): "
+			  "give its type as a cast, '(struct TYPE)%s%s' (ENOENT)", ex->base_col,
+			  ex->base, why[0] ? why : "the debug information", ex->base, rest);
+	return -ENOENT;
+}
+
+/* A per-CPU variable that only BTF knows: its offset in the section made
+ * the value its symbol would have (__per_cpu_start + offset: 0-based on
+ * x86_64, the boot copy's address on arm64). */
+static int percpu_base(struct hwbpi_tracer *t, const struct hwbpi_expr *ex, struct hwbpi_tres *r,
+		       char *err, size_t errlen)
+{
+	const struct hwbp_sym *start = t->syms ? hwbp_symtab_find(t->syms, "__per_cpu_start") : NULL;
+
+	if (!start) {
+		hwbpi_say(err, errlen, "column %u: per-CPU variable '%s' is in BTF, but neither it nor "
+			  "__per_cpu_start is in the symbol table: give --vmlinux FILE or a System.map "
+			  "(ENOENT)", ex->base_col, ex->base);
+		return -ENOENT;
+	}
+	r->addr += start->addr;
+	for (unsigned i = 0; i < r->nsteps; i++)
+		r->step[i].addr += start->addr;
+	return 0;
+}
+
+/* The watch of resolved @r. */
+static int make_watch(const struct hwbp_trace_entry *e, const struct hwbpi_tbase *b,
+		      const struct hwbpi_tres *r, struct hwbpi_watch *w, char *err, size_t errlen)
+{
+	memset(w, 0, sizeof(*w));
+	w->req = -1;
+	w->expr = true;
+	w->addr = r->addr + e->off;
+	w->tls = b->tls;
+	w->percpu = r->percpu;
+	w->len_given = e->len != 0;
+	w->len = e->len ? e->len : r->size > e->off ? r->size - e->off : 0;
+	w->type = e->type;
+	w->bit_shift = (uint8_t)r->bit_shift;
+	w->bit_width = (uint8_t)r->bit_width;
+	snprintf(w->type_name, sizeof(w->type_name), "%s", r->type);
+	if (e->off)
+		snprintf(w->name, sizeof(w->name), "%s+%" PRIu64, e->sym, e->off);
+	else
+		snprintf(w->name, sizeof(w->name), "%s", e->sym);
+	/* A bitfield's /LEN must still hold its bits. */
+	if (r->bit_width && (e->off || (e->len && e->len < r->size))) {
+		hwbpi_say(err, errlen, "%s: a bitfield of bits %u..%u in %" PRIu64 " byte%s: "
+			  "+OFF/LEN that does not hold it (EINVAL)", w->name, r->bit_shift,
+			  r->bit_shift + r->bit_width - 1, r->size, r->size == 1 ? "" : "s");
+		return -EINVAL;
+	}
+	if (w->len && w->len - 1 > UINT64_MAX - w->addr) {
+		hwbpi_say(err, errlen, "%s: address range wraps past 2^64 (ERANGE)", w->name);
+		return -ERANGE;
+	}
+	return 0;
+}
+
+int hwbpi_watch_expr(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
+		     struct hwbpi_watch *w, char *err, size_t errlen)
+{
+	struct hwbpi_tsrc *src[MAX_SOURCES];
+	struct hwbpi_expr ex;
+	struct hwbpi_tbase b;
+	struct hwbpi_tres r;
+	const char *msg = "";
+	char why[300];
+	unsigned col = 0, n;
+	int ret = hwbpi_expr_parse(e->sym, &ex, &col, &msg);
+
+	if (ret <= 0) {
+		if (ret == 0)
+			return 1;
+		hwbpi_say(err, errlen, "column %u: %s (EINVAL)", col, msg);
+		return ret;
+	}
+	if ((ret = find_base(t, &ex, &b, err, errlen)))
+		return ret;
+	/* A cast names its type: any file's DWARF may have it. */
+	n = t->typer ? hwbpi_typer_sources(t->typer, b.known && !b.tls && !ex.cast[0] ? b.addr : 0,
+					   ex.cast[0] != 0, src, MAX_SOURCES, why, sizeof(why)) : 0;
+	/* The first source that knows the base walks it; its error is the
+	 * answer (another source would type the same names the same way). */
+	ret = -ENOENT;
+	for (unsigned i = 0; i < n && ret == -ENOENT; i++) {
+		err[0] = '\0';
+		ret = hwbpi_types_resolve(src[i], &ex, &b, &t->mem, &r, err, errlen);
+		if (ret == 0 && r.percpu && !b.known && (ret = percpu_base(t, &ex, &r, err, errlen)))
+			return ret;
+		if (ret == 0) {
+			if ((ret = make_watch(e, &b, &r, w, err, errlen)))
+				return ret;
+			memcpy(w->step, r.step, sizeof(r.step));
+			w->nsteps = (uint8_t)r.nsteps;
+			note(&b, &r, w, src[i]->ops->name, err, errlen);
+			return 0;
+		}
+		if (ret == -ENOENT && err[0])
+			return ret;   /* a member, a type: the walk's own message */
+	}
+	if (!b.known && ex.base[0]) {
+		/* Nothing knows that name: said here, returned as "no
+		 * expression" (the caller tries it as a pattern first). */
+		hwbpi_say(err, errlen, "column %u: no symbol '%s' in the symbol table%s%s (ENOENT)",
+			  ex.base_col, ex.base, t->missing_hint ? ": " : "",
+			  t->missing_hint ? t->missing_hint : "");
+		return 1;
+	}
+	return ret == -ENOENT ? no_type(t, &ex, n, why, err, errlen) : ret;
+}
