@@ -27,7 +27,7 @@
 enum {
 	OPT_FILTER = 256, OPT_CPU, OPT_BACKEND, OPT_SYMBOLS, OPT_HIST, OPT_TRACE, OPT_FORMAT,
 	OPT_BUFFER, OPT_OVERWRITE, OPT_VERSION, OPT_HELP, OPT_FORCE, OPT_DURATION, OPT_NO_DEMANGLE,
-	OPT_WIDE, OPT_STACK, OPT_FOLDED, OPT_DEBUG_DIR, OPT_SRCLINE, OPT_SORT,
+	OPT_WIDE, OPT_STACK, OPT_FOLDED, OPT_DEBUG_DIR, OPT_SRCLINE, OPT_SORT, OPT_DRY_RUN, OPT_JSON, OPT_PERCPU_ALL,
 	OPT_BACKEND_BASE = 512,     /* + index into bopt[] */
 };
 
@@ -36,8 +36,8 @@ struct topts {
 	unsigned nentries;
 	const char *filter_file, *cpu, *backend, *symbols, *trace_file, *format;
 	bool overwrite, have_format, have_hist, have_buffer;
-	const char *flags[4];   /* the session's own flags given: "force", "no-demangle", "wide",
-				 * "srcline" */
+	const char *flags[7];   /* the session's own flags given: "force", "no-demangle", "wide",
+				 * "srcline", "dry-run", "json", "percpu-all" */
 	unsigned nflags;
 	/* the session's own options with a value given ("debug-dir", "sort"), in order */
 	const char *sname[2], *svalue[2];
@@ -259,6 +259,9 @@ static void option_tables(struct option *longs, char *shorts)
 		{ "folded", required_argument, NULL, OPT_FOLDED },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "srcline", no_argument, NULL, OPT_SRCLINE },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "percpu-all", no_argument, NULL, OPT_PERCPU_ALL },
 		{ "sort", required_argument, NULL, OPT_SORT },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -399,6 +402,12 @@ static int option_value(int c, const char *v, char **argv, struct topts *o)
 		return add_flag(o, c == OPT_FORCE ? "force" : c == OPT_WIDE ? "wide" : "no-demangle");
 	case OPT_SRCLINE:
 		return add_flag(o, "srcline");
+	case OPT_DRY_RUN:
+		return add_flag(o, "dry-run");
+	case OPT_JSON:
+		return add_flag(o, "json");
+	case OPT_PERCPU_ALL:
+		return add_flag(o, "percpu-all");
 	case OPT_DEBUG_DIR:
 	case OPT_SORT:
 		return add_value(o, c == OPT_SORT ? "sort" : "debug-dir", v);
@@ -431,7 +440,7 @@ static int take_option(int c, const char *v, char **argv, struct topts *o, int *
 /* Returns 0, an exit status, or -1: done (help, version, list printed). */
 static int parse_args(int argc, char **argv, struct topts *o, int *done)
 {
-	struct option longs[26 + MAX_BOPTS + 1];   /* generic, backend, the end */
+	struct option longs[29 + MAX_BOPTS + 1];   /* generic, backend, the end */
 	char shorts[8 + 2 * MAX_BOPTS] = "+:he:";
 	int c, ret;
 

@@ -153,4 +153,14 @@ int hwbpi_hist_write_folded(const struct hwbp_hist *h, const char *const *names,
 			    unsigned flags, FILE *out);
 
 
+/*
+ * hwbpi_output_dry_run - --dry-run: the watches of @t, resolved and not
+ * armed, onto @f: each one's bytes, the steps of a C expression's
+ * resolution and the core's plan of its pieces on @cpu (@kernel: kernel
+ * addresses), as text or (@json) one JSON object.
+ * Errors: -EIO (a failed write).  Not on a hit path.
+ */
+int hwbpi_output_dry_run(FILE *f, const struct hwbpi_tracer *t, const struct hwbp_cpu *cpu,
+			 bool kernel, bool json);
+
 #endif /* HWBP_TRACER_OUTPUT_H */

@@ -41,10 +41,26 @@ struct hwbpi_view {
 	unsigned nsymfile;                     /* them itself sets nsymfile to 0 */
 	struct hwbp_trace_mode mode;
 	struct hwbpi_dwarf *dwarf;             /* the debug files of the traced files */
+	bool arm_nothing;                      /* --dry-run: open resolves, nothing is armed
+					       * (a backend skips its firing self-test) */
+	bool percpu_all;                       /* --percpu-all: each copy of a per-CPU
+					       * variable watched on every CPU */
 	/* set by the backend's open */
 	struct hwbp_symtab *syms;
 	bool syms_finished;                    /* the backend finished the table */
 	const char *const *default_entries;    /* watched when none is given */
+	/* where typed names (types/types.h) read pointers when the watches
+	 * are resolved (read NULL: nothing; none says why), and whose types
+	 * they are: a process's files (dwarf above), or the running kernel's
+	 * BTF and --vmlinux, whose addresses run at file address + kaslr */
+	struct hwbpi_tmem mem;
+	long mem_pid;                          /* the process mem.read reads */
+	bool kernel;
+	int64_t kaslr;
+	/* set by the backend's open, or NULL: called once the watches are
+	 * resolved, before anything is planned, to place what only the
+	 * backend can (per-CPU copies); an error sets the message */
+	int (*place)(struct hwbpi_view *s);
 	unsigned ncpus;
 	/* the watches to arm (t.w[0..nw)) and where hits go (hwbpi_tracer_hit) */
 	struct hwbpi_tracer t;

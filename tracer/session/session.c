@@ -92,6 +92,7 @@ void hwbp_trace_session_free(struct hwbp_trace_session *s)
 	if (s->tracer_started)
 		hwbpi_tracer_fini(&s->v.t);
 	hwbpi_output_free(&s->o);
+	hwbpi_typer_free(s->v.t.typer);   /* before the files it reads */
 	hwbp_symtab_free(s->v.syms);
 	hwbpi_dwarf_free(s->v.dwarf);
 	free(s);
@@ -122,6 +123,12 @@ static bool *session_flag(struct hwbp_trace_session *s, const char *name)
 		return &s->wide;
 	if (strcmp(name, "srcline") == 0)
 		return &s->srcline;
+	if (strcmp(name, "dry-run") == 0)
+		return &s->dry_run;
+	if (strcmp(name, "json") == 0)
+		return &s->json;
+	if (strcmp(name, "percpu-all") == 0)
+		return &s->v.percpu_all;
 	return NULL;
 }
 
@@ -540,11 +547,33 @@ static int fit_patterns(struct hwbp_trace_session *s)
 	return 0;
 }
 
+/* Typed names' sources (types/types.h): the traced files' DWARF, or the
+ * kernel's BTF and --vmlinux; and where their pointers are read. */
+static int open_types(struct hwbp_trace_session *s)
+{
+	struct hwbpi_typer_opts o = {
+		.dwarf = s->v.dwarf,
+		.kernel = s->v.kernel,
+		.vmlinux = s->v.kernel ? hwbpi_session_opt(&s->v, "vmlinux") : NULL,
+		.kaslr = s->v.kaslr,
+	};
+
+	if (!s->v.t.typer && !(s->v.t.typer = hwbpi_typer_new(&o)))
+		return hwbpi_fail(&s->v, -ENOMEM, false, "cannot start: ENOMEM");
+	s->v.t.mem = s->v.mem;
+	if (!s->v.t.mem.read && !s->v.t.mem.none)
+		s->v.t.mem.none = "this backend's workload is no live process or kernel: its "
+				  "memory cannot be read";
+	return 0;
+}
+
 static int resolve_watches(struct hwbp_trace_session *s)
 {
 	int ret = 0;
 
 	s->v.t.syms = s->v.syms;
+	if ((ret = open_types(s)))
+		return ret;
 	s->v.t.hist_entries = s->v.mode.hist_entries ? s->v.mode.hist_entries : 16;
 	for (unsigned i = 0; ret == 0 && i < s->nentry; i++)
 		ret = s->entry[i].where ? apply_entry(s, s->entry[i].text, s->entry[i].where)
@@ -702,9 +731,15 @@ int hwbp_trace_session_prepare(struct hwbp_trace_session *s)
 		return hwbpi_fail(&s->v, -EINVAL, true, "--buffer-kb applies only with --trace FILE, or "
 				  "with a backend whose hits wait in the kernel's rings (not %s)",
 				  b->name);
+	if (s->json && !s->dry_run)
+		return hwbpi_fail(&s->v, -EINVAL, true, "--json applies only with --dry-run");
+	if (s->dry_run && (s->v.mode.trace || s->folded))
+		return hwbpi_fail(&s->v, -EINVAL, true, "--dry-run arms nothing: --%s has nothing to "
+				  "write (EINVAL)", s->folded ? "folded" : "trace");
 	if ((ret = parse_sort(s)) || (ret = check_stacks(s)) || (ret = hwbpi_debuginfo_open(s)))
 		return ret;
 	s->opened = true;
+	s->v.arm_nothing = s->dry_run;
 	ret = b->open ? b->open(s) : 0;
 	if (ret == 0)
 		hwbpi_debuginfo_loaded(s);
@@ -712,8 +747,14 @@ int hwbp_trace_session_prepare(struct hwbp_trace_session *s)
 		ret = load_symbols(s);
 	if (ret == 0)
 		ret = resolve_watches(s);
+	if (ret == 0 && s->v.place)
+		ret = s->v.place(&s->v);
 	if (ret)
 		return ret;
+	if (s->dry_run) {
+		s->prepared = true;   /* nothing to start: run prints */
+		return 0;
+	}
 	ret = hwbpi_tracer_start(&s->v.t, s->v.ncpus, s->v.mode.trace,
 				 s->v.mode.ring_bytes ? s->v.mode.ring_bytes : (size_t)1 << 20,
 				 s->v.mode.overwrite);
@@ -740,6 +781,13 @@ int hwbp_trace_session_run(struct hwbp_trace_session *s)
 	s->ran = true;
 	if (ret)
 		return ret;
+	if (s->dry_run) {
+		FILE *f = s->out.hist ? s->out.hist : stdout;
+
+		ret = hwbpi_output_dry_run(f, &s->v.t, &s->v.cpu, s->v.kernel, s->json);
+		return ret ? hwbpi_fail(&s->v, ret, false, "--dry-run: cannot write: %s",
+					hwbp_errno_name(ret)) : 0;
+	}
 	ret = s->v.backend->run(s);
 	if (ret) {
 		if (!s->v.msg[0])

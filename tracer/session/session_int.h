@@ -53,6 +53,8 @@ struct hwbp_trace_session {
 	bool force;                            /* option "force": CTF may replace */
 	bool no_demangle;                      /* option "no-demangle": names as they are */
 	bool wide;                             /* option "wide": full names in the histogram */
+	bool dry_run;                          /* option "dry-run": resolve and plan, arm nothing */
+	bool json;                             /* option "json": --dry-run's output as JSON */
 	unsigned stack_depth;                  /* option "stack": callers per hit (0: none) */
 	const char *folded;                    /* option "folded": the file, or NULL */
 	/* debug information (tracer/output/srcline.c) */

@@ -156,6 +156,14 @@ static void kernel_model(struct hwbpi_view *s, const struct hwbpi_kernel *k)
 
 /* ------------------------------------------------------------ --cpus */
 
+/* The pointers of typed names (struct hwbpi_tmem), read from the running
+ * kernel through /proc/kcore. */
+static int read_kernel(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	(void)arg;
+	return hwbpi_kcore_read(NULL, addr, buf, len);
+}
+
 int hwbpi_kernel_open(struct hwbpi_view *s, void **state)
 {
 	struct hwbpi_kernel *k = calloc(1, sizeof(*k));
@@ -197,6 +205,10 @@ int hwbpi_kernel_open(struct hwbpi_view *s, void **state)
 		return hwbpi_fail(s, ret, ret != -ENOMEM && ret != -EIO, "%s",
 				  err[0] ? err : hwbp_errno_name(ret));
 	kernel_model(s, k);
+	s->kernel = true;
+	s->kaslr = k->ks.kaslr;
+	s->mem.read = read_kernel;
+	s->place = hwbpi_kernel_place;
 	return 0;
 }
 

@@ -6,11 +6,14 @@
  * kernel's model of the debug registers, and the options ptrace and perf
  * share (--kinds, --call-graph).
  */
+/* process_vm_readv() */
+#define _GNU_SOURCE 1
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "backends/linux/linux.h"
@@ -71,11 +74,30 @@ int hwbpi_process_workload(struct hwbpi_view *s, pid_t *pid)
 	return p ? check_target(s, *pid) : 0;
 }
 
+/* The pointers of typed names (struct hwbpi_tmem), read from the process
+ * whose id @arg points to (the view's mem_pid), in one call (man 2
+ * process_vm_readv: a partial read is a failure here). */
+static int read_process(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv((pid_t)*(const long *)arg, &l, 1, &r, 1, 0);
+
+	return n == (ssize_t)len ? 0 : n < 0 ? -errno : -EFAULT;
+}
+
 /* Symbols of the stopped process: the executable and what is mapped. */
 int hwbpi_process_symbols(struct hwbpi_view *s, pid_t pid)
 {
 	struct hwbpi_proc_gone gone;
 	int ret;
+
+	s->mem_pid = pid;
+	s->mem.read = read_process;
+	s->mem.arg = &s->mem_pid;
+	/* A started command is held at its entry: its pointers are set
+	 * later. */
+	s->mem.hint = s->argv ? "pointers are read when the watch is armed, here at the "
+		      "command's start: attach with -p PID once it is set" : NULL;
 
 	s->syms = hwbp_symtab_new(&ret);
 	if (!s->syms)

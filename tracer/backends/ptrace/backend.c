@@ -44,8 +44,11 @@ static int ptrace_open(struct hwbp_trace_session *ts)
 	if (ret)
 		return ret;
 	/* Stopped once its executable and libraries are mapped. */
-	ret = pid ? hwbpi_ptrace_attach(&ps, pid, err, sizeof(err))
-		  : hwbpi_ptrace_start(&ps, s->argv, err, sizeof(err));
+	if (s->arm_nothing)
+		ret = hwbpi_ptrace_open_unarmed(&ps, s->argv, pid, err, sizeof(err));
+	else
+		ret = pid ? hwbpi_ptrace_attach(&ps, pid, err, sizeof(err))
+			  : hwbpi_ptrace_start(&ps, s->argv, err, sizeof(err));
 	if (ret)
 		return hwbpi_fail(s, ret, false, "%s", err[0] ? err : hwbp_errno_name(ret));
 	s->bstate = ps;

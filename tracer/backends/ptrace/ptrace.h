@@ -131,6 +131,16 @@ int hwbpi_ptrace_start_fn(struct hwbpi_ptrace **out, int (*fn)(void *), void *ar
  */
 int hwbpi_ptrace_attach(struct hwbpi_ptrace **out, pid_t pid, char *err, size_t errlen);
 
+/*
+ * hwbpi_ptrace_open_unarmed - hwbpi_ptrace_attach() (@pid > 0) or
+ * hwbpi_ptrace_start() (@argv) without the self-test, for a session that
+ * arms nothing (--dry-run: its symbols and memory are read, whether the
+ * debug registers fire is not its question).  Errors: theirs, the
+ * self-test's aside.
+ */
+int hwbpi_ptrace_open_unarmed(struct hwbpi_ptrace **out, char *const argv[], pid_t pid,
+			      char *err, size_t errlen);
+
 /* The traced process (thread group leader). */
 pid_t hwbpi_ptrace_pid(const struct hwbpi_ptrace *s);
 

@@ -279,7 +279,8 @@ static int seize_threads(struct hwbpi_ptrace *s, char *err, size_t errlen)
 	return added;
 }
 
-int hwbpi_ptrace_attach(struct hwbpi_ptrace **out, pid_t pid, char *err, size_t errlen)
+/* hwbpi_ptrace_attach(), with the self-test when @check. */
+static int attach(struct hwbpi_ptrace **out, pid_t pid, bool check, char *err, size_t errlen)
 {
 	struct hwbpi_ptrace *s;
 	struct hwbp_cpu cpu;
@@ -289,7 +290,7 @@ int hwbpi_ptrace_attach(struct hwbpi_ptrace **out, pid_t pid, char *err, size_t 
 		return -EINVAL;
 	*out = NULL;
 	hwbpi_ptrace_stop_reset();
-	ret = hwbpi_ptrace_selftest(err, errlen);
+	ret = check ? hwbpi_ptrace_selftest(err, errlen) : 0;
 	if (ret)
 		return ret;
 	/* A placeholder model until a thread is stopped to ask the kernel
@@ -351,3 +352,16 @@ void hwbpi_ptrace_free(struct hwbpi_ptrace *s)
 	free(s);
 }
 
+int hwbpi_ptrace_attach(struct hwbpi_ptrace **out, pid_t pid, char *err, size_t errlen)
+{
+	return attach(out, pid, true, err, errlen);
+}
+
+int hwbpi_ptrace_open_unarmed(struct hwbpi_ptrace **out, char *const argv[], pid_t pid,
+			      char *err, size_t errlen)
+{
+	if (pid)
+		return attach(out, pid, false, err, errlen);
+	hwbpi_ptrace_stop_reset();
+	return hwbpi_ptrace_spawn(out, argv, NULL, NULL, err, errlen);
+}
