@@ -149,6 +149,17 @@ unsigned hwbpi_kernel_ncpus(void);
  * and closes perf events, leaves none. */
 int hwbpi_kernel_slots(uint64_t addr, int cpu);
 
+/*
+ * hwbpi_kernel_place - the view's place (session/backend.h) for --kernel:
+ * each watch of a per-CPU variable (hwbpi_watch.percpu: its address an
+ * offset) becomes one watch per CPU at that CPU's copy (percpu.c), named
+ * NAME@cpuN, bound to that CPU (on_cpu) unless s->percpu_all; a note says
+ * where the copies are and what is not seen.
+ * Errors: -ENOENT (no __per_cpu_offset in the symbol table), those of
+ * hwbpi_kcore_read(), -ENOSPC (more than HWBP_MAX_REQUESTS watches).
+ */
+int hwbpi_kernel_place(struct hwbpi_view *s);
+
 /* --kernel's state from hwbpi_kernel_open(): the kernel's symbols, --cpus. */
 struct hwbpi_kernel {
 	struct hwbpi_ksyms ks;

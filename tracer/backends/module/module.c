@@ -119,6 +119,14 @@ static int put_functions(struct hwbpi_view *s)
 /* Each watch's filter line; a refusal names the watch and the errno. */
 static int put_watches(struct hwbpi_view *s)
 {
+	/* The module's filter has no CPU: it arms each watch on every CPU
+	 * (hwbp_ksym.c), so a per-CPU copy only with --percpu-all; checked
+	 * before any line is written. */
+	for (unsigned i = 0; i < s->t.nw; i++)
+		if (s->t.w[i].on_cpu)
+			return hwbpi_fail(s, -EOPNOTSUPP, true, "%s: hwbp_ksym.ko arms every watch on "
+					  "every CPU, not a copy on its own CPU: give --percpu-all "
+					  "(EOPNOTSUPP)", s->t.w[i].name);
 	for (unsigned i = 0; i < s->t.nw; i++) {
 		const struct hwbpi_watch *w = &s->t.w[i];
 		uint64_t len = hwbpi_watch_len(w, &s->cpu);

@@ -206,7 +206,9 @@ int hwbpi_perf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, const struct
 	enum hwbp_scope scope = s->kernel ? HWBP_SCOPE_KERNEL : HWBP_SCOPE_USER;
 	struct hwbpi_tracer *t = s->t;
 	struct hwbp_caps caps;
-	unsigned used_d = 0, used_i = 0;
+	/* Slots used on each CPU: a watch bound to one CPU (a per-CPU
+	 * variable's copy) takes slots there only. */
+	unsigned used_d[HWBPI_TRACE_MAX_CPUS] = { 0 }, used_i[HWBPI_TRACE_MAX_CPUS] = { 0 };
 	int ret = hwbp_caps_get(cpu, &caps);
 
 	if (ret) {
@@ -222,8 +224,15 @@ int hwbpi_perf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, const struct
 					  HWBP_REQ_WIDEN };
 		bool inst = (w->type & HWBP_X) && !caps.shared;
 		unsigned pool = inst ? caps.inst_slots : caps.data_slots;
-		unsigned used = caps.shared ? used_d + used_i : inst ? used_i : used_d;
+		unsigned used = 0;
 		struct hwbp_plan plan;
+
+		for (unsigned c = 0; c < HWBPI_TRACE_MAX_CPUS; c++) {
+			unsigned u = caps.shared ? used_d[c] + used_i[c] : inst ? used_i[c] : used_d[c];
+
+			if ((!w->on_cpu || w->on_cpu == c + 1) && u > used)
+				used = u;
+		}
 
 		if ((w->type & HWBP_X) && (w->type & HWBP_RW)) {
 			hwbpi_say(err, n, "%s: watch data (rw) or execution (x), not both", w->name);
@@ -272,10 +281,14 @@ int hwbpi_perf_plan_all(struct sess *s, const struct hwbp_cpu *cpu, const struct
 			p->split = false;
 			p->twin = -1;
 		}
-		if (plan.inst && !caps.shared)
-			used_i += plan.n;
-		else
-			used_d += plan.n;
+		for (unsigned c = 0; c < HWBPI_TRACE_MAX_CPUS; c++) {
+			if (w->on_cpu && w->on_cpu != c + 1)
+				continue;
+			if (plan.inst && !caps.shared)
+				used_i[c] += plan.n;
+			else
+				used_d[c] += plan.n;
+		}
 	}
 	s->res->pieces = s->npc;
 	return hwbpi_perf_split_kinds(s, &caps, o, err, n);
@@ -703,6 +716,10 @@ int hwbpi_perf_open_all(struct sess *s, pid_t pid, bool all_threads,
 				int fd;
 
 				if (per_cpu && (!cpu_online(c) || (s->cpus && !s->cpus[c])))
+					continue;
+				/* A per-CPU variable's copy: on its own CPU. */
+				if (per_cpu && s->t->w[p->watch].on_cpu &&
+				    s->t->w[p->watch].on_cpu != c + 1)
 					continue;
 				fd = hwbpi_kernel_event_open(&a, tids[i], per_cpu ? (int)c : -1);
 				if (fd < 0) {
