@@ -33,5 +33,12 @@ for b in ptrace perf bpf; do
   grep -q "'self->limits\[2\].hi:-w-': self = 0x[0-9a-f]* -> watching 0x[0-9a-f]*+0x38, 4 bytes (int, from DWARF)$" \
     "$tmp/$b.err" || bad "$b: the note of self->limits[2].hi"
 done
+# A bitfield's values (ptrace reads the watched byte around each store):
+# mode = i & 7 for i = 0..29, the field's bits shown after the byte's.
+st=0
+"$hwbp" trace --backend ptrace -e 'cfg.fl.mode:-w-' --trace - -- "$tmp/prog" > "$tmp/values" 2>&1 || st=$?
+[ $st = 0 ] && [ "$(grep -c ' cfg.fl.mode+0x0 W writes .* field [0-7] -> [0-7]$' "$tmp/values")" = 30 ] &&
+  grep ' field ' "$tmp/values" | tail -1 | grep -q ' value 0x8 -> 0xa field 4 -> 5$' ||
+  bad "the bitfield's values: status $st: $(cat "$tmp/values")"
 [ $fail = 0 ] && echo "typed names, live: OK"
 exit $fail

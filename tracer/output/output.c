@@ -162,10 +162,12 @@ static size_t lines_in_file(FILE *f, off_t start, const size_t *end, size_t n)
  * The fields of a text line that only some events have, at its end:
  * " tid N" (the thread), " value OLD -> NEW" or " value NEW" (the watched
  * bytes before and after the access, vsize of them as a little-endian
- * integer, in hex).  A thread-local watch's events are at the thread's
+ * integer, in hex; a bitfield's " field OLD -> NEW" after them: its
+ * bits, unsigned).  A thread-local watch's events are at the thread's
  * own copy, so the line's offset is 0 (ev->addr is that copy's start).
  */
-static const char *line_extra(const struct hwbp_trace_event *e, char *buf, size_t n)
+static const char *line_extra(const struct hwbp_trace_event *e, const struct hwbpi_watch *w,
+			      char *buf, size_t n)
 {
 	int k = 0;
 
@@ -173,9 +175,22 @@ static const char *line_extra(const struct hwbp_trace_event *e, char *buf, size_
 	if (e->tid)
 		k = snprintf(buf, n, " tid %" PRIu32, e->tid);
 	if (k >= 0 && (size_t)k < n && (e->vflags & HWBP_EV_OLD))
-		snprintf(buf + k, n - (size_t)k, " value 0x%" PRIx64 " -> 0x%" PRIx64, e->old, e->value);
+		k += snprintf(buf + k, n - (size_t)k, " value 0x%" PRIx64 " -> 0x%" PRIx64, e->old,
+			      e->value);
 	else if (k >= 0 && (size_t)k < n && (e->vflags & HWBP_EV_VALUE))
-		snprintf(buf + k, n - (size_t)k, " value 0x%" PRIx64, e->value);
+		k += snprintf(buf + k, n - (size_t)k, " value 0x%" PRIx64, e->value);
+	/* A bitfield's watch holds the bytes around its bits: the field
+	 * itself, as an unsigned number, after them. */
+	if (k >= 0 && (size_t)k < n && w->bit_width && (e->vflags & HWBP_EV_VALUE)) {
+		uint64_t mask = w->bit_width >= 64 ? UINT64_MAX : (UINT64_C(1) << w->bit_width) - 1;
+
+		if (e->vflags & HWBP_EV_OLD)
+			snprintf(buf + k, n - (size_t)k, " field %" PRIu64 " -> %" PRIu64,
+				 (e->old >> w->bit_shift) & mask, (e->value >> w->bit_shift) & mask);
+		else
+			snprintf(buf + k, n - (size_t)k, " field %" PRIu64,
+				 (e->value >> w->bit_shift) & mask);
+	}
 	return buf;
 }
 
@@ -241,7 +256,7 @@ static void write_text(struct hwbpi_output *o, const struct hwbp_trace_event *bu
 	for (; done < n; done++) {
 		const struct hwbp_trace_event *e = &buf[done];
 		const struct hwbpi_watch *w = &t->w[e->bp];
-		char extra[96], fb[HWBPI_SYMTAB_DESCRIBE_MAX], src[HWBPI_HIST_COL_BUF];
+		char extra[160], fb[HWBPI_SYMTAB_DESCRIBE_MAX], src[HWBPI_HIST_COL_BUF];
 		/* function, its line (--srcline), its callers (--stack), then tid
 		 * and value */
 		int k = fprintf(out, "%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s%s%s", e->cpu, e->ts,
@@ -253,7 +268,7 @@ static void write_text(struct hwbpi_output *o, const struct hwbp_trace_event *bu
 		if (k >= 0 && t->stacks)
 			k = text_callers(o, e, k);
 		if (k >= 0) {
-			int r = fprintf(out, "%s\n", line_extra(e, extra, sizeof(extra)));
+			int r = fprintf(out, "%s\n", line_extra(e, w, extra, sizeof(extra)));
 
 			k = r < 0 ? r : k + r;
 		}
