@@ -20,7 +20,7 @@ for t in valgrind jq; do
 done
 tmp=$(mktemp -d)
 pid=
-trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'if [ -n "$pid" ]; then kill $pid 2>/dev/null || true; fi; rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
@@ -75,6 +75,12 @@ rows "$tmp/h2" 'bump::counter.hi' 1
 grep -qx '(struct limits)cfg.hi: 0 functions, overrun 0' "$tmp/h2" || bad "the cast: $(cat "$tmp/h2")"
 grep -q "'cfg.fl.mode:rw-': watching 0x[0-9a-f]*, 1 byte (unsigned int, from DWARF): the bitfield's bits 1..3 of them$" \
   "$tmp/err" || bad "the bitfield's note: $(cat "$tmp/err")"
+
+# The same expressions from a filter file.
+printf '# typed names\ncfg.limits[2].hi:rw-\ncfg.u.i:rw-\n' > "$tmp/filter"
+"$hwbp" trace --lackey "$tmp/c.log" --elf "$tmp/prog" --filter-file "$tmp/filter" > "$tmp/h4" 2>/dev/null
+row "$tmp/h4" W 'cfg.limits[2].hi' writes 300
+row "$tmp/h4" W 'cfg.u.i' writes 90
 
 # ---- C++: a static member by its qualified name, a base class's member.
 hist "$tmp/cxx.log" "$tmp/progxx" 'app::Config::instance.limits[1]:rw-' \
@@ -161,5 +167,6 @@ st=0
 [ $st = 2 ] && grep -q "column 5: heap is NULL: pointers are read when the watch is armed, here at the command's start: attach with -p PID once it is set (EFAULT)$" "$tmp/err" ||
   bad "heap at the entry: status $st: $(cat "$tmp/err")"
 kill $pid
+pid=
 [ $fail = 0 ] && echo "typed names: OK"
 exit $fail

@@ -212,6 +212,30 @@ static int apply_pattern(struct hwbpi_tracer *t, const struct hwbp_trace_entry *
 	return ret;
 }
 
+/*
+ * A name that is a glob pattern and perhaps a malformed expression
+ * ("x[0-9]", "cfg.limits[x]"): the pattern's matches; when there are
+ * none, the expression's error (@later, its line in @err) if the name
+ * starts with a variable's ("cfg"), else the pattern's.
+ */
+static int pattern_or_expr(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e, int later,
+			   char *err, size_t errlen)
+{
+	char expr_err[400], base[HWBP_TRACE_SYM_LEN];
+	size_t n = strcspn(e->sym, ".[-");
+	int ret;
+
+	snprintf(expr_err, sizeof(expr_err), "%s", later ? err : "");
+	err[0] = '\0';
+	ret = apply_pattern(t, e, err, errlen);
+	snprintf(base, sizeof(base), "%.*s", (int)n, e->sym);
+	if (ret == -ENOENT && later == -EINVAL && t->syms && hwbpi_symtab_exact(t->syms, base)) {
+		hwbpi_say(err, errlen, "%s", expr_err);
+		return later;
+	}
+	return ret;
+}
+
 /* Whether the NAME of entry symbol @sym ("[LIB:]NAME[@QUAL]") is a
  * glob pattern. */
 static bool is_pattern(const char *sym)
@@ -244,24 +268,30 @@ int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 		struct hwbpi_symtab_amb amb = { 0 };
 		const struct hwbp_sym *s = NULL;
 
-		ret = t->syms ? hwbpi_symtab_resolve(t->syms, e->sym, &s, &amb) : -ENOENT;
 		/* A name some symbol has is that symbol, even when it holds
-		 * '.' or '[' ("x.cold", "f[abi:cxx11]()"); else a C expression
-		 * over a variable something knows ("cfg->limits[2]"); else a
-		 * pattern. */
-		if (ret == -ENOENT) {
-			int xr = hwbpi_watch_expr(t, e, &w, err, errlen);
+		 * '.' ("x.cold"); else a C expression over a variable something
+		 * knows ("cfg->limits[2]"), decided before the lookup of
+		 * demangled names, whose index a "." would make it build; then
+		 * a symbol by any of its names; else a pattern. */
+		int later = 0;
+
+		if (!t->syms || !hwbpi_symtab_exact(t->syms, e->sym)) {
+			int xr = hwbpi_watch_expr(t, e, &w, &later, err, errlen);
 
 			if (xr < 0)
 				return xr;
 			if (xr == 0)
 				goto add;
 		}
+		ret = t->syms ? hwbpi_symtab_resolve(t->syms, e->sym, &s, &amb) : -ENOENT;
+		if (ret != -ENOENT)
+			err[0] = '\0';   /* a demangled name after all */
 		if (ret == -ENOENT && is_pattern(e->sym))
-			return apply_pattern(t, e, err, errlen);
-		/* An expression whose variable nothing knows: its message. */
-		if (ret == -ENOENT && err[0])
-			return -ENOENT;
+			return pattern_or_expr(t, e, later, err, errlen);
+		/* An expression whose variable nothing knows, a malformed
+		 * one: its message. */
+		if (ret == -ENOENT && later)
+			return later;
 		/* Not in the table: perhaps a thread-local variable, which the
 		 * table leaves out (its value is an offset: tracer/tls.h). */
 		if (ret == -ENOENT) {

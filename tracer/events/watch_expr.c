@@ -15,8 +15,6 @@
 
 #include "events/watch_int.h"
 
-#define MAX_SOURCES 8
-
 /* The base of @ex: a symbol, a thread-local variable, or (known false)
  * one for the type sources to find.  *@name: the symbol's name. */
 static int find_base(struct hwbpi_tracer *t, const struct hwbpi_expr *ex, struct hwbpi_tbase *b,
@@ -153,34 +151,39 @@ static int make_watch(const struct hwbp_trace_entry *e, const struct hwbpi_tbase
 }
 
 int hwbpi_watch_expr(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
-		     struct hwbpi_watch *w, char *err, size_t errlen)
+		     struct hwbpi_watch *w, int *later, char *err, size_t errlen)
 {
-	struct hwbpi_tsrc *src[MAX_SOURCES];
+	struct hwbpi_tsrc *src;
 	struct hwbpi_expr ex;
 	struct hwbpi_tbase b;
 	struct hwbpi_tres r;
 	const char *msg = "";
 	char why[300];
-	unsigned col = 0, n;
+	unsigned col = 0, pos = 0, nsrc = 0;
 	int ret = hwbpi_expr_parse(e->sym, &ex, &col, &msg);
 
+	*later = 0;
 	if (ret <= 0) {
-		if (ret == 0)
-			return 1;
-		hwbpi_say(err, errlen, "column %u: %s (EINVAL)", col, msg);
-		return ret;
+		/* Not an expression; a malformed one may still be a name or
+		 * a pattern ("x[0-9]"): its error is the caller's last word. */
+		if (ret < 0)
+			hwbpi_say(err, errlen, "column %u: %s (EINVAL)", col, msg);
+		*later = ret;
+		return 1;
 	}
 	if ((ret = find_base(t, &ex, &b, err, errlen)))
 		return ret;
-	/* A cast names its type: any file's DWARF may have it. */
-	n = t->typer ? hwbpi_typer_sources(t->typer, b.known && !b.tls && !ex.cast[0] ? b.addr : 0,
-					   ex.cast[0] != 0, src, MAX_SOURCES, why, sizeof(why)) : 0;
 	/* The first source that knows the base walks it; its error is the
-	 * answer (another source would type the same names the same way). */
+	 * answer (another source would type the same names the same way).
+	 * A cast names its type: any file's DWARF may have it. */
+	why[0] = '\0';
 	ret = -ENOENT;
-	for (unsigned i = 0; i < n && ret == -ENOENT; i++) {
+	while (ret == -ENOENT && t->typer &&
+	       (src = hwbpi_typer_next(t->typer, b.known && !b.tls && !ex.cast[0] ? b.addr : 0,
+				       ex.cast[0] != 0, &pos, why, sizeof(why)))) {
+		nsrc++;
 		err[0] = '\0';
-		ret = hwbpi_types_resolve(src[i], &ex, &b, &t->mem, &r, err, errlen);
+		ret = hwbpi_types_resolve(src, &ex, &b, &t->mem, &r, err, errlen);
 		if (ret == 0 && r.percpu && !b.known && (ret = percpu_base(t, &ex, &r, err, errlen)))
 			return ret;
 		if (ret == 0) {
@@ -188,7 +191,7 @@ int hwbpi_watch_expr(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 				return ret;
 			memcpy(w->step, r.step, sizeof(r.step));
 			w->nsteps = (uint8_t)r.nsteps;
-			note(&b, &r, w, src[i]->ops->name, err, errlen);
+			note(&b, &r, w, src->ops->name, err, errlen);
 			return 0;
 		}
 		if (ret == -ENOENT && err[0])
@@ -200,7 +203,8 @@ int hwbpi_watch_expr(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 		hwbpi_say(err, errlen, "column %u: no symbol '%s' in the symbol table%s%s (ENOENT)",
 			  ex.base_col, ex.base, t->missing_hint ? ": " : "",
 			  t->missing_hint ? t->missing_hint : "");
+		*later = -ENOENT;
 		return 1;
 	}
-	return ret == -ENOENT ? no_type(t, &ex, n, why, err, errlen) : ret;
+	return ret == -ENOENT ? no_type(t, &ex, nsrc, why, err, errlen) : ret;
 }

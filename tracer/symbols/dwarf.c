@@ -333,28 +333,29 @@ static int lookup_line(struct hwbpi_dwarf *d, uint64_t ip, const char **file, un
 	return 0;
 }
 
-bool hwbpi_dwarf_debug_at(struct hwbpi_dwarf *d, unsigned i, const char **path, uint64_t *bias,
-			  uint64_t *lo, uint64_t *hi)
+int hwbpi_dwarf_debug_at(struct hwbpi_dwarf *d, unsigned i, uint64_t addr, const char **path,
+			 uint64_t *bias)
 {
 	const char *main_file = NULL, *debug = NULL;
 	Dwarf_Addr start = 0, end = 0, dwbias = 0;
 	Dwfl_Module *m;
 
 	if (!d || i >= d->nf)
-		return false;
-	*path = NULL;
-	*bias = *lo = *hi = 0;
+		return -ERANGE;
 	m = report(d, d->f[i]);
+	if (!m)
+		return addr ? 0 : -ENODATA;
+	dwfl_module_info(m, NULL, &start, &end, NULL, NULL, NULL, NULL);
+	if (addr && (addr < start || addr >= end))
+		return 0;
 	/* Asking for the DWARF makes libdwfl find the debug file (as for
 	 * search_debug()); the bias is that of the DWARF's addresses. */
-	if (!m || !dwfl_module_getdwarf(m, &dwbias))
-		return true;
-	dwfl_module_info(m, NULL, &start, &end, NULL, NULL, &main_file, &debug);
+	if (!dwfl_module_getdwarf(m, &dwbias))
+		return -ENODATA;
+	dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &main_file, &debug);
 	*path = debug ? debug : main_file;
 	*bias = dwbias;
-	*lo = start;
-	*hi = end;
-	return true;
+	return 1;
 }
 #endif
 
@@ -363,14 +364,13 @@ bool hwbpi_dwarf_debug_at(struct hwbpi_dwarf *d, unsigned i, const char **path, 
 /* ------------------------------------------------------------------ */
 
 #ifndef HWBP_HAVE_LIBDW
-bool hwbpi_dwarf_debug_at(struct hwbpi_dwarf *d, unsigned i, const char **path, uint64_t *bias,
-			  uint64_t *lo, uint64_t *hi)
+int hwbpi_dwarf_debug_at(struct hwbpi_dwarf *d, unsigned i, uint64_t addr, const char **path,
+			 uint64_t *bias)
 {
-	if (!d || i >= d->nf)
-		return false;
-	*path = NULL;
-	*bias = *lo = *hi = 0;
-	return true;
+	(void)addr;
+	(void)path;
+	(void)bias;
+	return !d || i >= d->nf ? -ERANGE : -ENODATA;
 }
 #endif
 

@@ -106,14 +106,17 @@ int hwbpi_dwarf_srcline(struct hwbpi_dwarf *d, uint64_t ip, const char **file, u
 
 /*
  * hwbpi_dwarf_debug_at - where the DWARF of the @i-th file recorded in @d
- * (load order) is read: *@path the file that holds it (its separate debug
- * file, or the file itself), *@bias what its addresses run at less their
- * file addresses, [*@lo, *@hi) the addresses the file's image spans.
- * *@path is NULL when the file has no DWARF anywhere (or libdw is
- * missing).  False past the last file.  Borrowed strings, alive as long
- * as @d.  Types (tracer/types/) read the variables and types there.
+ * (load order) is read, when its image holds address @addr (0: any
+ * file): *@path the file that holds it (its separate debug file, or the
+ * file itself), *@bias what its addresses run at less their file
+ * addresses.  Borrowed strings, alive as long as @d.  A file whose image
+ * does not hold @addr is not searched (a library's debug file is looked
+ * for only when asked for).  Types (tracer/types/) read the variables and
+ * types there.
+ * Returns 1 (found), 0 (the file does not hold @addr), -ENODATA (it has
+ * no DWARF anywhere, or libdw is missing), -ERANGE (past the last file).
  */
-bool hwbpi_dwarf_debug_at(struct hwbpi_dwarf *d, unsigned i, const char **path, uint64_t *bias,
-			  uint64_t *lo, uint64_t *hi);
+int hwbpi_dwarf_debug_at(struct hwbpi_dwarf *d, unsigned i, uint64_t addr, const char **path,
+			 uint64_t *bias);
 
 #endif /* HWBP_TRACER_DWARF_H */

@@ -350,6 +350,11 @@ int hwbpi_symtab_resolve(const struct hwbp_symtab *t, const char *spec,
 	return dm_base(t, dm, name, &q, out, amb);
 }
 
+const struct hwbp_sym *hwbpi_symtab_exact(const struct hwbp_symtab *t, const char *name)
+{
+	return t && t->finished && name ? hwbpi_symtab_hash_find(t, name) : NULL;
+}
+
 const struct hwbp_sym *hwbp_symtab_find(const struct hwbp_symtab *t, const char *name)
 {
 	const struct hwbp_sym *s;

@@ -22,6 +22,10 @@ struct hwbpi_symtab_amb {
 	const char *name[HWBPI_SYMTAB_CANDIDATES];
 };
 
+/* The symbol of finished table @t named exactly @name (one hash probe:
+ * no qualifier, no demangled name), or NULL.  Any thread. */
+const struct hwbp_sym *hwbpi_symtab_exact(const struct hwbp_symtab *t, const char *name);
+
 /*
  * hwbpi_symtab_resolve - hwbp_symtab_find() with the reason of a failure:
  * 0 and *@out, or -ENOENT (no such symbol), -EINVAL (@spec is a function

@@ -90,45 +90,41 @@ static struct hwbpi_tsrc *open_btf(struct hwbpi_typer *ty, char *why, size_t n)
 	return op->src;
 }
 
-/* A process's files: the one whose image holds @addr, or all (@addr 0). */
-static unsigned file_sources(struct hwbpi_typer *ty, uint64_t addr, struct hwbpi_tsrc **out,
-			     unsigned max, char *why, size_t n)
+/* A process's @i-th file, when its image holds @addr (or @addr is 0). */
+static struct hwbpi_tsrc *file_source(struct hwbpi_typer *ty, unsigned i, uint64_t addr,
+				      bool *more, char *why, size_t n)
 {
-	const char *path;
-	uint64_t bias, lo, hi;
-	unsigned k = 0;
+	const char *path = NULL;
+	uint64_t bias = 0;
+	int ret = i < MAX_FILES ? hwbpi_dwarf_debug_at(ty->o.dwarf, i, addr, &path, &bias) : -ERANGE;
 
-	for (unsigned i = 0; i < MAX_FILES && k < max &&
-	     hwbpi_dwarf_debug_at(ty->o.dwarf, i, &path, &bias, &lo, &hi); i++) {
-		struct hwbpi_tsrc *s;
-
-		if (addr && (addr < lo || addr >= hi))
-			continue;
-		if (!path) {
-			why_not(why, n, "the file holding it", -ENODATA);
-			continue;
-		}
-		if ((s = open_dwarf(&ty->file[i], path, (int64_t)bias, why, n)))
-			out[k++] = s;
-	}
-	return k;
+	*more = ret != -ERANGE;
+	if (ret == -ENODATA && addr)
+		why_not(why, n, "the file holding it", -ENODATA);
+	return ret == 1 ? open_dwarf(&ty->file[i], path, (int64_t)bias, why, n) : NULL;
 }
 
-unsigned hwbpi_typer_sources(struct hwbpi_typer *ty, uint64_t addr, bool cast,
-			     struct hwbpi_tsrc **out, unsigned max, char *why, size_t n)
+struct hwbpi_tsrc *hwbpi_typer_next(struct hwbpi_typer *ty, uint64_t addr, bool cast,
+				   unsigned *pos, char *why, size_t n)
 {
-	struct hwbpi_tsrc *s;
-	unsigned k = 0;
+	struct hwbpi_tsrc *s = NULL;
+	bool more = true;
 
-	why[0] = '\0';
-	if (!ty->o.kernel)
-		return ty->o.dwarf ? file_sources(ty, addr, out, max, why, n) : 0;
-	if (cast && k < max && (s = open_btf(ty, why, n)))
-		out[k++] = s;
-	if (ty->o.vmlinux && k < max && (s = open_dwarf(&ty->kdwarf, ty->o.vmlinux, ty->o.kaslr,
-							 why, n)))
-		out[k++] = s;
-	if (!cast && k < max && (s = open_btf(ty, why, n)))
-		out[k++] = s;
-	return k;
+	if (!ty->o.kernel) {
+		while (!s && more && ty->o.dwarf)
+			s = file_source(ty, (*pos)++, addr, &more, why, n);
+		return s;
+	}
+	/* The kernel: 0 BTF (a cast), 1 --vmlinux, 2 BTF (otherwise). */
+	while (!s && *pos < 3) {
+		unsigned at = (*pos)++;
+
+		if (at == 0 && cast)
+			s = open_btf(ty, why, n);
+		else if (at == 1 && ty->o.vmlinux)
+			s = open_dwarf(&ty->kdwarf, ty->o.vmlinux, ty->o.kaslr, why, n);
+		else if (at == 2 && !cast)
+			s = open_btf(ty, why, n);
+	}
+	return s;
 }

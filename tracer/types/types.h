@@ -184,17 +184,19 @@ struct hwbpi_typer *hwbpi_typer_new(const struct hwbpi_typer_opts *o);
 void hwbpi_typer_free(struct hwbpi_typer *ty);
 
 /*
- * hwbpi_typer_sources - the sources to ask, best first, for an expression
- * whose base is at @addr (0: found by name, as a static local; a cast's
- * type is looked up by name too, @cast: BTF first, as it indexes names):
- * for a process the DWARF of the file whose image holds @addr (every
- * file's, main first, for 0); for the kernel --vmlinux's DWARF, then
- * BTF.  Returns how many went into @out (at most @max); when a source
- * could not be opened, @why (@n bytes) says which and why ("" if none
- * failed), for the caller's "no type" error.
+ * hwbpi_typer_next - the next source to ask, best first, for an
+ * expression whose base is at @addr (0: found by name, as a static local,
+ * or @cast: a cast's type, looked up by name: BTF first, as it indexes
+ * names): for a process the DWARF of the file whose image holds @addr
+ * (every file's, main first, for 0); for the kernel --vmlinux's DWARF,
+ * then BTF.  *@pos (0 at first) is where the walk is; each source is
+ * opened when first returned, so a walk that stops at the first answer
+ * reads no more.  NULL past the last; when a source could not be opened,
+ * @why (@n bytes, "" at first) says which and why, for the caller's "no
+ * type" error.
  */
-unsigned hwbpi_typer_sources(struct hwbpi_typer *ty, uint64_t addr, bool cast,
-			     struct hwbpi_tsrc **out, unsigned max, char *why, size_t n);
+struct hwbpi_tsrc *hwbpi_typer_next(struct hwbpi_typer *ty, uint64_t addr, bool cast,
+				   unsigned *pos, char *why, size_t n);
 
 /* ---------------------------------------------------------- resolution */
 
