@@ -24,7 +24,7 @@ _hwbp_options()
 	trace) echo "-e --event --filter-file --cpu --backend --demo --lackey --elf" \
 		"--load-bias -p --pid --symbols --hist-entries --trace --format --buffer-kb" \
 		"--overwrite --force --no-demangle --wide --stack --folded --duration --kernel --cpus" \
-		"--vmlinux --kinds --call-graph --debug-dir --sort --srcline --" ;;
+		"--vmlinux --kinds --call-graph --debug-dir --sort --srcline --dry-run --json --percpu-all --" ;;
 	"bench sim") echo "--accesses" ;;
 	"bench trace") echo "--hits --lookups --dwfl-lookups --symbols --lackey-mb --buffer-kb" ;;
 	esac
