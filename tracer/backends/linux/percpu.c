@@ -38,6 +38,17 @@ static int read_offsets(struct hwbpi_view *s, uint64_t *off, unsigned n)
 	return 0;
 }
 
+/* "@name@cpuN" into @out (@n bytes), @name cut to leave room for the CPU. */
+static void name_copy(char *out, size_t n, const char *name, unsigned cpu)
+{
+	char suffix[16];
+	int k = snprintf(suffix, sizeof(suffix), "@cpu%u", cpu);
+	size_t len = strnlen(name, n - 1 - (size_t)k);
+
+	memcpy(out, name, len);
+	memcpy(out + len, suffix, (size_t)k + 1);
+}
+
 /* Watch @i (per-CPU) replaced by its @n copies. */
 static int place_one(struct hwbpi_view *s, unsigned i, const uint64_t *off, unsigned n)
 {
@@ -59,7 +70,7 @@ static int place_one(struct hwbpi_view *s, unsigned i, const uint64_t *off, unsi
 		cw->percpu = false;
 		cw->addr = w.addr + off[c];
 		cw->on_cpu = s->percpu_all ? 0 : c + 1;
-		snprintf(cw->name, sizeof(cw->name), "%.*s@cpu%u", (int)sizeof(w.name) - 12, w.name, c);
+		name_copy(cw->name, sizeof(cw->name), w.name, c);
 		if (k < sizeof(list))
 			k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%u: 0x%" PRIx64, c ? ", " : "",
 					      c, cw->addr);
