@@ -400,42 +400,41 @@ static bool match(Dwarf_Die *d, struct want *w)
 	return w->any && w->have_decl;
 }
 
-/* The children of @parent in scope @scope (a "::" path left to enter). */
+/* Whether scope @d (a namespace, a class) is named @scope[0, @l). */
+static bool scope_named(Dwarf_Die *d, const char *scope, size_t l)
+{
+	int tag = dwarf_tag(d);
+	const char *n;
+
+	if (tag != DW_TAG_namespace && tag != DW_TAG_structure_type && tag != DW_TAG_class_type)
+		return false;
+	n = name_of(d);
+	return n && strlen(n) == l && strncmp(n, scope, l) == 0;
+}
+
+/* The children of @parent: matched against @w when @scope is entered
+ * (@len 0), else the next component of the "::" path @scope[0, @len)
+ * entered.  An unqualified name is looked for at the top level only: a
+ * C++ name in a namespace comes qualified from the symbol table. */
 static bool walk_scope(Dwarf_Die *parent, const char *scope, size_t len, struct want *w,
 		       int depth)
 {
+	size_t l = strcspn(scope, ":");
 	Dwarf_Die c;
 
 	if (depth > 16 || dwarf_child(parent, &c))
 		return false;
+	if (l > len)
+		l = len;
 	do {
-		int tag = dwarf_tag(&c);
-		const char *n;
-		size_t l;
-
-		if (!len && match(&c, w))
-			return true;
-		if (tag != DW_TAG_namespace && tag != DW_TAG_structure_type &&
-		    tag != DW_TAG_class_type)
-			continue;
-		/* Into a namespace (or, for a qualified name, a class) whose
-		 * name is the scope's next component. */
-		n = name_of(&c);
-		if (!len && tag != DW_TAG_namespace)
-			continue;
 		if (!len) {
-			/* An unqualified name: C++ code in a namespace names it
-			 * qualified; the symbol table gave the name in full. */
-			continue;
-		}
-		l = strcspn(scope, ":");
-		if (l > len)
-			l = len;
-		if (!n || strlen(n) != l || strncmp(n, scope, l) != 0)
-			continue;
-		if (walk_scope(&c, l < len ? scope + l + 2 : scope + l, l < len ? len - l - 2 : 0, w,
-			       depth + 1))
+			if (match(&c, w))
+				return true;
+		} else if (scope_named(&c, scope, l) &&
+			   walk_scope(&c, l < len ? scope + l + 2 : scope + l,
+				      l < len ? len - l - 2 : 0, w, depth + 1)) {
 			return true;
+		}
 	} while (dwarf_siblingof(&c, &c) == 0);
 	return false;
 }
