@@ -82,6 +82,16 @@ printf '# typed names\ncfg.limits[2].hi:rw-\ncfg.u.i:rw-\n' > "$tmp/filter"
 row "$tmp/h4" W 'cfg.limits[2].hi' writes 300
 row "$tmp/h4" W 'cfg.u.i' writes 90
 
+# CTF names the watch as written: its 300 events.
+if command -v babeltrace2 >/dev/null; then
+  "$hwbp" trace --lackey "$tmp/c.log" --elf "$tmp/prog" -e 'cfg.limits[2].hi:-w-' --trace "$tmp/ctf" \
+    --format ctf 2>/dev/null
+  [ "$(babeltrace2 "$tmp/ctf" | grep -c 'watch = "cfg.limits\[2\].hi", .* kind = ( "W"')" = 300 ] ||
+    bad "CTF: not 300 events of cfg.limits[2].hi"
+else
+  echo "SKIP (part): babeltrace2 is missing: the CTF check"
+fi
+
 # ---- C++: a static member by its qualified name, a base class's member.
 hist "$tmp/cxx.log" "$tmp/progxx" 'app::Config::instance.limits[1]:rw-' \
   'app::Config::instance.name[2]:rw-' 'app::node.id:rw-' 'app::node.next:rw-' > "$tmp/h3"
