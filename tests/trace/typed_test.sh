@@ -15,7 +15,7 @@
 #    status 2 (the user's input), nothing armed (the process still runs, untraced).
 set -euo pipefail
 hwbp=$1 csrc=$2 cxxsrc=$3
-for t in valgrind jq; do
+for t in valgrind jq babeltrace2; do
   command -v $t >/dev/null || { echo "$t is missing (scripts/deps installs it)"; exit 1; }
 done
 tmp=$(mktemp -d)
@@ -83,14 +83,10 @@ row "$tmp/h4" W 'cfg.limits[2].hi' writes 300
 row "$tmp/h4" W 'cfg.u.i' writes 90
 
 # CTF names the watch as written: its 300 events.
-if command -v babeltrace2 >/dev/null; then
-  "$hwbp" trace --lackey "$tmp/c.log" --elf "$tmp/prog" -e 'cfg.limits[2].hi:-w-' --trace "$tmp/ctf" \
-    --format ctf 2>/dev/null
-  [ "$(babeltrace2 "$tmp/ctf" | grep -c 'watch = "cfg.limits\[2\].hi", .* kind = ( "W"')" = 300 ] ||
-    bad "CTF: not 300 events of cfg.limits[2].hi"
-else
-  echo "SKIP (part): babeltrace2 is missing: the CTF check"
-fi
+"$hwbp" trace --lackey "$tmp/c.log" --elf "$tmp/prog" -e 'cfg.limits[2].hi:-w-' --trace "$tmp/ctf" \
+  --format ctf 2>/dev/null
+[ "$(babeltrace2 "$tmp/ctf" | grep -c 'watch = "cfg.limits\[2\].hi", .* kind = ( "W"')" = 300 ] ||
+  bad "CTF: not 300 events of cfg.limits[2].hi"
 
 # ---- C++: a static member by its qualified name, a base class's member.
 hist "$tmp/cxx.log" "$tmp/progxx" 'app::Config::instance.limits[1]:rw-' \
