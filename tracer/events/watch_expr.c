@@ -78,21 +78,29 @@ static void note(const struct hwbpi_tbase *b,
 			 r->bit_shift + r->bit_width - 1);
 }
 
-/* Why no source typed the base (every source said -ENOENT). */
-static int no_type(struct hwbpi_tracer *t, const struct hwbpi_expr *ex, unsigned nsrc,
-		   const char *why, char *err, size_t errlen)
+/* Why no source typed the base (every source said -ENOENT): none to
+ * ask (@asked empty), or none that has the variable, which a cast names
+ * (the kernel's BTF types only per-CPU variables). */
+static int no_type(const struct hwbpi_expr *ex, const char *asked, const char *why, char *err,
+		   size_t errlen)
 {
 	const char *rest = ex->text + ex->base_col - 1 + strlen(ex->base);
 
-	if (!nsrc)
-		hwbpi_say(err, errlen, "column %u: no type for '%s': %s%s (ENOENT)", ex->base_col,
-			  ex->base, why[0] ? why : "no debug information was found",
-			  t->missing_hint ? "" : "; give a cast: '(struct TYPE)NAME...'");
-	else
-		hwbpi_say(err, errlen, "column %u: no type for '%s' in %s (BTF types only per-CPU "
-			  "variables; DWARF, with --vmlinux or a debug file, types every one): "
+	if (!asked[0] && ex->cast[0])
+		hwbpi_say(err, errlen, "column %u: no type '%s': %s (ENOENT)", ex->cast_col + 1,
+			  ex->cast, why[0] ? why : "no DWARF or BTF describes this workload");
+	else if (!asked[0])
+		hwbpi_say(err, errlen, "column %u: no type for '%s': %s (ENOENT)", ex->base_col,
+			  ex->base, why[0] ? why : "no DWARF or BTF describes this workload");
+	else if (strstr(asked, "BTF"))
+		hwbpi_say(err, errlen, "column %u: no type for '%s' in %s (the kernel's BTF types "
+			  "only per-CPU variables; a vmlinux's DWARF, --vmlinux, types every one): "
 			  "give its type as a cast, '(struct TYPE)%s%s' (ENOENT)", ex->base_col,
-			  ex->base, why[0] ? why : "the debug information", ex->base, rest);
+			  ex->base, asked, ex->base, rest);
+	else
+		hwbpi_say(err, errlen, "column %u: no type for '%s' in the %s of the file holding "
+			  "it: give its type as a cast, '(struct TYPE)%s%s' (ENOENT)", ex->base_col,
+			  ex->base, asked, ex->base, rest);
 	return -ENOENT;
 }
 
@@ -159,7 +167,8 @@ int hwbpi_watch_expr(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 	struct hwbpi_tres r;
 	const char *msg = "";
 	char why[300];
-	unsigned col = 0, pos = 0, nsrc = 0;
+	unsigned col = 0, pos = 0;
+	char asked[32] = "";   /* the sources asked: "DWARF", "BTF", "DWARF and BTF" */
 	int ret = hwbpi_expr_parse(e->sym, &ex, &col, &msg);
 
 	*later = 0;
@@ -181,7 +190,9 @@ int hwbpi_watch_expr(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 	while (ret == -ENOENT && t->typer &&
 	       (src = hwbpi_typer_next(t->typer, b.known && !b.tls && !ex.cast[0] ? b.addr : 0,
 				       ex.cast[0] != 0, &pos, why, sizeof(why)))) {
-		nsrc++;
+		if (!strstr(asked, src->ops->name))
+			snprintf(asked + strlen(asked), sizeof(asked) - strlen(asked), "%s%s",
+				 asked[0] ? " and " : "", src->ops->name);
 		err[0] = '\0';
 		ret = hwbpi_types_resolve(src, &ex, &b, &t->mem, &r, err, errlen);
 		if (ret == 0 && r.percpu && !b.known && (ret = percpu_base(t, &ex, &r, err, errlen)))
@@ -206,5 +217,5 @@ int hwbpi_watch_expr(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 		*later = -ENOENT;
 		return 1;
 	}
-	return ret == -ENOENT ? no_type(t, &ex, nsrc, why, err, errlen) : ret;
+	return ret == -ENOENT ? no_type(&ex, asked, why, err, errlen) : ret;
 }
