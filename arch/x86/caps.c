@@ -49,7 +49,15 @@ static void x86_caps(const struct hwbp_cpu *cpu, struct hwbp_caps *caps)
 	/* R/W = 10b watches I/O ports once CR4.DE is set (SDM §17.2.4). */
 	caps->io_ports = true;
 	caps->zero_block = 0;     /* no cache-block zeroing instruction */
-	if (cpu->u.x86.mode64) {
+	if (cpu->u.x86.mode64 && cpu->u.x86.la57) {
+		/* With 5-level paging a linear address is canonical when bits
+		 * 63:57 copy bit 56 (SDM Vol. 3A §4.5, "4-level paging and
+		 * 5-level paging"): Linux then maps its per-CPU areas and
+		 * direct map below 0xffff800000000000. */
+		caps->user_max = 0x00ffffffffffffffull;
+		caps->kernel_min = 0xff00000000000000ull;
+		caps->addr_max = UINT64_MAX;
+	} else if (cpu->u.x86.mode64) {
 		/* 48-bit canonical split (SDM Vol. 1 §3.3.7.1). */
 		caps->user_max = 0x00007fffffffffffull;
 		caps->kernel_min = 0xffff800000000000ull;
@@ -139,7 +147,7 @@ static unsigned x86_split(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
 	return n;
 }
 
-#define X86(n, m64, amd) { n, { .arch = HWBP_ARCH_X86, .u.x86 = { m64, amd } } }
+#define X86(n, m64, amd) { n, { .arch = HWBP_ARCH_X86, .u.x86 = { m64, amd, false } } }
 
 static const struct hwbpi_preset x86_presets[] = {
 	X86("x86_64", true, false),

@@ -12,6 +12,7 @@
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/types.h>
@@ -28,12 +29,40 @@
  * POKEUSER take for DR0-DR7 (arch/x86/kernel/ptrace.c: arch_ptrace()). */
 #define DR_OFF(n) (offsetof(struct user, u_debugreg) + (size_t)(n) * sizeof(long))
 
+/*
+ * Does the kernel run with 5-level paging?  /proc/cpuinfo's "la57" flag
+ * says so: early_identify_cpu() (arch/x86/kernel/cpu/common.c) clears
+ * X86_FEATURE_LA57 when pgtable_l5_enabled() is false (no5lvl, a CPU or
+ * a build without it), so the flag is the kernel's choice, not the CPU's
+ * ability.  Unreadable: no (the 48-bit split, as before).
+ */
+static bool kernel_la57(void)
+{
+	char line[8192];   /* a flags line is about 1.5 KB */
+	bool yes = false;
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "flags", 5) == 0) {
+			yes = strstr(line, " la57 ") || strstr(line, " la57\n");
+			break;
+		}
+	fclose(f);
+	return yes;
+}
+
 int hwbpi_linux_cpu(pid_t tid, struct hwbp_cpu *cpu)
 {
 	/* Four debug registers per thread in long mode, whatever the
 	 * model: Linux gives ptrace no AMD address masks. */
+	int ret = hwbp_cpu_preset("x86_64", cpu);
+
 	(void)tid;
-	return hwbp_cpu_preset("x86_64", cpu);
+	if (ret == 0)
+		cpu->u.x86.la57 = kernel_la57();
+	return ret;
 }
 
 static int poke_dr(pid_t tid, unsigned n, uint64_t v)

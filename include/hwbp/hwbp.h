@@ -187,6 +187,9 @@ struct hwbp_cpu {
 		struct {
 			bool mode64;         /* long mode: LEN=10 (8 bytes) valid */
 			bool amd_addr_mask;  /* AMD breakpoint address-mask extension */
+			bool la57;           /* 5-level paging (CR4.LA57): 57-bit
+					      * canonical addresses, the kernel's
+					      * half from 0xff00000000000000 */
 		} x86;
 		struct {
 			uint64_t dfr0;       /* ID_AA64DFR0_EL1 */

@@ -126,6 +126,25 @@ static void test_caps(void **state)
 		assert_int_equal(c.kernel_min, row->kernel_min);
 		assert_int_equal(c.addr_max, row->addr_max);
 	}
+	/* 5-level paging: canonical when bits 63:57 copy bit 56 (SDM Vol. 3A
+	 * §4.5); Linux's per-CPU areas then sit at 0xff1...: kernel half. */
+	{
+		struct hwbp_cpu cpu = cpu_named("x86_64");
+		struct hwbp_caps c;
+		struct hwbp_request r = { .addr = 0xff11000000001000ull, .len = 8,
+					  .type = HWBP_W, .scope = HWBP_SCOPE_KERNEL };
+		struct hwbp_plan p;
+
+		assert_int_not_equal(hwbp_plan(&cpu, &r, 1, &p), 0);
+		cpu.u.x86.la57 = true;
+		assert_int_equal(hwbp_caps_get(&cpu, &c), 0);
+		assert_int_equal(c.user_max, 0x00ffffffffffffffull);
+		assert_int_equal(c.kernel_min, 0xff00000000000000ull);
+		assert_int_equal(hwbp_plan(&cpu, &r, 1, &p), 0);
+		r.addr = 0x00fffffffffff000ull;
+		r.scope = HWBP_SCOPE_USER;
+		assert_int_equal(hwbp_plan(&cpu, &r, 1, &p), 0);
+	}
 	/* No arch-specific request rule beyond the generic checks. */
 	assert_null(ops->check);
 }

@@ -33,7 +33,8 @@
 
 /*
  * The debug registers as the kernel lets a tracer use them for the
- * stopped thread @tid: x86 the x86_64 preset (4 shared slots);
+ * stopped thread @tid: x86 the x86_64 preset (4 shared slots), la57
+ * as the kernel runs;
  * arm64 a model with the kernel's slot counts (NT_ARM_HW_BREAK /
  * NT_ARM_HW_WATCH dbg_info); powerpc PPC_PTRACE_GETHWDBGINFO.
  * Errors: -EOPNOTSUPP (no debug registers for ptrace on this kernel or
