@@ -21,6 +21,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#ifdef HWBP_HAVE_LIBBPF
+#include <bpf/btf.h>
+#endif
 
 #include "types/types.h"
 
@@ -71,6 +74,32 @@ static void test_parse(void **state)
 	assert_int_equal(e.cast_ptr, 2);
 	assert_string_equal(e.base, "");
 	assert_int_equal(e.base_addr, 0x1000);
+	/* C's integer types in several words, named as GCC's DWARF (and
+	 * pahole's BTF) name them */
+	static const char *const ints[][2] = {
+		{ "(unsigned long)x", "long unsigned int" },
+		{ "(long unsigned)x", "long unsigned int" },
+		{ "(unsigned long long)x", "long long unsigned int" },
+		{ "(long long int)x", "long long int" },
+		{ "(short)x", "short int" },
+		{ "(unsigned short int)x", "short unsigned int" },
+		{ "(unsigned)x", "unsigned int" },
+		{ "(signed char)x", "signed char" },
+		{ "(unsigned char *)x", "unsigned char" },
+		{ "(u64)x", "u64" },
+		{ "(int)x", "int" },
+	};
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		assert_int_equal(hwbpi_expr_parse(ints[i][0], &e, &col, &msg), 1);
+		assert_string_equal(e.cast, ints[i][1]);
+		assert_string_equal(e.base, "x");
+	}
+	assert_int_equal(e.cast_ptr, 0);
+	assert_int_equal(hwbpi_expr_parse("(unsigned long long long)x", &e, &col, &msg), -EINVAL);
+	assert_int_equal(col, 2);
+	assert_int_equal(hwbpi_expr_parse("(short long)x", &e, &col, &msg), -EINVAL);
+	assert_int_equal(hwbpi_expr_parse("(my type)x", &e, &col, &msg), -EINVAL);
+	assert_int_equal(col, 2);
 	assert_int_equal(hwbpi_expr_parse("app::Config::instance.x", &e, &col, &msg), 1);
 	assert_string_equal(e.base, "app::Config::instance");
 	/* plain names: the symbol table's */
@@ -273,6 +302,94 @@ static void test_btf(void **state)
 	hwbpi_tsrc_free(s);
 }
 
+#ifdef HWBP_HAVE_LIBBPF
+/* @b's raw BTF into @path. */
+static void write_btf(const struct btf *b, const char *path)
+{
+	uint32_t n;
+	const void *raw = btf__raw_data(b, &n);
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(raw);
+	assert_non_null(f);
+	assert_int_equal(fwrite(raw, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * A module's own struct, in its BTF split on the kernel's (as
+ * /sys/kernel/btf/<module> is): a cast to it is typed there, after
+ * vmlinux's BTF has not got it; a type in neither is no source's.  Files
+ * written by libbpf's writer into a directory laid out as
+ * /sys/kernel/btf.
+ */
+static void test_btf_modules(void **state)
+{
+	char dir[] = "/tmp/hwbp-btf-XXXXXX", path[64], base_path[64];
+	struct btf *base, *mod;
+	struct hwbpi_typer *ty;
+	struct hwbpi_tsrc *src;
+	struct hwbpi_expr e;
+	struct hwbpi_tbase b = { .addr = 0x1000, .known = true };
+	struct hwbpi_tmem mem = { NULL, NULL, "none", NULL };
+	struct hwbpi_tres r;
+	const char *msg;
+	char why[256] = "", err[256];
+	unsigned col, pos = 0, seen = 0;
+	uint64_t id;
+	int i32, i64, st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	/* vmlinux: int, long; the module: struct modstate { int a; long b; } */
+	base = btf__new_empty();
+	assert_non_null(base);
+	i32 = btf__add_int(base, "int", 4, BTF_INT_SIGNED);
+	i64 = btf__add_int(base, "long int", 8, BTF_INT_SIGNED);
+	assert_true(i32 > 0 && i64 > 0);
+	snprintf(base_path, sizeof(base_path), "%s/vmlinux", dir);
+	write_btf(base, base_path);
+	mod = btf__new_empty_split(base);
+	assert_non_null(mod);
+	st = btf__add_struct(mod, "modstate", 16);
+	assert_true(st > 0);
+	assert_int_equal(btf__add_field(mod, "a", i32, 0, 0), 0);
+	assert_int_equal(btf__add_field(mod, "b", i64, 64, 0), 0);
+	snprintf(path, sizeof(path), "%s/hwbp_mod", dir);
+	write_btf(mod, path);
+
+	ty = hwbpi_typer_new(&(struct hwbpi_typer_opts){ .kernel = true, .btf = base_path,
+							.btf_dir = dir });
+	assert_non_null(ty);
+	assert_int_equal(hwbpi_expr_parse("(struct modstate)x.b", &e, &col, &msg), 1);
+	/* vmlinux's BTF first, then the module's: the second has it */
+	while ((src = hwbpi_typer_next(ty, 0, true, &pos, why, sizeof(why)))) {
+		seen++;
+		if (src->ops->find_type(src, e.cast, &id) == 0)
+			break;
+	}
+	assert_non_null(src);
+	assert_int_equal(seen, 2);
+	assert_int_equal(hwbpi_types_resolve(src, &e, &b, &mem, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.addr, 0x1008);
+	assert_int_equal(r.size, 8);
+	assert_string_equal(r.type, "long int");
+	/* past the last module: no more sources */
+	assert_null(hwbpi_typer_next(ty, 0, true, &pos, why, sizeof(why)));
+	/* not a cast: vmlinux's BTF alone */
+	pos = seen = 0;
+	while (hwbpi_typer_next(ty, 0, false, &pos, why, sizeof(why)))
+		seen++;
+	assert_int_equal(seen, 1);
+	hwbpi_typer_free(ty);
+	btf__free(mod);
+	btf__free(base);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(unlink(base_path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +397,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dwarf_walk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dwarf_errors, setup, teardown),
 		cmocka_unit_test(test_btf),
+#ifdef HWBP_HAVE_LIBBPF
+		cmocka_unit_test(test_btf_modules),
+#endif
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,7 @@
  * and type; this reads the name.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,11 +56,90 @@ static int bad(const char *s, const char *at, const char *what, unsigned *col, c
 	return -EINVAL;
 }
 
+/*
+ * The integer type that C spells in several words ("unsigned long",
+ * "long long", "short unsigned") as GCC names it in DWARF, which pahole
+ * copies into BTF: "long unsigned int", "long long int", "short unsigned
+ * int".  @w: the words; false when one is no C integer keyword or they do
+ * not make a type.
+ */
+static bool int_type_name(char w[][16], unsigned n, char *out, size_t len)
+{
+	unsigned sgn = 0, uns = 0, shrt = 0, lng = 0, in = 0, chr = 0;
+	const char *t;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (strcmp(w[i], "signed") == 0)
+			sgn++;
+		else if (strcmp(w[i], "unsigned") == 0)
+			uns++;
+		else if (strcmp(w[i], "short") == 0)
+			shrt++;
+		else if (strcmp(w[i], "long") == 0)
+			lng++;
+		else if (strcmp(w[i], "int") == 0)
+			in++;
+		else if (strcmp(w[i], "char") == 0)
+			chr++;
+		else
+			return false;
+	}
+	if (sgn + uns > 1 || in > 1 || chr > 1 || shrt > 1 || lng > 2 || (shrt && lng) ||
+	    (chr && (shrt || lng || in)))
+		return false;
+	if (chr)
+		t = uns ? "unsigned char" : sgn ? "signed char" : "char";
+	else if (shrt)
+		t = uns ? "short unsigned int" : "short int";
+	else if (lng == 2)
+		t = uns ? "long long unsigned int" : "long long int";
+	else if (lng)
+		t = uns ? "long unsigned int" : "long int";
+	else
+		t = uns ? "unsigned int" : "int";
+	return (size_t)snprintf(out, len, "%s", t) < len;
+}
+
+/* More words of a type after the first ("unsigned long"): at most 4,
+ * each a C integer keyword; @p after the first word, the end. */
+static const char *more_words(const char *p, char *name, size_t n)
+{
+	char w[4][16];
+	unsigned k = 0;
+	const char *q = skip_blanks(p);
+
+	if (strlen(name) >= sizeof(w[0]))
+		return p;
+	snprintf(w[k++], sizeof(w[0]), "%s", name);
+	/* One word: a typedef or a tag's name as it is; "unsigned",
+	 * "long", "short" alone are ints still. */
+	if (!ident(*q)) {
+		(void)int_type_name(w, k, name, n);   /* false: not a keyword, kept */
+		return p;
+	}
+	while (ident(*q) && k < 4) {
+		const char *e = q;
+
+		while (ident(*e))
+			e++;
+		if ((size_t)(e - q) >= sizeof(w[0]))
+			return NULL;
+		memcpy(w[k], q, (size_t)(e - q));
+		w[k++][e - q] = '\0';
+		p = e;
+		q = skip_blanks(e);
+	}
+	if (ident(*q) || !int_type_name(w, k, name, n))
+		return NULL;
+	return p;
+}
+
 /* "(TYPE *...)" at @p ('(' there); the end. */
 static const char *cast_at(const char *s, const char *p, struct hwbpi_expr *e, unsigned *col,
 			   const char **msg)
 {
 	static const char *const tags[] = { "struct ", "union ", "enum ", "class " };
+	const char *t0;
 	size_t k = 0;
 
 	e->cast_col = (unsigned)(p - s) + 1;
@@ -75,9 +155,17 @@ static const char *cast_at(const char *s, const char *p, struct hwbpi_expr *e, u
 			break;
 		}
 	}
+	t0 = p;
 	if (!(p = name_at(p, e->cast + k, sizeof(e->cast) - k))) {
 		bad(s, p ? p : s + e->cast_col, "expected a type name after '('", col, msg);
 		return NULL;
+	}
+	if (!k) {
+		if (!(p = more_words(p, e->cast, sizeof(e->cast)))) {
+			bad(s, t0, "expected ')' after the type name (several words are a C integer "
+			    "type: \"unsigned long\")", col, msg);
+			return NULL;
+		}
 	}
 	for (p = skip_blanks(p); *p == '*'; p = skip_blanks(p + 1))
 		e->cast_ptr++;

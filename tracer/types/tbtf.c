@@ -23,6 +23,14 @@ struct hwbpi_tsrc *hwbpi_tsrc_btf(const char *path, int *err)
 	*err = -EOPNOTSUPP;
 	return NULL;
 }
+
+struct hwbpi_tsrc *hwbpi_tsrc_btf_split(const char *path, struct hwbpi_tsrc *base, int *err)
+{
+	(void)path;
+	(void)base;
+	*err = -EOPNOTSUPP;
+	return NULL;
+}
 #else
 #include <bpf/btf.h>
 
@@ -256,7 +264,8 @@ static const struct hwbpi_tsrc_ops btf_ops = {
 	.free = t_free,
 };
 
-struct hwbpi_tsrc *hwbpi_tsrc_btf(const char *path, int *err)
+/* A source over the BTF at @path, split on @base's (a module's) or not. */
+static struct hwbpi_tsrc *open_at(const char *path, struct btf *base, int *err)
 {
 	struct tbtf *t = calloc(1, sizeof(*t));
 	size_t psz;
@@ -265,7 +274,10 @@ struct hwbpi_tsrc *hwbpi_tsrc_btf(const char *path, int *err)
 		*err = -ENOMEM;
 		return NULL;
 	}
-	t->btf = btf__parse(path ? path : "/sys/kernel/btf/vmlinux", NULL);
+	/* A module's BTF holds only its own types and names the kernel's by
+	 * the ids that follow vmlinux's (btf__parse_split(); the kernel's
+	 * btf_parse_module()): lookups in it see both. */
+	t->btf = base ? btf__parse_split(path, base) : btf__parse(path, NULL);
 	if (!t->btf) {
 		*err = -errno ? -errno : -ENOENT;
 		free(t);
@@ -276,5 +288,18 @@ struct hwbpi_tsrc *hwbpi_tsrc_btf(const char *path, int *err)
 	t->src.ptr_size = psz ? (unsigned)psz : (unsigned)sizeof(void *);
 	*err = 0;
 	return &t->src;
+}
+struct hwbpi_tsrc *hwbpi_tsrc_btf(const char *path, int *err)
+{
+	return open_at(path ? path : "/sys/kernel/btf/vmlinux", NULL, err);
+}
+
+struct hwbpi_tsrc *hwbpi_tsrc_btf_split(const char *path, struct hwbpi_tsrc *base, int *err)
+{
+	if (!base || base->ops != &btf_ops) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	return open_at(path, btf_of(base), err);
 }
 #endif

@@ -64,6 +64,8 @@ struct hwbpi_expr {
  * it is), or -EINVAL with *@col (1-based) and *@msg saying what is wrong
  * ("expected a member name after '.'", "an index is a number" ...).
  * Grammar: '(' ['struct'|'union'|'enum'] NAME '*'* ')' then BASE, or BASE;
+ * a NAME in several words is C's integer type ("unsigned long"), kept as
+ * GCC's DWARF and pahole's BTF name it ("long unsigned int");
  * BASE is a name (identifier characters and "::") or, after a cast, a
  * number; each STEP is '.' NAME, '->' NAME or '[' NUMBER ']'.  A cast
  * applies to BASE alone ("(struct task_struct *)0xADDR->comm" reads the
@@ -160,6 +162,15 @@ struct hwbpi_tsrc *hwbpi_tsrc_dwarf(const char *path, int64_t bias, int *err);
  */
 struct hwbpi_tsrc *hwbpi_tsrc_btf(const char *path, int *err);
 
+/*
+ * hwbpi_tsrc_btf_split - a source over a module's BTF at @path
+ * (/sys/kernel/btf/<module>), split on the kernel's, source @base (from
+ * hwbpi_tsrc_btf(), freed after this one).  Errors (NULL, *@err):
+ * -EOPNOTSUPP (no libbpf), -EINVAL (@base no BTF source), libbpf's,
+ * -ENOMEM.
+ */
+struct hwbpi_tsrc *hwbpi_tsrc_btf_split(const char *path, struct hwbpi_tsrc *base, int *err);
+
 static inline void hwbpi_tsrc_free(struct hwbpi_tsrc *s)
 {
 	if (s)
@@ -173,6 +184,9 @@ struct hwbpi_typer_opts {
 	struct hwbpi_dwarf *dwarf;   /* the traced files (a process's), or NULL */
 	bool kernel;                 /* the running kernel: its BTF */
 	const char *btf;             /* NULL: /sys/kernel/btf/vmlinux */
+	const char *btf_dir;         /* the modules' BTF, every file but
+				      * "vmlinux" (NULL: /sys/kernel/btf when
+				      * btf is NULL, else none) */
 	const char *vmlinux;         /* a vmlinux with DWARF (--vmlinux), or NULL */
 	int64_t kaslr;               /* its addresses run at file address + kaslr */
 };
@@ -189,7 +203,7 @@ void hwbpi_typer_free(struct hwbpi_typer *ty);
  * or @cast: a cast's type, looked up by name: BTF first, as it indexes
  * names): for a process the DWARF of the file whose image holds @addr
  * (every file's, main first, for 0); for the kernel --vmlinux's DWARF,
- * then BTF.  *@pos (0 at first) is where the walk is; each source is
+ * then BTF, and for a cast then each loaded module's BTF (by name).  *@pos (0 at first) is where the walk is; each source is
  * opened when first returned, so a walk that stops at the first answer
  * reads no more.  NULL past the last; when a source could not be opened,
  * @why (@n bytes, "" at first) says which and why, for the caller's "no
@@ -218,6 +232,8 @@ struct hwbpi_tbase {
 	bool known;                  /* addr is known (else the source's, as a
 				      * static local's) */
 	bool tls;                    /* a thread-local variable (no pointer step) */
+	uint64_t tls_memsz, tls_align; /* TLS: the executable's PT_TLS, which
+				      * places each thread's block */
 	bool percpu;                 /* a per-CPU variable (no pointer step) */
 	bool global;                 /* its name is unique (an extern declaration
 				      * gives its type) */
