@@ -77,6 +77,9 @@ struct hwbpi_tracer {
 	uint64_t hits;                       /* histogram mode (trace mode: the rings count) */
 	uint64_t filtered;
 	uint64_t stray;                      /* events for a CPU >= ncpus (dropped) */
+	const struct hwbpi_ksyms *ksyms;     /* --kernel: which symbols are per-CPU
+					      * variables (watched on each CPU's copy);
+					      * NULL otherwise */
 	const char *missing_hint;            /* appended to "no symbol" (why a kernel may
 					      * lack it), or NULL */
 	uint64_t func_adjust;                /* subtracted from a data hit's IP to name its

@@ -275,6 +275,15 @@ int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 		 * a symbol by any of its names; else a pattern. */
 		int later = 0;
 
+		/* The kernel's per-CPU variable by its plain name: each
+		 * CPU's copy, not the symbol's value (an offset, or the boot
+		 * copy no CPU uses). */
+		s = t->ksyms && t->syms ? hwbp_symtab_find(t->syms, e->sym) : NULL;
+		if (s && e->type && hwbpi_ksyms_percpu(t->ksyms, s)) {
+			if ((ret = hwbpi_watch_percpu(t, e, s, &w, err, errlen)))
+				return ret;
+			goto add;
+		}
 		if (!t->syms || !hwbpi_symtab_exact(t->syms, e->sym)) {
 			int xr = hwbpi_watch_expr(t, e, &w, &later, err, errlen);
 

@@ -23,4 +23,17 @@
 int hwbpi_watch_expr(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 		     struct hwbpi_watch *w, int *later, char *err, size_t errlen);
 
+/*
+ * hwbpi_watch_percpu - watch @w of entry @e whose name is the kernel's
+ * per-CPU symbol @s (hwbpi_ksyms_percpu() of t->ksyms): its offset (its
+ * value), one watch that the view places on each CPU's copy
+ * (hwbpi_watch.percpu); typed by the first source that knows it (the
+ * kernel's BTF types every per-CPU variable), else sized by the symbol
+ * (a vmlinux's st_size) or /LEN.  On success @err holds the note.
+ * Errors, with one line in @err: -EINVAL (no size from anywhere, or not
+ * a plain name), those of hwbpi_types_resolve().
+ */
+int hwbpi_watch_percpu(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
+		       const struct hwbp_sym *s, struct hwbpi_watch *w, char *err, size_t errlen);
+
 #endif /* HWBP_TRACER_WATCH_INT_H */

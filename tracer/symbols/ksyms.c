@@ -576,6 +576,14 @@ static bool other_half(uint64_t a, uint64_t lo)
 	return ((a >> top) & 1) != ((lo >> top) & 1) || (top == 31 && a > UINT32_MAX);
 }
 
+bool hwbpi_ksyms_percpu(const struct hwbpi_ksyms *k, const struct hwbp_sym *s)
+{
+	if (!k || !s)
+		return false;
+	return is_percpu_type(s->type) || (k->kernel_lo && s->addr < k->kernel_lo) ||
+	       (k->percpu[0] < k->percpu[1] && s->addr >= k->percpu[0] && s->addr < k->percpu[1]);
+}
+
 int hwbpi_ksyms_check(const struct hwbpi_ksyms *k, const struct hwbp_symtab *t,
 		      const char *name, uint64_t addr, uint64_t len, char *err, size_t errlen)
 {

@@ -102,6 +102,15 @@ int hwbpi_ksyms_check(const struct hwbpi_ksyms *k, const struct hwbp_symtab *t,
 		      const char *name, uint64_t addr, uint64_t len, char *err, size_t errlen);
 
 /*
+ * hwbpi_ksyms_percpu - is @s (a symbol of the table *@k describes) a
+ * per-CPU variable: an offset into each CPU's area (type 'A', or below
+ * k->kernel_lo: x86_64) or in the boot-time copy k->percpu (arm64)?
+ * Its value plus a CPU's __per_cpu_offset is that CPU's copy either way.
+ * No errors (false for NULL); no allocation.
+ */
+bool hwbpi_ksyms_percpu(const struct hwbpi_ksyms *k, const struct hwbp_sym *s);
+
+/*
  * How a symbol's default length was chosen, for the output's note (both
  * in symbols.c): true when its source gave no size (a map line: the size
  * is what the next symbol at a higher address leaves, 0 for the last),

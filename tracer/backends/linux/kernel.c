@@ -207,6 +207,7 @@ int hwbpi_kernel_open(struct hwbpi_view *s, void **state)
 	kernel_model(s, k);
 	s->kernel = true;
 	s->kaslr = k->ks.kaslr;
+	s->t.ksyms = &k->ks;   /* k outlives the entries: freed at close */
 	s->mem.read = read_kernel;
 	s->place = hwbpi_kernel_place;
 	return 0;
