@@ -206,6 +206,8 @@ static int start(struct walk *w, struct at *a)
 				    w->src->ops->name);
 		a->ty = (struct hwbpi_type){ w->src, id };
 		a->ptrs = e->cast_ptr;
+		/* A known per-CPU base stays per-CPU under a cast. */
+		w->r->percpu = w->base->percpu;
 		if (e->base[0] && !w->base->known) {
 			/* Not in the symbol table: where the source says it
 			 * is (a static local), or nowhere known. */
