@@ -16,6 +16,19 @@
  *                      then one write(2) of each V in turn, then one of P:
  *                      pid_max is P again at the end (a workload whose
  *                      writes change the value: "pidmax P V... P")
+ *   kwork ttl N        one read of /proc/sys/net/ipv4/ip_default_ttl (its
+ *                      value T), then N write(2)s there: 64, 65, 64, ...,
+ *                      the last one T: N writes, and the value is T again
+ *                      at the end (T too if a write fails)
+ *   kwork procs M      /proc/stat's "processes" line read (open, read to
+ *                      EOF, close), M x {fork; the child _exit(0)s;
+ *                      waitpid}, read again: prints both and their
+ *                      difference (the kernel's total_forks, every task
+ *                      created in between, this program's M included)
+ *   kwork btfoff STRUCT A.B.C  the byte offset of member A.B.C in struct
+ *                      STRUCT, read from the kernel's BTF
+ *                      (/sys/kernel/btf/vmlinux) by this program, not
+ *                      libbpf: an oracle for hwbp's typed names
  *   kwork sleep MS     sleep (a command that bounds a trace)
  *   kwork slots ADDR   kernel-mode W breakpoints on ADDR on CPU 0, opened
  *                      until the kernel refuses one: prints how many it
@@ -32,6 +45,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
+#include <linux/btf.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
@@ -145,6 +159,245 @@ static int pidmax(int n, char **v)
 	return 0;
 }
 
+static int ttl(unsigned long n)
+{
+	const char *path = "/proc/sys/net/ipv4/ip_default_ttl";
+	char was[32];
+
+	if (read_once(path, was, sizeof(was)))
+		return die(path);
+	was[strcspn(was, "\n")] = '\0';
+	for (unsigned long i = 0; i < n; i++) {
+		const char *v = i + 1 == n ? was : i % 2 ? "65" : "64";
+
+		if (write_once(path, v)) {
+			int e = errno;
+
+			write_once(path, was);
+			errno = e;
+			return die(path);
+		}
+	}
+	printf("ttl %s writes %lu\n", was, n);
+	return 0;
+}
+
+/* /proc/stat's "processes" (total_forks, fs/proc/stat.c): one open, reads
+ * to EOF (the file is longer than one page with many CPUs), close. */
+static int processes(unsigned long long *v)
+{
+	static char buf[1 << 16];
+	size_t k = 0;
+	ssize_t r;
+	char *p;
+	int fd = open("/proc/stat", O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	while (k < sizeof(buf) - 1 && (r = read(fd, buf + k, sizeof(buf) - 1 - k)) > 0)
+		k += (size_t)r;
+	close(fd);
+	buf[k] = '\0';
+	p = strstr(buf, "\nprocesses ");
+	if (!p) {
+		errno = ENOENT;
+		return -1;
+	}
+	*v = strtoull(p + 11, NULL, 10);
+	return 0;
+}
+
+static int procs(unsigned long m)
+{
+	unsigned long long a, b;
+
+	if (processes(&a))
+		return die("/proc/stat");
+	for (unsigned long i = 0; i < m; i++) {
+		pid_t p = fork();
+		int st;
+
+		if (p < 0)
+			return die("fork");
+		if (p == 0)
+			_exit(0);
+		if (waitpid(p, &st, 0) != p)
+			return die("waitpid");
+	}
+	if (processes(&b))
+		return die("/proc/stat");
+	printf("procs forks %lu processes %llu %llu delta %llu\n", m, a, b, b - a);
+	return 0;
+}
+
+/* ---- A reader of the kernel's BTF (include/uapi/linux/btf.h), enough to
+ * find a member's offset: independent of libbpf, which hwbp uses. */
+
+struct btfr {
+	const unsigned char *types, *strs;
+	uint32_t tlen, slen;
+	uint32_t n;              /* types, ids 1..n */
+	uint32_t *at;            /* each id's offset in types */
+};
+
+static const struct btf_type *btf_t(const struct btfr *b, uint32_t id)
+{
+	return id && id <= b->n ? (const struct btf_type *)(const void *)(b->types + b->at[id]) : NULL;
+}
+
+static const char *btf_s(const struct btfr *b, uint32_t off)
+{
+	return off < b->slen ? (const char *)b->strs + off : "";
+}
+
+/* The size of type @t's data after struct btf_type, or -1: unknown kind. */
+static long btf_extra(const struct btf_type *t)
+{
+	uint32_t vlen = BTF_INFO_VLEN(t->info);
+
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG:
+		return 4;
+	case BTF_KIND_PTR: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPE_TAG:
+		return 0;
+	case BTF_KIND_ARRAY:
+		return (long)sizeof(struct btf_array);
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		return (long)(vlen * sizeof(struct btf_member));
+	case BTF_KIND_ENUM:
+		return (long)(vlen * sizeof(struct btf_enum));
+	case BTF_KIND_FUNC_PROTO:
+		return (long)(vlen * sizeof(struct btf_param));
+	case BTF_KIND_DATASEC:
+		return (long)(vlen * sizeof(struct btf_var_secinfo));
+	case BTF_KIND_ENUM64:
+		return (long)(vlen * sizeof(struct btf_enum64));
+	default:
+		return -1;
+	}
+}
+
+static int btf_load(struct btfr *b, const char *path)
+{
+	static unsigned char buf[32 << 20] __attribute__((aligned(8)));
+	const struct btf_header *h = (const void *)buf;
+	size_t k = 0, cap = 1024;
+	ssize_t r;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	while (k < sizeof(buf) && (r = read(fd, buf + k, sizeof(buf) - k)) > 0)
+		k += (size_t)r;
+	close(fd);
+	if (k < sizeof(*h) || h->magic != BTF_MAGIC || h->hdr_len > k ||
+	    (size_t)h->hdr_len + h->type_off + h->type_len > k ||
+	    (size_t)h->hdr_len + h->str_off + h->str_len > k) {
+		errno = EINVAL;
+		return -1;
+	}
+	b->types = buf + h->hdr_len + h->type_off;
+	b->tlen = h->type_len;
+	b->strs = buf + h->hdr_len + h->str_off;
+	b->slen = h->str_len;
+	b->n = 0;
+	b->at = malloc(cap * sizeof(*b->at));
+	for (uint32_t off = 0; b->at && off + sizeof(struct btf_type) <= b->tlen;) {
+		const struct btf_type *t = (const void *)(b->types + off);
+		long x = btf_extra(t);
+
+		if (x < 0) {
+			errno = EINVAL;
+			return -1;
+		}
+		if (b->n + 2 > cap) {
+			uint32_t *m = realloc(b->at, 2 * cap * sizeof(*b->at));
+
+			if (!m)
+				break;
+			b->at = m;
+			cap *= 2;
+		}
+		b->at[++b->n] = off;
+		off += (uint32_t)(sizeof(*t) + (size_t)x);
+	}
+	if (!b->at) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+/* @id without typedefs and qualifiers. */
+static uint32_t btf_strip(const struct btfr *b, uint32_t id)
+{
+	const struct btf_type *t;
+
+	for (int i = 0; i < 32 && (t = btf_t(b, id)); i++) {
+		switch (BTF_INFO_KIND(t->info)) {
+		case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST:
+		case BTF_KIND_RESTRICT: case BTF_KIND_TYPE_TAG:
+			id = t->type;
+			continue;
+		default:
+			return id;
+		}
+	}
+	return id;
+}
+
+static int btfoff(const char *sname, const char *path)
+{
+	struct btfr b;
+	const struct btf_type *t = NULL;
+	unsigned long long off = 0;
+	char name[128];
+
+	if (btf_load(&b, "/sys/kernel/btf/vmlinux"))
+		return die("/sys/kernel/btf/vmlinux");
+	for (uint32_t id = 1; id <= b.n && !t; id++) {
+		const struct btf_type *c = btf_t(&b, id);
+
+		if (BTF_INFO_KIND(c->info) == BTF_KIND_STRUCT && BTF_INFO_VLEN(c->info) &&
+		    !strcmp(btf_s(&b, c->name_off), sname))
+			t = c;
+	}
+	for (const char *p = path; t && *p;) {
+		size_t len = strcspn(p, ".");
+		const struct btf_member *m = (const void *)(t + 1);
+		uint32_t i, vlen = BTF_INFO_VLEN(t->info);
+
+		snprintf(name, sizeof(name), "%.*s", (int)len, p);
+		for (i = 0; i < vlen && strcmp(btf_s(&b, m[i].name_off), name); i++)
+			;
+		if (i == vlen) {
+			fprintf(stderr, "kwork: btfoff: no member '%s' in %s\n", name,
+				btf_s(&b, t->name_off));
+			return 1;
+		}
+		/* (kind_flag: bitfield size in the top 8 bits, offset below) */
+		off += (BTF_INFO_KFLAG(t->info) ? m[i].offset & 0xffffff : m[i].offset) / 8;
+		p += len + (p[len] == '.');
+		if (*p) {
+			t = btf_t(&b, btf_strip(&b, m[i].type));
+			if (!t || (BTF_INFO_KIND(t->info) != BTF_KIND_STRUCT &&
+				   BTF_INFO_KIND(t->info) != BTF_KIND_UNION)) {
+				fprintf(stderr, "kwork: btfoff: '%s' is no struct or union\n", name);
+				return 1;
+			}
+		}
+	}
+	if (!t) {
+		fprintf(stderr, "kwork: btfoff: no struct %s in the kernel's BTF\n", sname);
+		return 1;
+	}
+	printf("btfoff %s %s %llu\n", sname, path, off);
+	free(b.at);
+	return 0;
+}
+
 static int forks(unsigned long k)
 {
 	for (unsigned long i = 0; i < k; i++) {
@@ -246,6 +499,12 @@ static int run(int argc, char **argv)
 	}
 	if (argc >= 3 && !strcmp(argv[1], "pidmax"))
 		return pidmax(argc - 2, argv + 2);
+	if (argc == 3 && !strcmp(argv[1], "ttl"))
+		return ttl(num(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "procs"))
+		return procs(num(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "btfoff"))
+		return btfoff(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "sleep")) {
 		unsigned long ms = num(argv[2]);
 		struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
@@ -259,7 +518,8 @@ static int run(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "bpfprogs"))
 		return bpfprogs();
 	fprintf(stderr, "usage: kwork [timed] sysctl N M | fork K | sysinfo S | loadavg L | "
-		"pidmax V... | sleep MS | slots ADDR | bpfprogs\n");
+		"pidmax V... | ttl N | procs M | btfoff STRUCT A.B | sleep MS | slots ADDR | "
+		"bpfprogs\n");
 	return 2;
 }
 
