@@ -207,13 +207,11 @@ static int processes(unsigned long long *v)
 	return 0;
 }
 
-static int procs(unsigned long m)
+/* @k children, each one _exit(0)ing and reaped before the next: 0, or
+ * die()'s status. */
+static int fork_wait(unsigned long k)
 {
-	unsigned long long a, b;
-
-	if (processes(&a))
-		return die("/proc/stat");
-	for (unsigned long i = 0; i < m; i++) {
+	for (unsigned long i = 0; i < k; i++) {
 		pid_t p = fork();
 		int st;
 
@@ -224,6 +222,17 @@ static int procs(unsigned long m)
 		if (waitpid(p, &st, 0) != p)
 			return die("waitpid");
 	}
+	return 0;
+}
+
+static int procs(unsigned long m)
+{
+	unsigned long long a, b;
+
+	if (processes(&a))
+		return die("/proc/stat");
+	if (fork_wait(m))
+		return 1;
 	if (processes(&b))
 		return die("/proc/stat");
 	printf("procs forks %lu processes %llu %llu delta %llu\n", m, a, b, b - a);
@@ -400,17 +409,8 @@ static int btfoff(const char *sname, const char *path)
 
 static int forks(unsigned long k)
 {
-	for (unsigned long i = 0; i < k; i++) {
-		pid_t p = fork();
-		int st;
-
-		if (p < 0)
-			return die("fork");
-		if (p == 0)
-			_exit(0);
-		if (waitpid(p, &st, 0) != p)
-			return die("waitpid");
-	}
+	if (fork_wait(k))
+		return 1;
 	printf("forks %lu\n", k);
 	return 0;
 }
