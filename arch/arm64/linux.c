@@ -252,6 +252,25 @@ static int prstatus(pid_t tid, int req, struct user_regs_struct *ur)
 	return ptrace(req, tid, (void *)(uintptr_t)NT_PRSTATUS, &iov) ? -errno : 0;
 }
 
+const unsigned hwbpi_linux_trap_pc_after = 0;
+
+int hwbpi_linux_call(pid_t tid, struct hwbpi_linux_call *c)
+{
+	struct user_regs_struct ur;
+	int ret = prstatus(tid, PTRACE_GETREGSET, &ur);
+
+	if (ret)
+		return ret;
+	/* AAPCS64 6.8.2: arguments in X0-X7, the result in X0; BL left the
+	 * return address in X30 (LR). */
+	for (unsigned i = 0; i < HWBPI_CALL_ARGS; i++)
+		c->arg[i] = ur.regs[i];
+	c->ret = ur.regs[0];
+	c->ra = ur.regs[30];
+	c->sp = ur.sp;
+	return 0;
+}
+
 int hwbpi_linux_pc(pid_t tid, uint64_t *pc)
 {
 	struct user_regs_struct ur;

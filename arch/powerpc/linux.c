@@ -326,3 +326,23 @@ int hwbpi_linux_uregs(pid_t tid, struct hwbpi_uregs *u)
 
 /* r1 -> the caller's r1 (the back chain); the LR save doubleword. */
 const enum hwbpi_linux_fp hwbpi_linux_fp_chain = HWBPI_FP_BACKCHAIN;
+
+const unsigned hwbpi_linux_trap_pc_after = 0;
+
+int hwbpi_linux_call(pid_t tid, struct hwbpi_linux_call *c)
+{
+	uint64_t v;
+	int ret = 0;
+
+	/* 64-bit ELF V2 ABI 2.2.3: arguments in R3-R10, the result in R3;
+	 * bl left the return address in LR; R1 is the stack pointer. */
+	for (unsigned i = 0; ret == 0 && i < HWBPI_CALL_ARGS; i++)
+		if ((ret = peek_user(tid, PT_R3 + i, &v)) == 0)
+			c->arg[i] = v;
+	c->ret = c->arg[0];
+	if (ret == 0 && (ret = peek_user(tid, PT_LNK, &v)) == 0)
+		c->ra = v;
+	if (ret == 0 && (ret = peek_user(tid, PT_R1, &v)) == 0)
+		c->sp = v;
+	return ret;
+}

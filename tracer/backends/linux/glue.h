@@ -61,7 +61,10 @@ int hwbpi_linux_armed(pid_t tid, const struct hwbp_cpu *cpu);
  * After a SIGTRAP signal-delivery stop of @tid with siginfo @si: is it a
  * hit of the debug registers @armed (the thread's)?  0 and *@st filled
  * (ip: the thread's PC), or -ENOENT (another SIGTRAP: the program's own,
- * a single step).  Errors: ptrace errors.
+ * a single step).  1: a debug exception that came without its status
+ * (x86: DR6 with no B bit, which Linux takes for INT1) while data slots
+ * are armed: *@st names every armed data slot, and the caller tells by
+ * the watched bytes which was hit.  Errors: ptrace errors.
  */
 int hwbpi_linux_hit(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_regs *armed,
 		    const siginfo_t *si, struct hwbp_status *st);
@@ -119,6 +122,33 @@ uint64_t hwbpi_linux_exec_len(void);
  */
 extern const uint8_t hwbpi_linux_trap[4];
 extern const unsigned hwbpi_linux_trap_len;
+
+/*
+ * Where a call is, for watches of objects (tracer/objects/objects.h): at a
+ * function's entry (a trap planted there), its integer arguments in the
+ * ABI's argument registers (x86-64 System V: RDI, RSI, RDX, RCX, R8, R9;
+ * AAPCS64: X0-X7; 64-bit ELFv2 Power: R3-R10), where it returns to (x86:
+ * the word at RSP; arm64: X30; powerpc: LR) and the stack pointer; just
+ * after it returned, the value it returns (RAX, X0, R3) and the stack
+ * pointer.  A pointer argument passed on the stack (past the registers)
+ * is not found: HWBPI_CALL_ARGS is the limit.
+ */
+#define HWBPI_CALL_ARGS 6
+struct hwbpi_linux_call {
+	uint64_t arg[HWBPI_CALL_ARGS];
+	uint64_t ret;                /* the return value register */
+	uint64_t ra;                 /* at entry: the return address */
+	uint64_t sp;
+};
+
+/* The call of stopped thread @tid.  Errors: ptrace's (-ESRCH),
+ * -EOPNOTSUPP (no glue). */
+int hwbpi_linux_call(pid_t tid, struct hwbpi_linux_call *c);
+
+/* How far past a planted trap the PC is when its SIGTRAP stops the
+ * thread: x86 1 (INT3 is a trap: RIP after it), arm64 and powerpc 0
+ * (BRK and `trap` leave the PC on the instruction). */
+extern const unsigned hwbpi_linux_trap_pc_after;
 
 /* The program counter of stopped thread @tid, and setting it (after a
  * trap: x86 leaves it past the INT3, the others on the trap).

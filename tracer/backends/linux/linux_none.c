@@ -80,6 +80,15 @@ int hwbpi_linux_kernel_cpu(struct hwbp_cpu *cpu, unsigned nslots)
 	return -EOPNOTSUPP;
 }
 
+const unsigned hwbpi_linux_trap_pc_after = 0;
+
+int hwbpi_linux_call(pid_t tid, struct hwbpi_linux_call *c)
+{
+	(void)tid;
+	(void)c;
+	return -EOPNOTSUPP;
+}
+
 int hwbpi_linux_pc(pid_t tid, uint64_t *pc)
 {
 	(void)tid;
