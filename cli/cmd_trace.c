@@ -28,6 +28,7 @@ enum {
 	OPT_FILTER = 256, OPT_CPU, OPT_BACKEND, OPT_SYMBOLS, OPT_HIST, OPT_TRACE, OPT_FORMAT,
 	OPT_BUFFER, OPT_OVERWRITE, OPT_VERSION, OPT_HELP, OPT_FORCE, OPT_DURATION, OPT_NO_DEMANGLE,
 	OPT_WIDE, OPT_STACK, OPT_FOLDED, OPT_DEBUG_DIR, OPT_SRCLINE, OPT_SORT, OPT_DRY_RUN, OPT_JSON, OPT_PERCPU_ALL,
+	OPT_RELEASE, OPT_OBJECTS, OPT_ROTATE, OPT_OBJECTS_LOG,
 	OPT_BACKEND_BASE = 512,     /* + index into bopt[] */
 };
 
@@ -39,8 +40,9 @@ struct topts {
 	const char *flags[7];   /* the session's own flags given: "force", "no-demangle", "wide",
 				 * "srcline", "dry-run", "json", "percpu-all" */
 	unsigned nflags;
-	/* the session's own options with a value given ("debug-dir", "sort"), in order */
-	const char *sname[2], *svalue[2];
+	/* the session's own options with a value given ("debug-dir", "sort", "release",
+	 * "objects", "rotate", "objects-log"), in order; one given twice is the session's error */
+	const char *sname[7], *svalue[7];
 	unsigned nsvals;
 	uint64_t hist_entries, buffer_kb;
 	uint64_t duration_ms;        /* --duration: 0 none */
@@ -139,6 +141,8 @@ static int trace_help(void)
 	       "                  [--debug-dir DIR] [--sort function|srcline|stack]\n"
 	       "                  [--trace FILE [--format text|ctf [--force]] [--overwrite]\n"
 	       "                   [--srcline]] [--dry-run [--json]] [--percpu-all]\n"
+	       "                  [--release FUNC(PARAM)|scope] [--objects N] [--rotate MS]\n"
+	       "                  [--objects-log FILE]\n"
 	       "       hwbp trace --version | --help\n"
 	       "Watch symbols by name and print a usage histogram by function (default) or\n"
 	       "every hit (--trace). ENTRY is SYM[+OFF][/LEN]:rwx with - for an absent letter\n"
@@ -148,6 +152,14 @@ static int trace_help(void)
 	       "a kernel per-CPU variable is watched in each CPU's copy (--percpu-all: every\n"
 	       "copy on every CPU). --dry-run resolves and plans, prints, arms nothing\n"
 	       "(--json: as JSON).\n"
+	       "An object a function is given: -e 'make_node():return->value:-w-' (its\n"
+	       "return value) or -e 'vfs_write(file)->f_pos:-w-' (a parameter by name),\n"
+	       "watched from the call until --release FUNC(PARAM) is called with it (or,\n"
+	       "--release scope, until the call returns); --objects N objects per watch\n"
+	       "(default 64; more are counted as overflow); more live objects than debug\n"
+	       "registers share them in turns of --rotate MS (default 5). A table of the\n"
+	       "objects follows the histogram; --objects-log FILE writes each object's\n"
+	       "arming, release and turns in a debug register as they happen.\n"
 	       "The default length is the symbol's (or the expression's type's) size.\n"
 	       "WORKLOAD is one of:\n"
 	       "  %s\n"
@@ -268,6 +280,10 @@ static void option_tables(struct option *longs, char *shorts)
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "percpu-all", no_argument, NULL, OPT_PERCPU_ALL },
+		{ "release", required_argument, NULL, OPT_RELEASE },
+		{ "objects", required_argument, NULL, OPT_OBJECTS },
+		{ "rotate", required_argument, NULL, OPT_ROTATE },
+		{ "objects-log", required_argument, NULL, OPT_OBJECTS_LOG },
 		{ "sort", required_argument, NULL, OPT_SORT },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -417,6 +433,12 @@ static int option_value(int c, const char *v, char **argv, struct topts *o)
 	case OPT_DEBUG_DIR:
 	case OPT_SORT:
 		return add_value(o, c == OPT_SORT ? "sort" : "debug-dir", v);
+	case OPT_RELEASE:
+	case OPT_OBJECTS:
+	case OPT_ROTATE:
+	case OPT_OBJECTS_LOG:
+		return add_value(o, c == OPT_RELEASE ? "release" : c == OPT_OBJECTS ? "objects" :
+				 c == OPT_ROTATE ? "rotate" : "objects-log", v);
 	default:
 		return backend_value(c, v, argv, o);
 	}

@@ -24,7 +24,8 @@ _hwbp_options()
 	trace) echo "-e --event --filter-file --cpu --backend --demo --lackey --elf" \
 		"--load-bias -p --pid --symbols --hist-entries --trace --format --buffer-kb" \
 		"--overwrite --force --no-demangle --wide --stack --folded --duration --kernel --cpus" \
-		"--vmlinux --kinds --call-graph --debug-dir --sort --srcline --dry-run --json --percpu-all --" ;;
+		"--vmlinux --kinds --call-graph --debug-dir --sort --srcline --dry-run --json --percpu-all" \
+		"--release --objects --rotate --objects-log --" ;;
 	"bench sim") echo "--accesses" ;;
 	"bench trace") echo "--hits --lookups --dwfl-lookups --symbols --lackey-mb --buffer-kb" ;;
 	esac
@@ -72,11 +73,12 @@ _hwbp()
 	--backend) words="ptrace perf qemu-x86" ;;
 	--format) words="text ctf" ;;
 	--sort) words="function srcline stack" ;;
+	--release) words="scope" ;;
 	--debug-dir)
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		return
 		;;
-	--filter-file | --lackey | --elf | --symbols | --trace | --folded)
+	--filter-file | --lackey | --elf | --symbols | --trace | --folded | --objects-log)
 		# --symbols of bench trace is a number, of trace a file.
 		if [[ $cmd == trace ]]; then
 			mapfile -t COMPREPLY < <(compgen -f -- "$cur")

@@ -376,6 +376,9 @@ struct hwbp_trace_backend {
                                         * in each thread's own copy; other backends refuse
                                         * one (-EOPNOTSUPP at prepare) */
 #define HWBP_TRACE_BACKEND_STACKS 16u  /* it sees each hit's callers: takes "stack", "folded" */
+#define HWBP_TRACE_BACKEND_OBJECTS 32u /* it sees functions run, and watches the objects they
+                                        * are given ("make_node():return->value"); other
+                                        * backends refuse such a watch (-EOPNOTSUPP) */
 
 /*
  * hwbp_trace_backend_find - the registered backend called @name, or NULL.

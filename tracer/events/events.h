@@ -16,6 +16,7 @@
 #include "util/util.h"
 #include "symbols/symbols.h"
 #include "types/types.h"
+#include "objects/objects.h"
 #include "events/hist_add.h"
 #include "events/stacks.h"
 
@@ -53,6 +54,14 @@ struct hwbpi_watch {
 	char type_name[HWBPI_TYPE_NAME_LEN];
 	struct hwbpi_tstep step[HWBPI_EXPR_MAX_STEPS + 1];   /* the resolution (--dry-run) */
 	uint8_t nsteps;
+	/* A watch of objects (objects/objects.h): no address of its own
+	 * (addr 0); each object the arming function is given is watched at
+	 * its address + obj.off, len bytes, by a backend with
+	 * HWBP_TRACE_BACKEND_OBJECTS, and kept in objs (allocated by
+	 * hwbpi_tracer_start()). */
+	bool object;
+	struct hwbpi_objspec obj;
+	struct hwbpi_objtab objs;
 };
 
 /* The length to plan for watch @w on @cpu: its own, or for an execute
@@ -95,6 +104,12 @@ struct hwbpi_tracer {
 	 * can see them passes them to hwbpi_tracer_hit_frames() */
 	unsigned stack_depth;
 	struct hwbpi_stacks *stacks;         /* the interned stacks (stacks.c), or NULL */
+	/* watches of objects: --release's text (every such watch's release
+	 * point), --objects (entries per watch; 0: HWBPI_OBJ_DEFAULT) and
+	 * --rotate (ns between two rotations of the slots; 0: the default) */
+	const char *release;
+	unsigned nobjects;
+	uint64_t rotate_ns;
 };
 
 /*

@@ -59,6 +59,13 @@ int hwbpi_tracer_start(struct hwbpi_tracer *t, unsigned ncpus, bool trace, size_
 	t->trace = trace;
 	t->hits = t->filtered = t->stray = 0;
 	t->stacks = NULL;
+	/* Each watch of objects: its table, allocated once here. */
+	for (unsigned i = 0; i < t->nw; i++)
+		if (t->w[i].object &&
+		    (ret = hwbpi_objtab_init(&t->w[i].objs, t->nobjects ? t->nobjects : HWBPI_OBJ_DEFAULT))) {
+			hwbpi_tracer_fini(t);
+			return ret;
+		}
 	if (!trace) {
 		unsigned n = t->hist_entries ? t->hist_entries : 16;
 
@@ -152,6 +159,9 @@ void hwbpi_tracer_fini(struct hwbpi_tracer *t)
 		hwbp_ring_free(t->ring[c]);
 		t->ring[c] = NULL;
 	}
+	for (unsigned i = 0; i < t->nw; i++)
+		if (t->w[i].object)
+			hwbpi_objtab_fini(&t->w[i].objs);
 }
 
 static unsigned cache_slot(uint64_t ip, uint32_t key)

@@ -285,7 +285,27 @@ int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 			goto add;
 		}
 		if (!t->syms || !hwbpi_symtab_exact(t->syms, e->sym)) {
-			int xr = hwbpi_watch_expr(t, e, &w, &later, err, errlen);
+			struct hwbpi_objspec spec;
+			const char *msg = "";
+			unsigned col = 0;
+			int xr = hwbpi_objspec_parse(e->sym, &spec, &col, &msg);
+
+			/* An object a function is given: "f(arg)->x", "f():return->x";
+			 * unless a symbol has that name demangled ("app::bump(int)"). */
+			const struct hwbp_sym *named = NULL;
+
+			if (xr != 0 && t->syms && hwbpi_symtab_resolve(t->syms, e->sym, &named, NULL) == 0)
+				xr = 0;
+			if (xr < 0) {
+				hwbpi_say(err, errlen, "%s: column %u: %s (EINVAL)", e->sym, col, msg);
+				return xr;
+			}
+			if (xr > 0) {
+				if ((ret = hwbpi_watch_object(t, e, &spec, &w, err, errlen)))
+					return ret;
+				goto add;
+			}
+			xr = hwbpi_watch_expr(t, e, &w, &later, err, errlen);
 
 			if (xr < 0)
 				return xr;
@@ -334,7 +354,7 @@ add:
 		drop_watch(t, &w, true);
 		return 0;
 	}
-	if (w.len == 0 && !w.entry) {
+	if (w.len == 0 && !w.entry && !w.object) {
 		hwbpi_say(err, errlen, "%s: the symbol table gives no size: add /LEN", w.name);
 		return -EINVAL;
 	}

@@ -36,4 +36,18 @@ int hwbpi_watch_expr(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 int hwbpi_watch_percpu(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 		       const struct hwbp_sym *s, struct hwbpi_watch *w, char *err, size_t errlen);
 
+/*
+ * hwbpi_watch_object - watch @w of entry @e, a watch of objects whose
+ * parsed form is @spec (hwbpi_objspec_parse()): the arming function and
+ * parameter typed, the chain resolved to an offset, the release point
+ * (t->release) found.  On success @err holds the note.
+ * Errors, one line in @err naming the errno: -ENOENT (no such function,
+ * no prototype, no such parameter), -EINVAL (not a pointer, no release
+ * point, x, +OFF, a function returning nothing), the chain's
+ * (hwbpi_types_resolve(): -EOPNOTSUPP for a pointer in the chain).
+ */
+int hwbpi_watch_object(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
+		       const struct hwbpi_objspec *spec, struct hwbpi_watch *w, char *err,
+		       size_t errlen);
+
 #endif /* HWBP_TRACER_WATCH_INT_H */

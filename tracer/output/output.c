@@ -86,11 +86,35 @@ static int open_folded(struct hwbpi_output *o)
 	return 0;
 }
 
+/* --objects-log FILE: made new as --folded, written as objects come and
+ * go (tracer/objects/objects.h), closed at the end. */
+static int open_objects_log(struct hwbpi_output *o)
+{
+	int fd = open(o->objects_log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666), ret;
+
+	if (fd < 0 || !(o->objects_log_f = fdopen(fd, "w"))) {
+		ret = fd < 0 ? -errno : -ENOMEM;
+		if (fd >= 0) {
+			close(fd);
+			unlink(o->objects_log);
+		}
+		return fail(o, ret, ret == -EEXIST, ret == -EEXIST ?
+			    "--objects-log '%s' exists (the file is always made new): %s" :
+			    "cannot write --objects-log '%s': %s", o->objects_log, hwbp_errno_name(ret));
+	}
+	for (unsigned i = 0; i < o->t->nw; i++)
+		if (o->t->w[i].object)
+			o->t->w[i].objs.log = o->objects_log_f;
+	return 0;
+}
+
 int hwbpi_output_open(struct hwbpi_output *o)
 {
 	const char *names[HWBP_MAX_REQUESTS];
 	int ret = 0;
 
+	if (o->objects_log && (ret = open_objects_log(o)))
+		return ret;
 	if (!o->t->trace)
 		return o->folded ? open_folded(o) : 0;
 	/* The consumer's sorting buffer: one per session, made at setup. */
@@ -418,6 +442,8 @@ static int finish_hist(struct hwbpi_output *o)
 	if (t->stacks && hwbpi_stacks_lost(t->stacks))
 		note(o, "%" PRIu64 " hits found the table of %u stacks full (counted as "
 			   "overrun)", hwbpi_stacks_lost(t->stacks), hwbpi_stacks_capacity(t->stacks));
+	if (o->out->hist && hwbpi_objects_print(o->out->hist, t) == -ENOMEM)
+		return fail(o, -ENOMEM, false, "cannot print the objects: ENOMEM");
 	return o->folded_f ? write_folded(o, flags) : 0;
 }
 
@@ -465,6 +491,9 @@ int hwbpi_output_finish(struct hwbpi_output *o, bool ok)
 	else
 		note(o, "%" PRIu64 " events produced, %" PRIu64 " recorded, %" PRIu64 " lost",
 			   produced, o->recorded, lost);
+	/* The objects after the events (or on the histogram's stream). */
+	if (o->out->hist || o->out->text)
+		hwbpi_objects_print(o->out->hist ? o->out->hist : o->out->text, t);
 	/* Exactly: every produced event has its stack, or is one of these. */
 	if (t->stacks)
 		note(o, "%u stacks held (at most %u per CPU), %" PRIu64 " events without theirs",
@@ -490,6 +519,12 @@ void hwbpi_output_free(struct hwbpi_output *o)
 		fclose(o->folded_f);
 		unlink(o->folded);
 		o->folded_f = NULL;
+	}
+	if (o->objects_log_f) {
+		fclose(o->objects_log_f);
+		o->objects_log_f = NULL;
+		for (unsigned i = 0; i < o->t->nw; i++)
+			o->t->w[i].objs.log = NULL;
 	}
 	free(o->drain);
 	free(o->line_end);

@@ -37,6 +37,7 @@ struct hwbpi_output {
 	struct hwbpi_tracer *t;                /* what the run gathered */
 	unsigned ncpus;
 	const char *folded;                    /* --folded FILE, or NULL */
+	const char *objects_log;               /* --objects-log FILE, or NULL */
 	bool force;                            /* CTF may replace an earlier trace */
 	bool no_demangle, wide, srcline;
 	struct hwbpi_dwarf *dwarf;             /* source lines (srcline, --sort srcline) */
@@ -45,6 +46,7 @@ struct hwbpi_output {
 	void *note_arg;
 	/* its own, from open to free */
 	FILE *folded_f;
+	FILE *objects_log_f;
 	struct hwbpi_ctf *ctf;
 	struct hwbp_trace_event *drain;        /* trace mode: HWBPI_DRAIN_EVENTS, for sorting */
 	size_t *line_end;                      /* text: HWBPI_DRAIN_EVENTS line ends */
@@ -81,6 +83,13 @@ int hwbpi_output_drain(struct hwbpi_output *o);
  * to find as it closes the stream, errno set.
  */
 int hwbpi_output_finish(struct hwbpi_output *o, bool ok);
+
+/*
+ * hwbpi_objects_print - the table of objects of each watch of objects of
+ * @t (tracer/objects/objects.h), after the run, to @f.
+ * Errors: -ENOMEM, -EIO (@f failed).
+ */
+int hwbpi_objects_print(FILE *f, const struct hwbpi_tracer *t);
 
 /* Free what open made; a --folded file never written (the run did not
  * end well) is removed.  NULL-safe. */

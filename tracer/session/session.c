@@ -141,6 +141,14 @@ static const char **session_value(struct hwbp_trace_session *s, const char *name
 		return &s->debug_dir;
 	if (strcmp(name, "sort") == 0)
 		return &s->sort;
+	if (strcmp(name, "release") == 0)
+		return &s->v.t.release;
+	if (strcmp(name, "objects") == 0)
+		return &s->objects;
+	if (strcmp(name, "rotate") == 0)
+		return &s->rotate;
+	if (strcmp(name, "objects-log") == 0)
+		return &s->objects_log;
 	return NULL;
 }
 
@@ -381,6 +389,19 @@ static int apply_entry(struct hwbp_trace_session *s, const char *text, const cha
 	if (ret)
 		return hwbpi_fail(&s->v, ret, true, "%s '%s': column %u: %s (%s)", where, text, col, msg,
 				  hwbp_errno_name(ret));
+	/* An object's watch that the backend cannot arm: refused before its
+	 * resolution says anything. */
+	if (e.type && !(s->v.backend->flags & HWBP_TRACE_BACKEND_OBJECTS)) {
+		struct hwbpi_objspec spec;
+
+		const struct hwbp_sym *sym = NULL;
+
+		if (!(s->v.syms && hwbpi_symtab_resolve(s->v.syms, e.sym, &sym, NULL) == 0) &&
+		    hwbpi_objspec_parse(e.sym, &spec, &col, &msg) > 0)
+			return hwbpi_fail(&s->v, -EOPNOTSUPP, true, "%s '%s': an object's watch is "
+					  "armed when its function runs: the ptrace backend does that; %s "
+					  "does not (EOPNOTSUPP)", where, text, s->v.backend->name);
+	}
 	ret = hwbpi_tracer_apply(&s->v.t, &e, err, sizeof(err));
 	if (ret)
 		return hwbpi_fail(&s->v, ret, true, "%s '%s': %s", where, text, err);
@@ -567,12 +588,54 @@ static int open_types(struct hwbp_trace_session *s)
 	return 0;
 }
 
+/* --objects N and --rotate MS, for watches of objects. */
+static int object_options(struct hwbp_trace_session *s)
+{
+	uint64_t n = 0;
+	int ret;
+
+	if (s->objects && ((ret = hwbp_parse_u64(s->objects, &n)) || n == 0 || n > HWBPI_OBJ_MAX))
+		return hwbpi_fail(&s->v, ret == -EINVAL ? -EINVAL : -ERANGE, true,
+				  "--objects %s: entries per watch of objects are 1..%u (%s)", s->objects,
+				  HWBPI_OBJ_MAX, ret == -EINVAL ? "EINVAL" : "ERANGE");
+	s->v.t.nobjects = (unsigned)n;
+	if (s->rotate && ((ret = hwbp_parse_u64(s->rotate, &n)) || n == 0 || n > 60000))
+		return hwbpi_fail(&s->v, ret == -EINVAL ? -EINVAL : -ERANGE, true,
+				  "--rotate %s: ms between rotations are 1..60000 (%s)", s->rotate,
+				  ret == -EINVAL ? "EINVAL" : "ERANGE");
+	s->v.t.rotate_ns = s->rotate ? n * 1000000u : 0;
+	return 0;
+}
+
+/* Watches of objects: a backend that sees functions run; the options
+ * that apply to them only with one. */
+static int check_objects(struct hwbp_trace_session *s)
+{
+	bool any = false;
+
+	for (unsigned i = 0; i < s->v.t.nw; i++)
+		if (s->v.t.w[i].object) {
+			any = true;
+			if (!(s->v.backend->flags & HWBP_TRACE_BACKEND_OBJECTS))
+				return hwbpi_fail(&s->v, -EOPNOTSUPP, true, "%s: an object's watch is armed "
+						  "when its function runs: the ptrace backend does that; %s "
+						  "does not (EOPNOTSUPP)", s->v.t.w[i].name,
+						  s->v.backend->name);
+		}
+	if (!any && (s->v.t.release || s->objects || s->rotate || s->objects_log))
+		return hwbpi_fail(&s->v, -EINVAL, true, "--%s applies to watches of objects "
+				  "(-e 'FUNC(PARAM)->FIELD:rw-'), and there is none (EINVAL)",
+				  s->v.t.release ? "release" : s->objects ? "objects" :
+				  s->rotate ? "rotate" : "objects-log");
+	return 0;
+}
+
 static int resolve_watches(struct hwbp_trace_session *s)
 {
 	int ret = 0;
 
 	s->v.t.syms = s->v.syms;
-	if ((ret = open_types(s)))
+	if ((ret = open_types(s)) || (ret = object_options(s)))
 		return ret;
 	s->v.t.hist_entries = s->v.mode.hist_entries ? s->v.mode.hist_entries : 16;
 	for (unsigned i = 0; ret == 0 && i < s->nentry; i++)
@@ -594,7 +657,7 @@ static int resolve_watches(struct hwbp_trace_session *s)
 			ret = hwbpi_fail(&s->v, -EOPNOTSUPP, true, "thread-local variable '%s': the ptrace "
 					 "backend watches each thread's copy; %s cannot (EOPNOTSUPP)",
 					 s->v.t.w[i].name, s->v.backend->name);
-	return ret;
+	return ret ? ret : check_objects(s);
 }
 
 static int load_symbols(struct hwbp_trace_session *s)
@@ -681,6 +744,7 @@ static int open_outputs(struct hwbp_trace_session *s)
 	o->t = &s->v.t;
 	o->ncpus = s->v.ncpus;
 	o->folded = s->folded;
+	o->objects_log = s->objects_log;
 	o->force = s->force;
 	o->no_demangle = s->no_demangle;
 	o->wide = s->wide;

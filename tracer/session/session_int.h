@@ -61,6 +61,9 @@ struct hwbp_trace_session {
 	bool srcline;                          /* option "srcline": trace events' lines */
 	const char *debug_dir;                 /* option "debug-dir": one more root, or NULL */
 	const char *sort;                      /* option "sort", or NULL */
+	const char *objects, *rotate;          /* options "objects" (entries per watch of
+					       * objects), "rotate" (ms), or NULL */
+	const char *objects_log;               /* option "objects-log" (a file), or NULL */
 	enum hwbpi_sort sort_key;
 	char debug_hint[600];                  /* "no symbol": no debug file was found */
 	/* while running */

@@ -200,6 +200,12 @@ static int start(struct walk *w, struct at *a)
 
 	memset(a, 0, sizeof(*a));
 	a->addr = w->base->addr;
+	if (w->base->typed) {
+		a->ty = w->base->type;
+		a->have_value = true;
+		a->value = w->base->addr;
+		return 0;
+	}
 	if (e->cast[0]) {
 		if (w->src->ops->find_type(w->src, e->cast, &id))
 			return fail(w, e->cast_col + 1, -ENOENT, "no type '%s' in the %s", e->cast,

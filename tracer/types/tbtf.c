@@ -248,6 +248,43 @@ static int t_find_var(struct hwbpi_tsrc *s, const char *name, uint64_t addr,
 	return 0;
 }
 
+/* A FUNC's FUNC_PROTO: its parameters' names and types, its return
+ * type (pahole encodes every function it found in DWARF). */
+static int t_func_param(struct hwbpi_tsrc *s, const char *func, const char *param,
+			struct hwbpi_tparam *o)
+{
+	const struct btf *b = btf_of(s);
+	__s32 r = btf__find_by_name_kind(b, func, BTF_KIND_FUNC);
+	const struct btf_type *f = r > 0 ? btf__type_by_id(b, (uint32_t)r) : NULL;
+	const struct btf_type *p = f ? btf__type_by_id(b, f->type) : NULL;
+	const struct btf_param *a;
+	size_t used = 0;
+
+	memset(o, 0, sizeof(*o));
+	if (!p || !btf_is_func_proto(p))
+		return -ESRCH;
+	if (!param) {
+		if (!p->type)
+			return -ENODATA;
+		o->type = (struct hwbpi_type){ s, p->type };
+		return 0;
+	}
+	a = btf_params(p);
+	for (unsigned i = 0; i < btf_vlen(p); i++, a++) {
+		const char *n = btf__name_by_offset(b, a->name_off);
+
+		if (n && strcmp(n, param) == 0) {
+			o->index = i;
+			o->type = (struct hwbpi_type){ s, a->type };
+			return 0;
+		}
+		if (used < sizeof(o->names))
+			used += (size_t)snprintf(o->names + used, sizeof(o->names) - used, "%s%s",
+						 i ? ", " : "", n && n[0] ? n : "?");
+	}
+	return -ENOENT;
+}
+
 static void t_free(struct hwbpi_tsrc *s)
 {
 	btf__free(btf_of(s));
@@ -261,6 +298,7 @@ static const struct hwbpi_tsrc_ops btf_ops = {
 	.member_name = t_member_name,
 	.find_type = find_type,
 	.find_var = t_find_var,
+	.func_param = t_func_param,
 	.free = t_free,
 };
 

@@ -582,6 +582,72 @@ static int t_find_var(struct hwbpi_tsrc *s, const char *name, uint64_t addr,
 	return 0;
 }
 
+/* Function @func's DIE: the first definition in any CU's top level,
+ * else a declaration (both list the parameters). */
+static bool find_func(struct tdwarf *t, const char *func, Dwarf_Die *out)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsz;
+	bool have = false;
+
+	while (dwarf_nextcu(t->dw, off, &next, &hsz, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, c;
+		const char *n;
+
+		if (dwarf_offdie(t->dw, off + hsz, &cu) && dwarf_child(&cu, &c) == 0)
+			do {
+				if (dwarf_tag(&c) != DW_TAG_subprogram || !(n = name_of(&c)) ||
+				    strcmp(n, func) != 0)
+					continue;
+				*out = c;
+				have = true;
+				if (!dwarf_hasattr(&c, DW_AT_declaration))
+					return true;
+			} while (dwarf_siblingof(&c, &c) == 0);
+		off = next;
+	}
+	return have;
+}
+
+static int t_func_param(struct hwbpi_tsrc *s, const char *func, const char *param,
+			struct hwbpi_tparam *o)
+{
+	struct tdwarf *t = of(s);
+	Dwarf_Die fn, c, ty;
+	size_t used = 0;
+	unsigned i = 0;
+
+	memset(o, 0, sizeof(*o));
+	if (!find_func(t, func, &fn))
+		return -ESRCH;
+	if (!param) {
+		if (!type_of(&fn, &ty))
+			return -ENODATA;
+		o->type = (struct hwbpi_type){ s, dwarf_dieoffset(&ty) };
+		return 0;
+	}
+	/* The formal parameters in order (a definition's children may be an
+	 * abstract origin's: dwarf_attr_integrate() follows it for names). */
+	if (dwarf_child(&fn, &c) == 0)
+		do {
+			const char *n;
+
+			if (dwarf_tag(&c) != DW_TAG_formal_parameter)
+				continue;
+			n = name_of(&c);
+			if (n && strcmp(n, param) == 0 && type_of(&c, &ty)) {
+				o->index = i;
+				o->type = (struct hwbpi_type){ s, dwarf_dieoffset(&ty) };
+				return 0;
+			}
+			if (used < sizeof(o->names))
+				used += (size_t)snprintf(o->names + used, sizeof(o->names) - used, "%s%s",
+							 i ? ", " : "", n ? n : "?");
+			i++;
+		} while (dwarf_siblingof(&c, &c) == 0);
+	return -ENOENT;
+}
+
 static void t_free(struct hwbpi_tsrc *s)
 {
 	struct tdwarf *t = of(s);
@@ -598,6 +664,7 @@ static const struct hwbpi_tsrc_ops dwarf_ops = {
 	.member_name = t_member_name,
 	.find_type = find_type,
 	.find_var = t_find_var,
+	.func_param = t_func_param,
 	.free = t_free,
 };
 

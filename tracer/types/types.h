@@ -111,6 +111,15 @@ struct hwbpi_member {
 	struct hwbpi_type type;
 };
 
+/* A function's parameter (or its return value) found by name. */
+struct hwbpi_tparam {
+	unsigned index;              /* 0-based among the parameters */
+	struct hwbpi_type type;
+	char names[200];             /* on -ENOENT for an unknown parameter: the
+				      * function's parameters, "a, b, c" */
+	char tname[HWBPI_TYPE_NAME_LEN];  /* the caller's: its type as C spells it */
+};
+
 /* A variable's type and, where the source knows it, its address. */
 struct hwbpi_tvar {
 	struct hwbpi_type type;
@@ -137,6 +146,12 @@ struct hwbpi_tsrc_ops {
 	 * "FUNC::VAR" names a static local of function FUNC.  -ENOENT. */
 	int (*find_var)(struct hwbpi_tsrc *src, const char *name, uint64_t addr,
 			struct hwbpi_tvar *out);
+	/* Function @func's parameter @param (NULL: its return type; a
+	 * function returning void has none: -ENODATA).  -ESRCH: no function
+	 * of that name with a prototype; -ENOENT: no such parameter (out->names
+	 * lists them). */
+	int (*func_param)(struct hwbpi_tsrc *src, const char *func, const char *param,
+			  struct hwbpi_tparam *out);
 	void (*free)(struct hwbpi_tsrc *src);
 };
 
@@ -237,6 +252,11 @@ struct hwbpi_tbase {
 	bool percpu;                 /* a per-CPU variable (no pointer step) */
 	bool global;                 /* its name is unique (an extern declaration
 				      * gives its type) */
+	/* A value of known type instead of a variable (an object's pointer,
+	 * tracer/objects/objects.h): the base is a pointer of type @type whose
+	 * value is addr (no read; its first '->' adds the member's offset). */
+	bool typed;
+	struct hwbpi_type type;
 };
 
 /* One step of a resolution, for --dry-run: the expression's first len

@@ -94,6 +94,13 @@ static int ptrace_run(struct hwbp_trace_session *ts)
 			   "kinds from the watched bytes ('?' when unchanged)",
 			   hwbpi_ptrace_twin_unsplit(s->bstate),
 			   hwbpi_ptrace_twin_unsplit(s->bstate) > 1 ? "es" : "");
+	uint64_t unknown, lost = hwbpi_ptrace_lost_status(s->bstate, &unknown);
+
+	if (lost)
+		hwbpi_note(s, "%" PRIu64 " hit%s came without the debug status (x86 DR6 naming no "
+			   "slot, a departure of this machine's hypervisor): %" PRIu64 " told by the "
+			   "watched bytes, %" PRIu64 " not counted (no watched bytes changed)", lost,
+			   lost > 1 ? "s" : "", lost - unknown, unknown);
 	if (hwbpi_ptrace_armed_left(s->bstate))
 		hwbpi_note(s, "%u threads detached with a debug register the kernel did not clear "
 			   "(read back after clearing): they may die of SIGTRAP",
@@ -124,7 +131,8 @@ const struct hwbp_trace_backend hwbpi_backend_ptrace = {
 	.description = "a real process on this machine's debug registers, a stop per hit",
 	.workload = "-- CMD or -p PID",
 	.options = ptrace_options,
-	.flags = HWBP_TRACE_BACKEND_CPU | HWBP_TRACE_BACKEND_TLS | HWBP_TRACE_BACKEND_STACKS,
+	.flags = HWBP_TRACE_BACKEND_CPU | HWBP_TRACE_BACKEND_TLS | HWBP_TRACE_BACKEND_STACKS |
+		 HWBP_TRACE_BACKEND_OBJECTS,
 	.open = ptrace_open,
 	.run = ptrace_run,
 	.stop = ptrace_stop,

@@ -44,45 +44,18 @@ void hwbpi_ptrace_stop_reset(void)
 	stop_signal = 0;
 }
 
-/* The tracing loop's state. */
-struct loop {
-	struct hwbpi_ptrace *s;
-	struct hwbpi_tracer *t;
-	struct hwbp_ctx ctx;
-	struct hwbp_slots percpu[1];
-	struct hwbp_task task;
-	struct hwbp_regs regs;
-	size_t off[HWBP_MAX_REQUESTS], shadow_len;
-	uint8_t cur[4096];
-	bool stopping;   /* asked to stop: the started process got its signal */
-	bool hurried;    /* asked twice: the started process killed */
-	bool detaching;  /* every stop of a tracee detaches it (attached) */
-	bool killing;    /* the started process ended after a stop: the rest killed */
-	uint64_t drained_at;   /* hits when the rings were last drained */
-	int twin[HWBP_MAX_REQUESTS];   /* per watch: its store-only twin request, or -1 */
-	/* Thread-local watches (tls.h): how many, the executable's PT_TLS,
-	 * and the TLS block whose copies their requests hold now (one
-	 * thread's: retarget()).  A thread whose copy cannot be placed ends
-	 * the trace with @fail, the reason in @err. */
-	unsigned ntls;
-	uint64_t tls_memsz, tls_align, tls_at;
-	int fail;
-	char *err;
-	size_t errlen;
-	struct hwbpi_unwinder uw;      /* --stack (t->stack_depth > 0) */
-};
-
 /* Hits between two drains of trace mode's rings (hwbpi_ptrace_set_drain):
  * half a ring, at most 256 (a sixty-fourth of the default ring). */
 #define HWBPI_PT_DRAIN_EVERY 256
 
-static void read_shadow(struct loop *L, struct proc *p, pid_t tid)
+static void read_shadow(struct hwbpi_pt_loop *L, struct proc *p, pid_t tid)
 {
 	for (unsigned i = 0; i < L->t->nw; i++) {
 		const struct hwbpi_watch *w = &L->t->w[i];
 
-		/* A thread-local one's bytes are each thread's (read_tls_shadow). */
-		if (!w->tls && w->len <= sizeof(L->cur))
+		/* A thread-local one's bytes are each thread's (read_tls_shadow);
+		 * an object's are its own (ptrace_objects.c). */
+		if (!w->tls && !w->object && w->len <= sizeof(L->cur))
 			hwbpi_ptrace_read_mem(tid, w->addr, p->shadow + L->off[i], w->len);
 	}
 }
@@ -97,7 +70,7 @@ static uint64_t watch_addr(const struct thr *th, const struct hwbpi_watch *w)
 }
 
 /* Where the plan's requests for @w are now (retarget()). */
-static uint64_t plan_addr(const struct loop *L, const struct hwbpi_watch *w)
+static uint64_t plan_addr(const struct hwbpi_pt_loop *L, const struct hwbpi_watch *w)
 {
 	return w->tls ? L->tls_at + w->addr : w->addr;
 }
@@ -105,7 +78,7 @@ static uint64_t plan_addr(const struct loop *L, const struct hwbpi_watch *w)
 /* The request of watch @w at @addr: user addresses, local enable bits
  * (x86 Ln: per task, as Linux itself programs them), R widened to RW
  * where the CPU has no R (x86); its store-only twin (add_twins()). */
-static struct hwbp_request watch_req(const struct loop *L, const struct hwbpi_watch *w,
+static struct hwbp_request watch_req(const struct hwbpi_pt_loop *L, const struct hwbpi_watch *w,
 				     uint64_t addr)
 {
 	struct hwbp_request q = { addr, hwbpi_watch_len(w, &L->ctx.cpu), w->type,
@@ -122,13 +95,13 @@ static struct hwbp_request twin_req(const struct hwbpi_watch *w, uint64_t addr)
 }
 
 /* The shadow of watch @i for thread @th of process @p. */
-static uint8_t *shadow_of(struct loop *L, struct proc *p, struct thr *th, unsigned i)
+static uint8_t *shadow_of(struct hwbpi_pt_loop *L, struct proc *p, struct thr *th, unsigned i)
 {
 	return (L->t->w[i].tls ? th->shadow : p->shadow) + L->off[i];
 }
 
 /* A thread's copies of the thread-local watches, into its own shadow. */
-static void read_tls_shadow(struct loop *L, struct thr *th)
+static void read_tls_shadow(struct hwbpi_pt_loop *L, struct thr *th)
 {
 	for (unsigned i = 0; i < L->t->nw; i++) {
 		const struct hwbpi_watch *w = &L->t->w[i];
@@ -139,8 +112,8 @@ static void read_tls_shadow(struct loop *L, struct thr *th)
 }
 
 /* The trace ends with @ret, the reason said once. */
-static int fail(struct loop *L, int ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(struct loop *L, int ret, const char *fmt, ...)
+static int fail(struct hwbpi_pt_loop *L, int ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(struct hwbpi_pt_loop *L, int ret, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -156,7 +129,7 @@ static int fail(struct loop *L, int ret, const char *fmt, ...)
 }
 
 /* The name of the first thread-local watch, for messages. */
-static const char *tls_name(const struct loop *L)
+static const char *tls_name(const struct hwbpi_pt_loop *L)
 {
 	for (unsigned i = 0; i < L->t->nw; i++)
 		if (L->t->w[i].tls)
@@ -171,7 +144,7 @@ static const char *tls_name(const struct loop *L)
  * own, is not followed).  Errors (L->fail): -EOPNOTSUPP (no thread
  * pointer yet), ptrace's.
  */
-static int tls_block(struct loop *L, const struct thr *th, uint64_t *block)
+static int tls_block(struct hwbpi_pt_loop *L, const struct thr *th, uint64_t *block)
 {
 	int ret = hwbpi_linux_tls_block(th->tid, L->tls_memsz, L->tls_align, block);
 
@@ -187,7 +160,7 @@ static int tls_block(struct loop *L, const struct thr *th, uint64_t *block)
 
 /* Stopped thread @th's TLS block, once, and its shadow.  Errors
  * (L->fail): tls_block()'s, -ENOMEM. */
-static int thr_tls(struct loop *L, struct thr *th)
+static int thr_tls(struct hwbpi_pt_loop *L, struct thr *th)
 {
 	if (!L->ntls || th->tls_known)
 		return 0;
@@ -211,7 +184,7 @@ static int thr_tls(struct loop *L, struct thr *th)
  * that fits no more ends the trace.
  * Errors (L->fail): hwbp_modify()'s (-ENOSPC), hwbp_task_regs()'s.
  */
-static int retarget(struct loop *L, uint64_t block)
+static int retarget(struct hwbpi_pt_loop *L, uint64_t block)
 {
 	int ret = 0;
 
@@ -240,7 +213,7 @@ static int retarget(struct loop *L, uint64_t block)
 /* The registers thread @th holds (or is to hold): the plan's, with its
  * own copies of the thread-local watches; nothing armed when those
  * cannot be placed (the trace then ends: L->fail). */
-static const struct hwbp_regs *thr_regs(struct loop *L, struct thr *th)
+const struct hwbp_regs *hwbpi_pt_thr_regs(struct hwbpi_pt_loop *L, struct thr *th)
 {
 	if (!L->ntls)
 		return &L->regs;
@@ -251,7 +224,7 @@ static const struct hwbp_regs *thr_regs(struct loop *L, struct thr *th)
 
 /* Where the hit is stepped over: the hit watches' bytes before the
  * access, read at the trap (the exception comes before it). */
-static void read_pre(struct loop *L, struct thr *th)
+static void read_pre(struct hwbpi_pt_loop *L, struct thr *th)
 {
 	for (unsigned i = 0; i < L->t->nw; i++) {
 		const struct hwbpi_watch *w = &L->t->w[i];
@@ -267,7 +240,7 @@ static void read_pre(struct loop *L, struct thr *th)
  * A hit @st of thread @th: decoded into the requests it names, kept in
  * the thread until emit() (at once, or after the step over it).
  */
-static void take_hit(struct loop *L, struct thr *th, const struct hwbp_status *st)
+static void take_hit(struct hwbpi_pt_loop *L, struct thr *th, const struct hwbp_status *st)
 {
 	struct proc *p = hwbpi_ptrace_proc_find(L->s, th->tgid);
 	struct hwbp_hit hit;
@@ -301,12 +274,12 @@ static void set_values(struct hwbp_trace_event *ev, uint64_t len, const uint64_t
  * at the trap; arm64: after the step).  The kind comes from the watched
  * bytes against the shadow copy (ptrace.h).
  */
-static void emit(struct loop *L, struct thr *th)
+static void emit(struct hwbpi_pt_loop *L, struct thr *th)
 {
 	struct hwbpi_tracer *t = L->t;
 	struct proc *p = hwbpi_ptrace_proc_find(L->s, th->tgid);
 	uint64_t callers[HWBPI_STACK_MAX];
-	unsigned ncallers = 0;
+	unsigned ncallers = 0, emitted = 0;
 	struct timespec ts;
 	uint64_t now;
 
@@ -349,6 +322,11 @@ static void emit(struct loop *L, struct thr *th)
 							       : hwbpi_value_of_bytes(sh, w->len);
 				memcpy(sh, L->cur, w->len);
 			}
+			/* A hit without its status names every armed
+			 * slot: only a watch whose bytes changed was it. */
+			if (th->guess && !changed)
+				continue;
+			emitted++;
 			memset(&ev, 0, sizeof(ev));
 			ev.ts = now;
 			ev.ip = th->hit_ip;
@@ -391,7 +369,13 @@ static void emit(struct loop *L, struct thr *th)
 			else
 				hwbpi_tracer_hit(t, &ev);
 		}
+		emitted += hwbpi_pt_objs_emit(L, th, now, callers, ncallers);
+		if (th->guess) {
+			L->s->lost_status++;
+			L->s->lost_unknown += !emitted;
+		}
 	}
+	th->guess = false;
 	th->hit_req = 0;
 }
 
@@ -402,7 +386,7 @@ static void emit(struct loop *L, struct thr *th)
  * the thread's slots cleared has run the instruction (th->step); the
  * caller resumes it with hwbpi_ptrace_resume_thr(), which single-steps then.
  */
-static void on_hit(struct loop *L, struct thr *th, const struct hwbp_status *st)
+static void on_hit(struct hwbpi_pt_loop *L, struct thr *th, const struct hwbp_status *st)
 {
 	take_hit(L, th, st);
 	hwbpi_linux_hit_done(th->tid);
@@ -421,13 +405,13 @@ static void on_hit(struct loop *L, struct thr *th, const struct hwbp_status *st)
  * ptrace_notify(), si_code SIGTRAP: kernel/signal.c signal_delivered()),
  * so the instruction has not run and will trap again after the handler.
  */
-static void step_done(struct loop *L, struct thr *th, bool ran)
+static void step_done(struct hwbpi_pt_loop *L, struct thr *th, bool ran)
 {
 	struct proc *p = hwbpi_ptrace_proc_find(L->s, th->tgid);
 
 	th->step = false;
 	if (p && p->watched)
-		hwbpi_linux_write(th->tid, &L->s->cpu, thr_regs(L, th));
+		hwbpi_linux_write(th->tid, &L->s->cpu, hwbpi_pt_thr_regs(L, th));
 	if (ran)
 		emit(L, th);
 	th->hit_req = 0;
@@ -435,14 +419,15 @@ static void step_done(struct loop *L, struct thr *th, bool ran)
 
 /* First stop of a thread: give it the process's registers (its own
  * copies of the thread-local watches). */
-static int arm(struct loop *L, struct thr *th)
+static int arm(struct hwbpi_pt_loop *L, struct thr *th)
 {
 	struct proc *p = hwbpi_ptrace_proc_find(L->s, th->tgid);
 
 	th->armed = true;
 	if (!p || !p->watched)
 		return 0;
-	return hwbpi_linux_write(th->tid, &L->s->cpu, thr_regs(L, th));
+	th->gen = L->gen;
+	return hwbpi_linux_write(th->tid, &L->s->cpu, hwbpi_pt_thr_regs(L, th));
 }
 
 static bool group_stop(pid_t tid)
@@ -453,9 +438,7 @@ static bool group_stop(pid_t tid)
 	return ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) && errno == EINVAL;
 }
 
-/* SIGTRAP pending for thread @tid (SigPnd of /proc/TID/status: the
- * thread's own queue, where force_sig() puts the debug trap). */
-static bool trap_pending(pid_t tid)
+bool hwbpi_ptrace_trap_pending(pid_t tid)
 {
 	char p[64], line[256];
 	unsigned long long m = 0;
@@ -482,7 +465,7 @@ static bool trap_pending(pid_t tid)
  * that twins never take a watch's slot.  Errors (@err): -ENOSPC (kinds
  * exact and no slot free for a twin), the planner's.
  */
-static int add_twins(struct loop *L, char *err, size_t errlen)
+static int add_twins(struct hwbpi_pt_loop *L, char *err, size_t errlen)
 {
 	struct hwbpi_ptrace *s = L->s;
 
@@ -512,7 +495,7 @@ static int add_twins(struct loop *L, char *err, size_t errlen)
 	return 0;
 }
 
-static int setup(struct loop *L, const struct hwbp_cpu *cpu, char *err, size_t errlen)
+static int setup(struct hwbpi_pt_loop *L, const struct hwbp_cpu *cpu, char *err, size_t errlen)
 {
 	struct hwbpi_tracer *t = L->t;
 	int ret = hwbp_ctx_init(&L->ctx, cpu, 1, L->percpu, NULL);
@@ -525,6 +508,10 @@ static int setup(struct loop *L, const struct hwbp_cpu *cpu, char *err, size_t e
 		struct hwbp_request q = watch_req(L, w, plan_addr(L, w));
 
 		w->req = -1;
+		/* A watch of objects has no address yet: each object gets its
+		 * request when a function gives it (ptrace_objects.c). */
+		if (w->object)
+			continue;
 		if ((w->type & HWBP_X) && (w->type & HWBP_RW)) {
 			hwbpi_say(err, errlen, "%s: watch data (rw) or execution (x), not both", w->name);
 			return -EINVAL;
@@ -578,7 +565,7 @@ static bool stop_sig(int sig)
  * be with the tracer anyway: PTRACE_O_EXITKILL).  Only tracees not
  * reaped yet are signalled: their pids cannot have been reused.
  */
-static void stop_step(struct loop *L)
+static void stop_step(struct hwbpi_pt_loop *L)
 {
 	struct hwbpi_ptrace *s = L->s;
 
@@ -606,7 +593,7 @@ static void stop_step(struct loop *L)
  * event has not been seen yet: the thread (and a new process) added.
  * NULL: -ENOMEM.
  */
-static struct thr *first_stop(struct loop *L, pid_t w)
+static struct thr *first_stop(struct hwbpi_pt_loop *L, pid_t w)
 {
 	struct hwbpi_ptrace *s = L->s;
 	pid_t tgid = hwbpi_ptrace_status_field(w, "Tgid");
@@ -629,18 +616,20 @@ static struct thr *first_stop(struct loop *L, pid_t w)
 
 /* A stop of thread @th (@w) while stopping an attached session: it is
  * detached, its signal delivered, unless a hit's trap is still queued. */
-static void detach_stopped(struct loop *L, struct thr *th, pid_t w, int sig, int ev)
+static void detach_stopped(struct hwbpi_pt_loop *L, struct thr *th, pid_t w, int sig, int ev)
 {
 	struct hwbpi_ptrace *s = L->s;
 
 	/* A hit's SIGTRAP may already be queued to the thread (force_sig()
 	 * from the debug exception) while this is another stop: once
 	 * detached it would kill the process (SIGTRAP's default action).
-	 * Let it surface first, with no breakpoint left to raise another. */
+	 * Let it surface first, with no breakpoint left to raise another.
+	 * The traps planted for objects go first: the code as it was. */
+	hwbpi_pt_objs_unplant(L, w);
 	hwbpi_ptrace_disarm(s, w);
 	if (ev == 0 && sig == SIGTRAP) {
 		ptrace(PTRACE_DETACH, w, NULL, NULL);   /* suppressed */
-	} else if (trap_pending(w)) {
+	} else if (hwbpi_ptrace_trap_pending(w)) {
 		th->step = false;
 		hwbpi_child_resume(w, ev == 0 && !group_stop(w) ? sig : 0);
 		return;
@@ -654,7 +643,7 @@ static void detach_stopped(struct loop *L, struct thr *th, pid_t w, int sig, int
 
 /* A clone, fork or vfork event of thread @th (@w): the new thread (and
  * process) known before its own first stop.  Errors: -ENOMEM. */
-static int on_clone(struct loop *L, struct thr *th, pid_t w, int ev)
+static int on_clone(struct hwbpi_pt_loop *L, struct thr *th, pid_t w, int ev)
 {
 	struct hwbpi_ptrace *s = L->s;
 	unsigned long nt = 0;
@@ -684,7 +673,7 @@ static int on_clone(struct loop *L, struct thr *th, pid_t w, int ev)
 
 /* An exec event of thread @th (@w).  The old address space and the
  * breakpoints are gone (flush_ptrace_hw_breakpoint() in flush_thread()). */
-static void on_exec(struct loop *L, struct thr *th, pid_t w)
+static void on_exec(struct hwbpi_pt_loop *L, struct thr *th, pid_t w)
 {
 	struct hwbpi_ptrace *s = L->s;
 	struct proc *p = hwbpi_ptrace_proc_find(s, th->tgid);
@@ -692,6 +681,8 @@ static void on_exec(struct loop *L, struct thr *th, pid_t w)
 
 	if (p)
 		p->watched = false;
+	if (th->tgid == s->pid)
+		hwbpi_pt_objs_forget(L);
 	ptrace(PTRACE_GETEVENTMSG, w, NULL, &old);
 	if ((pid_t)old != w)
 		hwbpi_ptrace_thr_del(s, (pid_t)old);   /* a non-leader exec'd */
@@ -703,26 +694,60 @@ static void on_exec(struct loop *L, struct thr *th, pid_t w)
 
 /* A SIGTRAP signal-delivery stop of thread @th (@w): the end of a step
  * over a hit, a hit, or the program's own trap. */
-static void on_sigtrap(struct loop *L, struct thr *th, pid_t w)
+static void on_sigtrap(struct hwbpi_pt_loop *L, struct thr *th, pid_t w)
 {
 	struct hwbpi_ptrace *s = L->s;
 	struct proc *p = hwbpi_ptrace_proc_find(s, th->tgid);
 	struct hwbp_status hs;
 	siginfo_t si;
+	int hr;
 
 	if (ptrace(PTRACE_GETSIGINFO, w, NULL, &si))
 		memset(&si, 0, sizeof(si));
+	/* The step over a planted trap (ptrace_objects.c) is done; the
+	 * stepped instruction may have hit a watch too: x86 reports both in
+	 * one #DB (DR6 BS and Bn, one SIGTRAP: exc_debug_user()); arm64's
+	 * watchpoint comes first, before the instruction ran, and the hit
+	 * is stepped over before the trap goes back. */
+	if (th->sbp_at && !th->step && si.si_code > 0 && si.si_code != SIGTRAP) {
+		int hr = hwbpi_linux_hit(w, &s->cpu, p && p->watched ? hwbpi_pt_thr_regs(L, th) : &s->off,
+					 &si, &hs);
+
+		if (hr >= 0) {
+			th->guess = hr > 0;
+			on_hit(L, th, &hs);
+			if (th->step) {
+				hwbpi_ptrace_resume_thr(th, 0);
+				return;
+			}
+		}
+		hwbpi_pt_objs_step_done(L, th);
+		hwbpi_pt_objs_tick(L, th, false);
+		hwbpi_ptrace_resume_thr(th, 0);
+		return;
+	}
 	/* The step over a hit is done (TRAP_TRACE; a step over a system
 	 * call may report SI_USER from the kernel, si_pid 0:
 	 * user_single_step_report()), or (si_code SIGTRAP) a handler was
-	 * entered first. */
+	 * entered first.  A planted trap's step waiting behind it is done
+	 * with it. */
 	if (th->step && (si.si_code > 0 || (si.si_code == SI_USER && si.si_pid == 0))) {
 		step_done(L, th, si.si_code != SIGTRAP);
+		if (th->sbp_at && si.si_code != SIGTRAP)
+			hwbpi_pt_objs_step_done(L, th);
+		hwbpi_pt_objs_tick(L, th, false);
 		hwbpi_ptrace_resume_thr(th, 0);
+	} else if (!th->step && si.si_code != TRAP_HWBKPT && hwbpi_pt_objs_trap(L, th)) {
+		/* A planted trap, before the debug registers are asked: x86
+		 * keeps DR6's bits of the last hit until the next #DB, and INT3
+		 * is #BP, not #DB. */
+		hwbpi_ptrace_resume_thr(th, 0);   /* steps over it (th->sbp_at) */
 	} else if (!th->step &&
-		   hwbpi_linux_hit(w, &s->cpu, p && p->watched ? thr_regs(L, th) : &s->off,
-				   &si, &hs) == 0) {
+		   (hr = hwbpi_linux_hit(w, &s->cpu, p && p->watched ? hwbpi_pt_thr_regs(L, th) : &s->off,
+					 &si, &hs)) >= 0) {
+		th->guess = hr > 0;
 		on_hit(L, th, &hs);
+		hwbpi_pt_objs_tick(L, th, false);
 		hwbpi_ptrace_resume_thr(th, 0);
 	} else {
 		hwbpi_ptrace_resume_thr(th, SIGTRAP);   /* the program's own */
@@ -730,7 +755,7 @@ static void on_sigtrap(struct loop *L, struct thr *th, pid_t w)
 }
 
 /* A stop of armed thread @th (@w), by kind.  Errors: -ENOMEM. */
-static int on_stop(struct loop *L, struct thr *th, pid_t w, int sig, int ev)
+static int on_stop(struct hwbpi_pt_loop *L, struct thr *th, pid_t w, int sig, int ev)
 {
 	if (ev == PTRACE_EVENT_CLONE || ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK)
 		return on_clone(L, th, w, ev);
@@ -758,7 +783,7 @@ static int on_stop(struct loop *L, struct thr *th, pid_t w, int sig, int ev)
 }
 
 /* Status @st of tracee @w from waitpid().  Errors: -ENOMEM. */
-static int on_status(struct loop *L, pid_t w, int st)
+static int on_status(struct hwbpi_pt_loop *L, pid_t w, int st)
 {
 	struct hwbpi_ptrace *s = L->s;
 	struct thr *th = hwbpi_ptrace_thr_find(s, w);
@@ -789,12 +814,18 @@ static int on_status(struct loop *L, pid_t w, int st)
 			return 0;
 		}
 	}
+	/* Watches of objects: registers changed since; at an interrupt
+	 * stop (the rotation's timer brought it), a rotation due.  A
+	 * SIGTRAP may be a hit: it is taken first (on_sigtrap() ticks
+	 * after), so that it counts for the object that was in the slot. */
+	if (!(ev == 0 && sig == SIGTRAP))
+		hwbpi_pt_objs_tick(L, th, ev == PTRACE_EVENT_STOP);
 	return on_stop(L, th, w, sig, ev);
 }
 
 /* Wait for every tracee's stops until none is left.  Errors: -ENOMEM,
  * -errno of waitpid(). */
-static int event_loop(struct loop *L)
+static int event_loop(struct hwbpi_pt_loop *L)
 {
 	struct hwbpi_ptrace *s = L->s;
 	int ret = 0;
@@ -805,6 +836,7 @@ static int event_loop(struct loop *L)
 
 		if (stop_requested)
 			stop_step(L);
+		hwbpi_pt_objs_alarm(L);
 		/* Every tracee known (a new one is added at its creator's
 		 * event or its own first stop, whichever comes first): none
 		 * left is the end, even when the caller has other children
@@ -848,7 +880,7 @@ static int check_model(struct hwbpi_ptrace *s, const struct hwbp_cpu *cpu, char 
  * plan starts at, the process leader's (or, attached after it ended,
  * another known thread's).  Errors (L->fail): thr_tls()'s.
  */
-static int tls_start(struct loop *L)
+static int tls_start(struct hwbpi_pt_loop *L)
 {
 	struct hwbpi_ptrace *s = L->s;
 	struct thr *th = hwbpi_ptrace_thr_find(s, s->pid);
@@ -871,7 +903,7 @@ static int tls_start(struct loop *L)
 
 /* The plan (setup()), the first process and its bytes, every known
  * thread armed.  Errors: those of setup(), -ENOMEM, -EIO. */
-static int start(struct loop *L, const struct hwbp_cpu *cpu, char *err, size_t errlen)
+static int start(struct hwbpi_pt_loop *L, const struct hwbp_cpu *cpu, char *err, size_t errlen)
 {
 	struct hwbpi_ptrace *s = L->s;
 	int ret = tls_start(L);
@@ -885,7 +917,7 @@ static int start(struct loop *L, const struct hwbp_cpu *cpu, char *err, size_t e
 		read_shadow(L, hwbpi_ptrace_proc_find(s, s->pid), s->pid);
 	/* Every known thread is stopped: arm them all, then let them go. */
 	for (size_t i = 0; ret == 0 && i < s->nthr; i++) {
-		const struct hwbp_regs *r = thr_regs(L, &s->thr[i]);
+		const struct hwbp_regs *r = hwbpi_pt_thr_regs(L, &s->thr[i]);
 
 		ret = L->fail ? L->fail : hwbpi_linux_write(s->thr[i].tid, &s->cpu, r);
 		if (ret == -ESRCH && !L->fail) {
@@ -895,13 +927,16 @@ static int start(struct loop *L, const struct hwbp_cpu *cpu, char *err, size_t e
 			ret = -EIO;
 		}
 	}
+	/* Watches of objects: their functions' traps, before anything runs. */
+	if (ret == 0)
+		ret = hwbpi_pt_objs_start(L, s->pid, err, errlen);
 	return ret;
 }
 
 int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 		       const struct hwbp_cpu *cpu, int *status, char *err, size_t errlen)
 {
-	struct loop *L;
+	struct hwbpi_pt_loop *L;
 	int ret;
 
 	if (!s || !t || s->traced || t->nw == 0)
@@ -926,6 +961,7 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 	if (ret == 0)
 		ret = start(L, cpu, err, errlen);
 	if (ret) {
+		hwbpi_pt_objs_end(L);
 		hwbpi_unwinder_fini(&L->uw);
 		free(L);
 		return ret;
@@ -935,6 +971,7 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 		s->thr[i].pending = 0;
 	}
 	ret = event_loop(L);
+	hwbpi_pt_objs_end(L);
 	if (status)
 		*status = s->status;
 	hwbpi_unwinder_fini(&L->uw);

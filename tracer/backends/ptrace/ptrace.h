@@ -231,6 +231,14 @@ unsigned hwbpi_ptrace_twin_unsplit(const struct hwbpi_ptrace *s);
  */
 void hwbpi_ptrace_set_callgraph(struct hwbpi_ptrace *s, int mode);
 
+/*
+ * hwbpi_ptrace_lost_status - how many hits came without their status (a
+ * debug exception whose DR6 named no slot: hwbpi_linux_hit() 1), and in
+ * *@unknown (may be NULL) how many of those changed no watched bytes and
+ * were not counted.  No error.
+ */
+uint64_t hwbpi_ptrace_lost_status(const struct hwbpi_ptrace *s, uint64_t *unknown);
+
 /* Kill a started process still alive, detach an attached one; free. */
 void hwbpi_ptrace_free(struct hwbpi_ptrace *s);
 

@@ -37,6 +37,8 @@ struct thr {
 	 */
 	bool step;
 	uint64_t hit_req, hit_ip;
+	bool guess;          /* the hit came without its status: hit_req names every
+			      * armed data slot, the watched bytes say which (emit()) */
 	/*
 	 * Thread-local watches (tracer/symbols/tls.h): where this thread's copy of
 	 * the executable's TLS block is (from its thread pointer, read at
@@ -50,6 +52,10 @@ struct thr {
 	/* Where the hit is stepped over: each hit watch's bytes before the
 	 * access (its first 8, as an event's value), read at the trap. */
 	uint64_t pre[HWBP_MAX_REQUESTS];
+	/* Stepping over a planted trap (ptrace_objects.c): its address, the
+	 * original instruction back in place until the step is done. */
+	uint64_t sbp_at;
+	uint64_t gen;        /* the loop's gen its registers were written at */
 };
 
 struct proc {
@@ -68,6 +74,8 @@ struct hwbpi_ptrace {
 	void (*drain)(void *arg);  /* trace mode: empty the rings (hwbpi_ptrace_set_drain) */
 	bool twins, kinds_exact;   /* store-only twins for RW watches (hwbpi_ptrace_set_kinds) */
 	unsigned twin_split, twin_unsplit;  /* watches with a twin, RW ones left without */
+	uint64_t lost_status;      /* hits that came without their status (hwbpi_linux_hit() 1) */
+	uint64_t lost_unknown;     /* ... of which no watched bytes changed: not counted */
 	void *drain_arg;
 	int callgraph;             /* --stack: enum hwbpi_callgraph (hwbpi_ptrace_set_callgraph) */
 	int status;
@@ -75,6 +83,40 @@ struct hwbpi_ptrace {
 	size_t nthr, cthr;
 	struct proc *proc;
 	size_t nproc, cproc;
+};
+
+struct hwbpi_pt_objs;
+
+/* The tracing loop's state (ptrace.c's, and ptrace_objects.c's for the
+ * watches of objects). */
+struct hwbpi_pt_loop {
+	struct hwbpi_ptrace *s;
+	struct hwbpi_tracer *t;
+	struct hwbp_ctx ctx;
+	struct hwbp_slots percpu[1];
+	struct hwbp_task task;
+	struct hwbp_regs regs;
+	size_t off[HWBP_MAX_REQUESTS], shadow_len;
+	uint8_t cur[4096];
+	bool stopping;   /* asked to stop: the started process got its signal */
+	bool hurried;    /* asked twice: the started process killed */
+	bool detaching;  /* every stop of a tracee detaches it (attached) */
+	bool killing;    /* the started process ended after a stop: the rest killed */
+	uint64_t drained_at;   /* hits when the rings were last drained */
+	int twin[HWBP_MAX_REQUESTS];   /* per watch: its store-only twin request, or -1 */
+	/* Thread-local watches (tls.h): how many, the executable's PT_TLS,
+	 * and the TLS block whose copies their requests hold now (one
+	 * thread's: retarget()).  A thread whose copy cannot be placed ends
+	 * the trace with @fail, the reason in @err. */
+	unsigned ntls;
+	uint64_t tls_memsz, tls_align, tls_at;
+	int fail;
+	char *err;
+	size_t errlen;
+	struct hwbpi_unwinder uw;      /* --stack (t->stack_depth > 0) */
+	struct hwbpi_pt_objs *objs;    /* watches of objects (ptrace_objects.c), or NULL */
+	uint64_t gen;                  /* bumped when the registers change: a thread
+					* whose gen differs is written at its next stop */
 };
 
 /* ---- tracer/backends/ptrace/ptrace_task.c: the tables and small ptrace helpers ---- */
@@ -113,5 +155,57 @@ void hwbpi_ptrace_stop_reset(void);
  * fn(arg); the session in *out.  Errors: as hwbpi_ptrace_start(). */
 int hwbpi_ptrace_spawn(struct hwbpi_ptrace **out, char *const argv[], int (*fn)(void *), void *arg,
 		   char *err, size_t errlen);
+
+/* ---- tracer/backends/ptrace/ptrace.c ---- */
+
+/* SIGTRAP pending for thread @tid (SigPnd of /proc/TID/status: the
+ * thread's own queue, where force_sig() puts the debug trap). */
+bool hwbpi_ptrace_trap_pending(pid_t tid);
+
+/* The registers thread @th holds (or is to hold): the plan's, with its
+ * own copies of the thread-local watches; nothing armed when those
+ * cannot be placed (the trace then ends: L->fail). */
+const struct hwbp_regs *hwbpi_pt_thr_regs(struct hwbpi_pt_loop *L, struct thr *th);
+
+/* ---- tracer/backends/ptrace/ptrace_objects.c: watches of objects ---- */
+
+/*
+ * Plant a trap at each arming and release function of t's watches of
+ * objects, in the stopped process of thread @tid (L->objs stays NULL
+ * without such watches).  Errors (@err): -EOPNOTSUPP (no trap glue),
+ * -EIO (the code could not be written), -ENOMEM.
+ */
+int hwbpi_pt_objs_start(struct hwbpi_pt_loop *L, pid_t tid, char *err, size_t errlen);
+
+/* A SIGTRAP stop of @th: true when it is one of the planted traps, then
+ * handled (objects armed or released) and @th set to step over it. */
+bool hwbpi_pt_objs_trap(struct hwbpi_pt_loop *L, struct thr *th);
+
+/* The step over a planted trap is done: the trap back in place. */
+void hwbpi_pt_objs_step_done(struct hwbpi_pt_loop *L, struct thr *th);
+
+/* The hits of @th on objects' requests (th->hit_req), fed to the tracer
+ * and to each object's counts; @now the event time, @callers the stack.
+ * Returns how many. */
+unsigned hwbpi_pt_objs_emit(struct hwbpi_pt_loop *L, struct thr *th, uint64_t now,
+			const uint64_t *callers, unsigned ncallers);
+
+/* At a stop of @th: write its registers if they changed since (L->gen),
+ * and with @may_rotate (an interrupt stop: the program is at no access
+ * of its own) rotate the slots among the live objects when it is time. */
+void hwbpi_pt_objs_tick(struct hwbpi_pt_loop *L, struct thr *th, bool may_rotate);
+
+/* In the event loop, before each wait: the rotation's timer rang, so
+ * the process is interrupted (its stop ticks). */
+void hwbpi_pt_objs_alarm(struct hwbpi_pt_loop *L);
+
+/* Before a detach: every planted trap out of the process of @tid. */
+void hwbpi_pt_objs_unplant(struct hwbpi_pt_loop *L, pid_t tid);
+
+/* The traced process exec'd: its traps went with its old image. */
+void hwbpi_pt_objs_forget(struct hwbpi_pt_loop *L);
+
+/* At the end: each live object's watch spell closed; the state freed. */
+void hwbpi_pt_objs_end(struct hwbpi_pt_loop *L);
 
 #endif /* HWBP_TRACER_PTRACE_INT_H */

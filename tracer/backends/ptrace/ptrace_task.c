@@ -47,6 +47,13 @@ unsigned hwbpi_ptrace_twin_unsplit(const struct hwbpi_ptrace *s)
 	return s ? s->twin_unsplit : 0;
 }
 
+uint64_t hwbpi_ptrace_lost_status(const struct hwbpi_ptrace *s, uint64_t *unknown)
+{
+	if (unknown)
+		*unknown = s ? s->lost_unknown : 0;
+	return s ? s->lost_status : 0;
+}
+
 unsigned hwbpi_ptrace_armed_left(const struct hwbpi_ptrace *s)
 {
 	return s ? s->armed_left : 0;
@@ -205,7 +212,7 @@ int hwbpi_ptrace_disarm(struct hwbpi_ptrace *s, pid_t tid)
 /* Resume a known thread: single-stepping while it steps over a hit. */
 void hwbpi_ptrace_resume_thr(const struct thr *th, int sig)
 {
-	if (th && th->step)
+	if (th && (th->step || th->sbp_at))
 		ptrace(PTRACE_SINGLESTEP, th->tid, NULL, (void *)(uintptr_t)sig);
 	else if (th)
 		hwbpi_child_resume(th->tid, sig);
