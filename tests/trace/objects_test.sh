@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# tests/trace/objects_test.sh HWBP PROG.c: watches of objects with the
+# ptrace backend (suite hostbp: the debug registers must fire), against
+# tests/trace/objects_prog.c's known writes.
+#  (a) 3 nodes live at once: each node's exact counts by function, 100 %
+#      watched; the histogram's sums.
+#  (b) 50 nodes live, 4 or fewer slots: the slots rotate; each node's hits
+#      equal the program's writes made while --objects-log says it was in
+#      a slot (writes whose time span straddles a turn are counted apart
+#      and bound the difference), and its Watched column is the log's.
+#  (c) a freed node's address reused: two objects, 3 and 7 hits, none in
+#      malloc or free (released before free runs).
+#  (d) --release scope: set_value(n) arms at entry, releases at return:
+#      each call's one write, bump_value's never.
+#  (e) --objects 2: two objects tracked exactly, the third is overflow.
+#  (f) -p PID, then SIGINT: detached, the planted traps out of the code:
+#      the process runs on (a trap left would kill it with SIGTRAP).
+#  (g) refusals, one line each with the errno, exit 2.
+set -euo pipefail
+hwbp=$1 src=$2
+tmp=$(mktemp -d)
+pid=
+trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+cc -O1 -g -fno-inline -o "$tmp/prog" "$src"
+arm=(-e 'make_node():return->value:-w-' --release 'free_node(n)')
+
+# An object's row: "# Object Armed_at State Age Watched Hits by..." -> the
+# fields after Hits, as "W set_value 10, W bump_value 5".
+obj_row() {  # FILE SEQ
+  awk -v s="$2" '$1 == s && $2 ~ /^0x/ { print; exit }' "$1"
+}
+
+# (a)
+"$hwbp" trace "${arm[@]}" -- "$tmp/prog" three > "$tmp/a" 2> "$tmp/a.err" || bad "(a) status $?: $(cat "$tmp/a.err")"
+cat "$tmp/a"
+grep -q '^Objects of make_node():return->value: 3 armed, 3 released, 0 live at the end, overflow 0 (table of 64)$' "$tmp/a" ||
+  bad "(a) the table's head"
+for i in 0 1 2; do
+  addr=$(awk -v i=$i '$1 == "node" && $2 == i { print $3 }' "$tmp/a")
+  row=$(obj_row "$tmp/a" $((i + 1)))
+  want="$addr three+0x[0-9a-f]* released [0-9.]* 100.0% $((10 * (i + 1) + 5)) W set_value $((10 * (i + 1))), W bump_value 5"
+  echo "$row" | sed 's/  */ /g; s/^ //' | grep -qx "$((i + 1)) $want" || bad "(a) node $i: '$row', want '$want'"
+done
+grep -qx 'W  *make_node():return->value  *set_value  *60' "$tmp/a" || bad "(a) set_value 60"
+grep -qx 'W  *make_node():return->value  *bump_value  *15' "$tmp/a" || bad "(a) bump_value 15"
+
+# (b)
+"$hwbp" trace "${arm[@]}" --rotate 2 --objects-log "$tmp/log" -- "$tmp/prog" many 50 200 "$tmp/truth" \
+  > "$tmp/b" 2> "$tmp/b.err" || bad "(b) status $?: $(cat "$tmp/b.err")"
+tail -3 "$tmp/b"
+grep -q '^  ([1-9][0-9]* rotations of the debug registers' "$tmp/b" || bad "(b) no rotation"
+awk -v out="$tmp/b" '
+  FILENAME ~ /log$/ { seq[$2] = $1
+    if ($3 == "in") { n[$1]++; from[$1, n[$1]] = $4 }
+    if ($3 == "out") to[$1, n[$1]] = $4
+    if ($3 == "armed") born[$1] = $4
+    if ($3 == "released") died[$1] = $4
+    next }
+  FILENAME ~ /truth$/ { s = seq[$2]; tb = $3; ta = $4; inside = 0; edge = 0
+    for (k = 1; k <= n[s]; k++) {
+      if (tb >= from[s, k] && ta <= to[s, k]) inside = 1
+      else if (ta >= from[s, k] && tb <= to[s, k]) edge = 1
+    }
+    if (inside) sure[s]++; else if (edge) maybe[s]++
+    writes[s]++
+    next }
+  FILENAME == out && $1 ~ /^[0-9]+$/ && $2 ~ /^0x/ { hits[$1] = $7; cov[$1] = $6 }
+  END {
+    bad = 0; edges = 0
+    for (s = 1; s <= 50; s++) {
+      w = 0; for (k = 1; k <= n[s]; k++) w += to[s, k] - from[s, k]
+      c = sprintf("%.1f%%", 100 * w / (died[s] - born[s]))
+      if (hits[s] < sure[s] || hits[s] > sure[s] + maybe[s] || writes[s] != 200) {
+        printf "FAIL: (b) object %d: %d hits, %d writes while watched (+%d at a turn), %d writes\n",
+          s, hits[s], sure[s], maybe[s], writes[s]; bad = 1 }
+      if (c != cov[s]) { printf "FAIL: (b) object %d: Watched %s, the log says %s\n", s, cov[s], c; bad = 1 }
+      if (cov[s] == "100.0%") { printf "FAIL: (b) object %d watched all along\n", s; bad = 1 }
+      edges += maybe[s]; total += hits[s]
+    }
+    printf "(b) 50 objects, 10000 writes: %d hits, all within the watched spells (%d writes at a turn)\n", total, edges
+    exit bad }' "$tmp/log" "$tmp/truth" "$tmp/b" || fail=1
+
+# (c)
+"$hwbp" trace "${arm[@]}" -- "$tmp/prog" reuse > "$tmp/c" 2> "$tmp/c.err" || bad "(c) status $?"
+a0=$(awk '$1 == "node" && $2 == 0 { print $3 }' "$tmp/c")
+a1=$(awk '$1 == "node" && $2 == 1 { print $3 }' "$tmp/c")
+[ -n "$a0" ] && [ "$a0" = "$a1" ] || bad "(c) malloc did not reuse the address: $a0 $a1"
+obj_row "$tmp/c" 1 | grep -q "^  1  *$a0 .* released .* 3  W set_value 3$" || bad "(c) object 1: $(obj_row "$tmp/c" 1)"
+obj_row "$tmp/c" 2 | grep -q "^  2  *$a0 .* released .* 7  W set_value 7$" || bad "(c) object 2: $(obj_row "$tmp/c" 2)"
+[ "$(grep -c '^W ' "$tmp/c")" = 1 ] || bad "(c) hits outside set_value: $(cat "$tmp/c")"
+
+# (d)
+"$hwbp" trace -e 'set_value(n)->value:-w-' --release scope -- "$tmp/prog" three > "$tmp/d" 2> "$tmp/d.err" ||
+  bad "(d) status $?"
+grep -qx 'W  *set_value(n)->value  *set_value  *60' "$tmp/d" || bad "(d) set_value 60: $(cat "$tmp/d")"
+grep -q '^Objects of set_value(n)->value: 60 armed, 60 released, 0 live at the end, overflow 0' "$tmp/d" ||
+  bad "(d) 60 objects"
+
+# (e)
+"$hwbp" trace "${arm[@]}" --objects 2 -- "$tmp/prog" three > "$tmp/e" 2> "$tmp/e.err" || bad "(e) status $?"
+grep -q '^Objects of make_node():return->value: 2 armed, 2 released, 0 live at the end, overflow 1 (table of 2)$' "$tmp/e" ||
+  bad "(e) overflow: $(cat "$tmp/e")"
+obj_row "$tmp/e" 2 | grep -q ' 25  W set_value 20, W bump_value 5$' || bad "(e) object 2: $(obj_row "$tmp/e" 2)"
+
+# (f)
+"$tmp/prog" loop & pid=$!
+sleep 0.2
+set -m   # a background job of a shell without job control ignores SIGINT
+"$hwbp" trace "${arm[@]}" -p $pid > "$tmp/f" 2> "$tmp/f.err" & h=$!
+set +m
+sleep 1
+kill -INT $h
+st=0; wait $h || st=$?
+sleep 0.3
+if ! kill -0 $pid 2>/dev/null; then bad "(f) the process died after the detach: $(cat "$tmp/f.err")"
+else
+  [ "$(awk '/^TracerPid:/ { print $2 }' /proc/$pid/status)" = 0 ] || bad "(f) still traced"
+fi
+[ $st = 0 ] || bad "(f) hwbp status $st: $(cat "$tmp/f.err")"
+grep -q '^Objects of make_node():return->value: [1-9][0-9]* armed' "$tmp/f" || bad "(f) no objects: $(cat "$tmp/f")"
+kill -9 $pid; wait $pid 2>/dev/null || true; pid=
+
+# (g)
+refuse() {  # WANT ARGS...
+  local want=$1 st=0; shift
+  "$hwbp" trace "$@" -- "$tmp/prog" three > "$tmp/g" 2> "$tmp/g.err" || st=$?
+  [ $st = 2 ] && [ "$(wc -l < "$tmp/g.err")" = 1 ] && grep -q "$want" "$tmp/g.err" ||
+    bad "(g) $*: status $st, '$(cat "$tmp/g.err")', want '$want'"
+}
+refuse "no function 'nosuch' in the symbol table (ENOENT)" -e 'nosuch(n)->value:-w-' --release 'free_node(n)'
+refuse "set_value() has no parameter 'x' (it has: n, v) (ENOENT)" -e 'set_value(x)->value:-w-' --release scope
+refuse "id of make_node() is int, not a pointer to an object (EINVAL)" -e 'make_node(id)->value:-w-' --release scope
+refuse "free_node() has no parameter 'q' (it has: n) (ENOENT)" -e 'make_node():return->value:-w-' --release 'free_node(q)'
+refuse "entries per watch of objects are 1..65536 (ERANGE)" "${arm[@]}" --objects 0
+refuse "needs its release point" -e 'make_node():return->value:-w-'
+refuse "the ptrace backend does that; perf does not (EOPNOTSUPP)" --backend perf "${arm[@]}"
+[ $fail = 0 ] && echo "objects: OK"
+exit $fail
