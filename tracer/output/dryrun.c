@@ -55,11 +55,59 @@ static int plan_of(const struct hwbpi_watch *w, const struct hwbp_cpu *cpu, bool
 	return hwbp_plan(cpu, &req, 0, p);
 }
 
+/* An object's watch: where each object's bytes will be, and its release
+ * (no address yet: nothing to plan until an object comes). */
+static void text_object(FILE *f, const struct hwbpi_watch *w, const char *acc)
+{
+	const struct hwbpi_objspec *o = &w->obj;
+
+	fprintf(f, "%s:%s  each object: %s of %s() + 0x%" PRIx64 ", %" PRIu64 " byte%s (%s)\n",
+		w->name, acc, o->arm.ret ? "the return value" : o->arm.param, o->arm.func, o->off,
+		w->len, w->len == 1 ? "" : "s", w->type_name);
+	if (o->scope)
+		fprintf(f, "  released when the call of %s() returns\n", o->arm.func);
+	else
+		fprintf(f, "  released as %s() is entered with it as %s\n", o->rel.func, o->rel.param);
+	fputs("  plan: as each object is armed\n", f);
+}
+
+static void json_object(FILE *f, const struct hwbpi_watch *w, const char *acc)
+{
+	const struct hwbpi_objspec *o = &w->obj;
+
+	fputs("{\"name\":", f);
+	json_str(f, w->name, sizeof(w->name));
+	fprintf(f, ",\"access\":\"%s\",\"len\":%" PRIu64 ",\"type\":", acc, w->len);
+	json_str(f, w->type_name, sizeof(w->type_name));
+	fputs(",\"object\":{\"function\":", f);
+	json_str(f, o->arm.func, sizeof(o->arm.func));
+	fputs(",\"param\":", f);
+	if (o->arm.ret)
+		fputs("null", f);
+	else
+		json_str(f, o->arm.param, sizeof(o->arm.param));
+	fprintf(f, ",\"offset\":\"0x%" PRIx64 "\",\"release\":", o->off);
+	if (o->scope) {
+		fputs("\"scope\"", f);
+	} else {
+		fputs("{\"function\":", f);
+		json_str(f, o->rel.func, sizeof(o->rel.func));
+		fputs(",\"param\":", f);
+		json_str(f, o->rel.param, sizeof(o->rel.param));
+		fputc('}', f);
+	}
+	fputs("},\"plan\":null}", f);
+}
+
 static void text_watch(FILE *f, const struct hwbpi_watch *w, const struct hwbp_plan *p, int pr)
 {
 	char acc[4];
 
 	access_str(w->type, acc);
+	if (w->object) {
+		text_object(f, w, acc);
+		return;
+	}
 	fprintf(f, "%s:%s  %s0x%" PRIx64 ", %" PRIu64 " byte%s%s%s%s", w->name, acc,
 		w->tls ? "TLS offset " : w->percpu ? "per-CPU offset " : "", w->addr, w->len,
 		w->len == 1 ? "" : "s", w->type_name[0] ? " (" : "", w->type_name,
@@ -92,6 +140,10 @@ static void json_watch(FILE *f, const struct hwbpi_watch *w, const struct hwbp_p
 	char acc[4];
 
 	access_str(w->type, acc);
+	if (w->object) {
+		json_object(f, w, acc);
+		return;
+	}
 	fputs("{\"name\":", f);
 	json_str(f, w->name, sizeof(w->name));
 	fprintf(f, ",\"access\":\"%s\",\"addr\":\"0x%" PRIx64 "\",\"len\":%" PRIu64
