@@ -15,6 +15,10 @@
  *                                 gives A's address again): 7 writes
  *   objects_prog loop             until killed: a node made, written 4
  *                                 times and freed every millisecond (-p PID)
+ *   objects_prog churn N          N nodes made and freed, one at a time,
+ *                                 never written (scripts/bench-objects: the
+ *                                 cost of an arming and a release)
+ *   objects_prog writes N         one node written N times by set_value()
  *
  * Each node's address is printed ("node I 0xADDR").  Built -O1 -g
  * -fno-inline so that each function is one.
@@ -154,6 +158,21 @@ static void loop(void)
 	}
 }
 
+static void churn(long n)
+{
+	for (long i = 0; i < n; i++)
+		free_node(make_node((int)i));
+}
+
+static void writes(long n)
+{
+	struct node *a = make_node(0);
+
+	for (long k = 0; k < n; k++)
+		set_value(a, (int)k);
+	free_node(a);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -165,6 +184,10 @@ int main(int argc, char **argv)
 		reuse();
 	else if (argc == 2 && strcmp(argv[1], "loop") == 0)
 		loop();
+	else if (argc == 3 && strcmp(argv[1], "churn") == 0)
+		churn(atol(argv[2]));
+	else if (argc == 3 && strcmp(argv[1], "writes") == 0)
+		writes(atol(argv[2]));
 	else
 		return 2;
 	return 0;

@@ -105,6 +105,7 @@ struct hwbpi_objtab {
 	struct hwbpi_obj *obj;       /* n entries */
 	unsigned n;
 	uint64_t seq;                /* objects armed so far */
+	uint64_t released;           /* objects released so far */
 	uint64_t overflow;           /* objects not tracked: every entry live */
 	uint64_t forgotten;          /* released objects whose entry a new one took */
 	uint64_t unknown_release;    /* releases of no tracked object */

@@ -115,6 +115,7 @@ void hwbpi_objtab_release(struct hwbpi_objtab *tab, int i, uint64_t now)
 		hwbpi_objtab_slot(tab, i, -1, now);
 	o->died = now;
 	o->state = HWBPI_OBJ_RELEASED;
+	tab->released++;
 	log_ev(tab, o, "released", now);
 }
 

@@ -68,17 +68,15 @@ int hwbpi_objects_print(FILE *f, const struct hwbpi_tracer *t)
 	for (unsigned wi = 0; wi < t->nw; wi++) {
 		const struct hwbpi_watch *w = &t->w[wi];
 		const struct hwbpi_objtab *tab = &w->objs;
-		unsigned live = 0, released = 0;
+		unsigned live = 0;
 
 		if (!w->object || !tab->obj)
 			continue;
-		for (unsigned i = 0; i < tab->n; i++) {
+		for (unsigned i = 0; i < tab->n; i++)
 			live += tab->obj[i].state == HWBPI_OBJ_LIVE;
-			released += tab->obj[i].state == HWBPI_OBJ_RELEASED;
-		}
-		fprintf(f, "\nObjects of %s: %" PRIu64 " armed, %u released, %u live at the end, "
-			"overflow %" PRIu64 " (table of %u)\n", w->name, tab->seq, released, live,
-			tab->overflow, tab->n);
+		fprintf(f, "\nObjects of %s: %" PRIu64 " armed, %" PRIu64 " released, %u live at "
+			"the end, overflow %" PRIu64 " (table of %u)\n", w->name, tab->seq,
+			tab->released, live, tab->overflow, tab->n);
 		fprintf(f, "  %-5s %-16s %-24s %-8s %10s %7s %7s  %s\n", "#", "Object", "Armed at",
 			"State", "Age_ms", "Watched", "Hits", "Hits by kind and function");
 		/* In the order they were armed. */
