@@ -138,7 +138,7 @@ static int trace_help(void)
 	       "                  [--symbols System.map|kallsyms] [--hist-entries N]\n"
 	       "                  [--duration SEC] [--buffer-kb N] [--no-demangle] [--wide]\n"
 	       "                  [--stack[=N]] [--folded FILE]\n"
-	       "                  [--debug-dir DIR] [--sort function|srcline|stack]\n"
+	       "                  [--debug-dir DIR] [--sort function|srcline|stack|site]\n"
 	       "                  [--trace FILE [--format text|ctf [--force]] [--overwrite]\n"
 	       "                   [--srcline]] [--dry-run [--json]] [--percpu-all]\n"
 	       "                  [--release FUNC(PARAM)|scope] [--objects N] [--rotate MS]\n"

@@ -72,7 +72,7 @@ _hwbp()
 	--call-graph) words="dwarf fp" ;;
 	--backend) words="ptrace perf qemu-x86" ;;
 	--format) words="text ctf" ;;
-	--sort) words="function srcline stack" ;;
+	--sort) words="function srcline stack site" ;;
 	--release) words="scope" ;;
 	--debug-dir)
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur")

@@ -16,6 +16,7 @@
 #  (f) -p PID, then SIGINT: detached, the planted traps out of the code:
 #      the process runs on (a trap left would kill it with SIGTRAP).
 #  (g) refusals, one line each with the errno, exit 2.
+#  (h) --sort site: the histogram by where each object was armed.
 set -euo pipefail
 hwbp=$1 src=$2
 tmp=$(mktemp -d)
@@ -122,6 +123,10 @@ fi
 grep -q '^Objects of make_node():return->value: [1-9][0-9]* armed' "$tmp/f" || bad "(f) no objects: $(cat "$tmp/f")"
 kill -9 $pid; wait $pid 2>/dev/null || true; pid=
 
+# (h) --sort site: the rows by where each object was armed (three(), all 75)
+"$hwbp" trace "${arm[@]}" --sort site -- "$tmp/prog" three > "$tmp/h" 2> "$tmp/h.err" || bad "(h) status $?"
+grep -qx 'W  *make_node():return->value  *three  *75' "$tmp/h" || bad "(h) --sort site: $(cat "$tmp/h")"
+
 # (g)
 refuse() {  # WANT ARGS...
   local want=$1 st=0; shift
@@ -136,5 +141,6 @@ refuse "free_node() has no parameter 'q' (it has: n) (ENOENT)" -e 'make_node():r
 refuse "entries per watch of objects are 1..65536 (ERANGE)" "${arm[@]}" --objects 0
 refuse "needs its release point" -e 'make_node():return->value:-w-'
 refuse "the ptrace backend does that; perf does not (EOPNOTSUPP)" --backend perf "${arm[@]}"
+refuse "not with --trace, --stack or --folded (EINVAL)" "${arm[@]}" --sort site --stack
 [ $fail = 0 ] && echo "objects: OK"
 exit $fail

@@ -110,6 +110,9 @@ struct hwbpi_tracer {
 	const char *release;
 	unsigned nobjects;
 	uint64_t rotate_ns;
+	bool key_site;                       /* --sort site: an object's hits keyed in the
+					      * histogram by where it was armed (the backend
+					      * gives the site as the event's ip) */
 };
 
 /*

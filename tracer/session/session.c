@@ -622,6 +622,11 @@ static int check_objects(struct hwbp_trace_session *s)
 						  "does not (EOPNOTSUPP)", s->v.t.w[i].name,
 						  s->v.backend->name);
 		}
+	if (s->sort_key == HWBPI_SORT_SITE && (!any || s->v.mode.trace || s->stack_depth || s->folded))
+		return hwbpi_fail(&s->v, -EINVAL, true, "--sort site keys the histogram of watches of "
+				  "objects by where each object was armed: %s (EINVAL)",
+				  !any ? "there is no such watch" : "not with --trace, --stack or --folded");
+	s->v.t.key_site = s->sort_key == HWBPI_SORT_SITE;
 	if (!any && (s->v.t.release || s->objects || s->rotate || s->objects_log))
 		return hwbpi_fail(&s->v, -EINVAL, true, "--%s applies to watches of objects "
 				  "(-e 'FUNC(PARAM)->FIELD:rw-'), and there is none (EINVAL)",
@@ -712,6 +717,7 @@ static const struct {
 	{ "function", HWBPI_SORT_FUNCTION },
 	{ "srcline", HWBPI_SORT_SRCLINE },
 	{ "stack", HWBPI_SORT_STACK },
+	{ "site", HWBPI_SORT_SITE },
 };
 
 static int parse_sort(struct hwbp_trace_session *s)

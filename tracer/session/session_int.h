@@ -31,6 +31,7 @@ enum hwbpi_sort {
 	HWBPI_SORT_FUNCTION,                   /* the access's function (default) */
 	HWBPI_SORT_SRCLINE,                    /* its source line (tracer/output/srcline.c) */
 	HWBPI_SORT_STACK,                      /* its call stack: as "stack" (depth 8) */
+	HWBPI_SORT_SITE,                       /* an object's: where it was armed */
 };
 
 struct hwbp_trace_session {

@@ -472,6 +472,10 @@ unsigned hwbpi_pt_objs_emit(struct hwbpi_pt_loop *L, struct thr *th, uint64_t no
 		fn = hwbpi_tracer_func(t, &ev);
 		hwbpi_objtab_hit(&w->objs, h->obj,
 				 fn ? fn->addr : hwbpi_tracer_func_ip(t, &ev), ev.kind);
+		/* --sort site: the histogram's row is the arming call's (its
+		 * return address: less the trap adjustment, inside the call). */
+		if (t->key_site)
+			ev.ip = w->objs.obj[h->obj].site;
 		if (t->stack_depth)
 			hwbpi_tracer_hit_frames(t, &ev, callers, ncallers);
 		else
