@@ -622,10 +622,10 @@ static int check_objects(struct hwbp_trace_session *s)
 						  "does not (EOPNOTSUPP)", s->v.t.w[i].name,
 						  s->v.backend->name);
 		}
-	if (s->sort_key == HWBPI_SORT_SITE && (!any || s->v.mode.trace || s->stack_depth || s->folded))
+	if (s->sort_key == HWBPI_SORT_SITE && !any)
 		return hwbpi_fail(&s->v, -EINVAL, true, "--sort site keys the histogram of watches of "
-				  "objects by where each object was armed: %s (EINVAL)",
-				  !any ? "there is no such watch" : "not with --trace, --stack or --folded");
+				  "objects by where each object was armed: there is no such watch "
+				  "(EINVAL)");
 	s->v.t.key_site = s->sort_key == HWBPI_SORT_SITE;
 	if (!any && (s->v.t.release || s->objects || s->rotate || s->objects_log))
 		return hwbpi_fail(&s->v, -EINVAL, true, "--%s applies to watches of objects "
@@ -728,6 +728,10 @@ static int parse_sort(struct hwbp_trace_session *s)
 	for (size_t i = 0; s->sort && i < sizeof(sort_table) / sizeof(sort_table[0]); i++) {
 		if (strcmp(s->sort, sort_table[i].name) == 0) {
 			s->sort_key = sort_table[i].key;
+			if (s->sort_key == HWBPI_SORT_SITE && (s->v.mode.trace || s->stack_depth || s->folded))
+				return hwbpi_fail(&s->v, -EINVAL, true, "--sort site keys the histogram "
+						  "of watches of objects by where each object was armed: "
+						  "not with --trace, --stack or --folded (EINVAL)");
 			return 0;
 		}
 		if (k < sizeof(names))
