@@ -19,15 +19,20 @@
  *                                 never written (scripts/bench-objects: the
  *                                 cost of an arming and a release)
  *   objects_prog writes N         one node written N times by set_value()
+ *   objects_prog threads          a worker thread, running before the node
+ *                                 is made, is handed it through a pipe and
+ *                                 writes it 10 times; main then frees it
  *
  * Each node's address is printed ("node I 0xADDR").  Built -O1 -g
  * -fno-inline so that each function is one.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 struct node {
 	struct node *next;
@@ -173,6 +178,37 @@ static void writes(long n)
 	free_node(a);
 }
 
+static int handoff[2];
+
+static void *worker(void *arg)
+{
+	struct node *n;
+
+	(void)arg;
+	if (read(handoff[0], &n, sizeof(n)) != (ssize_t)sizeof(n))
+		return NULL;
+	for (int k = 0; k < 10; k++)
+		set_value(n, k);
+	return n;
+}
+
+static int threads(void)
+{
+	pthread_t w;
+	struct node *n;
+	void *done;
+
+	if (pipe(handoff) || pthread_create(&w, NULL, worker, NULL))
+		return 1;
+	n = make_node(0);
+	printf("node 0 %p\n", (void *)n);
+	if (write(handoff[1], &n, sizeof(n)) != (ssize_t)sizeof(n) || pthread_join(w, &done) ||
+	    done != n)
+		return 1;
+	free_node(n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -188,6 +224,8 @@ int main(int argc, char **argv)
 		churn(atol(argv[2]));
 	else if (argc == 3 && strcmp(argv[1], "writes") == 0)
 		writes(atol(argv[2]));
+	else if (argc == 2 && strcmp(argv[1], "threads") == 0)
+		return threads();
 	else
 		return 2;
 	return 0;
