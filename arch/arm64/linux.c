@@ -386,11 +386,3 @@ int hwbpi_linux_uregs(pid_t tid, struct hwbpi_uregs *u)
 
 /* X29 -> {saved X29, saved X30}: the AAPCS64 frame record. */
 const enum hwbpi_linux_fp hwbpi_linux_fp_chain = HWBPI_FP_RECORD;
-
-/* A debug exception without its status has not been seen here. */
-bool hwbpi_linux_status_lost(pid_t tid, const siginfo_t *si)
-{
-	(void)tid;
-	(void)si;
-	return false;
-}

@@ -346,11 +346,3 @@ int hwbpi_linux_call(pid_t tid, struct hwbpi_linux_call *c)
 		c->sp = v;
 	return ret;
 }
-
-/* A debug exception without its status has not been seen here. */
-bool hwbpi_linux_status_lost(pid_t tid, const siginfo_t *si)
-{
-	(void)tid;
-	(void)si;
-	return false;
-}

@@ -122,30 +122,22 @@ int hwbpi_linux_armed(pid_t tid, const struct hwbp_cpu *cpu)
  * status names every armed data slot (DR7 L/G bits with R/W not 00,
  * execute) and the caller tells by the watched bytes which one it was.
  */
-bool hwbpi_linux_status_lost(pid_t tid, const siginfo_t *si)
-{
-	struct user_regs_struct ur;
-	long word;
-
-	if (!si || si->si_signo != SIGTRAP || si->si_code != TRAP_BRKPT ||
-	    ptrace(PTRACE_GETREGS, tid, NULL, &ur))
-		return false;
-	errno = 0;
-	word = ptrace(PTRACE_PEEKDATA, tid, (void *)(uintptr_t)(ur.rip - 1), NULL);
-	return !errno && (word & 0xff) != 0xf1;
-}
-
 static int lost_status(pid_t tid, const struct hwbp_regs *armed, const siginfo_t *si,
 		       struct hwbp_status *st)
 {
 	uint64_t slots = 0;
+	long word;
 
-	if (!armed)
+	if (!armed || !si || si->si_signo != SIGTRAP || si->si_code != TRAP_BRKPT)
 		return -ENOENT;
 	for (unsigned i = 0; i < 4; i++)
 		if ((armed->u.x86.dr7 & (3u << (2 * i))) && (armed->u.x86.dr7 >> (16 + 4 * i) & 3))
 			slots |= 1u << i;
-	if (!slots || !hwbpi_linux_status_lost(tid, si))
+	if (!slots)
+		return -ENOENT;
+	errno = 0;
+	word = ptrace(PTRACE_PEEKDATA, tid, (void *)(uintptr_t)(st->ip - 1), NULL);
+	if (errno || (word & 0xff) == 0xf1)
 		return -ENOENT;
 	st->u.x86.dr6 = slots;
 	return 1;

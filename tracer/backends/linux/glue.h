@@ -69,16 +69,6 @@ int hwbpi_linux_armed(pid_t tid, const struct hwbp_cpu *cpu);
 int hwbpi_linux_hit(pid_t tid, const struct hwbp_cpu *cpu, const struct hwbp_regs *armed,
 		    const siginfo_t *si, struct hwbp_status *st);
 
-/*
- * Whether a SIGTRAP signal-delivery stop of @tid with siginfo @si is a
- * debug exception that came without its status, which Linux then takes
- * for the program's own trap (x86: DR6 naming no slot, taken for INT1 and
- * sent as TRAP_BRKPT, unless the byte before the IP is INT1's 0xf1; the
- * other arches: never seen, false).  A tracer that lets it through lets
- * the program die of SIGTRAP.  No error (false when unsure).
- */
-bool hwbpi_linux_status_lost(pid_t tid, const siginfo_t *si);
-
 /* After a hit was handled: clear the sticky status (x86 DR6); 0 or -errno. */
 int hwbpi_linux_hit_done(pid_t tid);
 

@@ -140,11 +140,3 @@ int hwbpi_linux_uregs(pid_t tid, struct hwbpi_uregs *u)
 	(void)u;
 	return -EOPNOTSUPP;
 }
-
-/* A debug exception without its status has not been seen here. */
-bool hwbpi_linux_status_lost(pid_t tid, const siginfo_t *si)
-{
-	(void)tid;
-	(void)si;
-	return false;
-}

@@ -439,13 +439,6 @@ int hwbpi_perf_counted(struct hwbpi_view *s, bool kernel, void *state, pid_t pid
 		s->status = res->wstatus;
 		s->have_status = true;
 	}
-	/* Hits the debug exception did not name: no event counted them. */
-	if (res->status_lost)
-		hwbpi_note(s, "%" PRIu64 " hit%s lost: %s debug exception came without its status (x86 "
-			   "DR6 naming no slot, a departure of this machine's hypervisor) and no event "
-			   "counted it; the program was kept from dying of the SIGTRAP Linux sends "
-			   "for it", res->status_lost, res->status_lost > 1 ? "s" : "",
-			   res->status_lost > 1 ? "their" : "its");
 	kinds_notes(s, res);
 	stack_notes(s, kernel, want_bpf, res);
 	if (!po.bpf)

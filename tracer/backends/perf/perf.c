@@ -35,9 +35,6 @@
 #include "backends/perf/perf_int.h"
 
 #define POLL_MS 50
-/* While our child is traced (traced_stop()), a signal to it waits for the
- * loop's next turn: at most this long. */
-#define POLL_TRACED_MS 5
 
 static void ring_copy(const struct ring *r, uint64_t pos, void *dst, size_t len)
 {
@@ -202,56 +199,6 @@ static bool stop_child(pid_t pid, bool ours, const struct hwbpi_perf_opts *o, in
 	return false;
 }
 
-/*
- * A stop of our child's thread @tid, traced since its start (trace_impl):
- * only so that a debug exception that came without its status
- * (hwbpi_linux_status_lost(): x86 DR6 naming no slot, which Linux sends
- * as the program's own SIGTRAP) does not kill it.  Every other signal is
- * delivered, a group-stop stays stopped (PTRACE_LISTEN: the child stops
- * and continues as it would untraced), any other stop goes on.
- */
-static void traced_stop(struct sess *s, pid_t tid, int st)
-{
-	int sig = WSTOPSIG(st), ev = st >> 16;
-	siginfo_t si;
-
-	if (ev == PTRACE_EVENT_STOP) {
-		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
-			ptrace(PTRACE_LISTEN, tid, NULL, NULL);
-		else
-			ptrace(PTRACE_CONT, tid, NULL, NULL);
-		return;
-	}
-	if (ev) {
-		ptrace(PTRACE_CONT, tid, NULL, NULL);
-		return;
-	}
-	if (sig == SIGTRAP && ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) == 0 &&
-	    hwbpi_linux_status_lost(tid, &si)) {
-		s->res->status_lost++;
-		sig = 0;
-	}
-	ptrace(PTRACE_CONT, tid, NULL, (void *)(uintptr_t)sig);
-}
-
-/* Our child's stops and its end: true when it ended (its status kept)
- * or is gone. */
-static bool child_ended(struct sess *s, pid_t pid)
-{
-	int st;
-	pid_t r;
-
-	while ((r = waitpid(pid, &st, WNOHANG)) > 0) {
-		if (WIFSTOPPED(st)) {
-			traced_stop(s, r, st);
-		} else if (r == pid && (WIFEXITED(st) || WIFSIGNALED(st))) {
-			s->res->wstatus = st;
-			return true;
-		}
-	}
-	return r < 0 && errno == ECHILD;
-}
-
 /* Wait for the end (our child exits, the process is gone, or *stop),
  * draining the rings meanwhile. */
 static void wait_end(struct sess *s, pid_t pid, bool ours, const struct hwbpi_perf_opts *o)
@@ -271,7 +218,14 @@ static void wait_end(struct sess *s, pid_t pid, bool ours, const struct hwbpi_pe
 	}
 	for (;;) {
 		if (ours) {
-			if (child_ended(s, pid))
+			int st;
+			pid_t r = waitpid(pid, &st, WNOHANG);
+
+			if (r == pid && (WIFEXITED(st) || WIFSIGNALED(st))) {
+				s->res->wstatus = st;
+				break;
+			}
+			if (r < 0 && errno == ECHILD)
 				break;
 		} else if (pid > 0 && hwbpi_perf_proc_gone(pid)) {
 			break;   /* (kernel scope without a command: only a stop ends it) */
@@ -281,9 +235,9 @@ static void wait_end(struct sess *s, pid_t pid, bool ours, const struct hwbpi_pe
 		/* POLLHUP comes with the end of the task on newer kernels;
 		 * the timeout covers older ones and the checks above. */
 		if (npf && !o->drain_at_end)
-			poll(pf, npf, s->traced ? POLL_TRACED_MS : POLL_MS);
+			poll(pf, npf, POLL_MS);
 		else
-			poll(NULL, 0, s->traced ? POLL_TRACED_MS : POLL_MS);
+			poll(NULL, 0, POLL_MS);
 		if (!o->drain_at_end) {
 			drain_all(s);
 			/* The tracer's rings too, for what came last. */
@@ -407,18 +361,12 @@ static int trace_impl(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu, pid_t 
 	int ret;
 
 	ret = sess_start(&s, t, cpu, pid, how, o, res, err, errlen);
-	/* Let it go, its first thread traced still (PTRACE_SEIZE: no stop)
-	 * only for the SIGTRAP a debug exception without its status sends
-	 * (traced_stop()).  Not its other threads: each clone would stop its
-	 * creator until the loop's next turn.  A signal to it now waits for
-	 * that turn (POLL_TRACED_MS). */
+	/* Let it go. */
 	if (ret == 0 && how == STOPPED_CHILD && ptrace(PTRACE_DETACH, pid, NULL, NULL) < 0) {
 		ret = -errno;
 		hwbpi_say(err, errlen, "perf: PTRACE_DETACH of %d: %s", (int)pid, strerror(errno));
 		hwbpi_perf_sess_close(&s);
 	}
-	if (ret == 0 && how == STOPPED_CHILD)
-		s.traced = ptrace(PTRACE_SEIZE, pid, NULL, NULL) == 0;
 	if (ret) {
 		if (ours)
 			hwbpi_child_kill(pid);

@@ -128,10 +128,6 @@ struct hwbpi_perf_result {
 	char kinds_why[256];                /* why, for a note */
 	unsigned char split_how[HWBP_MAX_REQUESTS];  /* per watch: its hwbpi_linux_split, 0: none */
 	int wstatus;                        /* wait status of a child we started, else 0 */
-	uint64_t status_lost;               /* hits whose debug exception came without its
-					       status (hwbpi_linux_status_lost()): no event
-					       counted them; the child we started was kept
-					       from dying of them */
 	/* --stack */
 	unsigned max_stack;                 /* frames a callchain was allowed (sample_max_stack) */
 	struct hwbpi_dwunw_stats unwind;    /* dwarf: what the unwinds cost */

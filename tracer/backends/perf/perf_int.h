@@ -72,8 +72,6 @@ struct ring {
 };
 
 struct sess {
-	bool traced;            /* our started child's first thread is traced
-				 * (perf.c traced_stop()) */
 	struct hwbpi_tracer *t;
 	struct hwbpi_perf_result *res;
 	struct piece *pc;
