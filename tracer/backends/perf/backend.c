@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backends/perf/perf_int.h"
@@ -106,6 +108,17 @@ static int run_either(struct hwbpi_view *s, bool bpf)
 	if (ret == 0 && started) {
 		s->status = res.wstatus;
 		s->have_status = true;
+		/* A program that raised no SIGTRAP of its own dies of one when
+		 * a data hit's debug exception comes without its status (x86
+		 * DR6 naming no slot: Linux takes it for INT1, exc_debug_user()),
+		 * a hypervisor's departure (docs/fidelity.md).  The perf events
+		 * cannot keep it alive; the ptrace backend can. */
+		if (WIFSIGNALED(res.wstatus) && WTERMSIG(res.wstatus) == SIGTRAP)
+			hwbpi_note(s, "the program died of SIGTRAP: unless it raised one itself, a "
+				   "debug exception came without its status (x86 DR6 naming no slot, "
+				   "a departure of some hypervisors under load), which Linux sends "
+				   "as the program's own trap; --backend ptrace counts such a hit and "
+				   "keeps the program alive");
 	}
 	return ret;
 }
