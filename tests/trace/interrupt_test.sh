@@ -344,6 +344,15 @@ if [ -z "${HWBP_GUEST:-}" ]; then
     rc=0
     "$hwbp" trace --backend "$b" -e counter:-w- --trace "$tmp/m.txt" -- "$tmp/loop" burst 1000000 \
       > "$tmp/m.out" 2> "$tmp/m.err" || rc=$?
+    # perf: the program dead of SIGTRAP (loop_prog raises none), which hwbp
+    # explains: the host's hypervisor lost a debug exception's status and
+    # Linux took it for INT1 (docs/fidelity.md); perf cannot keep the
+    # program alive, so this check cannot run here (ptrace's, next, can).
+    if [ "$b" = perf ] && [ "$rc" = 133 ] && grep -q 'the program died of SIGTRAP' "$tmp/m.err"; then
+      echo "interrupt: SKIP perf 1000000 events: the program died of SIGTRAP after $(lines "$tmp/m.txt") events: this host's hypervisor lost a debug exception's status (docs/fidelity.md)"
+      rm -f "$tmp/m.txt"
+      continue
+    fi
     [ "$rc" = 0 ] || bad "$b 1000000 events: exit $rc: $(cat "$tmp/m.err")"
     dropped=0
     if [ "$b" = perf ]; then

@@ -131,7 +131,7 @@ fi
 # What does not apply (exit 2, one line each).
 cases=("--srcline|hwbp: trace: --srcline applies only with --trace FILE (the histogram by line: --sort srcline)"
        "--sort srcline --trace -|hwbp: trace: --sort applies only to the histogram, not with --trace (lines of events: --srcline)"
-       "--sort stacks|hwbp: trace: bad --sort 'stacks' (function, srcline, stack): EINVAL"
+       "--sort stacks|hwbp: trace: bad --sort 'stacks' (function, srcline, stack, site): EINVAL"
        "--sort srcline --stack|hwbp: trace: --sort srcline keys the histogram by line, --stack by call stack: choose one: EINVAL"
        "--sort srcline --folded $tmp/f|hwbp: trace: --sort srcline keys the histogram by line, --stack (--folded) by call stack: choose one: EINVAL"
        "--sort srcline --sort function|hwbp: trace: --sort given twice")
