@@ -75,11 +75,9 @@ static uint64_t plan_addr(const struct hwbpi_pt_loop *L, const struct hwbpi_watc
 	return w->tls ? L->tls_at + w->addr : w->addr;
 }
 
-/* The request of watch @w at @addr: user addresses, local enable bits
- * (x86 Ln: per task, as Linux itself programs them), R widened to RW
- * where the CPU has no R (x86); its store-only twin (add_twins()). */
-static struct hwbp_request watch_req(const struct hwbpi_pt_loop *L, const struct hwbpi_watch *w,
-				     uint64_t addr)
+/* (ptrace_int.h); its store-only twin is twin_req()'s (add_twins()). */
+struct hwbp_request hwbpi_pt_watch_req(const struct hwbpi_pt_loop *L, const struct hwbpi_watch *w,
+				      uint64_t addr)
 {
 	struct hwbp_request q = { addr, hwbpi_watch_len(w, &L->ctx.cpu), w->type,
 				  HWBP_SCOPE_USER, HWBP_REQ_WIDEN | HWBP_REQ_LOCAL };
@@ -192,7 +190,7 @@ static int retarget(struct hwbpi_pt_loop *L, uint64_t block)
 		return 0;
 	for (unsigned i = 0; ret == 0 && i < L->t->nw; i++) {
 		const struct hwbpi_watch *w = &L->t->w[i];
-		struct hwbp_request q = watch_req(L, w, block + w->addr);
+		struct hwbp_request q = hwbpi_pt_watch_req(L, w, block + w->addr);
 		struct hwbp_request tq = twin_req(w, block + w->addr);
 
 		if (!w->tls || w->req < 0)
@@ -256,9 +254,7 @@ static void take_hit(struct hwbpi_pt_loop *L, struct thr *th, const struct hwbp_
 		read_pre(L, th);
 }
 
-/* The event's values (trace.h): the bytes after the access, and for a
- * write those before it. */
-static void set_values(struct hwbp_trace_event *ev, uint64_t len, const uint64_t val[2])
+void hwbpi_pt_set_values(struct hwbp_trace_event *ev, uint64_t len, const uint64_t val[2])
 {
 	ev->vsize = (uint8_t)(len < 8 ? len : 8);
 	ev->value = val[0];
@@ -267,6 +263,30 @@ static void set_values(struct hwbp_trace_event *ev, uint64_t len, const uint64_t
 		ev->old = val[1];
 		ev->vflags |= HWBP_EV_OLD;
 	}
+}
+
+bool hwbpi_pt_kind(const struct hwbpi_watch *w, unsigned hwtype, bool changed,
+		   struct hwbp_trace_event *ev)
+{
+	if (hwtype == HWBP_R) {
+		/* A load-only watch (arm64 LSC 01): every hit is a read, the
+		 * value says nothing (it may change between hits, by
+		 * unwatched writes). */
+		ev->kind = HWBP_R;
+		ev->kind_how = HWBP_KIND_TYPE;
+	} else if (changed) {
+		/* With W in the hardware type every write is a hit, so the
+		 * bytes changed at this one.  An R watch the hardware widened
+		 * to RW (x86): a write is not what was asked for. */
+		if ((w->type & HWBP_RW) == HWBP_R)
+			return false;
+		ev->kind = HWBP_W;
+		ev->kind_how = HWBP_KIND_VALUE;
+	} else if (w->type == HWBP_W || w->type == HWBP_X) {
+		ev->kind = (uint8_t)w->type;
+		ev->kind_how = HWBP_KIND_TYPE;
+	}
+	return true;
 }
 
 /*
@@ -341,29 +361,12 @@ static void emit(struct hwbpi_pt_loop *L, struct thr *th)
 					t->filtered++;
 					continue;
 				}
-			} else if (hwtype == HWBP_R) {
-				/* A load-only watch (arm64 LSC 01): every hit
-				 * is a read, the value says nothing (it may
-				 * change between hits, by unwatched writes). */
-				ev.kind = HWBP_R;
-				ev.kind_how = HWBP_KIND_TYPE;
-			} else if (changed) {
-				/* With W in the hardware type every write is a
-				 * hit, so the bytes changed at this one.  An R
-				 * watch the hardware widened to RW (x86): a
-				 * write is not what was asked for. */
-				if ((w->type & HWBP_RW) == HWBP_R) {
-					t->filtered++;
-					continue;
-				}
-				ev.kind = HWBP_W;
-				ev.kind_how = HWBP_KIND_VALUE;
-			} else if (w->type == HWBP_W || w->type == HWBP_X) {
-				ev.kind = (uint8_t)w->type;
-				ev.kind_how = HWBP_KIND_TYPE;
+			} else if (!hwbpi_pt_kind(w, hwtype, changed, &ev)) {
+				t->filtered++;
+				continue;
 			}
 			if (got && w->type != HWBP_X)
-				set_values(&ev, w->len, val);
+				hwbpi_pt_set_values(&ev, w->len, val);
 			if (t->stack_depth)
 				hwbpi_tracer_hit_frames(t, &ev, callers, ncallers);
 			else
@@ -505,7 +508,7 @@ static int setup(struct hwbpi_pt_loop *L, const struct hwbp_cpu *cpu, char *err,
 		ret = hwbp_task_init(&L->ctx, &L->task);
 	for (unsigned i = 0; ret == 0 && i < t->nw; i++) {
 		struct hwbpi_watch *w = &t->w[i];
-		struct hwbp_request q = watch_req(L, w, plan_addr(L, w));
+		struct hwbp_request q = hwbpi_pt_watch_req(L, w, plan_addr(L, w));
 
 		w->req = -1;
 		/* A watch of objects has no address yet: each object gets its

@@ -158,6 +158,23 @@ int hwbpi_ptrace_spawn(struct hwbpi_ptrace **out, char *const argv[], int (*fn)(
 
 /* ---- tracer/backends/ptrace/ptrace.c ---- */
 
+/* The request of watch @w at @addr: user addresses, local enable bits
+ * (x86 Ln: per task, as Linux itself programs them), R widened to RW
+ * where the CPU has no R (x86). */
+struct hwbp_request hwbpi_pt_watch_req(const struct hwbpi_pt_loop *L, const struct hwbpi_watch *w,
+				      uint64_t addr);
+
+/* The kind of a hit of @w (no twin) into @ev: the hardware type @hwtype
+ * says R, else changed bytes say W, else a W or X watch's type; false
+ * when it is not what @w asked for (an R watch widened to RW, written:
+ * the caller counts it filtered). */
+bool hwbpi_pt_kind(const struct hwbpi_watch *w, unsigned hwtype, bool changed,
+		   struct hwbp_trace_event *ev);
+
+/* The event's values (trace.h): the bytes after the access, val[0], and
+ * for a write those before it, val[1]; their first min(@len, 8). */
+void hwbpi_pt_set_values(struct hwbp_trace_event *ev, uint64_t len, const uint64_t val[2]);
+
 /* SIGTRAP pending for thread @tid (SigPnd of /proc/TID/status: the
  * thread's own queue, where force_sig() puts the debug trap). */
 bool hwbpi_ptrace_trap_pending(pid_t tid);

@@ -181,12 +181,11 @@ static void changed(struct hwbpi_pt_loop *L, struct thr *th)
 			ptrace(PTRACE_INTERRUPT, s->thr[i].tid, NULL, NULL);
 }
 
-static struct hwbp_request obj_req(const struct hwbpi_watch *w, const struct hwbpi_obj *o)
+/* Object @o's request: the watch's, at its field. */
+static struct hwbp_request obj_req(const struct hwbpi_pt_loop *L, const struct hwbpi_watch *w,
+				   const struct hwbpi_obj *o)
 {
-	struct hwbp_request q = { o->ptr + w->obj.off, w->len, w->type, HWBP_SCOPE_USER,
-				  HWBP_REQ_WIDEN | HWBP_REQ_LOCAL };
-
-	return q;
+	return hwbpi_pt_watch_req(L, w, o->ptr + w->obj.off);
 }
 
 /* The field's bytes now, kept to tell a write by its value. */
@@ -204,7 +203,7 @@ static int take_slot(struct hwbpi_pt_loop *L, unsigned wi, int i, pid_t tid, uin
 	struct hwbpi_pt_objs *O = L->objs;
 	struct hwbpi_watch *w = &L->t->w[wi];
 	struct hwbpi_obj *o = &w->objs.obj[i];
-	struct hwbp_request q = obj_req(w, o);
+	struct hwbp_request q = obj_req(L, w, o);
 	int req = -1, ret = hwbp_install(&L->ctx, &q, 0, &L->task, &req);
 
 	if (ret == 0 && (req < 0 || req >= HWBP_MAX_REQUESTS)) {
@@ -398,26 +397,6 @@ void hwbpi_pt_objs_step_done(struct hwbpi_pt_loop *L, struct thr *th)
 
 /* ---- hits ----------------------------------------------------------- */
 
-/* The kind of a hit on an object's field: the hardware type's, or by the
- * bytes against the shadow (as ptrace.c's emit() for a watch). */
-static uint8_t hit_kind(const struct hwbpi_watch *w, unsigned hwtype, bool changed, uint8_t *how)
-{
-	if (hwtype == HWBP_R) {
-		*how = HWBP_KIND_TYPE;
-		return HWBP_R;
-	}
-	if (changed) {
-		*how = HWBP_KIND_VALUE;
-		return HWBP_W;
-	}
-	if (w->type == HWBP_W) {
-		*how = HWBP_KIND_TYPE;
-		return HWBP_W;
-	}
-	*how = 0;
-	return 0;
-}
-
 unsigned hwbpi_pt_objs_emit(struct hwbpi_pt_loop *L, struct thr *th, uint64_t now,
 			    const uint64_t *callers, unsigned ncallers)
 {
@@ -433,7 +412,7 @@ unsigned hwbpi_pt_objs_emit(struct hwbpi_pt_loop *L, struct thr *th, uint64_t no
 		const struct hwbp_sym *fn;
 		uint8_t cur[SHADOW];
 		bool changed = false, got = false;
-		uint64_t before = 0;
+		uint64_t val[2] = { 0, 0 };   /* after the access, before it */
 
 		if (!h->watch || !(th->hit_req & (UINT64_C(1) << r)))
 			continue;
@@ -448,27 +427,19 @@ unsigned hwbpi_pt_objs_emit(struct hwbpi_pt_loop *L, struct thr *th, uint64_t no
 		if (w->len <= SHADOW && hwbpi_ptrace_read_mem(th->tid, ev.addr, cur, w->len) == 0) {
 			got = true;
 			changed = memcmp(cur, h->shadow, w->len) != 0;
-			before = hwbpi_value_of_bytes(h->shadow, w->len);
+			val[0] = hwbpi_value_of_bytes(cur, w->len);
+			val[1] = hwbpi_value_of_bytes(h->shadow, w->len);
 			memcpy(h->shadow, cur, w->len);
 		}
 		if (th->guess && !changed)
 			continue;   /* a hit without its status: not this one's bytes */
 		n++;
-		ev.kind = hit_kind(w, pl ? pl->type : w->type, changed, &ev.kind_how);
-		/* An R watch widened to RW (x86): a write is not what was asked. */
-		if (ev.kind == HWBP_W && (w->type & HWBP_RW) == HWBP_R) {
+		if (!hwbpi_pt_kind(w, pl ? pl->type : w->type, changed, &ev)) {
 			t->filtered++;
 			continue;
 		}
-		if (got) {
-			ev.vsize = (uint8_t)(w->len < 8 ? w->len : 8);
-			ev.value = hwbpi_value_of_bytes(cur, w->len);
-			ev.vflags = HWBP_EV_VALUE;
-			if (ev.kind == HWBP_W) {
-				ev.old = before;
-				ev.vflags |= HWBP_EV_OLD;
-			}
-		}
+		if (got)
+			hwbpi_pt_set_values(&ev, w->len, val);
 		fn = hwbpi_tracer_func(t, &ev);
 		hwbpi_objtab_hit(&w->objs, h->obj,
 				 fn ? fn->addr : hwbpi_tracer_func_ip(t, &ev), ev.kind);
@@ -505,7 +476,7 @@ static void rotate(struct hwbpi_pt_loop *L, struct thr *th, uint64_t now)
 		next = hwbpi_objtab_next_waiting(&w->objs);
 		if (next < 0)
 			continue;
-		q = obj_req(w, &w->objs.obj[next]);
+		q = obj_req(L, w, &w->objs.obj[next]);
 		if (hwbp_modify(&L->ctx, (int)r, &q))
 			continue;
 		hwbpi_objtab_slot(&w->objs, h->obj, -1, now);
