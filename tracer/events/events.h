@@ -146,6 +146,17 @@ int hwbpi_model_fits(const char *backend, const struct hwbp_cpu *want,
 int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 		       char *err, size_t errlen);
 
+/*
+ * hwbpi_watch_object_form - whether entry name @sym names the objects a
+ * function is given (hwbpi_objspec_parse()) rather than a symbol: 1 and
+ * *@spec, 0 when it has no such form or a symbol of @syms (may be NULL)
+ * has that name by any of its names ("app::bump(int)"), or -EINVAL with
+ * *@col and *@msg for a malformed one.  No allocation but the symbol
+ * table's index of demangled names.
+ */
+int hwbpi_watch_object_form(const struct hwbp_symtab *syms, const char *sym,
+			    struct hwbpi_objspec *spec, unsigned *col, const char **msg);
+
 /* Set up the histogram (or rings of @ring_bytes each) for @ncpus CPUs;
  * after this no allocation happens until hwbpi_tracer_fini(). */
 int hwbpi_tracer_start(struct hwbpi_tracer *t, unsigned ncpus, bool trace, size_t ring_bytes,

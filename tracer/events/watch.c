@@ -288,14 +288,9 @@ int hwbpi_tracer_apply(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 			struct hwbpi_objspec spec;
 			const char *msg = "";
 			unsigned col = 0;
-			int xr = hwbpi_objspec_parse(e->sym, &spec, &col, &msg);
+			/* An object a function is given: "f(arg)->x", "f():return->x". */
+			int xr = hwbpi_watch_object_form(t->syms, e->sym, &spec, &col, &msg);
 
-			/* An object a function is given: "f(arg)->x", "f():return->x";
-			 * unless a symbol has that name demangled ("app::bump(int)"). */
-			const struct hwbp_sym *named = NULL;
-
-			if (xr != 0 && t->syms && hwbpi_symtab_resolve(t->syms, e->sym, &named, NULL) == 0)
-				xr = 0;
 			if (xr < 0) {
 				hwbpi_say(err, errlen, "%s: column %u: %s (EINVAL)", e->sym, col, msg);
 				return xr;

@@ -122,6 +122,17 @@ static int obj_chain(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 	return 0;
 }
 
+int hwbpi_watch_object_form(const struct hwbp_symtab *syms, const char *sym,
+			    struct hwbpi_objspec *spec, unsigned *col, const char **msg)
+{
+	const struct hwbp_sym *named = NULL;
+	int ret = hwbpi_objspec_parse(sym, spec, col, msg);
+
+	if (ret != 0 && syms && hwbpi_symtab_resolve(syms, sym, &named, NULL) == 0)
+		return 0;
+	return ret;
+}
+
 int hwbpi_watch_object(struct hwbpi_tracer *t, const struct hwbp_trace_entry *e,
 		       const struct hwbpi_objspec *spec, struct hwbpi_watch *w, char *err,
 		       size_t errlen)

@@ -394,10 +394,7 @@ static int apply_entry(struct hwbp_trace_session *s, const char *text, const cha
 	if (e.type && !(s->v.backend->flags & HWBP_TRACE_BACKEND_OBJECTS)) {
 		struct hwbpi_objspec spec;
 
-		const struct hwbp_sym *sym = NULL;
-
-		if (!(s->v.syms && hwbpi_symtab_resolve(s->v.syms, e.sym, &sym, NULL) == 0) &&
-		    hwbpi_objspec_parse(e.sym, &spec, &col, &msg) > 0)
+		if (hwbpi_watch_object_form(s->v.syms, e.sym, &spec, &col, &msg) > 0)
 			return hwbpi_fail(&s->v, -EOPNOTSUPP, true, "%s '%s': an object's watch is "
 					  "armed when its function runs: the ptrace backend does that; %s "
 					  "does not (EOPNOTSUPP)", where, text, s->v.backend->name);
@@ -607,21 +604,14 @@ static int object_options(struct hwbp_trace_session *s)
 	return 0;
 }
 
-/* Watches of objects: a backend that sees functions run; the options
- * that apply to them only with one. */
+/* The options that apply to watches of objects only with one (a
+ * backend that cannot arm them refused each at apply_entry()). */
 static int check_objects(struct hwbp_trace_session *s)
 {
 	bool any = false;
 
 	for (unsigned i = 0; i < s->v.t.nw; i++)
-		if (s->v.t.w[i].object) {
-			any = true;
-			if (!(s->v.backend->flags & HWBP_TRACE_BACKEND_OBJECTS))
-				return hwbpi_fail(&s->v, -EOPNOTSUPP, true, "%s: an object's watch is armed "
-						  "when its function runs: the ptrace backend does that; %s "
-						  "does not (EOPNOTSUPP)", s->v.t.w[i].name,
-						  s->v.backend->name);
-		}
+		any |= s->v.t.w[i].object;
 	if (s->sort_key == HWBPI_SORT_SITE && !any)
 		return hwbpi_fail(&s->v, -EINVAL, true, "--sort site keys the histogram of watches of "
 				  "objects by where each object was armed: there is no such watch "
