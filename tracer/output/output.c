@@ -60,52 +60,42 @@ static const char **watch_names(const struct hwbpi_output *o, const char **names
 }
 
 /*
- * --folded FILE: created new (O_EXCL: never over a file of the user's,
- * whatever it is; O_NOFOLLOW: never through a symlink planted there, as
- * the CTF files), now, so that a bad path fails before the trace, and
- * written at the end.
+ * A file of option --@opt (--folded, --objects-log) at @path, created
+ * new (O_EXCL: never over a file of the user's, whatever it is;
+ * O_NOFOLLOW: never through a symlink planted there, as the CTF files),
+ * now, so that a bad path fails before the trace, into *@f.
  */
-static int open_folded(struct hwbpi_output *o)
+static int create_new(struct hwbpi_output *o, const char *opt, const char *path, FILE **f)
 {
-	int fd = open(o->folded, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666), ret;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666), ret;
 
 	if (fd < 0) {
 		ret = -errno;
 		return fail(o, ret, true, ret == -EEXIST ?
-				  "--folded '%s' exists (the file is always made new): %s" :
-				  "cannot write --folded '%s': %s", o->folded, hwbp_errno_name(ret));
+				  "--%s '%s' exists (the file is always made new): %s" :
+				  "cannot write --%s '%s': %s", opt, path, hwbp_errno_name(ret));
 	}
-	o->folded_f = fdopen(fd, "w");
-	if (!o->folded_f) {
+	*f = fdopen(fd, "w");
+	if (!*f) {
 		ret = errno ? -errno : -ENOMEM;
 		close(fd);
-		unlink(o->folded);
-		return fail(o, ret, false, "cannot write --folded '%s': %s", o->folded,
+		unlink(path);
+		return fail(o, ret, false, "cannot write --%s '%s': %s", opt, path,
 				  hwbp_errno_name(ret));
 	}
 	return 0;
 }
 
-/* --objects-log FILE: made new as --folded, written as objects come and
- * go (tracer/objects/objects.h), closed at the end. */
+/* --objects-log FILE: written as objects come and go
+ * (tracer/objects/objects.h), closed at the end. */
 static int open_objects_log(struct hwbpi_output *o)
 {
-	int fd = open(o->objects_log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666), ret;
+	int ret = create_new(o, "objects-log", o->objects_log, &o->objects_log_f);
 
-	if (fd < 0 || !(o->objects_log_f = fdopen(fd, "w"))) {
-		ret = fd < 0 ? -errno : -ENOMEM;
-		if (fd >= 0) {
-			close(fd);
-			unlink(o->objects_log);
-		}
-		return fail(o, ret, ret == -EEXIST, ret == -EEXIST ?
-			    "--objects-log '%s' exists (the file is always made new): %s" :
-			    "cannot write --objects-log '%s': %s", o->objects_log, hwbp_errno_name(ret));
-	}
-	for (unsigned i = 0; i < o->t->nw; i++)
+	for (unsigned i = 0; ret == 0 && i < o->t->nw; i++)
 		if (o->t->w[i].object)
 			o->t->w[i].objs.log = o->objects_log_f;
-	return 0;
+	return ret;
 }
 
 int hwbpi_output_open(struct hwbpi_output *o)
@@ -116,7 +106,7 @@ int hwbpi_output_open(struct hwbpi_output *o)
 	if (o->objects_log && (ret = open_objects_log(o)))
 		return ret;
 	if (!o->t->trace)
-		return o->folded ? open_folded(o) : 0;
+		return o->folded ? create_new(o, "folded", o->folded, &o->folded_f) : 0;
 	/* The consumer's sorting buffer: one per session, made at setup. */
 	o->drain = malloc(HWBPI_DRAIN_EVENTS * sizeof(*o->drain));
 	if (!o->drain)
