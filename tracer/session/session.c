@@ -6,6 +6,7 @@
  * (tracer/output/output.c).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -585,22 +586,32 @@ static int open_types(struct hwbp_trace_session *s)
 	return 0;
 }
 
+/* Option --@name's @value, when given, a number of @what in 1..@max into
+ * *@n.  Errors (input): -EINVAL (no number), -ERANGE (out of the range). */
+static int count_option(struct hwbp_trace_session *s, const char *name, const char *value,
+			const char *what, uint64_t max, uint64_t *n)
+{
+	int ret = value ? hwbp_parse_u64(value, n) : 0;
+
+	if (value && (ret || *n == 0 || *n > max))
+		return hwbpi_fail(&s->v, ret == -EINVAL ? -EINVAL : -ERANGE, true,
+				  "--%s %s: %s are 1..%" PRIu64 " (%s)", name, value, what, max,
+				  ret == -EINVAL ? "EINVAL" : "ERANGE");
+	return 0;
+}
+
 /* --objects N and --rotate MS, for watches of objects. */
 static int object_options(struct hwbp_trace_session *s)
 {
-	uint64_t n = 0;
+	uint64_t n = 0, ms = 0;
 	int ret;
 
-	if (s->objects && ((ret = hwbp_parse_u64(s->objects, &n)) || n == 0 || n > HWBPI_OBJ_MAX))
-		return hwbpi_fail(&s->v, ret == -EINVAL ? -EINVAL : -ERANGE, true,
-				  "--objects %s: entries per watch of objects are 1..%u (%s)", s->objects,
-				  HWBPI_OBJ_MAX, ret == -EINVAL ? "EINVAL" : "ERANGE");
+	if ((ret = count_option(s, "objects", s->objects, "entries per watch of objects",
+				HWBPI_OBJ_MAX, &n)) ||
+	    (ret = count_option(s, "rotate", s->rotate, "ms between rotations", 60000, &ms)))
+		return ret;
 	s->v.t.nobjects = (unsigned)n;
-	if (s->rotate && ((ret = hwbp_parse_u64(s->rotate, &n)) || n == 0 || n > 60000))
-		return hwbpi_fail(&s->v, ret == -EINVAL ? -EINVAL : -ERANGE, true,
-				  "--rotate %s: ms between rotations are 1..60000 (%s)", s->rotate,
-				  ret == -EINVAL ? "EINVAL" : "ERANGE");
-	s->v.t.rotate_ns = s->rotate ? n * 1000000u : 0;
+	s->v.t.rotate_ns = ms * 1000000u;
 	return 0;
 }
 
