@@ -94,6 +94,11 @@ obj_row "$tmp/c" 1 | grep -q "^  1  *$a0 .* released .* 3  W set_value 3$" || ba
 obj_row "$tmp/c" 2 | grep -q "^  2  *$a0 .* released .* 7  W set_value 7$" || bad "(c) object 2: $(obj_row "$tmp/c" 2)"
 [ "$(grep -c '^W ' "$tmp/c")" = 1 ] || bad "(c) hits outside set_value: $(cat "$tmp/c")"
 
+# (c) in trace mode: each event at offset 0 of the object's field (not the
+#     object's address added to the watch's, which has none)
+"$hwbp" trace "${arm[@]}" --trace - -- "$tmp/prog" reuse > "$tmp/ct" 2> "$tmp/ct.err" || bad "(c) --trace status $?"
+[ "$(grep -c ' make_node():return->value+0x0 W set_value tid ' "$tmp/ct")" = 10 ] || bad "(c) --trace: $(cat "$tmp/ct")"
+
 # (d)
 "$hwbp" trace -e 'set_value(n)->value:-w-' --release scope -- "$tmp/prog" three > "$tmp/d" 2> "$tmp/d.err" ||
   bad "(d) status $?"

@@ -272,9 +272,10 @@ static void write_text(struct hwbpi_output *o, const struct hwbp_trace_event *bu
 		const struct hwbpi_watch *w = &t->w[e->bp];
 		char extra[160], fb[HWBPI_SYMTAB_DESCRIBE_MAX], src[HWBPI_HIST_COL_BUF];
 		/* function, its line (--srcline), its callers (--stack), then tid
-		 * and value */
+		 * and value; the offset into the watch's bytes (a thread's or an
+		 * object's own copy: the event's address is where they start) */
 		int k = fprintf(out, "%3u %12" PRIu64 " %s+0x%" PRIx64 " %s %s%s%s", e->cpu, e->ts,
-				w->name, w->tls ? 0 : e->addr - w->addr,
+				w->name, w->tls || w->object ? 0 : e->addr - w->addr,
 				e->kind ? hwbp_type_name(e->kind) : "?", func_shown(o, e, fb),
 				o->srcline ? " at " : "",
 				o->srcline ? hwbpi_srcline_event(o, e, src, sizeof(src)) : "");
