@@ -223,11 +223,9 @@ static int take_slot(struct hwbpi_pt_loop *L, unsigned wi, int i, pid_t tid, uin
 }
 
 /* Any object waiting, of watch @first or the others, into the slots
- * free now.  Returns whether one went in. */
-static bool fill_slots(struct hwbpi_pt_loop *L, unsigned first, pid_t tid, uint64_t now)
+ * free now. */
+static void fill_slots(struct hwbpi_pt_loop *L, unsigned first, pid_t tid, uint64_t now)
 {
-	bool any = false;
-
 	for (unsigned k = 0; k < L->t->nw; k++) {
 		unsigned wi = (first + k) % L->t->nw;
 		struct hwbpi_objtab *tab = &L->t->w[wi].objs;
@@ -238,10 +236,8 @@ static bool fill_slots(struct hwbpi_pt_loop *L, unsigned first, pid_t tid, uint6
 
 			if (i < 0 || take_slot(L, wi, i, tid, now))
 				break;
-			any = true;
 		}
 	}
-	return any;
 }
 
 /* Some object waits: the rotation's timer runs (else it stops). */
