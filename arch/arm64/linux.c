@@ -271,6 +271,26 @@ int hwbpi_linux_call(pid_t tid, struct hwbpi_linux_call *c)
 	return 0;
 }
 
+/* asm/perf_regs.h: X0-X7, LR (X30), SP, in that (bit) order. */
+const uint64_t hwbpi_linux_perf_callregs = UINT64_C(0xff) | (UINT64_C(1) << PERF_REG_ARM64_LR) |
+					   (UINT64_C(1) << PERF_REG_ARM64_SP);
+
+int hwbpi_linux_call_perf(const uint64_t *regs, unsigned nregs, uint64_t stack0,
+			  struct hwbpi_linux_call *c)
+{
+	(void)stack0;
+	if (nregs < 10)
+		return -EINVAL;
+	/* AAPCS64: arguments in X0-X7, the result in X0, BL left the
+	 * return address in X30. */
+	for (unsigned i = 0; i < HWBPI_CALL_ARGS; i++)
+		c->arg[i] = regs[i];
+	c->ret = regs[0];
+	c->ra = regs[8];
+	c->sp = regs[9];
+	return 0;
+}
+
 int hwbpi_linux_pc(pid_t tid, uint64_t *pc)
 {
 	struct user_regs_struct ur;

@@ -207,6 +207,27 @@ int hwbpi_linux_kernel_cpu(struct hwbp_cpu *cpu, unsigned nslots)
 	return 0;
 }
 
+/* asm/perf_regs.h: R1, R3-R8, LINK, in that (bit) order. */
+const uint64_t hwbpi_linux_perf_callregs = (UINT64_C(1) << PERF_REG_POWERPC_R1) |
+					   (UINT64_C(0x3f) << PERF_REG_POWERPC_R3) |
+					   (UINT64_C(1) << PERF_REG_POWERPC_LINK);
+
+int hwbpi_linux_call_perf(const uint64_t *regs, unsigned nregs, uint64_t stack0,
+			  struct hwbpi_linux_call *c)
+{
+	(void)stack0;
+	if (nregs < 8)
+		return -EINVAL;
+	/* ELFv2: arguments in R3-R10, the result in R3, bl left the return
+	 * address in LR; R1 the stack pointer. */
+	for (unsigned i = 0; i < HWBPI_CALL_ARGS; i++)
+		c->arg[i] = regs[1 + i];
+	c->ret = regs[1];
+	c->sp = regs[0];
+	c->ra = regs[7];
+	return 0;
+}
+
 int hwbpi_linux_pc(pid_t tid, uint64_t *pc)
 {
 	long nip;

@@ -244,6 +244,34 @@ int hwbpi_linux_call(pid_t tid, struct hwbpi_linux_call *c)
 	return 0;
 }
 
+/* asm/perf_regs.h: AX, CX, DX, SI, DI, SP, R8, R9, in that (bit) order. */
+const uint64_t hwbpi_linux_perf_callregs =
+	(UINT64_C(1) << PERF_REG_X86_AX) | (UINT64_C(1) << PERF_REG_X86_CX) |
+	(UINT64_C(1) << PERF_REG_X86_DX) | (UINT64_C(1) << PERF_REG_X86_SI) |
+	(UINT64_C(1) << PERF_REG_X86_DI) | (UINT64_C(1) << PERF_REG_X86_SP) |
+	(UINT64_C(1) << PERF_REG_X86_R8) | (UINT64_C(1) << PERF_REG_X86_R9);
+
+int hwbpi_linux_call_perf(const uint64_t *regs, unsigned nregs, uint64_t stack0,
+			  struct hwbpi_linux_call *c)
+{
+	enum { AX, CX, DX, SI, DI, SP, R8, R9, N };
+
+	if (nregs < N)
+		return -EINVAL;
+	/* The System V order, as hwbpi_linux_call(); the return address is
+	 * the word CALL pushed, at RSP on entry. */
+	c->arg[0] = regs[DI];
+	c->arg[1] = regs[SI];
+	c->arg[2] = regs[DX];
+	c->arg[3] = regs[CX];
+	c->arg[4] = regs[R8];
+	c->arg[5] = regs[R9];
+	c->ret = regs[AX];
+	c->sp = regs[SP];
+	c->ra = stack0;
+	return 0;
+}
+
 int hwbpi_linux_pc(pid_t tid, uint64_t *pc)
 {
 	struct user_regs_struct ur;

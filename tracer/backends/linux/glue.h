@@ -145,6 +145,22 @@ struct hwbpi_linux_call {
  * -EOPNOTSUPP (no glue). */
 int hwbpi_linux_call(pid_t tid, struct hwbpi_linux_call *c);
 
+/*
+ * The same call seen in a perf sample (a kprobe's or uprobe's, at the
+ * function's entry or just after its return): hwbpi_linux_perf_callregs
+ * is the PERF_SAMPLE_REGS_INTR / REGS_USER mask of the registers it
+ * needs (the arguments', the return value's, the stack pointer, the link
+ * register where the arch has one), and hwbpi_linux_call_perf() reads
+ * them from a sample's @nregs values (lowest bit first) and @stack0, the
+ * word at the stack pointer (x86's return address, from
+ * PERF_SAMPLE_STACK_USER; 0 when not known: a kernel stack).
+ * Errors: -EINVAL (too few values), -EOPNOTSUPP (no glue).
+ * Context: any; no system call.
+ */
+extern const uint64_t hwbpi_linux_perf_callregs;
+int hwbpi_linux_call_perf(const uint64_t *regs, unsigned nregs, uint64_t stack0,
+			  struct hwbpi_linux_call *c);
+
 /* How far past a planted trap the PC is when its SIGTRAP stops the
  * thread: x86 1 (INT3 is a trap: RIP after it), arm64 and powerpc 0
  * (BRK and `trap` leave the PC on the instruction). */

@@ -89,6 +89,18 @@ int hwbpi_linux_call(pid_t tid, struct hwbpi_linux_call *c)
 	return -EOPNOTSUPP;
 }
 
+const uint64_t hwbpi_linux_perf_callregs = 0;
+
+int hwbpi_linux_call_perf(const uint64_t *regs, unsigned nregs, uint64_t stack0,
+			  struct hwbpi_linux_call *c)
+{
+	(void)regs;
+	(void)nregs;
+	(void)stack0;
+	(void)c;
+	return -EOPNOTSUPP;
+}
+
 int hwbpi_linux_pc(pid_t tid, uint64_t *pc)
 {
 	(void)tid;
