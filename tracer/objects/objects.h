@@ -115,6 +115,14 @@ struct hwbpi_objtab {
 	 * whose address the planner refused, returns not awaited (its
 	 * table of calls was full) */
 	uint64_t rotations, refused, ret_lost;
+	/* asynchronous arming (the perf and bpf backends): the delay from
+	 * each object's arming call to its first spell in a slot, ns (the
+	 * median and the largest over delay_n objects), and hits that came
+	 * after an object's release, before its slot was disarmed: on freed
+	 * memory, never counted */
+	bool async;
+	uint64_t delay_n, delay_median, delay_max;
+	uint64_t after_release;
 	/* --objects-log: each object's events as they happen, one line each,
 	 * "SEQ 0xPTR EVENT NS" (EVENT armed, in, out, released; NS the
 	 * backend's clock, CLOCK_MONOTONIC), or NULL */

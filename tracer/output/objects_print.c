@@ -102,6 +102,12 @@ int hwbpi_objects_print(FILE *f, const struct hwbpi_tracer *t)
 			fprintf(f, "  (%" PRIu64 " rotations of the debug registers, %" PRIu64
 				" objects the planner refused, %" PRIu64 " returns not awaited)\n",
 				tab->rotations, tab->refused, tab->ret_lost);
+		if (tab->async)
+			fprintf(f, "  Armed asynchronously: arming delay median %.1f us, max %.1f us "
+				"over %" PRIu64 " objects (accesses before it are not seen); %" PRIu64
+				" hits after a release, before the disarm, not counted\n",
+				(double)tab->delay_median / 1e3, (double)tab->delay_max / 1e3,
+				tab->delay_n, tab->after_release);
 	}
 	return ferror(f) ? -EIO : 0;
 }

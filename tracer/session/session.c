@@ -397,8 +397,8 @@ static int apply_entry(struct hwbp_trace_session *s, const char *text, const cha
 
 		if (hwbpi_watch_object_form(s->v.syms, e.sym, &spec, &col, &msg) > 0)
 			return hwbpi_fail(&s->v, -EOPNOTSUPP, true, "%s '%s': an object's watch is "
-					  "armed when its function runs: the ptrace backend does that; %s "
-					  "does not (EOPNOTSUPP)", where, text, s->v.backend->name);
+					  "armed when its function runs: the ptrace, perf and bpf backends do "
+					  "that; %s does not (EOPNOTSUPP)", where, text, s->v.backend->name);
 	}
 	ret = hwbpi_tracer_apply(&s->v.t, &e, err, sizeof(err));
 	if (ret)

@@ -153,7 +153,8 @@ const struct hwbp_trace_backend hwbpi_backend_perf = {
 	.description = "a real process or the kernel through perf_event_open breakpoints, sampled",
 	.workload = "-- CMD, -p PID or --kernel",
 	.options = perf_options,
-	.flags = HWBP_TRACE_BACKEND_CPU | HWBP_TRACE_BACKEND_RINGS | HWBP_TRACE_BACKEND_STACKS,
+	.flags = HWBP_TRACE_BACKEND_CPU | HWBP_TRACE_BACKEND_RINGS | HWBP_TRACE_BACKEND_STACKS |
+		 HWBP_TRACE_BACKEND_OBJECTS,
 	.open = perf_open,
 	.run = perf_run,
 	.close = perf_close,
@@ -165,7 +166,8 @@ const struct hwbp_trace_backend hwbpi_backend_bpf = {
 		       "(trace mode: sampled)",
 	.workload = "-- CMD, -p PID or --kernel",
 	.options = bpf_options,
-	.flags = HWBP_TRACE_BACKEND_CPU | HWBP_TRACE_BACKEND_RINGS | HWBP_TRACE_BACKEND_STACKS,
+	.flags = HWBP_TRACE_BACKEND_CPU | HWBP_TRACE_BACKEND_RINGS | HWBP_TRACE_BACKEND_STACKS |
+		 HWBP_TRACE_BACKEND_OBJECTS,
 	.open = perf_open,
 	.run = bpf_run,
 	.close = perf_close,

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "backends/perf/perf_int.h"
+#include "backends/perf/perf_objects.h"
 
 
 
@@ -405,6 +406,19 @@ int hwbpi_perf_counted(struct hwbpi_view *s, bool kernel, void *state, pid_t pid
 	memset(res, 0, sizeof(*res));
 	if ((ret = hwbpi_process_kinds(s, &po.kinds)) || (ret = hwbpi_process_callgraph(s, &po.callgraph)))
 		return ret;
+	/* Watches of objects: their own run, armed as the functions are
+	 * called (perf_objects.c). */
+	for (unsigned wi = 0; wi < s->t.nw; wi++)
+		if (s->t.w[wi].object) {
+			s->t.func_adjust = hwbpi_linux_trap_ip_adjust;
+			ret = hwbpi_perf_objects(s, kernel, k && k->have_cpus ? k->cpus : NULL, pid,
+						 started, res);
+			if (ret == 0 && want_bpf)
+				hwbpi_note(s, "watches of objects: the hits were perf samples, attributed "
+					   "to each object by time (a count in a BPF map would not tell one "
+					   "object from the next)");
+			return ret;
+		}
 	if (k && (ret = check_watches(s, k)))
 		return ret;
 	po.sampling = true;
