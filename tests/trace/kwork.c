@@ -35,6 +35,16 @@
  *                      took (the debug registers free on that CPU)
  *   kwork bpfprogs     prints the number of loaded BPF programs whose name
  *                      starts with "hwbp" (BPF_PROG_GET_NEXT_ID)
+ *   kwork fpos N MS    one file of /tmp opened, one write(2) of a byte
+ *                      ("first S E": CLOCK_MONOTONIC ns before and after
+ *                      it), MS ms of sleep, N write(2)s of a byte ("writes
+ *                      N from S to E"), MS ms of sleep, closed and
+ *                      unlinked ("closed S E"): in Linux 6.1 and later
+ *                      each write(2) stores the file's f_pos once
+ *                      (ksys_write(): f.file->f_pos = pos after
+ *                      vfs_write()), and the close's last fput() runs
+ *                      __fput() before the close returns to user space
+ *                      (task_work)
  *   kwork timed MODE.. MODE, then "elapsed_ns N": its time (CLOCK_MONOTONIC)
  * It prints what it did ("sysctl reads 50 writes 20") and exits 0, or
  * 1 with a message.  Static, no library beyond libc: it runs in the
@@ -470,6 +480,53 @@ static int bpfprogs(void)
 	return 0;
 }
 
+static long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void sleep_ms(unsigned long ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static int fpos(unsigned long n, unsigned long ms)
+{
+	char path[64];
+	long long s, e;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/kwork-fpos.%d", (int)getpid());
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
+		return die(path);
+	s = mono_ns();
+	if (write(fd, "x", 1) != 1)
+		return die("write");
+	e = mono_ns();
+	printf("first %lld %lld\n", s, e);
+	sleep_ms(ms);
+	s = mono_ns();
+	for (unsigned long i = 0; i < n; i++)
+		if (write(fd, "x", 1) != 1)
+			return die("write");
+	e = mono_ns();
+	printf("writes %lu from %lld to %lld\n", n, s, e);
+	sleep_ms(ms);
+	s = mono_ns();
+	if (close(fd))
+		return die("close");
+	e = mono_ns();
+	unlink(path);
+	printf("closed %lld %lld\n", s, e);
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
 	char buf[256];
@@ -517,9 +574,11 @@ static int run(int argc, char **argv)
 		return slots(num(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "bpfprogs"))
 		return bpfprogs();
+	if (argc == 4 && !strcmp(argv[1], "fpos"))
+		return fpos(num(argv[2]), num(argv[3]));
 	fprintf(stderr, "usage: kwork [timed] sysctl N M | fork K | sysinfo S | loadavg L | "
 		"pidmax V... | ttl N | procs M | btfoff STRUCT A.B | sleep MS | slots ADDR | "
-		"bpfprogs\n");
+		"bpfprogs | fpos N MS\n");
 	return 2;
 }
 

@@ -5,8 +5,11 @@
  * free_node() frees it, and each node's value is written a known number
  * of times by known functions after make_node() returned.
  *
- *   objects_prog three            3 nodes live at once: node i (0..2) gets
- *                                 10 * (i + 1) set_value() and 5 bump_value()
+ *   objects_prog three [MS]       3 nodes live at once: node i (0..2) gets
+ *                                 10 * (i + 1) set_value() and 5 bump_value(),
+ *                                 MS ms after the nodes were made (default 0:
+ *                                 at once; a backend that arms asynchronously
+ *                                 sees the writes after its delay)
  *   objects_prog many N R LOG     N nodes live at once, R rounds of one
  *                                 set_value() per node, each write's node,
  *                                 address and CLOCK_MONOTONIC before and
@@ -80,7 +83,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void three(void)
+static void three(long ms)
 {
 	struct node *head = NULL;
 
@@ -90,6 +93,11 @@ static void three(void)
 		n->next = head;
 		head = n;
 		printf("node %d %p\n", i, (void *)n);
+	}
+	if (ms > 0) {
+		struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+
+		nanosleep(&ts, NULL);
 	}
 	for (struct node *n = head; n; n = n->next) {
 		for (int k = 0; k < 10 * (n->id + 1); k++)
@@ -212,8 +220,8 @@ static int threads(void)
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc == 2 && strcmp(argv[1], "three") == 0)
-		three();
+	if ((argc == 2 || argc == 3) && strcmp(argv[1], "three") == 0)
+		three(argc == 3 ? atol(argv[2]) : 0);
 	else if (argc == 5 && strcmp(argv[1], "many") == 0)
 		return many(atoi(argv[2]), atoi(argv[3]), argv[4]);
 	else if (argc == 2 && strcmp(argv[1], "reuse") == 0)
