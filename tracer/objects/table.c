@@ -95,7 +95,10 @@ void hwbpi_objtab_slot(struct hwbpi_objtab *tab, int i, int slot, uint64_t now)
 	struct hwbpi_obj *o = &tab->obj[i];
 
 	if (o->slot >= 0 && o->since) {
-		o->watched_ns += now - o->since;
+		/* (An asynchronous backend may end a spell at a release that
+		 * came before the spell began: nothing watched.) */
+		if (now > o->since)
+			o->watched_ns += now - o->since;
 		o->since = 0;
 		log_ev(tab, o, "out", now);
 	}

@@ -213,4 +213,31 @@ int hwbpi_process_kinds(struct hwbpi_view *s, enum hwbpi_kinds *out);
  * Errors: -EINVAL (input), -EOPNOTSUPP (dwarf without libdw). */
 int hwbpi_process_callgraph(struct hwbpi_view *s, enum hwbpi_callgraph *out);
 
+/* Process @pid is gone or a zombie (not ours: we cannot wait for it).
+ * Context: a kill(2) and a read of /proc/PID/stat. */
+bool hwbpi_process_gone(pid_t pid);
+
+/* ---- watches of objects, armed asynchronously (objects.c) ---------- */
+
+/*
+ * hwbpi_linux_objects - the run of a session whose watches are all of
+ * objects (objects/objects.h), armed asynchronously through perf events:
+ * kprobe / uprobe samples of the arming and release functions, and
+ * preallocated breakpoints re-pointed with PERF_EVENT_IOC_MODIFY_ATTRIBUTES
+ * (the perf and bpf backends; the module backend's fallback).  The kernel
+ * scope (@kernel, on @cpus or every online CPU; the session's -- CMD,
+ * held until every event is open, bounds it) or process @pid (@started: a
+ * child of ours stopped under ptrace at its entry, let go once the events
+ * are open; else attached, every thread).  Each watch's table gets its
+ * arming delays and the hits after a release; *@wstatus is a command's
+ * status.
+ * Errors (the session's message set): -EOPNOTSUPP and -EINVAL (input: a
+ * watch this path cannot arm), -ENOENT (no kprobe / uprobe PMU), -ENOSPC
+ * (more watches than slots), perf_event_open's (EINVAL for a kprobe: the
+ * kernel will not probe that function), -ENOMEM.
+ * Context: the session's thread; runs until the end of the trace.
+ */
+int hwbpi_linux_objects(struct hwbpi_view *s, bool kernel, const bool *cpus, pid_t pid, bool started,
+			int *wstatus);
+
 #endif /* HWBP_TRACER_BACKENDS_LINUX_H */

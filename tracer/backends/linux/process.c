@@ -10,6 +10,7 @@
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,4 +171,24 @@ int hwbpi_process_callgraph(struct hwbpi_view *s, enum hwbpi_callgraph *out)
 	int ret = hwbpi_callgraph_parse(hwbpi_session_opt(s, "call-graph"), out, err, sizeof(err));
 
 	return ret ? hwbpi_fail(s, ret, ret == -EINVAL, "%s", err) : 0;
+}
+
+bool hwbpi_process_gone(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	size_t n;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return true;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* "PID (comm) S ...": the state follows the last ')' (comm may hold one) */
+	p = strrchr(buf, ')');
+	return !p || p[1] == 0 || p[2] == 'Z' || p[2] == 'X';
 }

@@ -30,7 +30,6 @@
 #include <unistd.h>
 
 #include "backends/perf/perf_int.h"
-#include "backends/perf/perf_objects.h"
 
 
 
@@ -407,12 +406,12 @@ int hwbpi_perf_counted(struct hwbpi_view *s, bool kernel, void *state, pid_t pid
 	if ((ret = hwbpi_process_kinds(s, &po.kinds)) || (ret = hwbpi_process_callgraph(s, &po.callgraph)))
 		return ret;
 	/* Watches of objects: their own run, armed as the functions are
-	 * called (perf_objects.c). */
+	 * called (backends/linux/objects.c). */
 	for (unsigned wi = 0; wi < s->t.nw; wi++)
 		if (s->t.w[wi].object) {
 			s->t.func_adjust = hwbpi_linux_trap_ip_adjust;
-			ret = hwbpi_perf_objects(s, kernel, k && k->have_cpus ? k->cpus : NULL, pid,
-						 started, res);
+			ret = hwbpi_linux_objects(s, kernel, k && k->have_cpus ? k->cpus : NULL, pid,
+						  started, &res->wstatus);
 			if (ret == 0 && want_bpf)
 				hwbpi_note(s, "watches of objects: the hits were perf samples, attributed "
 					   "to each object by time (a count in a BPF map would not tell one "

@@ -227,7 +227,7 @@ static void wait_end(struct sess *s, pid_t pid, bool ours, const struct hwbpi_pe
 			}
 			if (r < 0 && errno == ECHILD)
 				break;
-		} else if (pid > 0 && hwbpi_perf_proc_gone(pid)) {
+		} else if (pid > 0 && hwbpi_process_gone(pid)) {
 			break;   /* (kernel scope without a command: only a stop ends it) */
 		}
 		if (o->stop && *o->stop && stop_child(pid, ours, o, &passed))

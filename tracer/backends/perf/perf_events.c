@@ -159,26 +159,6 @@ static bool cpu_online(unsigned cpu)
 }
 
 /* A process that is gone or a zombie (not ours: we cannot wait for it). */
-bool hwbpi_perf_proc_gone(pid_t pid)
-{
-	char path[64], buf[256], *p;
-	FILE *f;
-	size_t n;
-
-	if (kill(pid, 0) < 0 && errno == ESRCH)
-		return true;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return true;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	/* "PID (comm) S ...": the state follows the last ')' (comm may hold one) */
-	p = strrchr(buf, ')');
-	return !p || p[1] == 0 || p[2] == 'Z' || p[2] == 'X';
-}
-
 void hwbpi_perf_sess_close(struct sess *s)
 {
 	for (unsigned i = 0; s->ring && i < s->ncpus; i++) {

@@ -111,9 +111,6 @@ struct sess {
 int hwbpi_perf_say_open(int ret, const char *what, pid_t pid, unsigned held, char *err, size_t n);
 /* The same for a kernel-scope open on @cpu. */
 int hwbpi_perf_say_kernel(int ret, const char *what, unsigned cpu, unsigned held, char *err, size_t n);
-/* The process is gone or a zombie (not ours: we cannot wait for it).
- * Reap a child of ours (its status in *@wstatus, may be NULL). */
-bool hwbpi_perf_proc_gone(pid_t pid);
 
 /* Close every event and ring of @s and free its tables. */
 void hwbpi_perf_sess_close(struct sess *s);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Opening the events of the perf and bpf backends' watches of objects
- * (perf_objects_int.h): the kprobe or uprobe event of each arming and
+ * (objects_int.h): the kprobe or uprobe event of each arming and
  * release function (its entry, or its return), and the preallocated
  * breakpoints, every one per CPU into that CPU's ring.
  *
@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backends/perf/perf_objects_int.h"
+#include "backends/linux/objects_int.h"
 
 /* ---- opening ------------------------------------------------------- */
 

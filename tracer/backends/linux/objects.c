@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Watches of objects in the perf and bpf backends (objects/objects.h),
- * armed asynchronously.  The arming and release functions are probed by
+ * Watches of objects (objects/objects.h) armed asynchronously, for the
+ * perf and bpf backends and the module backend's fallback (linux.h).  The arming and release functions are probed by
  * perf events of the kprobe PMU (--kernel) or the uprobe PMU (a process):
  * every call writes a sample with the registers of its arguments
  * (PERF_SAMPLE_REGS_INTR / REGS_USER, hwbpi_linux_perf_callregs) into the
@@ -49,7 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backends/perf/perf_objects_int.h"
+#include "backends/linux/objects_int.h"
 
 static uint64_t now_ns(void)
 {
@@ -309,9 +309,12 @@ static void release(struct pobj *P, unsigned wi, uint64_t ptr, uint64_t when)
 		tab->unknown_release++;
 		return;
 	}
+	/* Its watched time ends at the release call, not at the disarm
+	 * that comes later: the memory is freed from then on, and hits after
+	 * it are dropped (hit()). */
 	slot = tab->obj[i].slot;
 	if (slot >= 0)
-		hwbpi_objtab_slot(tab, i, -1, now_ns());
+		hwbpi_objtab_slot(tab, i, -1, when);
 	hwbpi_objtab_release(tab, i, when);
 	if (slot >= 0) {
 		P->sl[slot].obj = -1;
@@ -442,7 +445,7 @@ static void loop(struct pobj *P, pid_t pid, bool ours, int *wstatus)
 			}
 			if (r < 0 && errno == ECHILD)
 				break;
-		} else if (pid > 0 && hwbpi_perf_proc_gone(pid)) {
+		} else if (pid > 0 && hwbpi_process_gone(pid)) {
 			break;
 		}
 		if (P->s->stop) {
@@ -488,7 +491,7 @@ static void finish(struct pobj *P)
 		tab->delay_n = n;
 		if (n) {
 			qsort(P->delays[wi], n, sizeof(uint64_t), cmp_u64);
-			tab->delay_median = P->delays[wi][n / 2];
+			tab->delay_median = P->delays[wi][(n - 1) / 2];
 			tab->delay_max = P->delays[wi][n - 1];
 		}
 		hwbpi_objtab_close(tab, end);
@@ -532,8 +535,8 @@ static void held_wait(void *arg, pid_t pid)
 	loop(h->P, pid, true, &h->wstatus);
 }
 
-int hwbpi_perf_objects(struct hwbpi_view *s, bool kernel, const bool *cpus, pid_t pid, bool started,
-		       struct hwbpi_perf_result *res)
+int hwbpi_linux_objects(struct hwbpi_view *s, bool kernel, const bool *cpus, pid_t pid, bool started,
+			int *wstatus)
 {
 	char err[512] = "";
 	struct pobj *P = hwbpi_pobj_new(s, kernel, cpus, err, sizeof(err));
@@ -564,9 +567,9 @@ int hwbpi_perf_objects(struct hwbpi_view *s, bool kernel, const bool *cpus, pid_
 		struct hwbpi_held hh = { .run = held_run, .open = held_open, .wait = held_wait, .arg = &h };
 
 		ret = hwbpi_child_held(&hh, err, sizeof(err));
-		res->wstatus = h.wstatus;
+		*wstatus = h.wstatus;
 	} else if (kernel) {
-		loop(P, 0, false, &res->wstatus);
+		loop(P, 0, false, wstatus);
 	} else {
 		/* A child of ours waits at its entry under ptrace: the events
 		 * are open (inherit: its threads to come), let it go. */
@@ -574,7 +577,7 @@ int hwbpi_perf_objects(struct hwbpi_view *s, bool kernel, const bool *cpus, pid_
 			ret = -errno;
 			hwbpi_child_kill(pid);
 		} else {
-			loop(P, pid, started, &res->wstatus);
+			loop(P, pid, started, wstatus);
 		}
 	}
 	if (ret == 0)

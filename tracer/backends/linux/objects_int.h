@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The private parts of the perf and bpf backends' watches of objects:
- * the run's state (perf_objects.c: the loop, the slots' spells, the
- * calls and the hits) and what opening its events gives it
- * (perf_objects_open.c: the kprobe / uprobe events, the preallocated
- * breakpoints, the rings).
+ * The private parts of the asynchronous arming of objects
+ * (hwbpi_linux_objects(), linux.h): the run's state (objects.c: the
+ * loop, the slots' spells, the calls and the hits) and what opening its
+ * events gives it (objects_open.c: the kprobe / uprobe events, the
+ * preallocated breakpoints, the rings).
  */
-#ifndef HWBP_TRACER_PERF_OBJECTS_INT_H
-#define HWBP_TRACER_PERF_OBJECTS_INT_H
+#ifndef HWBP_TRACER_LINUX_OBJECTS_INT_H
+#define HWBP_TRACER_LINUX_OBJECTS_INT_H
 
-#include "backends/perf/perf_objects.h"
+#include <linux/perf_event.h>
+
+#include "backends/linux/linux.h"
 
 #define POLL_MS 20
 #define RING_PAGES 64
@@ -103,4 +105,4 @@ int hwbpi_pobj_open_all(struct pobj *P, pid_t pid, bool attached);
 /* Every event and ring closed, @P freed. */
 void hwbpi_pobj_close(struct pobj *P);
 
-#endif /* HWBP_TRACER_PERF_OBJECTS_INT_H */
+#endif /* HWBP_TRACER_LINUX_OBJECTS_INT_H */
