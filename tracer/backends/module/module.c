@@ -275,6 +275,35 @@ static void held_wait(void *arg, pid_t pid)
 	h->m->have_status = true;
 }
 
+/*
+ * Watches of objects: not by the module.  Arming one synchronously means
+ * re-pointing a breakpoint in a kprobe's handler, with preemption off;
+ * the only exported way to re-point one, modify_user_hw_breakpoint()
+ * (kernel/events/hw_breakpoint.c, for any breakpoint whatever its name),
+ * calls perf_event_disable() and perf_event_enable(), which take the
+ * event context's mutex (perf_event_ctx_lock()) and wait for a call on
+ * the event's CPU, so it may sleep; the local ones (perf_event_disable_local(),
+ * arch_install_hw_breakpoint()) are not exported, and the non-sleeping
+ * modify_wide_hw_breakpoint_local() exists only in a 2025-26 patch
+ * series.  So on Linux 6.1 a module can only arm asynchronously (from a
+ * work item), as the perf events already do from user space: the
+ * session's objects go that way, and the note says so.
+ */
+static int run_objects(struct hwbpi_view *s)
+{
+	int st = 0, ret;
+
+	hwbpi_note(s, "hwbp_ksym.ko cannot arm an object from a kprobe on this kernel (re-pointing a "
+		   "breakpoint, modify_user_hw_breakpoint(), may sleep: perf_event_ctx_lock()); "
+		   "the objects are armed asynchronously through perf events instead, as with bpf");
+	ret = hwbpi_linux_objects(s, true, NULL, 0, false, &st);
+	if (ret == 0 && s->argv) {
+		s->status = st;
+		s->have_status = true;
+	}
+	return ret;
+}
+
 static int module_run(struct hwbp_trace_session *ts)
 {
 	struct hwbpi_view *s = hwbpi_view(ts);
@@ -287,6 +316,8 @@ static int module_run(struct hwbp_trace_session *ts)
 	if ((ret = clear_filter()))
 		return hwbpi_fail(s, ret, false, "hwbp_ksym.ko: cannot clear the filter: %s",
 				  hwbp_errno_name(ret));
+	if (s->t.nw && s->t.w[0].object)
+		return run_objects(s);
 	if (s->argv) {
 		struct held h = { .s = s, .m = m };
 		struct hwbpi_held hh = { .run = held_exec, .open = held_arm, .wait = held_wait,
@@ -347,7 +378,7 @@ const struct hwbp_trace_backend hwbpi_backend_module = {
 		       "histogram inside the kernel",
 	.workload = "--kernel [-- CMD]",
 	.options = module_options,
-	.flags = 0,
+	.flags = HWBP_TRACE_BACKEND_OBJECTS,
 	.open = module_open,
 	.run = module_run,
 	.close = module_close,
