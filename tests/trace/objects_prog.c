@@ -14,8 +14,9 @@
  *                                 set_value() per node, each write's node,
  *                                 address and CLOCK_MONOTONIC before and
  *                                 after it appended to LOG (the truth)
- *   objects_prog reuse            node A: 3 writes, freed; node B (malloc
- *                                 gives A's address again): 7 writes
+ *   objects_prog reuse [MS]       node A: 3 writes, freed; node B (malloc
+ *                                 gives A's address again): 7 writes (each
+ *                                 node's writes MS ms after it was made)
  *   objects_prog loop             until killed: a node made, written 4
  *                                 times and freed every millisecond (-p PID)
  *   objects_prog churn N          N nodes made and freed, one at a time,
@@ -44,6 +45,7 @@ struct node {
 	long pad[2];
 };
 
+static void pause_ms(long ms);
 struct node *make_node(int id);
 void set_value(struct node *n, int v);
 void bump_value(struct node *n);
@@ -94,11 +96,7 @@ static void three(long ms)
 		head = n;
 		printf("node %d %p\n", i, (void *)n);
 	}
-	if (ms > 0) {
-		struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
-
-		nanosleep(&ts, NULL);
-	}
+	pause_ms(ms);
 	for (struct node *n = head; n; n = n->next) {
 		for (int k = 0; k < 10 * (n->id + 1); k++)
 			set_value(n, k);
@@ -143,16 +141,26 @@ static int many(int count, int rounds, const char *log)
 	return fclose(f) ? 1 : 0;
 }
 
-static void reuse(void)
+static void pause_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+
+	if (ms > 0)
+		nanosleep(&ts, NULL);
+}
+
+static void reuse(long ms)
 {
 	struct node *a = make_node(0), *b;
 
 	printf("node 0 %p\n", (void *)a);
+	pause_ms(ms);
 	for (int k = 0; k < 3; k++)
 		set_value(a, k);
 	free_node(a);
 	b = make_node(1);
 	printf("node 1 %p\n", (void *)b);
+	pause_ms(ms);
 	for (int k = 0; k < 7; k++)
 		set_value(b, k);
 	free_node(b);
@@ -224,8 +232,8 @@ int main(int argc, char **argv)
 		three(argc == 3 ? atol(argv[2]) : 0);
 	else if (argc == 5 && strcmp(argv[1], "many") == 0)
 		return many(atoi(argv[2]), atoi(argv[3]), argv[4]);
-	else if (argc == 2 && strcmp(argv[1], "reuse") == 0)
-		reuse();
+	else if ((argc == 2 || argc == 3) && strcmp(argv[1], "reuse") == 0)
+		reuse(argc == 3 ? atol(argv[2]) : 0);
 	else if (argc == 2 && strcmp(argv[1], "loop") == 0)
 		loop();
 	else if (argc == 3 && strcmp(argv[1], "churn") == 0)

@@ -10,7 +10,7 @@
 #      a slot (writes whose time span straddles a turn are counted apart
 #      and bound the difference), and its Watched column is the log's.
 #  (c) a freed node's address reused: two objects, 3 and 7 hits, none in
-#      malloc or free (released before free runs).
+#      malloc or free (released before free runs); with perf and bpf too.
 #  (d) --release scope: set_value(n) arms at entry, releases at return:
 #      each call's one write, bump_value's never.
 #  (e) --objects 2: two objects tracked exactly, the third is overflow.
@@ -116,6 +116,19 @@ a1=$(awk '$1 == "node" && $2 == 1 { print $3 }' "$tmp/c")
 obj_row "$tmp/c" 1 | grep -q "^  1  *$a0 .* released .* 3  W set_value 3$" || bad "(c) object 1: $(obj_row "$tmp/c" 1)"
 obj_row "$tmp/c" 2 | grep -q "^  2  *$a0 .* released .* 7  W set_value 7$" || bad "(c) object 2: $(obj_row "$tmp/c" 2)"
 [ "$(grep -c '^W ' "$tmp/c")" = 1 ] || bad "(c) hits outside set_value: $(cat "$tmp/c")"
+
+# (c) with perf and bpf: each node's writes 200 ms after it was made (after
+#     the arming delay); free()'s own store into the freed node (glibc
+#     keeps its tcache key there) comes after the release, before the
+#     disarm: dropped (the report counts it), never node B's.
+for b in perf bpf; do
+  "$hwbp" trace --backend $b "${arm[@]}" -- "$tmp/prog" reuse 200 > "$tmp/c-$b" 2> "$tmp/c-$b.err" ||
+    bad "(c) $b: status $?: $(cat "$tmp/c-$b.err")"
+  a0=$(awk '$1 == "node" && $2 == 0 { print $3 }' "$tmp/c-$b")
+  obj_row "$tmp/c-$b" 1 | grep -q "^  1  *$a0 .* released .* 3  W set_value 3$" || bad "(c) $b: object 1: $(obj_row "$tmp/c-$b" 1)"
+  obj_row "$tmp/c-$b" 2 | grep -q "^  2  *$a0 .* released .* 7  W set_value 7$" || bad "(c) $b: object 2: $(obj_row "$tmp/c-$b" 2)"
+  [ "$(grep -c '^W ' "$tmp/c-$b")" = 1 ] || bad "(c) $b: hits outside set_value: $(cat "$tmp/c-$b")"
+done
 
 # (c) in trace mode: each event at offset 0 of the object's field (not the
 #     object's address added to the watch's, which has none)
