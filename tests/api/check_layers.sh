@@ -85,7 +85,10 @@ rules=(
 )
 # The Linux glue (arch/<a>/linux*.c) is libhwbp-trace's, built from arch/:
 # it implements backends/linux/glue.h and includes nothing else of it.
+# So are the instruction decoders (arch/<a>/insn.c, and arch/insn.c, their
+# table): they implement insn/insn.h and include nothing else of it.
 is_linux_glue() { case $1 in arch/*/linux*.c|generic/linux*) return 0 ;; esac; return 1; }
+is_insn_glue() { case $1 in arch/*/insn.c|arch/insn.c) return 0 ;; esac; return 1; }
 files_of() {
   if [ "$1" = tracer ]; then
     find tracer -name '*.c' -o -name '*.h' -o -name '*.def' | sort
@@ -102,6 +105,7 @@ for r in "${rules[@]}"; do
       ok_pubs=$pubs ok_privs="$d $privs"
       glue=0
       if is_linux_glue "$f"; then ok_pubs="$pubs hist.h trace.h"; glue=1; fi
+      if is_insn_glue "$f"; then glue=2; fi
       case $f in *.bpf.c) continue ;; esac   # the BPF program: kernel headers only
       while IFS= read -r line; do
         inc=${line#*include}
@@ -120,6 +124,13 @@ for r in "${rules[@]}"; do
                 backends/linux/glue.h) continue ;;
                 */*) bad "$f: the Linux glue includes backends/linux/glue.h of the tracer, not \"$name\""
                      continue ;;
+              esac
+            fi
+            if [ $glue = 2 ]; then
+              case $name in
+                insn/insn.h) continue ;;
+                *) bad "$f: a decoder includes insn/insn.h of the tracer, not \"$name\""
+                   continue ;;
               esac
             fi
             case $name in */*) bad "$f: relative include $inc"; continue ;; esac

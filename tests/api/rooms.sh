@@ -1,7 +1,7 @@
 # rooms.sh - sourced by check_layers.sh and check_calls.sh: libhwbp-trace's
 # rooms (docs/design.md, "The tracer's rooms"), each with its rank (a room
 # may depend only on rooms of a lower rank) and its interface header:
-#   util 0 < symbols 1 < types 2 < objects 3 < events 4 < output 5
+#   util, insn 0 < symbols 1 < types 2 < objects 3 < events 4 < output 5
 #   < session 6 < backends/linux, backends/replay 7 (what backends share)
 #   < backends/<name> 8 (one backend each: every other folder there)
 #   < registry 9
@@ -12,6 +12,7 @@ add_room() { rank[$1]=$2; iface[$1]=$3; }
 rooms_load() {
   local src=$1 d h
   add_room util 0 "util/util.h"
+  add_room insn 0 "insn/insn.h"
   add_room symbols 1 "symbols/symbols.h"
   add_room types 2 "types/types.h"
   add_room objects 3 "objects/objects.h"

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Instructions, the interface of insn/ (internal): the access behind a
+ * data hit, found by decoding the instruction that trapped, for the
+ * arches whose debug exception does not report it (x86: DR6 names the
+ * slot, RIP is past the instruction; arm64 and powerpc report the address
+ * in FAR and DAR).  Each arch's decoder is a const struct of operations
+ * in arch/<a>/insn.c (built on every host, so that its tests run
+ * anywhere), over Capstone (Debian's libcapstone-dev), which gives each
+ * operand's read/write access; arch/insn.c holds the one table of them.
+ * Without Capstone (-Ddecode=disabled) every arch's decoder says so.
+ *
+ * Depends on nothing of the tracer; used by the backends that see real
+ * hits.  A decoder is one thread's at a time.
+ */
+#ifndef HWBP_TRACER_INSN_H
+#define HWBP_TRACER_INSN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hwbp/hwbp.h>
+
+/* The registers after the access, by the arch's DWARF register number
+ * (x86-64 psABI 3.6.2: 0 RAX, 1 RDX, 2 RCX, 3 RBX, 4 RSI, 5 RDI, 6 RBP,
+ * 7 RSP, 8-15 R8-R15, 16 RIP, 49 RFLAGS, 58 FS.base, 59 GS.base); bit n
+ * of @known: v[n] holds a value. */
+#define HWBPI_INSN_REGS 64
+struct hwbpi_insn_regs {
+	uint64_t v[HWBPI_INSN_REGS];
+	uint64_t known;
+};
+
+/* One memory access of an instruction. */
+struct hwbpi_insn_access {
+	uint64_t addr;               /* where (valid with addr_known) */
+	uint64_t size;               /* bytes */
+	unsigned kind;               /* HWBP_R, HWBP_W, or both: read-modify-write */
+	bool addr_known;             /* false: the registers after the access no
+				      * longer say (a load into its own base) */
+};
+
+/* An instruction that may have trapped, and its memory accesses (a MOVS
+ * reads one place and writes another; a PUSH of memory too). */
+#define HWBPI_INSN_ACCESSES 4
+struct hwbpi_insn {
+	uint64_t ip;                 /* its address */
+	unsigned len;
+	bool rep;                    /* a REP string instruction */
+	char text[64];               /* "mov qword ptr [rip + 0x10], rax" */
+	unsigned n;
+	struct hwbpi_insn_access acc[HWBPI_INSN_ACCESSES];
+};
+
+struct hwbpi_insn_dec;
+
+/* An arch's decoder (arch/<a>/insn.c). */
+struct hwbpi_insn_arch {
+	const char *name;
+	/*
+	 * The instructions that may have trapped with the PC at @ip after a
+	 * data breakpoint's trap: the one that ends at @ip, found by decoding
+	 * forward from @start, a known instruction boundary at or before it
+	 * (a function's start), through @code (@n bytes at @start); and a
+	 * REP string instruction that starts at @ip (the PC stays on one
+	 * until its count runs out: each iteration's hit traps there).  At
+	 * most 2, in *@nout; each one's accesses from @regs (the registers
+	 * after the access).  NULL where the hardware reports the access.
+	 * Errors: -ENOENT (no instruction ends at @ip: @start is not a
+	 * boundary before it, or the trapping instruction branched), -EINVAL
+	 * (@ip outside @code), -ENOMEM.
+	 * Context: no allocation once opened; the decoder is the caller's.
+	 */
+	int (*at_trap)(struct hwbpi_insn_dec *d, const uint8_t *code, size_t n, uint64_t start,
+		       uint64_t ip, const struct hwbpi_insn_regs *regs, struct hwbpi_insn out[2],
+		       unsigned *nout);
+	/* Open and close a decoder.  Errors: -EOPNOTSUPP (built without
+	 * Capstone, or none here), -ENOMEM. */
+	int (*open)(struct hwbpi_insn_dec **out);
+	void (*close)(struct hwbpi_insn_dec *d);
+};
+
+/* The decoder of @arch, or NULL where it has none (the hardware reports
+ * the access).  Any context. */
+const struct hwbpi_insn_arch *hwbpi_insn_arch(enum hwbp_arch arch);
+
+/* Whether this build decodes instructions (Capstone). */
+bool hwbpi_insn_available(void);
+
+#endif /* HWBP_TRACER_INSN_H */
