@@ -272,6 +272,30 @@ int hwbpi_linux_call_perf(const uint64_t *regs, unsigned nregs, uint64_t stack0,
 	return 0;
 }
 
+int hwbpi_linux_dwarf_regs(pid_t tid, uint64_t *v, unsigned n, uint64_t *known)
+{
+	struct user_regs_struct ur;
+	/* x86-64 psABI 3.6.2: RAX RDX RCX RBX RSI RDI RBP RSP R8-R15 RIP, then
+	 * 49 RFLAGS, 58 FS.base, 59 GS.base. */
+	const struct { unsigned d; unsigned long long *r; } map[] = {
+		{ 0, &ur.rax }, { 1, &ur.rdx }, { 2, &ur.rcx }, { 3, &ur.rbx }, { 4, &ur.rsi },
+		{ 5, &ur.rdi }, { 6, &ur.rbp }, { 7, &ur.rsp }, { 8, &ur.r8 }, { 9, &ur.r9 },
+		{ 10, &ur.r10 }, { 11, &ur.r11 }, { 12, &ur.r12 }, { 13, &ur.r13 }, { 14, &ur.r14 },
+		{ 15, &ur.r15 }, { 16, &ur.rip }, { 49, &ur.eflags }, { 58, &ur.fs_base },
+		{ 59, &ur.gs_base },
+	};
+
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &ur))
+		return -errno;
+	*known = 0;
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (map[i].d < n && map[i].d < 64) {
+			v[map[i].d] = *map[i].r;
+			*known |= UINT64_C(1) << map[i].d;
+		}
+	return 0;
+}
+
 int hwbpi_linux_pc(pid_t tid, uint64_t *pc)
 {
 	struct user_regs_struct ur;

@@ -3,8 +3,8 @@
  * What a backend sees of its session: the interface of session/ toward
  * the backends (internal), and the one header of the tracer a backend
  * includes besides its own folder's (and, for the Linux backends,
- * backends/linux/linux.h).  It brings the folders below (util, symbols,
- * events) with it.
+ * backends/linux/linux.h).  It brings the folders below (util, insn,
+ * symbols, events) with it.
  *
  * A backend's operations (struct hwbp_trace_backend in <hwbp/trace.h>)
  * are given the session; hwbpi_view() is all a backend does with it.  The
@@ -20,6 +20,7 @@
 #include <hwbp/trace.h>
 
 #include "util/util.h"
+#include "insn/insn.h"
 #include "symbols/symbols.h"
 #include "events/events.h"
 

@@ -161,6 +161,16 @@ extern const uint64_t hwbpi_linux_perf_callregs;
 int hwbpi_linux_call_perf(const uint64_t *regs, unsigned nregs, uint64_t stack0,
 			  struct hwbpi_linux_call *c);
 
+/*
+ * The registers of stopped thread @tid by the arch's DWARF number, for
+ * an instruction decoder (tracer/insn/insn.h): @v[0..@n), bit k of
+ * *@known set where v[k] holds one (x86-64: the general registers, RIP,
+ * RFLAGS, FS and GS bases).  Errors: ptrace's (-ESRCH), -EOPNOTSUPP (an
+ * arch whose hardware reports the access: no decoder wants them).
+ * Context: one ptrace call.
+ */
+int hwbpi_linux_dwarf_regs(pid_t tid, uint64_t *v, unsigned n, uint64_t *known);
+
 /* How far past a planted trap the PC is when its SIGTRAP stops the
  * thread: x86 1 (INT3 is a trap: RIP after it), arm64 and powerpc 0
  * (BRK and `trap` leave the PC on the instruction). */

@@ -217,6 +217,33 @@ int hwbpi_process_callgraph(struct hwbpi_view *s, enum hwbpi_callgraph *out);
  * Context: a kill(2) and a read of /proc/PID/stat. */
 bool hwbpi_process_gone(pid_t pid);
 
+/* ---- the access behind a data hit, decoded (access.c) -------------- */
+
+/*
+ * A decoder of the accesses behind a process's data hits, for an arch
+ * whose exception does not report them (tracer/insn/insn.h: x86).
+ * Errors: -EOPNOTSUPP (the arch reports them, or a build without
+ * Capstone), -ENOMEM.
+ */
+struct hwbpi_hit_dec;
+int hwbpi_hit_dec_open(enum hwbp_arch arch, struct hwbpi_hit_dec **out);
+void hwbpi_hit_dec_close(struct hwbpi_hit_dec *h);
+
+/*
+ * hwbpi_hit_access - the access of stopped thread @tid's data hit, whose
+ * trap left the PC at @ip: the instruction that ended there (decoded from
+ * its function's start in @syms) and, of its accesses, the first that
+ * touches one of the @nr ranges [@lo[i], @lo[i] + @len[i]) (the watches
+ * the hit names), into *@acc (address, size, kind; priv user).
+ * Errors: -ENOENT (no function, no instruction ends at @ip, or no access
+ * of it touches a range: its address lost with its base register, or a
+ * branch that trapped at its target), -EFAULT (the code unreadable),
+ * ptrace's, -EOPNOTSUPP (no decoder).
+ * Context: a stop of @tid; no allocation; reads its code and registers.
+ */
+int hwbpi_hit_access(struct hwbpi_hit_dec *h, pid_t tid, const struct hwbp_symtab *syms, uint64_t ip,
+		     const uint64_t *lo, const uint64_t *len, unsigned nr, struct hwbp_access *acc);
+
 /* ---- watches of objects, armed asynchronously (objects.c) ---------- */
 
 /*

@@ -101,6 +101,15 @@ int hwbpi_linux_call_perf(const uint64_t *regs, unsigned nregs, uint64_t stack0,
 	return -EOPNOTSUPP;
 }
 
+int hwbpi_linux_dwarf_regs(pid_t tid, uint64_t *v, unsigned n, uint64_t *known)
+{
+	(void)tid;
+	(void)v;
+	(void)n;
+	*known = 0;
+	return -EOPNOTSUPP;
+}
+
 int hwbpi_linux_pc(pid_t tid, uint64_t *pc)
 {
 	(void)tid;

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The access behind a data hit of a stopped thread, decoded (linux.h,
+ * hwbpi_hit_access()): where the arch's exception does not report it
+ * (x86), the instruction that trapped is found by decoding forward from
+ * its function's start (the symbol table's), in the code read from the
+ * process, and its accesses are worked out from the thread's registers
+ * at the stop (tracer/insn/insn.h).  The one that touches a watched range
+ * is the hit's: its address, size and kind then filter and attribute the
+ * hit exactly (hwbp_decode()'s @acc), with no store-only twin.
+ */
+#define _GNU_SOURCE 1
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "backends/linux/linux.h"
+
+/* The most code read before the trap's PC: a function longer than this
+ * is decoded from this far back only if that is its start. */
+#define CODE_MAX 65536
+#define INSN_MAX 15            /* the longest x86 instruction */
+
+struct hwbpi_hit_dec {
+	const struct hwbpi_insn_arch *a;
+	struct hwbpi_insn_dec *d;
+	uint8_t code[CODE_MAX + INSN_MAX];
+	/* the code last read, kept: the hits of one function read it once
+	 * (a program that rewrote its code there would be misread) */
+	pid_t tid;
+	uint64_t at, len;
+};
+
+int hwbpi_hit_dec_open(enum hwbp_arch arch, struct hwbpi_hit_dec **out)
+{
+	const struct hwbpi_insn_arch *a = hwbpi_insn_arch(arch);
+	struct hwbpi_hit_dec *h;
+	int ret;
+
+	*out = NULL;
+	if (!a)
+		return -EOPNOTSUPP;
+	if (!(h = calloc(1, sizeof(*h))))
+		return -ENOMEM;
+	h->a = a;
+	if ((ret = a->open(&h->d))) {
+		free(h);
+		return ret;
+	}
+	*out = h;
+	return 0;
+}
+
+void hwbpi_hit_dec_close(struct hwbpi_hit_dec *h)
+{
+	if (!h)
+		return;
+	if (h->a->close)
+		h->a->close(h->d);
+	free(h);
+}
+
+/* @len bytes of @tid's memory at @addr into @dst.  Errors: -EFAULT. */
+static int read_code(pid_t tid, uint64_t addr, void *dst, size_t len)
+{
+	struct iovec l = { dst, len }, r = { (void *)(uintptr_t)addr, len };
+
+	return process_vm_readv(tid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
+}
+
+static bool overlaps(const struct hwbpi_insn_access *a, uint64_t lo, uint64_t len)
+{
+	return a->addr_known && a->addr < lo + len && lo < a->addr + a->size;
+}
+
+int hwbpi_hit_access(struct hwbpi_hit_dec *h, pid_t tid, const struct hwbp_symtab *syms, uint64_t ip,
+		     const uint64_t *lo, const uint64_t *len, unsigned nr, struct hwbp_access *acc)
+{
+	const struct hwbp_sym *f;
+	struct hwbpi_insn_regs regs;
+	struct hwbpi_insn in[2];
+	unsigned n = 0;
+	uint64_t start;
+	int ret;
+
+	if (!h || !syms || ip == 0)
+		return -EOPNOTSUPP;
+	/* The trapping instruction ends at @ip: its function is the one
+	 * holding ip - 1 (a REP iteration's PC is the instruction itself,
+	 * in the same function). */
+	if (!(f = hwbp_symtab_func(syms, ip - 1)) || ip - f->addr > CODE_MAX)
+		return -ENOENT;
+	start = f->addr;
+	if (h->tid != tid || h->at != start || h->len < ip - start + INSN_MAX) {
+		h->len = 0;
+		if ((ret = read_code(tid, start, h->code, (size_t)(ip - start + INSN_MAX))) &&
+		    (ret = read_code(tid, start, h->code, (size_t)(ip - start))))
+			return ret;
+		h->tid = tid;
+		h->at = start;
+		h->len = ret ? ip - start : ip - start + INSN_MAX;
+	}
+	if ((ret = hwbpi_linux_dwarf_regs(tid, regs.v, HWBPI_INSN_REGS, &regs.known)))
+		return ret;
+	if ((ret = h->a->at_trap(h->d, h->code, (size_t)h->len, start, ip, &regs, in, &n)))
+		return ret;
+	for (unsigned k = 0; k < n; k++)
+		for (unsigned i = 0; i < in[k].n; i++)
+			for (unsigned r = 0; r < nr; r++)
+				if (overlaps(&in[k].acc[i], lo[r], len[r])) {
+					acc->addr = in[k].acc[i].addr;
+					acc->size = in[k].acc[i].size;
+					acc->kind = in[k].acc[i].kind;
+					acc->priv = 1;
+					return 0;
+				}
+	return -ENOENT;
+}
