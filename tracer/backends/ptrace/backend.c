@@ -75,7 +75,16 @@ static int ptrace_run(struct hwbp_trace_session *ts)
 	if (kinds == HWBPI_KINDS_EXACT && !hwbpi_twins(kinds))
 		return hwbpi_fail(s, -EOPNOTSUPP, false, "--kinds exact: the ptrace backend takes "
 				  "kinds from store-only twins, which this CPU cannot pair (EOPNOTSUPP)");
-	hwbpi_ptrace_set_kinds(s->bstate, hwbpi_twins(kinds), kinds == HWBPI_KINDS_EXACT);
+	/* Where the arch does not report a hit's access (x86), its decoded
+	 * instruction gives it (tracer/insn/insn.h): the address, size and
+	 * kind of every hit that decodes, with no slot spent on a twin.
+	 * --kinds exact keeps the twins too (a hit may not decode: a load
+	 * into its own base register); --kinds off neither. */
+	bool dec = kinds != HWBPI_KINDS_OFF && hwbpi_insn_arch(s->cpu.arch) != NULL;
+
+	hwbpi_ptrace_set_decode(s->bstate, dec);
+	hwbpi_ptrace_set_kinds(s->bstate, hwbpi_twins(kinds) && (kinds == HWBPI_KINDS_EXACT || !dec),
+			       kinds == HWBPI_KINDS_EXACT);
 	hwbpi_ptrace_set_drain(s->bstate, hwbpi_process_drain, s);
 	if ((ret = hwbpi_process_callgraph(s, &cg)))
 		return ret;
@@ -94,6 +103,13 @@ static int ptrace_run(struct hwbp_trace_session *ts)
 			   "kinds from the watched bytes ('?' when unchanged)",
 			   hwbpi_ptrace_twin_unsplit(s->bstate),
 			   hwbpi_ptrace_twin_unsplit(s->bstate) > 1 ? "es" : "");
+	uint64_t undecoded, decoded = hwbpi_ptrace_decoded(s->bstate, &undecoded);
+
+	if (undecoded)
+		hwbpi_note(s, "%" PRIu64 " of %" PRIu64 " data hits did not decode (an address lost with "
+			   "its base register, a branch through memory): their kinds from %s",
+			   undecoded, decoded + undecoded, kinds == HWBPI_KINDS_EXACT ?
+			   "the store-only twins" : "the watched bytes ('?' when unchanged)");
 	uint64_t unknown, lost = hwbpi_ptrace_lost_status(s->bstate, &unknown);
 
 	if (lost)

@@ -238,16 +238,55 @@ static void read_pre(struct hwbpi_pt_loop *L, struct thr *th)
  * A hit @st of thread @th: decoded into the requests it names, kept in
  * the thread until emit() (at once, or after the step over it).
  */
+/*
+ * The hit's access decoded (L->dec: x86), and the hit filtered by it: a
+ * watch whose bytes it did not touch, or a kind it did not ask for (a
+ * read-only watch widened to RW: the write), is dropped (counted as
+ * filtered); th->hit_kind then gives the others their kind.  A hit that
+ * does not decode is left as it was.
+ */
+static void decode_hit(struct hwbpi_pt_loop *L, struct thr *th, const struct hwbp_status *st,
+		       struct hwbp_hit *hit)
+{
+	uint64_t lo[HWBP_MAX_REQUESTS], len[HWBP_MAX_REQUESTS], watched = 0;
+	struct hwbp_access acc;
+	struct hwbp_hit h2;
+	unsigned nr = 0;
+
+	for (unsigned i = 0; i < L->t->nw; i++) {
+		const struct hwbpi_watch *w = &L->t->w[i];
+
+		if (w->req >= 0 && (hit->requests & (UINT64_C(1) << w->req))) {
+			lo[nr] = watch_addr(th, w);
+			len[nr++] = w->len;
+			watched |= UINT64_C(1) << w->req;
+		}
+	}
+	if (!nr || hwbpi_hit_access(L->dec, th->tid, L->t->syms, st->ip, lo, len, nr, &acc) ||
+	    hwbp_decode(&L->ctx, 0, &L->task, st, &acc, &h2)) {
+		L->s->undecoded += nr > 0;
+		return;
+	}
+	L->s->decoded++;
+	if (!(h2.requests & watched))
+		L->t->filtered++;
+	hit->requests = h2.requests;
+	th->hit_kind = (uint8_t)acc.kind;
+}
+
 static void take_hit(struct hwbpi_pt_loop *L, struct thr *th, const struct hwbp_status *st)
 {
 	struct proc *p = hwbpi_ptrace_proc_find(L->s, th->tgid);
 	struct hwbp_hit hit;
 
 	th->hit_req = 0;
+	th->hit_kind = 0;
 	th->hit_ip = st->ip;
 	if (p && p->watched && hwbp_decode(&L->ctx, 0, &L->task, st, NULL, &hit) == 0) {
 		if (hit.filtered)
 			L->t->filtered++;
+		else if (L->dec)
+			decode_hit(L, th, st, &hit);
 		th->hit_req = hit.requests;
 	}
 	if (hwbpi_linux_step_over)
@@ -353,7 +392,16 @@ static void emit(struct hwbpi_pt_loop *L, struct thr *th)
 			ev.addr = watch_addr(th, w);
 			ev.bp = (uint16_t)i;
 			ev.tid = (uint32_t)th->tid;
-			if (L->twin[i] >= 0) {
+			if (th->hit_kind) {
+				/* The decoded instruction's access (decode_hit()),
+				 * of the kinds this watch asked for. */
+				ev.kind = (uint8_t)(th->hit_kind & w->type);
+				ev.kind_how = HWBP_KIND_INSN;
+				if (!ev.kind) {
+					t->filtered++;
+					continue;
+				}
+			} else if (L->twin[i] >= 0) {
 				/* The twin's DR6 bit says store (add_twins()). */
 				ev.kind = th->hit_req & (UINT64_C(1) << L->twin[i]) ? HWBP_W : HWBP_R;
 				ev.kind_how = HWBP_KIND_HW;
@@ -380,6 +428,7 @@ static void emit(struct hwbpi_pt_loop *L, struct thr *th)
 	}
 	th->guess = false;
 	th->hit_req = 0;
+	th->hit_kind = 0;
 }
 
 /*
@@ -963,6 +1012,10 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 						   s->pid, err, errlen) : 0;
 	if (ret == 0)
 		ret = start(L, cpu, err, errlen);
+	/* The hits' decoder, where the arch needs one (an error leaves the
+	 * hits to twins and values, as without one). */
+	if (ret == 0 && s->decode && hwbpi_hit_dec_open(cpu->arch, &L->dec))
+		L->dec = NULL;
 	if (ret) {
 		hwbpi_pt_objs_end(L);
 		hwbpi_unwinder_fini(&L->uw);
@@ -978,6 +1031,7 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 	if (status)
 		*status = s->status;
 	hwbpi_unwinder_fini(&L->uw);
+	hwbpi_hit_dec_close(L->dec);
 	free(L);
 	return ret;
 }

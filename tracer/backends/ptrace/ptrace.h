@@ -220,6 +220,18 @@ void hwbpi_ptrace_set_kinds(struct hwbpi_ptrace *s, bool twins, bool exact);
 unsigned hwbpi_ptrace_twin_unsplit(const struct hwbpi_ptrace *s);
 
 /*
+ * hwbpi_ptrace_set_decode - before hwbpi_ptrace_trace(): with @on, each
+ * data hit's instruction is decoded where the arch does not report the
+ * access (x86: backends/linux/linux.h hwbpi_hit_access()), and its
+ * address, size and kind filter the hit (hwbp_decode()'s access) and give
+ * its kind (HWBP_KIND_INSN), before twins and values; a hit that does not
+ * decode falls back to them.  hwbpi_ptrace_decoded() says how many did
+ * and did not.  No error (without a decoder it does nothing).
+ */
+void hwbpi_ptrace_set_decode(struct hwbpi_ptrace *s, bool on);
+uint64_t hwbpi_ptrace_decoded(const struct hwbpi_ptrace *s, uint64_t *undecoded);
+
+/*
  * hwbpi_ptrace_set_callgraph - before hwbpi_ptrace_trace(): how the
  * callers of a hit are found when t->stack_depth asks for them
  * (tracer/backends/linux/unwind.h: HWBPI_CG_FP, HWBPI_CG_DWARF; HWBPI_CG_DEFAULT: dwarf

@@ -37,6 +37,7 @@ struct thr {
 	 */
 	bool step;
 	uint64_t hit_req, hit_ip;
+	uint8_t hit_kind;    /* the decoded access's kind (HWBP_R/W, both: RMW), 0: none */
 	bool guess;          /* the hit came without its status: hit_req names every
 			      * armed data slot, the watched bytes say which (emit()) */
 	/*
@@ -73,6 +74,8 @@ struct hwbpi_ptrace {
 	unsigned armed_left;       /* threads detached with a slot still enabled */
 	void (*drain)(void *arg);  /* trace mode: empty the rings (hwbpi_ptrace_set_drain) */
 	bool twins, kinds_exact;   /* store-only twins for RW watches (hwbpi_ptrace_set_kinds) */
+	bool decode;               /* decode each data hit's instruction (hwbpi_ptrace_set_decode) */
+	uint64_t decoded, undecoded;  /* data hits whose access was decoded, and not */
 	unsigned twin_split, twin_unsplit;  /* watches with a twin, RW ones left without */
 	uint64_t lost_status;      /* hits that came without their status (hwbpi_linux_hit() 1) */
 	uint64_t lost_unknown;     /* ... of which no watched bytes changed: not counted */
@@ -115,6 +118,7 @@ struct hwbpi_pt_loop {
 	size_t errlen;
 	struct hwbpi_unwinder uw;      /* --stack (t->stack_depth > 0) */
 	struct hwbpi_pt_objs *objs;    /* watches of objects (ptrace_objects.c), or NULL */
+	struct hwbpi_hit_dec *dec;     /* the hits' decoder (s->decode), or NULL */
 	uint64_t gen;                  /* bumped when the registers change: a thread
 					* whose gen differs is written at its next stop */
 };

@@ -42,6 +42,19 @@ void hwbpi_ptrace_set_kinds(struct hwbpi_ptrace *s, bool twins, bool exact)
 	}
 }
 
+void hwbpi_ptrace_set_decode(struct hwbpi_ptrace *s, bool on)
+{
+	if (s)
+		s->decode = on;
+}
+
+uint64_t hwbpi_ptrace_decoded(const struct hwbpi_ptrace *s, uint64_t *undecoded)
+{
+	if (undecoded)
+		*undecoded = s ? s->undecoded : 0;
+	return s ? s->decoded : 0;
+}
+
 unsigned hwbpi_ptrace_twin_unsplit(const struct hwbpi_ptrace *s)
 {
 	return s ? s->twin_unsplit : 0;
