@@ -32,6 +32,7 @@
 
 #include "backends/linux/glue.h"
 #include "backends/ptrace/ptrace.h"
+#include "insn/insn.h"
 #include "backends/perf/perf.h"
 
 static volatile uint8_t v1 __attribute__((aligned(64)));
@@ -192,6 +193,8 @@ static uint64_t count(const struct hwbpi_tracer *t, unsigned bp, unsigned kind)
 
 /* Store-only twins for the next run_fn() (hwbpi_ptrace_set_kinds). */
 static bool run_twins;
+/* Decoded hits (hwbpi_ptrace_set_decode) for the next run_fn(). */
+static bool run_decode;
 
 /* Run @fn in a traced child; returns the trace's result. */
 static int run_fn(struct hwbpi_tracer *t, int (*fn)(void *), char *err, size_t n)
@@ -206,6 +209,7 @@ static int run_fn(struct hwbpi_tracer *t, int (*fn)(void *), char *err, size_t n
 		return ret;
 	}
 	hwbpi_ptrace_set_kinds(s, run_twins, false);
+	hwbpi_ptrace_set_decode(s, run_decode);
 	ret = hwbpi_ptrace_trace(s, t, NULL, &st, err, n);
 	hwbpi_ptrace_free(s);
 	if (ret == 0) {
@@ -307,6 +311,123 @@ static void test_r_watch_filters_writes(void **state)
 		assert_int_equal(count(t, 0, 0), 250);
 		assert_int_equal(t->filtered, 1000);
 	}
+	hwbpi_tracer_fini(t);
+	free(t);
+}
+
+/* Our own symbols (the forked child's are the same): the decoder finds
+ * each hit's function there.  NULL without libelf. */
+static struct hwbp_symtab *own_symbols(void)
+{
+	int ret;
+	struct hwbp_symtab *syms = hwbp_symtab_new(&ret);
+
+	assert_non_null(syms);
+	if (hwbpi_proc_load_symbols(syms, getpid(), NULL) <= 0) {
+		hwbp_symtab_free(syms);
+		return NULL;
+	}
+	assert_int_equal(hwbp_symtab_finish(syms), 0);
+	return syms;
+}
+
+/* Whether this build decodes this CPU's hits (x86 with Capstone). */
+static bool decodes(void)
+{
+	struct hwbp_cpu cpu;
+	char err[256];
+
+	return hwbpi_child_cpu(&cpu, err, sizeof(err)) == 0 && hwbpi_insn_arch(cpu.arch) != NULL;
+}
+
+/*
+ * Each hit's instruction decoded: the 1000 increments (ADD to memory, a
+ * read-modify-write) are RW, the 250 loads R, with no twin: exact on any
+ * x86 machine (QEMU's TCG too, where twins cannot pair).  Every hit
+ * decoded.
+ */
+static void test_decoded_kinds(void **state)
+{
+	struct hwbpi_tracer *t = new_tracer();
+	struct hwbp_symtab *syms = decodes() ? own_symbols() : NULL;
+	char err[256] = "";
+
+	(void)state;
+	if (!(t->syms = syms)) {
+		printf("SKIP: no decoder for this CPU's hits (arm64 reports them; a build without "
+		       "Capstone or libelf)\n");
+		free(t);
+		skip();
+	}
+	add_watch(t, "v8", &v8, 8, HWBP_RW);
+	run_decode = true;
+	assert_int_equal(run_fn(t, prog_counter, err, sizeof(err)), 0);
+	run_decode = false;
+	assert_int_equal(t->hist.hits[0], 1250);
+	assert_int_equal(count(t, 0, HWBP_R | HWBP_W), 1000);
+	assert_int_equal(count(t, 0, HWBP_R), 250);
+	t->syms = NULL;
+	hwbp_symtab_free(syms);
+	hwbpi_tracer_fini(t);
+	free(t);
+}
+
+/*
+ * Four read-only watches at once, decoded: each one's increments read
+ * it too (ADD to memory: R|W & r-- = R), its plain reads are R, and a
+ * plain write is dropped.  With twins only two could be exact (each
+ * would need a second slot); here all four are, in four slots.
+ */
+static int prog_four_reads(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 10; i++) {
+		v1 = (uint8_t)i;           /* a plain store: not a read */
+		sink += v1;                /* a load */
+	}
+	for (int i = 0; i < 20; i++) {
+		v2 = (uint16_t)i;
+		sink += v2;
+	}
+	for (int i = 0; i < 30; i++) {
+		v4 = (uint32_t)i;
+		sink += v4;
+	}
+	for (int i = 0; i < 40; i++) {
+		v8 = (uint64_t)i;
+		sink += v8;
+	}
+	return 0;
+}
+
+static void test_decoded_four_reads(void **state)
+{
+	struct hwbpi_tracer *t = new_tracer();
+	struct hwbp_symtab *syms = decodes() ? own_symbols() : NULL;
+	char err[256] = "";
+
+	(void)state;
+	if (!(t->syms = syms)) {
+		printf("SKIP: no decoder for this CPU's hits (arm64 reports them; a build without "
+		       "Capstone or libelf)\n");
+		free(t);
+		skip();
+	}
+	add_watch(t, "v1", &v1, 1, HWBP_R);
+	add_watch(t, "v2", &v2, 2, HWBP_R);
+	add_watch(t, "v4", &v4, 4, HWBP_R);
+	add_watch(t, "v8", &v8, 8, HWBP_R);
+	run_decode = true;
+	assert_int_equal(run_fn(t, prog_four_reads, err, sizeof(err)), 0);
+	run_decode = false;
+	for (unsigned w = 0; w < 4; w++) {
+		assert_int_equal(t->hist.hits[w], 10 * (w + 1));
+		assert_int_equal(count(t, w, HWBP_R), 10 * (w + 1));
+	}
+	/* the stores: filtered, not counted */
+	assert_int_equal(t->filtered, 100);
+	t->syms = NULL;
+	hwbp_symtab_free(syms);
 	hwbpi_tracer_fini(t);
 	free(t);
 }
@@ -927,6 +1048,8 @@ int main(int argc, char **argv)
 		TEST(test_rw_watch),
 		TEST(test_rw_twins),
 		TEST(test_r_watch_filters_writes),
+		TEST(test_decoded_kinds),
+		TEST(test_decoded_four_reads),
 		TEST(test_four_slots_lengths),
 		TEST(test_fifth_watch_enospc),
 		TEST(test_foreign_cpu),
