@@ -103,13 +103,18 @@ static int ptrace_run(struct hwbp_trace_session *ts)
 			   "kinds from the watched bytes ('?' when unchanged)",
 			   hwbpi_ptrace_twin_unsplit(s->bstate),
 			   hwbpi_ptrace_twin_unsplit(s->bstate) > 1 ? "es" : "");
-	uint64_t undecoded, decoded = hwbpi_ptrace_decoded(s->bstate, &undecoded);
+	uint64_t undecoded, decoded;
+	int why;
 
+	decoded = hwbpi_ptrace_decoded(s->bstate, &undecoded, &why);
 	if (undecoded)
-		hwbpi_note(s, "%" PRIu64 " of %" PRIu64 " data hits did not decode (an address lost with "
-			   "its base register, a branch through memory): their kinds from %s",
-			   undecoded, decoded + undecoded, kinds == HWBPI_KINDS_EXACT ?
-			   "the store-only twins" : "the watched bytes ('?' when unchanged)");
+		hwbpi_note(s, "%" PRIu64 " of %" PRIu64 " data hits did not decode (the first: %s%s): "
+			   "their kinds from %s", undecoded, decoded + undecoded, hwbp_errno_name(why),
+			   why == -ENOENT ? ", no instruction ended at the PC with an access to the "
+			   "watch: an address lost with its base register, a branch through memory" :
+			   why == -EFAULT ? ", its code unreadable" : "",
+			   kinds == HWBPI_KINDS_EXACT ? "the store-only twins" :
+			   "the watched bytes ('?' when unchanged)");
 	uint64_t unknown, lost = hwbpi_ptrace_lost_status(s->bstate, &unknown);
 
 	if (lost)

@@ -253,18 +253,25 @@ static void decode_hit(struct hwbpi_pt_loop *L, struct thr *th, const struct hwb
 	struct hwbp_hit h2;
 	unsigned nr = 0;
 
+	/* Data watches only: an execute breakpoint's hit is the instruction
+	 * at the PC, not one that ended there. */
 	for (unsigned i = 0; i < L->t->nw; i++) {
 		const struct hwbpi_watch *w = &L->t->w[i];
 
-		if (w->req >= 0 && (hit->requests & (UINT64_C(1) << w->req))) {
+		if (w->req >= 0 && !(w->type & HWBP_X) && (hit->requests & (UINT64_C(1) << w->req))) {
 			lo[nr] = watch_addr(th, w);
 			len[nr++] = w->len;
 			watched |= UINT64_C(1) << w->req;
 		}
 	}
-	if (!nr || hwbpi_hit_access(L->dec, th->tid, L->t->syms, st->ip, lo, len, nr, &acc) ||
-	    hwbp_decode(&L->ctx, 0, &L->task, st, &acc, &h2)) {
-		L->s->undecoded += nr > 0;
+	int ret;
+
+	if (!nr)
+		return;
+	if ((ret = hwbpi_hit_access(L->dec, th->tid, L->t->syms, st->ip, lo, len, nr, &acc)) ||
+	    (ret = hwbp_decode(&L->ctx, 0, &L->task, st, &acc, &h2))) {
+		if (!L->s->undecoded++)
+			L->s->undecoded_err = ret;
 		return;
 	}
 	L->s->decoded++;

@@ -226,10 +226,11 @@ unsigned hwbpi_ptrace_twin_unsplit(const struct hwbpi_ptrace *s);
  * address, size and kind filter the hit (hwbp_decode()'s access) and give
  * its kind (HWBP_KIND_INSN), before twins and values; a hit that does not
  * decode falls back to them.  hwbpi_ptrace_decoded() says how many did
- * and did not.  No error (without a decoder it does nothing).
+ * and did not, and the first failure's error (hwbpi_hit_access()'s).  No
+ * error (without a decoder it does nothing).
  */
 void hwbpi_ptrace_set_decode(struct hwbpi_ptrace *s, bool on);
-uint64_t hwbpi_ptrace_decoded(const struct hwbpi_ptrace *s, uint64_t *undecoded);
+uint64_t hwbpi_ptrace_decoded(const struct hwbpi_ptrace *s, uint64_t *undecoded, int *why);
 
 /*
  * hwbpi_ptrace_set_callgraph - before hwbpi_ptrace_trace(): how the

@@ -48,10 +48,12 @@ void hwbpi_ptrace_set_decode(struct hwbpi_ptrace *s, bool on)
 		s->decode = on;
 }
 
-uint64_t hwbpi_ptrace_decoded(const struct hwbpi_ptrace *s, uint64_t *undecoded)
+uint64_t hwbpi_ptrace_decoded(const struct hwbpi_ptrace *s, uint64_t *undecoded, int *why)
 {
 	if (undecoded)
 		*undecoded = s ? s->undecoded : 0;
+	if (why)
+		*why = s ? s->undecoded_err : 0;
 	return s ? s->decoded : 0;
 }
 
