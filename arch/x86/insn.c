@@ -44,9 +44,17 @@ enum { D_RAX = 0, D_RDX, D_RCX, D_RBX, D_RSI, D_RDI, D_RBP, D_RSP, D_R8, D_RIP =
        D_RFLAGS = 49, D_FSBASE = 58, D_GSBASE = 59 };
 #define RFLAGS_DF (1u << 10)
 
+/* Where the instruction that ends at a trap's PC starts, for PCs seen
+ * before from the same boundary: a hit in a loop is decoded from there,
+ * not from its function's start again (direct-mapped by PC; checked on
+ * use: the instruction found there must still end at the PC; the caller
+ * reopens the decoder when the code may have changed: an exec). */
+#define BOUNDS 256
+
 struct hwbpi_insn_dec {
 	csh h;
 	cs_insn *in;
+	struct { uint64_t pc, start, at; } bound[BOUNDS];
 };
 
 /* The DWARF number of a 64-bit general register (or its 32-, 16- or 8-bit
@@ -267,15 +275,36 @@ static int x86_at_trap(struct hwbpi_insn_dec *d, const uint8_t *code, size_t n, 
 	uint64_t at = start;
 	size_t left = n;
 
+	unsigned b = (unsigned)(ip ^ ip >> 8) % BOUNDS;
+	uint64_t found = 0;
+
 	*nout = 0;
 	if (ip < start || ip > start + n)
 		return -EINVAL;
-	/* Forward from the boundary; every instruction that ends at @ip is
-	 * the one before it (x86 instructions do not overlap on one path). */
-	while (at < ip && cs_disasm_iter(d->h, &p, &left, &at, d->in)) {
-		if (d->in->address + d->in->size == ip) {
+	if (d->bound[b].pc == ip && d->bound[b].start == start && d->bound[b].at >= start &&
+	    d->bound[b].at < ip)
+		found = d->bound[b].at;
+	else {
+		/* Forward from the boundary, without operand details (the
+		 * costly part of a decode), to the instruction that ends at
+		 * @ip (x86 instructions do not overlap on one path). */
+		cs_option(d->h, CS_OPT_DETAIL, CS_OPT_OFF);
+		while (at < ip && cs_disasm_iter(d->h, &p, &left, &at, d->in))
+			if (d->in->address + d->in->size == ip) {
+				found = d->in->address;
+				break;
+			}
+		cs_option(d->h, CS_OPT_DETAIL, CS_OPT_ON);
+	}
+	if (found) {
+		p = code + (found - start);
+		left = (size_t)(ip - found);
+		at = found;
+		if (cs_disasm_iter(d->h, &p, &left, &at, d->in) && d->in->address + d->in->size == ip) {
 			fill(d, regs, &out[(*nout)++]);
-			break;
+			d->bound[b].pc = ip;
+			d->bound[b].start = start;
+			d->bound[b].at = found;
 		}
 	}
 	/* A REP string instruction at @ip: one of its iterations, not done. */

@@ -62,6 +62,21 @@ void hwbpi_hit_dec_close(struct hwbpi_hit_dec *h)
 	free(h);
 }
 
+void hwbpi_hit_dec_forget(struct hwbpi_hit_dec *h)
+{
+	struct hwbpi_insn_dec *d;
+
+	if (!h)
+		return;
+	h->tid = 0;
+	h->len = 0;
+	/* the decoder's own memory of instruction boundaries too */
+	if (h->a->open(&d) == 0) {
+		h->a->close(h->d);
+		h->d = d;
+	}
+}
+
 /* @len bytes of @tid's memory at @addr into @dst.  Errors: -EFAULT. */
 static int read_code(pid_t tid, uint64_t addr, void *dst, size_t len)
 {

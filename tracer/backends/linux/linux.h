@@ -228,6 +228,9 @@ bool hwbpi_process_gone(pid_t pid);
 struct hwbpi_hit_dec;
 int hwbpi_hit_dec_open(enum hwbp_arch arch, struct hwbpi_hit_dec **out);
 void hwbpi_hit_dec_close(struct hwbpi_hit_dec *h);
+/* Forget the code read so far (a process that exec'd has other code).
+ * No error; NULL is none. */
+void hwbpi_hit_dec_forget(struct hwbpi_hit_dec *h);
 
 /*
  * hwbpi_hit_access - the access of stopped thread @tid's data hit, whose

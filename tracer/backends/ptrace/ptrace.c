@@ -742,6 +742,7 @@ static void on_exec(struct hwbpi_pt_loop *L, struct thr *th, pid_t w)
 		p->watched = false;
 	if (th->tgid == s->pid)
 		hwbpi_pt_objs_forget(L);
+	hwbpi_hit_dec_forget(L->dec);   /* a new program (any tracee's): other code */
 	ptrace(PTRACE_GETEVENTMSG, w, NULL, &old);
 	if ((pid_t)old != w)
 		hwbpi_ptrace_thr_del(s, (pid_t)old);   /* a non-leader exec'd */
