@@ -49,6 +49,25 @@ done
 grep -qx 'W  *make_node():return->value  *set_value  *60' "$tmp/a" || bad "(a) set_value 60"
 grep -qx 'W  *make_node():return->value  *bump_value  *15' "$tmp/a" || bad "(a) bump_value 15"
 
+# Under QEMU's x86 TCG (the guests: HWBP_GUEST), perf's task breakpoints,
+# once re-pointed, also count later writes to the other objects' fields
+# (docs/fidelity.md, "Linux guests"): there the asynchronous checks below
+# are lower bounds, each function's writes counted at least, and say so;
+# on a real CPU they are exact.
+tcg=${HWBP_GUEST:-}
+at_least() {  # at_least WHAT ROW FUNC N [FUNC N]...: ROW has "W FUNC M" with M >= N
+  local what=$1 row=$2 f n m; shift 2
+  while [ $# -ge 2 ]; do
+    f=$1 n=$2; shift 2
+    m=$(echo "$row" | grep -o "W $f [0-9]*" | awk '{ print $3 }')
+    if [ -n "$m" ] && [ "$m" -ge "$n" ]; then
+      echo "$what: $f $m hits, at least its $n writes (QEMU TCG: an upper bound)"
+    else
+      bad "$what: $f '${m:-}' hits, want at least $n: '$row'"
+    fi
+  done
+}
+
 # (a) again with perf and bpf, which arm asynchronously (uprobe samples of
 # make_node()'s return and free_node(), the breakpoint re-pointed from
 # user space): the writes come 200 ms after the nodes were made, after
@@ -65,10 +84,14 @@ for b in perf bpf; do
   for i in 0 1 2; do
     addr=$(awk -v i=$i '$1 == "node" && $2 == i { print $3 }' "$tmp/a-$b")
     row=$(obj_row "$tmp/a-$b" $((i + 1)))
+    if [ -n "$tcg" ]; then
+      at_least "(a) $b: node $i" "$row" set_value $((10 * (i + 1))) bump_value 5
+      continue
+    fi
     want="$addr three+0x[0-9a-f]* released [0-9.]* [0-9.]*% $((10 * (i + 1) + 5)) W set_value $((10 * (i + 1))), W bump_value 5"
     echo "$row" | sed 's/  */ /g; s/^ //' | grep -qx "$((i + 1)) $want" || bad "(a) $b: node $i: '$row', want '$want'"
   done
-  grep -qx 'W  *make_node():return->value  *set_value  *60' "$tmp/a-$b" || bad "(a) $b: set_value 60"
+  [ -n "$tcg" ] || grep -qx 'W  *make_node():return->value  *set_value  *60' "$tmp/a-$b" || bad "(a) $b: set_value 60"
 done
 
 # (b)
@@ -125,6 +148,11 @@ for b in perf bpf; do
   "$hwbp" trace --backend $b "${arm[@]}" -- "$tmp/prog" reuse 200 > "$tmp/c-$b" 2> "$tmp/c-$b.err" ||
     bad "(c) $b: status $?: $(cat "$tmp/c-$b.err")"
   a0=$(awk '$1 == "node" && $2 == 0 { print $3 }' "$tmp/c-$b")
+  if [ -n "$tcg" ]; then
+    at_least "(c) $b: object 1" "$(obj_row "$tmp/c-$b" 1)" set_value 3
+    at_least "(c) $b: object 2" "$(obj_row "$tmp/c-$b" 2)" set_value 7
+    continue
+  fi
   obj_row "$tmp/c-$b" 1 | grep -q "^  1  *$a0 .* released .* 3  W set_value 3$" || bad "(c) $b: object 1: $(obj_row "$tmp/c-$b" 1)"
   obj_row "$tmp/c-$b" 2 | grep -q "^  2  *$a0 .* released .* 7  W set_value 7$" || bad "(c) $b: object 2: $(obj_row "$tmp/c-$b" 2)"
   [ "$(grep -c '^W ' "$tmp/c-$b")" = 1 ] || bad "(c) $b: hits outside set_value: $(cat "$tmp/c-$b")"
