@@ -182,8 +182,18 @@ sleep 0.2
 set -m   # a background job of a shell without job control ignores SIGINT
 "$hwbp" trace "${arm[@]}" -p $pid > "$tmp/f" 2> "$tmp/f.err" & h=$!
 set +m
-sleep 1
+# SIGINT once hwbp traces the process (bounded: slow in a TCG guest), and
+# hwbp's end awaited 60 s at most (killed, and said, if it hangs).
+for _ in $(seq 300); do
+  [ "$(awk '/^TracerPid:/ { print $2 }' /proc/$pid/status 2>/dev/null)" = "$h" ] && break
+  sleep 0.1
+done
+sleep 0.5
 kill -INT $h
+for _ in $(seq 600); do kill -0 $h 2> /dev/null || break; sleep 0.1; done
+if kill -0 $h 2> /dev/null; then
+  kill -9 $h; bad "(f) hwbp still ran 60 s after SIGINT (killed)"
+fi
 st=0; wait $h || st=$?
 sleep 0.3
 if ! kill -0 $pid 2>/dev/null; then bad "(f) the process died after the detach: $(cat "$tmp/f.err")"

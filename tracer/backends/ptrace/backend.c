@@ -92,6 +92,11 @@ static int ptrace_run(struct hwbp_trace_session *ts)
 	/* A data hit's IP is the trap's, as for perf: past the access on
 	 * x86 and powerpc (its function and line are the instruction's). */
 	s->t.func_adjust = hwbpi_linux_trap_ip_adjust;
+	/* A stop asked for before the process was started or attached (a
+	 * Ctrl-C while hwbp set up: the open reset the backend's own record
+	 * of it) is asked for again: the session kept it. */
+	for (int k = 0; k < s->stop; k++)
+		hwbpi_ptrace_request_stop(s->stop_sig);
 	/* Without --cpu: the model of the kernel's own debug registers. */
 	ret = hwbpi_ptrace_trace(s->bstate, &s->t, s->have_cpu ? &s->cpu : NULL, &status, err,
 				     sizeof(err));
