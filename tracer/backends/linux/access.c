@@ -109,13 +109,19 @@ int hwbpi_hit_access(struct hwbpi_hit_dec *h, pid_t tid, const struct hwbp_symta
 		return -ENOENT;
 	start = f->addr;
 	if (h->tid != tid || h->at != start || h->len < ip - start + INSN_MAX) {
+		/* up to the longest instruction past the PC (a REP iteration
+		 * is there), or, at the end of a mapping, up to the PC */
+		uint64_t want = ip - start + INSN_MAX;
+
 		h->len = 0;
-		if ((ret = read_code(tid, start, h->code, (size_t)(ip - start + INSN_MAX))) &&
-		    (ret = read_code(tid, start, h->code, (size_t)(ip - start))))
-			return ret;
+		if (read_code(tid, start, h->code, (size_t)want)) {
+			want = ip - start;
+			if ((ret = read_code(tid, start, h->code, (size_t)want)))
+				return ret;
+		}
 		h->tid = tid;
 		h->at = start;
-		h->len = ret ? ip - start : ip - start + INSN_MAX;
+		h->len = want;
 	}
 	if ((ret = hwbpi_linux_dwarf_regs(tid, regs.v, HWBPI_INSN_REGS, &regs.known)))
 		return ret;

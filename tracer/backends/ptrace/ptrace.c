@@ -235,10 +235,6 @@ static void read_pre(struct hwbpi_pt_loop *L, struct thr *th)
 }
 
 /*
- * A hit @st of thread @th: decoded into the requests it names, kept in
- * the thread until emit() (at once, or after the step over it).
- */
-/*
  * The hit's access decoded (L->dec: x86), and the hit filtered by it: a
  * watch whose bytes it did not touch, or a kind it did not ask for (a
  * read-only watch widened to RW: the write), is dropped (counted as
@@ -252,6 +248,7 @@ static void decode_hit(struct hwbpi_pt_loop *L, struct thr *th, const struct hwb
 	struct hwbp_access acc;
 	struct hwbp_hit h2;
 	unsigned nr = 0;
+	int ret;
 
 	/* Data watches only: an execute breakpoint's hit is the instruction
 	 * at the PC, not one that ended there. */
@@ -264,8 +261,6 @@ static void decode_hit(struct hwbpi_pt_loop *L, struct thr *th, const struct hwb
 			watched |= UINT64_C(1) << w->req;
 		}
 	}
-	int ret;
-
 	if (!nr)
 		return;
 	if ((ret = hwbpi_hit_access(L->dec, th->tid, L->t->syms, st->ip, lo, len, nr, &acc)) ||
@@ -281,6 +276,10 @@ static void decode_hit(struct hwbpi_pt_loop *L, struct thr *th, const struct hwb
 	th->hit_kind = (uint8_t)acc.kind;
 }
 
+/*
+ * A hit @st of thread @th: decoded into the requests it names, kept in
+ * the thread until emit() (at once, or after the step over it).
+ */
 static void take_hit(struct hwbpi_pt_loop *L, struct thr *th, const struct hwbp_status *st)
 {
 	struct proc *p = hwbpi_ptrace_proc_find(L->s, th->tgid);
