@@ -89,10 +89,22 @@ check() {  # check BACKEND
   else
     want="$N $((N + 1))" why="armed before the first write returned: its store may be seen"
   fi
-  case " $want " in
-    *" $hits "*) echo "$b: object $seq: $hits hits, as kwork's writes after its arming ($why)" ;;
-    *) say_fail "$b: object $seq: '$hits' hits, want $want ($why): row '$row'" ;;
-  esac
+  # (QEMU's aarch64 TCG now and then reports one kernel watchpoint hit
+  # twice: the step over the access interrupted, docs/fidelity.md; there
+  # the count is checked from below and may be up to 2 more.)
+  lo=${want%% *} hi=${want##* }
+  if [ -n "${HWBP_GUEST:-}" ] && [ "$(uname -m)" = aarch64 ]; then
+    if [ -n "$hits" ] && [ "$hits" -ge "$lo" ] && [ "$hits" -le $((hi + 2)) ]; then
+      echo "$b: object $seq: $hits hits for $want writes after its arming ($why; QEMU aarch64: up to 2 counted twice)"
+    else
+      say_fail "$b: object $seq: '$hits' hits, want $lo to $((hi + 2)) ($why): row '$row'"
+    fi
+  else
+    case " $want " in
+      *" $hits "*) echo "$b: object $seq: $hits hits, as kwork's writes after its arming ($why)" ;;
+      *) say_fail "$b: object $seq: '$hits' hits, want $want ($why): row '$row'" ;;
+    esac
+  fi
   echo "$row" | grep -q "W ksys_write $hits\b" ||
     say_fail "$b: object $seq: its hits are not all ksys_write's writes: '$row'"
   grep -q "Armed asynchronously: arming delay median .* us, max .* us" "$tmp/$b.out" ||

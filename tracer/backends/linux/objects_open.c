@@ -252,15 +252,17 @@ static int open_slots(struct pobj *P, const struct hwbp_cpu *cpu, const pid_t *t
 			a->bp_len = w->len;
 			a->bp_addr = w->obj.arm.addr & ~(w->len - 1);
 			a->disabled = 1;
-			/* Hits wake the loop by the batch (its poll's timeout takes
-			 * the rest).  Not each: on arm64 a kernel watchpoint's
-			 * handler steps over the access with the watchpoint off
+			/* Hits never wake the loop (its poll's timeout drains
+			 * them).  On arm64 a kernel watchpoint's handler steps
+			 * over the access with the watchpoint off
 			 * (watchpoint_handler()); a wakeup's irq_work interrupt
 			 * taken before the step completes in the interrupt, the
-			 * watchpoint comes back on, the access traps again, and
-			 * every trap's wakeup renewed the cycle (121,702 hits of
-			 * 25 writes in the aarch64 guest). */
-			a->wakeup_events = 64;
+			 * watchpoint comes back on and the access traps again:
+			 * with a wakeup per hit every trap renewed the cycle
+			 * (121,702 hits of 25 writes in the aarch64 guest), with
+			 * one per 64 samples a hit now and then counted twice
+			 * (27 for 26). */
+			a->wakeup_events = UINT32_C(0x7fffffff);
 			a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 					 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU;
 			sl->first = P->nev;
