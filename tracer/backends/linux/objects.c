@@ -309,12 +309,10 @@ static void release(struct pobj *P, unsigned wi, uint64_t ptr, uint64_t when)
 		tab->unknown_release++;
 		return;
 	}
-	/* Its watched time ends at the release call, not at the disarm
-	 * that comes later: the memory is freed from then on, and hits after
-	 * it are dropped (hit()). */
+	/* Its watched time ends at the release call (the table closes its
+	 * spell there), not at the disarm that comes later: the memory is
+	 * freed from then on, and hits after it are dropped (hit()). */
 	slot = tab->obj[i].slot;
-	if (slot >= 0)
-		hwbpi_objtab_slot(tab, i, -1, when);
 	hwbpi_objtab_release(tab, i, when);
 	if (slot >= 0) {
 		P->sl[slot].obj = -1;
