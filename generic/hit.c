@@ -114,6 +114,30 @@ static bool request_matches(const struct hwbp_plan *plan, const struct hwbp_hit 
 	return true;
 }
 
+/*
+ * A shared slot's requests (HWBP_REQ_SHARE) when only the CPU's reported
+ * address is known (arm64 FAR: an address the access touched, inside the
+ * watched piece, Arm ARM D2.10.5): the request holding it was hit, its
+ * neighbours in the slot were not, unless none holds it (a byte of the
+ * piece nobody asked for: then all stay).  An access wider than a byte
+ * may have touched more of them; only its size (struct hwbp_access) says.
+ */
+static uint64_t by_reported_addr(const struct hwbp_ctx *ctx, const struct hwbp_hit *h)
+{
+	uint64_t shared = 0, holding = 0;
+
+	for (unsigned id = 0; id < HWBP_MAX_REQUESTS; id++) {
+		const struct hwbp_request *r = &ctx->req[id].plan.req;
+
+		if (!(h->requests & (UINT64_C(1) << id)) || !(r->flags & HWBP_REQ_SHARE))
+			continue;
+		shared |= UINT64_C(1) << id;
+		if (h->addr >= r->addr && h->addr - r->addr < r->len)
+			holding |= UINT64_C(1) << id;
+	}
+	return holding ? h->requests & ~(shared & ~holding) : h->requests;
+}
+
 int hwbp_decode(const struct hwbp_ctx *ctx, unsigned cpu,
 		const struct hwbp_task *task, const struct hwbp_status *st,
 		const struct hwbp_access *acc, struct hwbp_hit *hit)
@@ -157,6 +181,8 @@ int hwbp_decode(const struct hwbp_ctx *ctx, unsigned cpu,
 		if (request_matches(&ctx->req[id].plan, &h, acc, ctx->caps.precision))
 			h.requests |= UINT64_C(1) << id;
 	}
+	if (!(acc && acc->size) && h.addr_known && ctx->caps.precision == HWBP_ADDR_WINDOW)
+		h.requests = by_reported_addr(ctx, &h);
 	h.filtered = cand && !h.requests;
 	/* A widened request reports the kind only when it is known. */
 	if (acc && acc->kind)

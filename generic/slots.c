@@ -144,11 +144,14 @@ static bool same_piece(const struct hwbp_slot *s, const struct hwbp_piece *p,
 }
 
 /*
- * Add request @id's pieces to @set, sharing identical ones.  The caller has
- * checked there is room, so this cannot fail; it is undone exactly by
- * unapply().
+ * Add request @id's pieces to @set, sharing identical ones, and with
+ * HWBP_REQ_SHARE joining pieces a slot can hold together (share.c).
+ * Returns false when a piece found no slot (only fits_sharing() asks
+ * without having checked there is room; the rest of the plan is then not
+ * applied).  unapply() undoes it (the slots it took, and the pieces it
+ * grew, as they were).
  */
-static void apply(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id,
+static bool apply(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id,
 		  const struct hwbp_plan *plan)
 {
 	struct hwbpi_pool p = hwbpi_pool_of(ctx, set, plan->inst);
@@ -156,14 +159,22 @@ static void apply(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id,
 
 	for (unsigned i = 0; i < plan->n; i++) {
 		const struct hwbp_piece *pc = &plan->piece[i];
+		struct hwbp_piece merged;
 		int at = -1;
 
 		for (unsigned k = 0; k < p.n && at < 0; k++)
 			if (p.s[k].refs && same_piece(&p.s[k], pc, plan->req.scope, local))
 				at = (int)k;
 		for (unsigned k = 0; k < p.n && at < 0; k++)
+			if (hwbpi_share_join(ctx, &p.s[k], id, plan, i, &merged)) {
+				at = (int)k;
+				p.s[k].piece = merged;
+			}
+		for (unsigned k = 0; k < p.n && at < 0; k++)
 			if (!p.s[k].refs)
 				at = (int)k;
+		if (at < 0)
+			return false;
 		if (!p.s[at].refs) {
 			p.s[at].piece = *pc;
 			p.s[at].scope = plan->req.scope;
@@ -173,6 +184,7 @@ static void apply(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id,
 		p.s[at].refs++;
 		p.s[at].requests |= UINT64_C(1) << id;
 	}
+	return true;
 }
 
 static void unapply(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id,
@@ -180,21 +192,18 @@ static void unapply(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id,
 {
 	struct hwbpi_pool p = hwbpi_pool_of(ctx, set, plan->inst);
 
-	/* One reference per piece of the plan: identical pieces inside one
-	 * plan cannot occur (they are disjoint), so each slot holding this
-	 * request loses exactly one reference per matching piece. */
+	/* One reference per slot holding this request: two pieces of one
+	 * plan never share a slot (they are disjoint, and share.c lets one
+	 * piece per request into a shared one). */
 	for (unsigned k = 0; k < p.n; k++) {
 		if (!(p.s[k].requests & (UINT64_C(1) << id)))
 			continue;
-		for (unsigned i = 0; i < plan->n; i++) {
-			bool local = plan->req.flags & HWBP_REQ_LOCAL;
-
-			if (same_piece(&p.s[k], &plan->piece[i], plan->req.scope, local))
-				p.s[k].refs--;
-		}
+		p.s[k].refs--;
 		p.s[k].requests &= ~(UINT64_C(1) << id);
 		if (!p.s[k].refs)
 			memset(&p.s[k], 0, sizeof(p.s[k]));
+		else
+			hwbpi_share_shrink(ctx, &p.s[k]);
 	}
 }
 
@@ -259,14 +268,17 @@ static int write_cpu(const struct hwbp_ctx *ctx, unsigned cpu, const struct hwbp
  * lets change_cpus() compute a CPU's new registers on a copy first and
  * commit the very same change later.
  */
-static void transform(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id,
+static bool transform(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id,
 		      const struct hwbp_plan *oldp, const struct hwbp_plan *newp)
 {
+	bool placed = true;
+
 	if (oldp)
 		unapply(ctx, set, id, oldp);
 	if (newp)
-		apply(ctx, set, id, newp);
+		placed = apply(ctx, set, id, newp);
 	reencode(ctx, set);
+	return placed;
 }
 
 /*
@@ -300,7 +312,7 @@ static int change_cpus(struct hwbp_ctx *ctx, unsigned first, unsigned last, int 
 		int ret;
 
 		*tmp = ctx->percpu[c];
-		transform(ctx, tmp, id, oldp, newp);
+		(void)transform(ctx, tmp, id, oldp, newp);
 		ret = write_cpu(ctx, c, &tmp->regs);
 		if (ret) {
 			for (unsigned u = c + 1; u-- > first;)
@@ -312,7 +324,7 @@ static int change_cpus(struct hwbp_ctx *ctx, unsigned first, unsigned last, int 
 	if (ctx->glue)
 		hwbpi_scrub(tmp, sizeof(*tmp));
 	for (unsigned c = first; c <= last; c++)
-		transform(ctx, &ctx->percpu[c], id, oldp, newp);
+		(void)transform(ctx, &ctx->percpu[c], id, oldp, newp);
 	return 0;
 }
 
@@ -334,11 +346,61 @@ static int change_request(struct hwbp_ctx *ctx, int cpu, struct hwbp_task *task,
 	unsigned first, last;
 
 	if (task) {
-		transform(ctx, &task->slots, id, oldp, newp);
+		(void)transform(ctx, &task->slots, id, oldp, newp);
 		return 0;
 	}
 	cpu_range(ctx, cpu, &first, &last);
 	return change_cpus(ctx, first, last, id, oldp, newp);
+}
+
+/*
+ * Whether request @id's @newp (replacing @oldp, if any) fits where it
+ * lives (@task, or CPU @cpu / every CPU) once its pieces join shared ones:
+ * the change made on a copy of each set, the accounting invariant checked
+ * on the copy.
+ */
+static bool fits_sharing(struct hwbp_ctx *ctx, int cpu, struct hwbp_task *task, int id,
+			 const struct hwbp_plan *oldp, const struct hwbp_plan *newp)
+{
+	struct hwbp_slots *tmp = &ctx->scratch_set;  /* not on the stack */
+	unsigned size = hwbpi_pool_size(ctx, newp->inst);
+	bool ok = true;
+
+	if (task) {
+		*tmp = task->slots;
+		ok = transform(ctx, tmp, id, oldp, newp) &&
+		     max_cpu_used(ctx, newp->inst) + used(ctx, tmp, newp->inst) <= size;
+	} else {
+		unsigned first, last, tu = max_task_used(ctx, newp->inst);
+
+		cpu_range(ctx, cpu, &first, &last);
+		for (unsigned c = first; c <= last && ok; c++) {
+			*tmp = ctx->percpu[c];
+			ok = transform(ctx, tmp, id, oldp, newp) &&
+			     used(ctx, tmp, newp->inst) + tu <= size;
+		}
+	}
+	hwbpi_scrub(tmp, sizeof(*tmp));
+	return ok;
+}
+
+/*
+ * A HWBP_REQ_SHARE request that did not fit the free slots: its plan for
+ * the whole pool (exact pieces join shared slots best), kept when its
+ * pieces fit once joined (the planner prefers sharing over -ENOSPC).
+ * Without the flag a request needs free slots for its pieces, one each
+ * (as in Linux's accounting), even where they would then turn out
+ * identical to armed ones and share their slots.
+ */
+static int plan_sharing(struct hwbp_ctx *ctx, const struct hwbp_request *req, int cpu,
+			struct hwbp_task *task, int id, const struct hwbp_plan *oldp,
+			struct hwbp_plan *plan)
+{
+	int ret = hwbp_plan(&ctx->cpu, req, 0, plan);
+
+	if (ret)
+		return ret;
+	return fits_sharing(ctx, cpu, task, id, oldp, plan) ? 0 : -ENOSPC;
 }
 
 /* Check @req, then plan it into @freeslots slots of the pool it needs. */
@@ -391,6 +453,8 @@ int hwbp_install(struct hwbp_ctx *ctx, const struct hwbp_request *req,
 	 */
 	plan = slot < 0 ? &ctx->scratch_plan : &ctx->req[slot].plan;
 	ret = plan_into(ctx, req, free_in(ctx, cpu, task, req->type == HWBP_X), plan);
+	if (ret == -ENOSPC && slot >= 0 && (req->flags & HWBP_REQ_SHARE))
+		ret = plan_sharing(ctx, req, cpu, task, slot, NULL, plan);
 	if (ret == 0 && slot < 0)
 		ret = -ENOSPC;
 	if (ret == 0)
@@ -468,6 +532,8 @@ int hwbp_modify(struct hwbp_ctx *ctx, int id, const struct hwbp_request *req)
 	/* The new plan waits in the ctx until the change is committed. */
 	plan = &ctx->scratch_plan;
 	ret = plan_into(ctx, req, free_for_modify(ctx, id, req->type == HWBP_X), plan);
+	if (ret == -ENOSPC && (req->flags & HWBP_REQ_SHARE))
+		ret = plan_sharing(ctx, req, rec->cpu, rec->task, id, &rec->plan, plan);
 	if (ret == 0)
 		ret = change_request(ctx, rec->cpu, rec->task, id, &rec->plan, plan);
 	if (ret == 0)

@@ -60,4 +60,15 @@ static inline void hwbpi_scrub(void *p, size_t n)
 void hwbpi_encode_pool(const struct hwbp_ctx *ctx, const struct hwbp_slot *s,
 		       const int *slotno, unsigned n, struct hwbp_regs *regs);
 
+/*
+ * Shared pieces (share.c, HWBP_REQ_SHARE).  hwbpi_share_join: may piece
+ * @i of request @id's @plan join slot @s (armed, holding other requests)?
+ * On true, *@merged is the slot's piece with it.  hwbpi_share_shrink: the
+ * piece of slot @s again, after a request left it (refs still > 0).  Both
+ * read the live request records of @ctx.
+ */
+bool hwbpi_share_join(const struct hwbp_ctx *ctx, const struct hwbp_slot *s, int id,
+		      const struct hwbp_plan *plan, unsigned i, struct hwbp_piece *merged);
+void hwbpi_share_shrink(const struct hwbp_ctx *ctx, struct hwbp_slot *s);
+
 #endif /* HWBP_GENERIC_SLOTS_H */

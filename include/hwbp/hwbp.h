@@ -143,7 +143,26 @@ const char *hwbp_version(void);
 #define HWBP_REQ_WIDEN 0x1u  /* allow widening a type the CPU lacks (x86 R -> RW) */
 #define HWBP_REQ_LOCAL 0x2u  /* x86: use the local (Ln) enable bit instead of Gn */
 #define HWBP_REQ_EXACT 0x4u  /* never enlarge: fail with -ENOSPC instead */
-#define HWBP_REQ_FLAGS_MASK 0x7u
+/*
+ * HWBP_REQ_SHARE: the request may share one hardware piece with other
+ * SHARE requests of the same scope (and x86 enable bit) whose bytes the
+ * same slot can watch: x86 one aligned 8-byte region, arm64 one
+ * doubleword's BAS bytes or one MASK range, powerpc one DAWR range (a
+ * shared piece is at most a doubleword, or twice the bytes of the pieces
+ * it holds).  The slot's piece is the smallest one covering them, its type
+ * the union of theirs; it shrinks back when one is removed.  A request
+ * that does not fit the free slots fits when its pieces can join shared
+ * ones (the planner prefers sharing over -ENOSPC).
+ * The price: a hit on a shared slot is attributed by the access's
+ * address, so the caller passes it to hwbp_decode() (struct hwbp_access,
+ * addr and size: from the instruction that trapped on x86, where DR6 only
+ * names the slot) or the CPU reports it (arm64 FAR, powerpc DAR: a request
+ * holding the reported byte is the one hit).  Without it, a hit goes to
+ * every request of the slot whose type matches.  Data requests only
+ * (an execute request with the flag shares identical pieces, as any).
+ */
+#define HWBP_REQ_SHARE 0x8u
+#define HWBP_REQ_FLAGS_MASK 0xfu
 
 /* Limits of the fixed-size (allocation-free) structures. */
 #define HWBP_MAX_SLOTS 16     /* per pool (arm64 has up to 16 of each) */
@@ -553,7 +572,9 @@ struct hwbp_glue {
 /* One slot of a pool. */
 struct hwbp_slot {
 	unsigned refs;            /* requests using this piece (0: free) */
-	struct hwbp_piece piece;
+	struct hwbp_piece piece;  /* the piece armed: one request's, or with
+				     HWBP_REQ_SHARE the smallest covering
+				     those of every request in @requests */
 	enum hwbp_scope scope;
 	bool local;
 	uint64_t requests;        /* bit id: request ids using it */
@@ -649,11 +670,12 @@ int hwbp_task_fini(struct hwbp_ctx *ctx, struct hwbp_task *task);
 /*
  * hwbp_install - plan @req and install it all-or-nothing: on CPU @cpu,
  * on every CPU (@cpu == HWBP_CPU_ALL), or in @task (non-NULL, @cpu ignored).
- * Identical pieces already installed in the same set are shared.  A task's
+ * Identical pieces already installed in the same set are shared, and with
+ * HWBP_REQ_SHARE, pieces one slot can hold together (see the flag).  A task's
  * slots count against every CPU (it may run anywhere), as in Linux.
  * On success stores the request id in @id.
  * Errors: those of hwbp_plan(), -EINVAL (bad cpu, NULL), -ENOSPC (not
- *         enough free slots, or HWBP_MAX_REQUESTS live), any error of the
+ *         enough free slots, even sharing, or HWBP_MAX_REQUESTS live), any error of the
  *         glue (registers of every CPU are restored first).
  * Context: the caller's lock of @ctx; calls glue.on_cpu for each CPU
  *         concerned (none for a task: the host writes hwbp_task_regs()
