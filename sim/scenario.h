@@ -47,7 +47,7 @@
 
 enum hwbpi_scn_kind {
 	C_CPU, C_SET, C_WATCH, C_UNWATCH, C_MODE, C_READ, C_WRITE, C_EXEC,
-	C_IO, C_ZERO, C_RESUME, C_EXPECT,
+	C_IO, C_ZERO, C_RESUME, C_DECODER, C_EXPECT,
 };
 
 enum hwbpi_scn_check {
@@ -66,6 +66,7 @@ struct hwbpi_scn_cmd {
 	unsigned type;
 	enum hwbp_scope scope;
 	bool widen;
+	bool share;                     /* HWBP_REQ_SHARE */
 	/* mode */
 	unsigned nmode;
 	char mkey[HWBPI_SCN_MAX_MODE][8];
@@ -218,6 +219,7 @@ struct hwbpi_scn_run {
 	bool have_res;
 	struct hwbp_sim_result res;
 	struct hwbp_access acc;
+	bool no_decoder;                /* `decoder off`: only what the CPU reports */
 	bool decoded;
 	struct hwbp_hit hit;
 	int cmd_err;

@@ -61,7 +61,7 @@ struct row {
 	unsigned line;
 	const char *name, *name2;
 	unsigned type, scope;
-	bool widen;
+	unsigned flags;   /* watch: 1 widen, 2 share (hops.h) */
 };
 
 static void hop(FILE *out, const struct row *h)
@@ -70,7 +70,7 @@ static void hop(FILE *out, const struct row *h)
 	const char *base = base_of(h->abase, h->a, &off);
 
 	fprintf(out, "\t{ %s, %s, %u, %u, %u, { 0 }, %u, 0x%" PRIx64 "ull, 0x%" PRIx64 "ull, ",
-		h->kind, base, h->type, h->scope, h->widen ? 1u : 0u, h->line, off, h->b);
+		h->kind, base, h->type, h->scope, h->flags, h->line, off, h->b);
 	c_string(out, h->name);
 	fputs(", ", out);
 	c_string(out, h->name2);
@@ -80,18 +80,19 @@ static void hop(FILE *out, const struct row *h)
 /* The rows of command @c of @file. */
 static void compile_cmd(FILE *out, const char *file, const struct hwbpi_scn_cmd *c)
 {
-	struct row h = { hop_names[c->kind], c->abase, c->a, c->b, c->line, NULL, NULL, 0, 0, false };
+	struct row h = { hop_names[c->kind], c->abase, c->a, c->b, c->line, NULL, NULL, 0, 0, 0 };
 
 	switch (c->kind) {
 	case C_CPU:
-		h = (struct row){ "HOP_FILE", 0, 0, 0, c->line, file, c->name, 0, 0, false };
+		h = (struct row){ "HOP_FILE", 0, 0, 0, c->line, file, c->name, 0, 0, 0 };
 		break;
 	case C_EXPECT:
+	case C_DECODER:   /* the harnesses report slots, not requests */
 		return;
 	case C_MODE:
 		for (unsigned k = 0; k < c->nmode; k++) {
 			h = (struct row){ "HOP_MODE", 0, c->mval[k], 0, c->line, c->mkey[k], NULL,
-					  0, 0, false };
+					  0, 0, 0 };
 			hop(out, &h);
 		}
 		return;
@@ -99,7 +100,7 @@ static void compile_cmd(FILE *out, const char *file, const struct hwbpi_scn_cmd 
 		h.name = c->name;
 		h.type = c->type;
 		h.scope = (unsigned)c->scope;
-		h.widen = c->widen;
+		h.flags = (c->widen ? 1u : 0u) | (c->share ? 2u : 0u);
 		break;
 	case C_SET:
 	case C_UNWATCH:

@@ -76,13 +76,15 @@ static int parse_set(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_parser *
 	return ret;
 }
 
-/* scope=user|kernel|both and widen, after the four operands of watch. */
+/* scope=user|kernel|both, widen and share, after the four operands of watch. */
 static int parse_watch_options(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens *t,
 			       struct hwbpi_scn_cmd *c)
 {
 	for (unsigned i = 5; i < t->n; i++) {
 		if (hwbpi_scn_tok_is(t, i, "widen"))
 			c->widen = true;
+		else if (hwbpi_scn_tok_is(t, i, "share"))
+			c->share = true;
 		else if (hwbpi_scn_tok_is(t, i, "scope=user"))
 			c->scope = HWBP_SCOPE_USER;
 		else if (hwbpi_scn_tok_is(t, i, "scope=kernel"))
@@ -90,7 +92,7 @@ static int parse_watch_options(struct hwbpi_scn_lexer *lx, const struct hwbpi_sc
 		else if (hwbpi_scn_tok_is(t, i, "scope=both"))
 			c->scope = HWBP_SCOPE_BOTH;
 		else
-			return hwbpi_scn_error(lx, t->p[i], "unknown watch option '%.*s' (scope=user|kernel|both, widen)",
+			return hwbpi_scn_error(lx, t->p[i], "unknown watch option '%.*s' (scope=user|kernel|both, widen, share)",
 					       (int)t->len[i], t->p[i]);
 	}
 	return 0;
@@ -107,7 +109,7 @@ static int parse_watch(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_parser
 	(void)p, (void)probe;
 	c->kind = C_WATCH;
 	if (t->n < 5)
-		return hwbpi_scn_error(lx, t->p[0], "'watch' takes NAME ADDR LEN TYPE [scope=user|kernel|both] [widen]");
+		return hwbpi_scn_error(lx, t->p[0], "'watch' takes NAME ADDR LEN TYPE [scope=user|kernel|both] [widen] [share]");
 	ret = hwbpi_scn_tok_copy(lx, t, 1, c->name, HWBPI_SCN_NAME_LEN);
 	if (ret)
 		return ret;
@@ -245,6 +247,20 @@ static int parse_resume(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_parse
 	return 0;
 }
 
+/* decoder on|off: whether the handler knows the access (the runner's
+ * decoding, "How the runner decodes" in scenarios.md). */
+static int parse_decoder(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_parser *p,
+			 const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+			 struct hwbp_sim *probe)
+{
+	(void)p, (void)probe;
+	c->kind = C_DECODER;
+	if (t->n != 2 || !(hwbpi_scn_tok_is(t, 1, "on") || hwbpi_scn_tok_is(t, 1, "off")))
+		return hwbpi_scn_error(lx, t->p[0], "'decoder' takes on or off");
+	c->a = hwbpi_scn_tok_is(t, 1, "on");
+	return 0;
+}
+
 static const struct {
 	const char *word;
 	parse_fn *parse;
@@ -252,7 +268,7 @@ static const struct {
 	{ "cpu", parse_cpu_again }, { "set", parse_set }, { "watch", parse_watch },
 	{ "unwatch", parse_unwatch }, { "mode", parse_mode }, { "read", parse_sized },
 	{ "write", parse_sized }, { "io", parse_sized }, { "exec", parse_at },
-	{ "zero", parse_at }, { "resume", parse_resume },
+	{ "zero", parse_at }, { "resume", parse_resume }, { "decoder", parse_decoder },
 };
 
 /* The first line: cpu PRESET. */

@@ -56,6 +56,13 @@ static void describe_access(struct hwbpi_scn_run *r, const struct hwbp_sim_acces
 		r->acc.size = 0; /* a port, not memory: nothing to filter by */
 	r->acc.kind = kinds[a->op];
 	r->acc.priv = hwbp_sim_priv(r->sim, r->cur);
+	if (r->no_decoder) {
+		/* Only the status: no bytes, no kind but what it says itself
+		 * (arm64 WnR); the privilege is the handler's own knowledge. */
+		r->acc.addr = 0;
+		r->acc.size = 0;
+		r->acc.kind = 0;
+	}
 }
 
 /* Decode the exception through the generic API, as a kernel would. */
@@ -113,7 +120,8 @@ static void run_set(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c)
 /* watch: install on every CPU (hwbp_install), remember the name. */
 static void run_watch(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c)
 {
-	struct hwbp_request q = { c->a, c->b, c->type, c->scope, c->widen ? HWBP_REQ_WIDEN : 0 };
+	struct hwbp_request q = { c->a, c->b, c->type, c->scope,
+				  (c->widen ? HWBP_REQ_WIDEN : 0) | (c->share ? HWBP_REQ_SHARE : 0) };
 	int id = -1;
 
 	if (hwbpi_scn_find_name(r, c->name) >= 0)
@@ -210,6 +218,9 @@ static void run_cmd(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c)
 		break;
 	case C_RESUME:
 		run_resume(r, c);
+		break;
+	case C_DECODER:
+		r->no_decoder = !c->a;
 		break;
 	case C_CPU:
 	case C_EXPECT:

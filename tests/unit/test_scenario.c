@@ -92,6 +92,9 @@ static const struct {
 	{ "cpu x86_64\nio 0x10000 1\n", "t.hws:2:4:", "port 0..0xffff" },
 	{ "cpu x86_64\nexec\n", "t.hws:2:1:", "takes ADDR" },
 	{ "cpu x86_64\nresume now\n", "t.hws:2:8:", "takes nothing" },
+	{ "cpu x86_64\ndecoder maybe\n", "t.hws:2:1:", "'decoder' takes on or off" },
+	{ "cpu x86_64\ndecoder\n", "t.hws:2:1:", "'decoder' takes on or off" },
+	{ "cpu x86_64\nwatch a B+0 1 w shared\n", "t.hws:2:17:", "widen, share" },
 	{ "cpu x86_64\nread B+0 4\x01\n", "t.hws:2:11:", "unexpected character 0x01" },
 	{ "cpu x86_64\nread B+0 4\nexpect dr6=zz\n", "t.hws:3:12:", "bad value" },
 };

@@ -352,6 +352,11 @@ uint64_t arch_arena_c(void)
 	return (uint64_t)a64_arena_c;
 }
 
+const char *arch_machine_model(void)
+{
+	return "cortex-a57";   /* -cpu cortex-a57 (run.sh) */
+}
+
 const char *arch_cpu_unsupported(const struct hwbp_cpu *cpu)
 {
 	unsigned nb, nw;

@@ -81,6 +81,10 @@ __attribute__((noreturn)) void arch_exit(int code);
 uint64_t arch_arena_b(void);
 uint64_t arch_arena_c(void);
 
+/* The preset of the CPU this harness boots on (the on_cpu self-check's
+ * model, whatever model the files name). */
+const char *arch_machine_model(void);
+
 /* NULL if this harness runs @cpu (its arch and a compatible model: e.g.
  * the x86_64 harness cannot run an i386 file), else the reason to skip. */
 const char *arch_cpu_unsupported(const struct hwbp_cpu *cpu);

@@ -15,7 +15,7 @@ enum hop_kind {
 	HOP_END = 0,     /* end of the table */
 	HOP_FILE,        /* a new file: name = path, name2 = cpu preset; reset everything */
 	HOP_SET,         /* set register name = a (+ base) */
-	HOP_WATCH,       /* watch name: a (+ base) len b, type, scope, widen */
+	HOP_WATCH,       /* watch name: a (+ base) len b, type, scope, flags */
 	HOP_UNWATCH,     /* unwatch name */
 	HOP_MODE,        /* mode name=a (one pair per hop; "cpu" included) */
 	HOP_READ,        /* read a (+ base), size b */
@@ -37,7 +37,7 @@ struct hop {
 	uint8_t base;    /* enum hop_base, for a */
 	uint8_t type;    /* watch: HWBP_R/W/RW/X */
 	uint8_t scope;   /* watch: enum hwbp_scope */
-	uint8_t widen;   /* watch: 1 = widen */
+	uint8_t flags;   /* watch: 1 widen, 2 share (HWBP_REQ_WIDEN, _SHARE) */
 	uint8_t pad[3];
 	uint32_t line;   /* line in the file (the canonical lines' LINE) */
 	uint64_t a;

@@ -284,6 +284,11 @@ uint64_t arch_arena_c(void)
 	return (uint64_t)arena_c;
 }
 
+const char *arch_machine_model(void)
+{
+	return "power10";   /* -M powernv10 (run.sh) */
+}
+
 const char *arch_cpu_unsupported(const struct hwbp_cpu *cpu)
 {
 	if (cpu->arch != HWBP_ARCH_POWERPC)

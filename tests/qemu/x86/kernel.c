@@ -283,6 +283,11 @@ uint64_t arch_arena_c(void)
 	return (uint64_t)(uintptr_t)x86_arena_c;
 }
 
+const char *arch_machine_model(void)
+{
+	return "x86_64";   /* -cpu qemu64, long mode (run.sh) */
+}
+
 const char *arch_cpu_unsupported(const struct hwbp_cpu *cpu)
 {
 	if (cpu->arch != HWBP_ARCH_X86)
