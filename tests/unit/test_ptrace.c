@@ -432,6 +432,72 @@ static void test_decoded_four_reads(void **state)
 	free(t);
 }
 
+/*
+ * GDB's watchpoint-unaligned case: read watches on bytes 1 to 7 of one
+ * doubleword, more than the four registers; they share one (x86: the
+ * decoded access; arm64: FAR, as si_addr).  Byte i is read 2i times and
+ * written once: each watch counts exactly its reads; the writes are not
+ * reads (x86: trapped by the RW register, filtered; arm64: loads only are
+ * watched), nor are the reads of byte 0, which nobody watches.
+ */
+static volatile uint8_t u8x[8] __attribute__((aligned(64)));
+
+static int prog_seven_bytes(void *arg)
+{
+	(void)arg;
+	for (int i = 1; i <= 7; i++) {
+		for (int k = 0; k < 2 * i; k++)
+			sink += u8x[i];
+		u8x[i] = (uint8_t)i;
+	}
+	for (int k = 0; k < 5; k++)
+		sink += u8x[0];
+	return 0;
+}
+
+static void test_seven_bytes_shared(void **state)
+{
+	struct hwbpi_tracer *t = new_tracer();
+	bool x86 = false;
+	struct hwbp_symtab *syms = NULL;
+	struct hwbp_cpu cpu;
+	char err[256] = "", name[8];
+
+	(void)state;
+	if (hwbpi_child_cpu(&cpu, err, sizeof(err)) == 0)
+		x86 = cpu.arch == HWBP_ARCH_X86;
+	if (x86 && !(syms = decodes() ? own_symbols() : NULL)) {
+		printf("SKIP: x86 shares registers only with decoded hits (a build without "
+		       "Capstone or libelf)\n");
+		free(t);
+		skip();
+	}
+	t->syms = syms;
+	for (int i = 1; i <= 7; i++) {
+		snprintf(name, sizeof(name), "b%d", i);
+		add_watch(t, name, &u8x[i], 1, HWBP_R);
+	}
+	run_decode = true;
+	assert_int_equal(run_fn(t, prog_seven_bytes, err, sizeof(err)), 0);
+	run_decode = false;
+	for (unsigned w = 0; w < 7; w++) {
+		if (t->hist.hits[w] != 2 * (w + 1) || count(t, w, HWBP_R) != 2 * (w + 1))
+			fail_msg("b%u: %llu hits, %llu reads, %llu writes, %llu rw (want %u reads)",
+				 w + 1, (unsigned long long)t->hist.hits[w],
+				 (unsigned long long)count(t, w, HWBP_R),
+				 (unsigned long long)count(t, w, HWBP_W),
+				 (unsigned long long)count(t, w, HWBP_RW), 2 * (w + 1));
+	}
+	/* x86: the 7 stores and the 5 reads of byte 0 trapped, filtered. */
+	assert_int_equal(t->filtered, x86 ? 12 : 0);
+	printf("7 one-byte read watches, %s: every hit its own watch's\n",
+	       x86 ? "one debug register, decoded" : "shared by FAR");
+	t->syms = NULL;
+	hwbp_symtab_free(syms);
+	hwbpi_tracer_fini(t);
+	free(t);
+}
+
 /* Lengths 1/2/4/8, all four debug registers at once. */
 static void test_four_slots_lengths(void **state)
 {
@@ -1050,6 +1116,7 @@ int main(int argc, char **argv)
 		TEST(test_r_watch_filters_writes),
 		TEST(test_decoded_kinds),
 		TEST(test_decoded_four_reads),
+		TEST(test_seven_bytes_shared),
 		TEST(test_four_slots_lengths),
 		TEST(test_fifth_watch_enospc),
 		TEST(test_foreign_cpu),

@@ -96,6 +96,7 @@ int hwbpi_hit_access(struct hwbpi_hit_dec *h, pid_t tid, const struct hwbp_symta
 	const struct hwbp_sym *f;
 	struct hwbpi_insn_regs regs;
 	struct hwbpi_insn in[2];
+	const struct hwbpi_insn_access *found = NULL;
 	unsigned n = 0;
 	uint64_t start;
 	int ret;
@@ -137,5 +138,26 @@ int hwbpi_hit_access(struct hwbpi_hit_dec *h, pid_t tid, const struct hwbp_symta
 					acc->priv = 1;
 					return 0;
 				}
-	return -ENOENT;
+	/*
+	 * No access touched a watch: it touched only bytes the hardware
+	 * watches beyond them (an enlarged piece's, or those between the
+	 * watches of a shared one).  When the instruction has one access
+	 * that can be located, that one raised the trap: return it, so that
+	 * hwbp_decode() filters the hit rather than give it to every watch.
+	 */
+	for (unsigned k = 0; k < n; k++)
+		for (unsigned i = 0; i < in[k].n; i++) {
+			if (!in[k].acc[i].addr_known)
+				continue;
+			if (found)
+				return -ENOENT;   /* two candidates: which one is not known */
+			found = &in[k].acc[i];
+		}
+	if (!found)
+		return -ENOENT;
+	acc->addr = found->addr;
+	acc->size = found->size;
+	acc->kind = found->kind;
+	acc->priv = 1;
+	return 0;
 }

@@ -237,10 +237,12 @@ void hwbpi_hit_dec_forget(struct hwbpi_hit_dec *h);
  * trap left the PC at @ip: the instruction that ended there (decoded from
  * its function's start in @syms) and, of its accesses, the first that
  * touches one of the @nr ranges [@lo[i], @lo[i] + @len[i]) (the watches
- * the hit names), into *@acc (address, size, kind; priv user).
+ * the hit names), into *@acc (address, size, kind; priv user); when none
+ * touches one, the instruction's only locatable access (it touched bytes
+ * the hardware watches beyond them: hwbp_decode() filters it).
  * Errors: -ENOENT (no function, no instruction ends at @ip, or no access
- * of it touches a range: its address lost with its base register, or a
- * branch that trapped at its target), -EFAULT (the code unreadable),
+ * of it to give: its address lost with its base register, two that touch
+ * no range, or a branch that trapped at its target), -EFAULT (the code unreadable),
  * ptrace's, -EOPNOTSUPP (no decoder).
  * Context: a stop of @tid; no allocation; reads its code and registers.
  */

@@ -82,6 +82,8 @@ struct hwbp_request hwbpi_pt_watch_req(const struct hwbpi_pt_loop *L, const stru
 	struct hwbp_request q = { addr, hwbpi_watch_len(w, &L->ctx.cpu), w->type,
 				  HWBP_SCOPE_USER, HWBP_REQ_WIDEN | HWBP_REQ_LOCAL };
 
+	if (L->share)
+		q.flags |= HWBP_REQ_SHARE;
 	return q;
 }
 
@@ -553,17 +555,56 @@ static int add_twins(struct hwbpi_pt_loop *L, char *err, size_t errlen)
 	return 0;
 }
 
-static int setup(struct hwbpi_pt_loop *L, const struct hwbp_cpu *cpu, char *err, size_t errlen)
+/* Install watch @w (w->req), saying in @err why not. */
+static int install_watch(struct hwbpi_pt_loop *L, const struct hwbp_cpu *cpu,
+			 struct hwbpi_watch *w, char *err, size_t errlen)
+{
+	struct hwbp_request q = hwbpi_pt_watch_req(L, w, plan_addr(L, w));
+	const struct hwbp_plan *pl;
+	char why[160];
+	int ret = hwbp_install(&L->ctx, &q, 0, &L->task, &w->req);
+
+	if (ret == -ENOSPC) {
+		bool inst = (w->type & HWBP_X) && !L->ctx.caps.shared;
+		unsigned n = inst ? L->ctx.caps.inst_slots : L->ctx.caps.data_slots;
+		int fr = hwbp_free_slots(&L->ctx, 0, &L->task, inst);
+
+		hwbpi_say(err, errlen, "%s: no free debug register: %d of %u in use by the other "
+		    "watches (%u %s per thread here)", w->name, fr >= 0 ? (int)n - fr : -1, n, n,
+		    inst ? "instruction breakpoints" : L->ctx.caps.shared ? "debug registers" :
+		    "watchpoints");
+	} else if (ret) {
+		hwbpi_say(err, errlen, "%s: %s (%s)", w->name, hwbp_errno_name(ret),
+		    ret == -ERANGE ? "larger than this CPU can watch" :
+		    ret == -EOPNOTSUPP ? "a type this CPU lacks" :
+		    ret == -EFAULT ? "not a user-space address" : "refused by the planner");
+	}
+	if (ret)
+		return ret;
+	/* Pieces the kernel cannot program through ptrace (arm64 MASK
+	 * blocks): refused here rather than watched wrongly.  A shared slot's
+	 * piece (grown by this watch) too. */
+	pl = hwbp_plan_of(&L->ctx, w->req);
+	for (unsigned k = 0; ret == 0 && k < pl->n; k++)
+		ret = hwbpi_linux_piece_ok(cpu, pl->inst, &pl->piece[k], why, sizeof(why));
+	for (unsigned k = 0; ret == 0 && k < HWBP_MAX_SLOTS; k++)
+		if (L->task.slots.data[k].refs)
+			ret = hwbpi_linux_piece_ok(cpu, false, &L->task.slots.data[k].piece, why,
+						   sizeof(why));
+	if (ret)
+		hwbpi_say(err, errlen, "%s: %s", w->name, why);
+	return ret;
+}
+
+/* Every watch with an address installed, or none (the first error). */
+static int install_watches(struct hwbpi_pt_loop *L, const struct hwbp_cpu *cpu, char *err,
+			   size_t errlen)
 {
 	struct hwbpi_tracer *t = L->t;
-	int ret = hwbp_ctx_init(&L->ctx, cpu, 1, L->percpu, NULL);
-	char why[160];
+	int ret = 0;
 
-	if (ret == 0)
-		ret = hwbp_task_init(&L->ctx, &L->task);
 	for (unsigned i = 0; ret == 0 && i < t->nw; i++) {
 		struct hwbpi_watch *w = &t->w[i];
-		struct hwbp_request q = hwbpi_pt_watch_req(L, w, plan_addr(L, w));
 
 		w->req = -1;
 		/* A watch of objects has no address yet: each object gets its
@@ -576,31 +617,41 @@ static int setup(struct hwbpi_pt_loop *L, const struct hwbp_cpu *cpu, char *err,
 		}
 		L->off[i] = L->shadow_len;
 		L->shadow_len += w->len <= sizeof(L->cur) ? w->len : 0;
-		ret = hwbp_install(&L->ctx, &q, 0, &L->task, &w->req);
-		if (ret == -ENOSPC) {
-			bool inst = (w->type & HWBP_X) && !L->ctx.caps.shared;
-			unsigned n = inst ? L->ctx.caps.inst_slots : L->ctx.caps.data_slots;
-			int fr = hwbp_free_slots(&L->ctx, 0, &L->task, inst);
+		ret = install_watch(L, cpu, w, err, errlen);
+	}
+	for (unsigned i = 0; ret && i < t->nw; i++) {
+		if (t->w[i].req >= 0)
+			(void)hwbp_remove(&L->ctx, t->w[i].req);
+		t->w[i].req = -1;
+	}
+	if (ret)
+		L->shadow_len = 0;
+	return ret;
+}
 
-			hwbpi_say(err, errlen, "%s: no free debug register: %d of %u in use by the other "
-			    "watches (%u %s per thread here)", w->name, fr >= 0 ? (int)n - fr : -1, n, n,
-			    inst ? "instruction breakpoints" : L->ctx.caps.shared ? "debug registers" :
-			    "watchpoints");
-		} else if (ret) {
-			hwbpi_say(err, errlen, "%s: %s (%s)", w->name, hwbp_errno_name(ret),
-			    ret == -ERANGE ? "larger than this CPU can watch" :
-			    ret == -EOPNOTSUPP ? "a type this CPU lacks" :
-			    ret == -EFAULT ? "not a user-space address" : "refused by the planner");
-		}
-		/* Pieces the kernel cannot program through ptrace (arm64 MASK
-		 * blocks): refused here rather than watched wrongly. */
-		const struct hwbp_plan *pl = ret ? NULL : hwbp_plan_of(&L->ctx, w->req);
+static int setup(struct hwbpi_pt_loop *L, const struct hwbp_cpu *cpu, char *err, size_t errlen)
+{
+	int ret = hwbp_ctx_init(&L->ctx, cpu, 1, L->percpu, NULL);
 
-		for (unsigned k = 0; pl && ret == 0 && k < pl->n; k++) {
-			ret = hwbpi_linux_piece_ok(cpu, pl->inst, &pl->piece[k], why, sizeof(why));
-			if (ret)
-				hwbpi_say(err, errlen, "%s: %s", w->name, why);
-		}
+	if (ret == 0)
+		ret = hwbp_task_init(&L->ctx, &L->task);
+	if (ret == 0)
+		ret = install_watches(L, cpu, err, errlen);
+	/*
+	 * More watches than debug registers: nearby ones share registers
+	 * (HWBP_REQ_SHARE), where each hit's address will be known to give
+	 * it to the right watch: decoded (x86) or reported (arm64's FAR, as
+	 * si_addr).  Only then: a shared register also traps on the bytes
+	 * between its watches, and a wide access reported by its FAR alone
+	 * names one of them.
+	 */
+	if (ret == -ENOSPC && (L->dec || L->ctx.caps.precision == HWBP_ADDR_WINDOW)) {
+		L->share = true;
+		ret = install_watches(L, cpu, err, errlen);
+		if (ret)
+			L->share = false;
+		else if (errlen)
+			err[0] = '\0';   /* the first attempt's reason no longer holds */
 	}
 	if (ret == 0)
 		ret = add_twins(L, err, errlen);
@@ -1017,13 +1068,15 @@ int hwbpi_ptrace_trace(struct hwbpi_ptrace *s, struct hwbpi_tracer *t,
 	 * modules, as they are mapped now), before any thread is armed */
 	ret = t->stack_depth ? hwbpi_unwinder_init(&L->uw, (enum hwbpi_callgraph)s->callgraph,
 						   s->pid, err, errlen) : 0;
-	if (ret == 0)
-		ret = start(L, cpu, err, errlen);
 	/* The hits' decoder, where the arch needs one (an error leaves the
-	 * hits to twins and values, as without one). */
+	 * hits to twins and values, as without one); before the watches are
+	 * installed, which share registers only where hits are decoded. */
 	if (ret == 0 && s->decode && hwbpi_hit_dec_open(cpu->arch, &L->dec))
 		L->dec = NULL;
+	if (ret == 0)
+		ret = start(L, cpu, err, errlen);
 	if (ret) {
+		hwbpi_hit_dec_close(L->dec);
 		hwbpi_pt_objs_end(L);
 		hwbpi_unwinder_fini(&L->uw);
 		free(L);

@@ -120,6 +120,9 @@ struct hwbpi_pt_loop {
 	struct hwbpi_unwinder uw;      /* --stack (t->stack_depth > 0) */
 	struct hwbpi_pt_objs *objs;    /* watches of objects (ptrace_objects.c), or NULL */
 	struct hwbpi_hit_dec *dec;     /* the hits' decoder (s->decode), or NULL */
+	bool share;      /* watches share debug registers (HWBP_REQ_SHARE): they
+			  * did not fit one each, and each hit's address is
+			  * known (decoded, or the CPU's FAR) */
 	uint64_t gen;                  /* bumped when the registers change: a thread
 					* whose gen differs is written at its next stop */
 };
