@@ -646,12 +646,21 @@ static int setup(struct hwbpi_pt_loop *L, const struct hwbp_cpu *cpu, char *err,
 	 * names one of them.
 	 */
 	if (ret == -ENOSPC && (L->dec || L->ctx.caps.precision == HWBP_ADDR_WINDOW)) {
+		char first[256];
+
+		/* Sharing failing too (a shared piece Linux cannot program,
+		 * as arm64's MASK blocks): the first reason is the one. */
+		snprintf(first, sizeof(first), "%s", errlen ? err : "");
 		L->share = true;
-		ret = install_watches(L, cpu, err, errlen);
-		if (ret)
+		if (install_watches(L, cpu, err, errlen)) {
 			L->share = false;
-		else if (errlen)
-			err[0] = '\0';   /* the first attempt's reason no longer holds */
+			if (errlen)
+				snprintf(err, errlen, "%s", first);
+		} else {
+			ret = 0;
+			if (errlen)
+				err[0] = '\0';   /* the first attempt's reason no longer holds */
+		}
 	}
 	if (ret == 0)
 		ret = add_twins(L, err, errlen);
