@@ -3,7 +3,14 @@
  * The filter of hwbp_ksym.ko (kernel/linux/ksym.h): each watch is planned
  * by hwbp (hwbp_plan(): numeric lengths, an unaligned range split into
  * aligned pieces; never enlarged, HWBP_REQ_EXACT, so no piece watches a
- * byte the user did not ask for and no hit needs filtering) and each
+ * byte the user did not ask for and no hit needs filtering: an x86
+ * handler could filter an enlarged or shared piece only by decoding the
+ * instruction that trapped, and the kernel's decoder is not a module's to
+ * call: arch/x86/lib/insn.c's insn_decode(), insn_init() and insn-eval.c's
+ * insn_get_addr_ref() are not exported (Debian's 6.1 amd64
+ * Module.symvers has none of them; its headers carry asm/insn.h but not
+ * insn.c or the generated inat tables), nor is kallsyms_lookup_name()
+ * since 5.7, so no piece is shared either) and each
  * piece registered on every CPU with Linux's breakpoint API
  * (register_wide_hw_breakpoint(), kernel/events/hw_breakpoint.c), whose
  * slot accounting (toggle_bp_slot()) refuses what other users hold.
