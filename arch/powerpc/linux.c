@@ -228,6 +228,17 @@ int hwbpi_linux_call_perf(const uint64_t *regs, unsigned nregs, uint64_t stack0,
 	return 0;
 }
 
+int hwbpi_linux_perf_dwarf_regs(const uint64_t *vals, unsigned nvals, uint64_t *v, unsigned n,
+				uint64_t *known)
+{
+	(void)vals;
+	(void)nvals;
+	(void)v;
+	(void)n;
+	*known = 0;
+	return -EOPNOTSUPP;   /* the hardware reports the access (DAR): nothing to decode */
+}
+
 int hwbpi_linux_dwarf_regs(pid_t tid, uint64_t *v, unsigned n, uint64_t *known)
 {
 	(void)tid;

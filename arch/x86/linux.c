@@ -296,6 +296,37 @@ int hwbpi_linux_dwarf_regs(pid_t tid, uint64_t *v, unsigned n, uint64_t *known)
 	return 0;
 }
 
+int hwbpi_linux_perf_dwarf_regs(const uint64_t *vals, unsigned nvals, uint64_t *v, unsigned n,
+				uint64_t *known)
+{
+	/* asm/perf_regs.h numbers to the psABI's DWARF numbers (3.6.2). */
+	static const signed char dwarf_of[PERF_REG_X86_64_MAX] = {
+		[PERF_REG_X86_AX] = 0, [PERF_REG_X86_BX] = 3, [PERF_REG_X86_CX] = 2,
+		[PERF_REG_X86_DX] = 1, [PERF_REG_X86_SI] = 4, [PERF_REG_X86_DI] = 5,
+		[PERF_REG_X86_BP] = 6, [PERF_REG_X86_SP] = 7, [PERF_REG_X86_IP] = 16,
+		[PERF_REG_X86_FLAGS] = 49, [PERF_REG_X86_CS] = -1, [PERF_REG_X86_SS] = -1,
+		[PERF_REG_X86_DS] = -1, [PERF_REG_X86_ES] = -1, [PERF_REG_X86_FS] = -1,
+		[PERF_REG_X86_GS] = -1, [PERF_REG_X86_R8] = 8, [PERF_REG_X86_R9] = 9,
+		[PERF_REG_X86_R10] = 10, [PERF_REG_X86_R11] = 11, [PERF_REG_X86_R12] = 12,
+		[PERF_REG_X86_R13] = 13, [PERF_REG_X86_R14] = 14, [PERF_REG_X86_R15] = 15,
+	};
+	unsigned k = 0;
+
+	*known = 0;
+	for (unsigned r = 0; r < PERF_REG_X86_64_MAX; r++) {
+		if (!(hwbpi_linux_perf_iregs & (UINT64_C(1) << r)))
+			continue;
+		if (k >= nvals)
+			return -EINVAL;
+		if (dwarf_of[r] >= 0 && (unsigned)dwarf_of[r] < n) {
+			v[dwarf_of[r]] = vals[k];
+			*known |= UINT64_C(1) << dwarf_of[r];
+		}
+		k++;
+	}
+	return 0;
+}
+
 int hwbpi_linux_pc(pid_t tid, uint64_t *pc)
 {
 	struct user_regs_struct ur;

@@ -78,6 +78,8 @@ struct ivl_index {
 struct region {
 	uint64_t lo, hi, bias;
 	char *name;           /* the path's last component, malloc'd */
+	char *path;           /* the file it was loaded from, malloc'd (NULL:
+			       * not known: hwbpi_symtab_region_file()) */
 };
 
 /* The index of demangled names (symbols_demangled.c), built on first

@@ -437,7 +437,8 @@ static int elf_extent(Elf *e, uint64_t *lo, uint64_t *hi)
  * loaded before (which keeps the range, as the first added wins), gets
  * none.  0, or -ENOMEM.
  */
-static int add_elf_region(struct hwbp_symtab *t, Elf *e, const char *name, uint64_t bias)
+static int add_elf_region(struct hwbp_symtab *t, Elf *e, const char *path, const char *name,
+			  uint64_t bias)
 {
 	uint64_t lo, hi;
 	int r;
@@ -445,6 +446,8 @@ static int add_elf_region(struct hwbp_symtab *t, Elf *e, const char *name, uint6
 	if (elf_extent(e, &lo, &hi))
 		return 0;
 	r = hwbpi_symtab_add_region(t, lo + bias, hi + bias, bias, name);
+	if (r == 0)
+		r = hwbpi_symtab_region_file(t, lo + bias, path);
 	return r == -ENOMEM ? r : 0;
 }
 
@@ -621,7 +624,7 @@ int hwbpi_symtab_load_region(struct hwbp_symtab *t, const char *path, const char
 		return -EINVAL;
 	if ((r = open_elf(t, path, &fd, &e)))
 		return r;
-	r = elf_kind(e) == ELF_K_ELF ? add_elf_region(t, e, name, bias) : -EINVAL;
+	r = elf_kind(e) == ELF_K_ELF ? add_elf_region(t, e, path, name, bias) : -EINVAL;
 	elf_end(e);
 	close(fd);
 	return r;
@@ -658,7 +661,7 @@ int hwbpi_symtab_load_elf_as(struct hwbp_symtab *t, const char *path, const char
 	if (r >= 0 && hwbpi_symtab_add_obj(t, m, name, soname))
 		r = -ENOMEM;
 	/* Last: a region is never rolled back, so nothing may fail after. */
-	if (r >= 0 && add_elf_region(t, e, name, bias))
+	if (r >= 0 && add_elf_region(t, e, path, name, bias))
 		r = -ENOMEM;
 	if (r < 0)
 		hwbpi_symtab_rollback(t, m);

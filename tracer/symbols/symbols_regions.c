@@ -23,8 +23,10 @@
 
 void hwbpi_symtab_regions_free(struct hwbp_symtab *t)
 {
-	for (size_t i = 0; i < t->nreg; i++)
+	for (size_t i = 0; i < t->nreg; i++) {
 		free(t->reg[i].name);
+		free(t->reg[i].path);
+	}
 	free(t->reg);
 	t->reg = NULL;
 	t->nreg = t->reg_cap = 0;
@@ -75,7 +77,7 @@ int hwbpi_symtab_add_region(struct hwbp_symtab *t, uint64_t lo, uint64_t hi, uin
 	if (!(copy = strdup(base)))
 		return -ENOMEM;
 	memmove(&t->reg[at + 1], &t->reg[at], (t->nreg - at) * sizeof(*t->reg));
-	t->reg[at] = (struct region){ lo, hi, bias, copy };
+	t->reg[at] = (struct region){ lo, hi, bias, copy, NULL };
 	t->nreg++;
 	return 0;
 }
@@ -97,6 +99,32 @@ void hwbpi_symtab_move_regions(struct hwbp_symtab *t, uint64_t d)
 		t->reg[i].hi += d;
 		t->reg[i].bias += d;
 	}
+}
+
+int hwbpi_symtab_region_file(struct hwbp_symtab *t, uint64_t lo, const char *path)
+{
+	size_t at = upper(t, lo);
+	char *copy;
+
+	if (!at || t->reg[at - 1].lo != lo)
+		return -ENOENT;
+	if (!(copy = strdup(path)))
+		return -ENOMEM;
+	free(t->reg[at - 1].path);
+	t->reg[at - 1].path = copy;
+	return 0;
+}
+
+int hwbpi_symtab_region_of(const struct hwbp_symtab *t, uint64_t addr, const char **path,
+			   uint64_t *bias)
+{
+	size_t at = t ? upper(t, addr) : 0;
+
+	if (!at || addr >= t->reg[at - 1].hi || !t->reg[at - 1].path)
+		return -ENOENT;
+	*path = t->reg[at - 1].path;
+	*bias = t->reg[at - 1].bias;
+	return 0;
 }
 
 const char *hwbpi_symtab_describe(const struct hwbp_symtab *t, uint64_t ip, char *buf, size_t n)

@@ -75,6 +75,28 @@ int hwbpi_symtab_add_region(struct hwbp_symtab *t, uint64_t lo, uint64_t hi, uin
 			    const char *name);
 
 /*
+ * hwbpi_symtab_region_file - remember the file the region that starts at
+ * @lo was loaded from (for hwbpi_symtab_read_file()).  Errors: -ENOENT
+ * (no region starts there), -ENOMEM.  Loading only (one thread).
+ * hwbpi_symtab_region_of - the file (borrowed) and bias of the region
+ * holding @addr.  Errors: -ENOENT (none, or its file not known).
+ */
+int hwbpi_symtab_region_file(struct hwbp_symtab *t, uint64_t lo, const char *path);
+int hwbpi_symtab_region_of(const struct hwbp_symtab *t, uint64_t addr, const char **path,
+			   uint64_t *bias);
+
+/*
+ * hwbpi_symtab_read_file - the @len bytes a loaded object holds at run
+ * address @addr, read from its file (the PT_LOAD segment whose file
+ * bytes hold them), for code that is no longer in a process: one that
+ * ended before its perf samples were read.  Errors: -ENOENT (no region
+ * with a known file holds @addr), -EFAULT (no segment's file bytes hold
+ * all @len), -errno of open/pread, -EOPNOTSUPP (no libelf).  Any thread
+ * once the table is finished; opens the file each call.
+ */
+int hwbpi_symtab_read_file(const struct hwbp_symtab *t, uint64_t addr, void *buf, size_t len);
+
+/*
  * hwbpi_symtab_describe - where @ip is, for an IP that no function
  * contains: "NAME+0xOFF" (OFF = @ip - bias) in the region holding it,
  * else "0xADDR"; into @buf (@n bytes, cut to fit; HWBPI_SYMTAB_DESCRIBE_MAX

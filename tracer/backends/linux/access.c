@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The access behind a data hit of a stopped thread, decoded (linux.h,
- * hwbpi_hit_access()): where the arch's exception does not report it
- * (x86), the instruction that trapped is found by decoding forward from
- * its function's start (the symbol table's), in the code read from the
- * process, and its accesses are worked out from the thread's registers
- * at the stop (tracer/insn/insn.h).  The one that touches a watched range
+ * The access behind a data hit, decoded (linux.h, hwbpi_hit_access()):
+ * where the arch's exception does not report it (x86), the instruction
+ * that trapped is found by decoding forward from its function's start
+ * (the symbol table's), in the code read from the process (or from
+ * /proc/kcore for the kernel's), and its accesses are worked out from the
+ * registers at the trap (tracer/insn/insn.h): a stopped thread's (ptrace)
+ * or a perf sample's trap frame (PERF_SAMPLE_REGS_INTR).  The one that touches a watched range
  * is the hit's: its address, size and kind then filter and attribute the
  * hit exactly (hwbp_decode()'s @acc), with no store-only twin.
  */
@@ -28,8 +29,10 @@ struct hwbpi_hit_dec {
 	struct hwbpi_insn_dec *d;
 	uint8_t code[CODE_MAX + INSN_MAX];
 	/* the code last read, kept: the hits of one function read it once
-	 * (a program that rewrote its code there would be misread) */
+	 * (a program that rewrote its code there would be misread); tid 0:
+	 * the kernel's */
 	pid_t tid;
+	bool have;
 	uint64_t at, len;
 };
 
@@ -68,6 +71,7 @@ void hwbpi_hit_dec_forget(struct hwbpi_hit_dec *h)
 
 	if (!h)
 		return;
+	h->have = false;
 	h->tid = 0;
 	h->len = 0;
 	/* the decoder's own memory of instruction boundaries too */
@@ -77,12 +81,20 @@ void hwbpi_hit_dec_forget(struct hwbpi_hit_dec *h)
 	}
 }
 
-/* @len bytes of @tid's memory at @addr into @dst.  Errors: -EFAULT. */
-static int read_code(pid_t tid, uint64_t addr, void *dst, size_t len)
+/* @len bytes of code at @addr into @dst: @tid's memory (tid 0: the
+ * kernel's, from /proc/kcore), or, once the process has ended (perf reads
+ * its samples after the fact), the file @syms loaded it from.  Errors:
+ * -EFAULT, hwbpi_kcore_read()'s. */
+static int read_code(pid_t tid, const struct hwbp_symtab *syms, uint64_t addr, void *dst,
+		     size_t len)
 {
 	struct iovec l = { dst, len }, r = { (void *)(uintptr_t)addr, len };
 
-	return process_vm_readv(tid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
+	if (tid == 0)
+		return hwbpi_kcore_read(NULL, addr, dst, len);
+	if (process_vm_readv(tid, &l, 1, &r, 1, 0) == (ssize_t)len)
+		return 0;
+	return hwbpi_symtab_read_file(syms, addr, dst, len) ? -EFAULT : 0;
 }
 
 static bool overlaps(const struct hwbpi_insn_access *a, uint64_t lo, uint64_t len)
@@ -90,8 +102,9 @@ static bool overlaps(const struct hwbpi_insn_access *a, uint64_t lo, uint64_t le
 	return a->addr_known && a->addr < lo + len && lo < a->addr + a->size;
 }
 
-int hwbpi_hit_access(struct hwbpi_hit_dec *h, pid_t tid, const struct hwbp_symtab *syms, uint64_t ip,
-		     const uint64_t *lo, const uint64_t *len, unsigned nr, struct hwbp_access *acc)
+int hwbpi_hit_access_regs(struct hwbpi_hit_dec *h, pid_t tid, const struct hwbp_symtab *syms,
+			  uint64_t ip, const uint64_t *regv, uint64_t known, const uint64_t *lo,
+			  const uint64_t *len, unsigned nr, struct hwbp_access *acc)
 {
 	const struct hwbp_sym *f;
 	struct hwbpi_insn_regs regs;
@@ -109,23 +122,25 @@ int hwbpi_hit_access(struct hwbpi_hit_dec *h, pid_t tid, const struct hwbp_symta
 	if (!(f = hwbp_symtab_func(syms, ip - 1)) || ip - f->addr > CODE_MAX)
 		return -ENOENT;
 	start = f->addr;
-	if (h->tid != tid || h->at != start || h->len < ip - start + INSN_MAX) {
+	if (!h->have || h->tid != tid || h->at != start || h->len < ip - start + INSN_MAX) {
 		/* up to the longest instruction past the PC (a REP iteration
 		 * is there), or, at the end of a mapping, up to the PC */
 		uint64_t want = ip - start + INSN_MAX;
 
+		h->have = false;
 		h->len = 0;
-		if (read_code(tid, start, h->code, (size_t)want)) {
+		if (read_code(tid, syms, start, h->code, (size_t)want)) {
 			want = ip - start;
-			if ((ret = read_code(tid, start, h->code, (size_t)want)))
+			if ((ret = read_code(tid, syms, start, h->code, (size_t)want)))
 				return ret;
 		}
+		h->have = true;
 		h->tid = tid;
 		h->at = start;
 		h->len = want;
 	}
-	if ((ret = hwbpi_linux_dwarf_regs(tid, regs.v, HWBPI_INSN_REGS, &regs.known)))
-		return ret;
+	memcpy(regs.v, regv, sizeof(regs.v));
+	regs.known = known;
 	if ((ret = h->a->at_trap(h->d, h->code, (size_t)h->len, start, ip, &regs, in, &n)))
 		return ret;
 	for (unsigned k = 0; k < n; k++)
@@ -135,7 +150,7 @@ int hwbpi_hit_access(struct hwbpi_hit_dec *h, pid_t tid, const struct hwbp_symta
 					acc->addr = in[k].acc[i].addr;
 					acc->size = in[k].acc[i].size;
 					acc->kind = in[k].acc[i].kind;
-					acc->priv = 1;
+					acc->priv = tid != 0;
 					return 0;
 				}
 	/*
@@ -158,6 +173,19 @@ int hwbpi_hit_access(struct hwbpi_hit_dec *h, pid_t tid, const struct hwbp_symta
 	acc->addr = found->addr;
 	acc->size = found->size;
 	acc->kind = found->kind;
-	acc->priv = 1;
+	acc->priv = tid != 0;
 	return 0;
+}
+
+int hwbpi_hit_access(struct hwbpi_hit_dec *h, pid_t tid, const struct hwbp_symtab *syms, uint64_t ip,
+		     const uint64_t *lo, const uint64_t *len, unsigned nr, struct hwbp_access *acc)
+{
+	uint64_t v[HWBPI_INSN_REGS], known;
+	int ret;
+
+	if (!h || !syms || ip == 0)
+		return -EOPNOTSUPP;
+	if ((ret = hwbpi_linux_dwarf_regs(tid, v, HWBPI_INSN_REGS, &known)))
+		return ret;
+	return hwbpi_hit_access_regs(h, tid, syms, ip, v, known, lo, len, nr, acc);
 }

@@ -171,6 +171,16 @@ int hwbpi_linux_call_perf(const uint64_t *regs, unsigned nregs, uint64_t stack0,
  */
 int hwbpi_linux_dwarf_regs(pid_t tid, uint64_t *v, unsigned n, uint64_t *known);
 
+/*
+ * The same from a perf sample's trap frame: @vals, the @nvals values of
+ * PERF_SAMPLE_REGS_INTR with mask hwbpi_linux_perf_iregs (in the order of
+ * their bits), into @v[0..@n) by DWARF number, *@known as above (x86-64:
+ * no FS or GS base: perf does not sample them).  Errors: -EINVAL (@nvals
+ * short of the mask), -EOPNOTSUPP (as above).  Context: any; no system call.
+ */
+int hwbpi_linux_perf_dwarf_regs(const uint64_t *vals, unsigned nvals, uint64_t *v, unsigned n,
+				uint64_t *known);
+
 /* How far past a planted trap the PC is when its SIGTRAP stops the
  * thread: x86 1 (INT3 is a trap: RIP after it), arm64 and powerpc 0
  * (BRK and `trap` leave the PC on the instruction). */

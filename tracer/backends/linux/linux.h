@@ -249,6 +249,18 @@ void hwbpi_hit_dec_forget(struct hwbpi_hit_dec *h);
 int hwbpi_hit_access(struct hwbpi_hit_dec *h, pid_t tid, const struct hwbp_symtab *syms, uint64_t ip,
 		     const uint64_t *lo, const uint64_t *len, unsigned nr, struct hwbp_access *acc);
 
+/*
+ * hwbpi_hit_access_regs - the same from registers the caller has: @regv
+ * (HWBPI_INSN_REGS values by DWARF number, bit k of @known where regv[k]
+ * holds one: hwbpi_linux_perf_dwarf_regs() of a perf sample), the code
+ * read from process @tid (any thread of it), or with @tid 0 the kernel's
+ * from /proc/kcore (root; priv then kernel).  Errors: as above, and
+ * hwbpi_kcore_read()'s.  Context: no allocation; reads the code.
+ */
+int hwbpi_hit_access_regs(struct hwbpi_hit_dec *h, pid_t tid, const struct hwbp_symtab *syms,
+			  uint64_t ip, const uint64_t *regv, uint64_t known, const uint64_t *lo,
+			  const uint64_t *len, unsigned nr, struct hwbp_access *acc);
+
 /* ---- watches of objects, armed asynchronously (objects.c) ---------- */
 
 /*

@@ -353,6 +353,17 @@ static struct hwbpi_bpf *values_begin(struct hwbpi_view *s)
 
 static void kinds_notes(struct hwbpi_view *s, const struct hwbpi_perf_result *res)
 {
+	if (res->undecoded)
+		hwbpi_note(s, "%" PRIu64 " of %" PRIu64 " data hits did not decode (the first: %s%s): "
+			   "their kinds from %s", res->undecoded, res->decoded + res->undecoded,
+			   hwbp_errno_name(res->undecoded_err),
+			   res->undecoded_err == -ENOENT ? ", no instruction ended at the PC with an "
+			   "access to the watch: an address lost with its base register, a branch "
+			   "through memory" :
+			   res->undecoded_err == -EFAULT ? ", its code unreadable" :
+			   res->undecoded_err == -EACCES || res->undecoded_err == -EPERM ?
+			   ", /proc/kcore needs root" : "",
+			   res->split ? "the store-only twins" : "the watched bytes ('?' when unchanged)");
 	if (res->kinds_broken && res->unsplit)
 		hwbpi_note(s, "access kinds of RW watches stay '?': %s", res->kinds_why);
 	else if (res->unsplit)
@@ -439,6 +450,13 @@ int hwbpi_perf_counted(struct hwbpi_view *s, bool kernel, void *state, pid_t pid
 		po.bpf = b = bpf_begin(s, po.kinds);
 	else if (want_bpf && s->mode.trace && kernel)
 		po.values_bpf = b = values_begin(s);
+	/* Where the arch does not report a hit's access (x86), each sample's
+	 * trap frame and its function's code give it (tracer/insn/insn.h),
+	 * as in the ptrace backend: exact kinds with no twin, enlarged
+	 * pieces filtered.  Not in the kernel's counting program, which
+	 * cannot decode: its twins stay. */
+	po.decode = !po.bpf && po.kinds != HWBPI_KINDS_OFF && hwbpi_insn_arch(s->cpu.arch) != NULL;
+	po.syms = s->syms;
 	if (kernel)
 		ret = hwbpi_perf_kernel(&s->t, &s->cpu, s->argv, &po, res, err, sizeof(err));
 	else

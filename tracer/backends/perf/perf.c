@@ -115,6 +115,12 @@ static void sample(struct sess *s, struct ring *r, uint64_t at, size_t len)
 	r->vrec_ok = false;
 	if (s->iregs)
 		rec[V_SIG] = regs_sig(s, r, at, len);
+	/* The trap frame for the decoder, as it is: perf_sample.c decodes. */
+	s->iv_ok = false;
+	if (s->dec && rec[V_SIG] && s->iregs <= 64 && len >= ((size_t)s->iregs + 1) * 8) {
+		ring_copy(r, at + len - (size_t)s->iregs * 8, s->iv, (size_t)s->iregs * 8);
+		s->iv_ok = true;
+	}
 	if (s->cg)
 		n = hwbpi_perf_sample_callers(s, s->rec, len, callers);
 	hwbpi_perf_kind_sample(s, r, rec, callers, n);
@@ -305,6 +311,12 @@ static int sess_start(struct sess *s, struct hwbpi_tracer *t, const struct hwbp_
 	s->cpus = o->cpus;
 	s->bpf = o->bpf;
 	s->vbpf = o->sampling && !o->bpf ? o->values_bpf : NULL;
+	/* The hits' decoder (an error leaves the hits to twins and values,
+	 * as without one); before the plan, which then splits no twin. */
+	s->syms = o->syms;
+	if (o->decode && o->sampling && !o->bpf && o->syms && cpu &&
+	    hwbpi_hit_dec_open(cpu->arch, &s->dec))
+		s->dec = NULL;
 	/* The self-test watches a user-space store; kernel scope does not
 	 * depend on user-space breakpoints (QEMU's powerpc never fires them,
 	 * and its kernel ones work). */

@@ -108,6 +108,13 @@ struct hwbpi_perf_opts {
 	 * callers are found (tracer/backends/linux/unwind.h); 0: the default.  Kernel
 	 * scope takes the kernel's callchain whatever this says. */
 	enum hwbpi_callgraph callgraph;
+	/* Decode each data hit's instruction (sampling without bpf; an arch
+	 * with a decoder: x86), from the sample's trap frame and the code of
+	 * the function in @syms that holds it: its address, size and kind
+	 * filter and attribute the hit, with no twin (unless kinds is
+	 * exact, which keeps them).  @syms: the process's or the kernel's. */
+	bool decode;
+	const struct hwbp_symtab *syms;
 };
 
 struct hwbpi_perf_result {
@@ -122,6 +129,9 @@ struct hwbpi_perf_result {
 					       the same access (counted once) */
 	unsigned events;                    /* perf events opened */
 	unsigned pieces;                    /* pieces of all watches (slots per thread) */
+	uint64_t decoded;                   /* samples whose access was decoded (o->decode) */
+	uint64_t undecoded;                 /* samples that were not (kinds as without) */
+	int undecoded_err;                  /* why the first one was not */
 	unsigned split;                     /* watches whose kinds come from kind events */
 	unsigned unsplit;                   /* RW watches left without (no free slot) */
 	bool kinds_broken;                  /* the kind self-test failed: none split */

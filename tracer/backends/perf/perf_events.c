@@ -175,6 +175,7 @@ void hwbpi_perf_sess_close(struct sess *s)
 	if (s->dw && s->res)
 		hwbpi_dwunw_stats(s->dw, &s->res->unwind);
 	hwbpi_dwunw_free(s->dw);
+	hwbpi_hit_dec_close(s->dec);
 	free(s->rec);
 	memset(s, 0, sizeof(*s));
 }
@@ -669,7 +670,9 @@ int hwbpi_perf_open_all(struct sess *s, pid_t pid, bool all_threads,
 		return hwbpi_perf_say_open(ret, "perf", pid, 0, err, n);
 	s->ncpus = hwbpi_kernel_ncpus();
 	s->ring_bytes = (uint64_t)pages * s->page;
-	if (o->sampling && !s->bpf && multi_piece(s))
+	/* The trap frame: to tell one access reported by two pieces (a watch
+	 * of several), and to decode the access (s->dec). */
+	if (o->sampling && !s->bpf && (multi_piece(s) || s->dec))
 		s->iregs = (unsigned)__builtin_popcountll(hwbpi_linux_perf_iregs);
 	if (o->sampling && !s->bpf) {
 		s->ring = calloc(s->ncpus, sizeof(*s->ring));

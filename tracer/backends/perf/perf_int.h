@@ -42,8 +42,10 @@ struct event {
  * sample_type, then those a values program's record gave it (V_VFLAGS 0:
  * none; tracer/backends/perf/bpf_abi.h). */
 enum { V_ID, V_IP, V_TID, V_TIME, V_ADDR, V_CPU, V_NREC, V_VALUE = V_NREC, V_OLD, V_VFLAGS,
-       V_VWATCH, V_SIG, V_N };
-/* (V_SIG: a hash of the sample's trap-frame registers, s->iregs; 0: none) */
+       V_VWATCH, V_SIG, V_DKIND, V_DADDR, V_DSIZE, V_N };
+/* (V_SIG: a hash of the sample's trap-frame registers, s->iregs; 0: none.
+ * V_DKIND, V_DADDR, V_DSIZE: the access decoded from them (s->dec), its
+ * kind 0 when not decoded) */
 
 struct ring {
 	int fd;                 /* the event that owns the buffer, or -1 */
@@ -102,6 +104,14 @@ struct sess {
 	 * registers (PERF_SAMPLE_REGS_INTR, hwbpi_linux_perf_iregs), this many */
 	unsigned iregs;
 	uint64_t ring_bytes;       /* each CPU ring's data area */
+	/* o->decode: the hits' decoder (NULL: none), and the functions its
+	 * code is read by */
+	struct hwbpi_hit_dec *dec;
+	const struct hwbp_symtab *syms;
+	/* the sample being read: its trap frame's values (s->iregs of them,
+	 * in the mask's order), when iv_ok */
+	uint64_t iv[64];
+	bool iv_ok;
 };
 
 /* ---- tracer/backends/perf/perf_events.c ---- */

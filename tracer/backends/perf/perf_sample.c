@@ -76,7 +76,21 @@ static void emit(struct sess *s, unsigned pi, const uint64_t *v, unsigned kind,
 	ev.addr = v[V_ADDR] >= w->addr && v[V_ADDR] - w->addr < w->len ? v[V_ADDR] : w->addr;
 	ev.cpu = (uint16_t)(uint32_t)v[V_CPU];
 	ev.bp = (uint16_t)p->watch;
-	if (kind || p->split) {
+	if (v[V_DKIND]) {
+		/* Decoded: an access of the piece's bytes beyond the watch's
+		 * (an enlarged piece) is not its hit; else the instruction says
+		 * the kind, and a read-modify-write of a one-kind watch is of
+		 * the kind it asked for. */
+		if (v[V_DADDR] >= w->addr + w->len || w->addr >= v[V_DADDR] + v[V_DSIZE]) {
+			s->t->filtered++;
+			return;
+		}
+		ev.addr = v[V_DADDR] >= w->addr ? v[V_DADDR] : w->addr;
+		ev.kind = (uint8_t)v[V_DKIND];
+		if ((ev.kind & w->type) && w->type != HWBP_X)
+			ev.kind &= (uint8_t)w->type;
+		ev.kind_how = HWBP_KIND_INSN;
+	} else if (kind || p->split) {
 		/* a kind event, or the pairing of a twin: the hardware said */
 		ev.kind = (uint8_t)(kind ? kind : p->tag);
 		ev.kind_how = HWBP_KIND_HW;
@@ -158,17 +172,54 @@ static bool same_access(const struct sess *s, struct ring *r, unsigned pi, const
 	return same;
 }
 
+/*
+ * The access of sample @v of piece @pi, decoded (s->dec) from the trap
+ * frame perf.c read (s->iv) and its function's code: into @d, a copy of
+ * @v with V_DKIND, V_DADDR, V_DSIZE set.  Returns @d, or @v when it did
+ * not decode (counted, the first reason kept).
+ */
+static const uint64_t *decode_sample(struct sess *s, unsigned pi, const uint64_t *v, uint64_t *d)
+{
+	const struct hwbpi_watch *w = &s->t->w[s->pc[pi].watch];
+	uint64_t regv[HWBPI_INSN_REGS], known, lo = w->addr, len = w->len;
+	struct hwbp_access acc;
+	/* The process's code (its pid: PERF_SAMPLE_TID's first half), or the
+	 * kernel's. */
+	pid_t pid = s->kernel ? 0 : (pid_t)(uint32_t)v[V_TID];
+	int ret;
+
+	if (!s->dec || !s->iv_ok || (w->type & HWBP_X) || w->tls)
+		return v;
+	ret = hwbpi_linux_perf_dwarf_regs(s->iv, s->iregs, regv, HWBPI_INSN_REGS, &known);
+	if (ret == 0)
+		ret = hwbpi_hit_access_regs(s->dec, pid, s->syms, v[V_IP], regv, known, &lo, &len, 1,
+					    &acc);
+	if (ret) {
+		if (!s->res->undecoded++)
+			s->res->undecoded_err = ret;
+		return v;
+	}
+	s->res->decoded++;
+	memcpy(d, v, V_N * sizeof(*d));
+	d[V_DKIND] = acc.kind;
+	d[V_DADDR] = acc.addr;
+	d[V_DSIZE] = acc.size;
+	return d;
+}
+
 void hwbpi_perf_kind_sample(struct sess *s, struct ring *r, const uint64_t *v,
 			  const uint64_t *callers, unsigned n)
 {
 	const struct event *e = find_event(s, v[V_ID]);
 	const struct piece *p;
+	uint64_t d[V_N];
 
 	if (!e) {
 		s->res->unknown++;
 		return;
 	}
 	s->res->samples++;
+	v = decode_sample(s, e->piece, v, d);
 	p = &s->pc[e->piece];
 	if (p->twin < 0) {
 		hwbpi_perf_kind_flush(s, r);
@@ -311,8 +362,11 @@ int hwbpi_perf_split_kinds(struct sess *s, const struct hwbp_caps *caps,
 	for (unsigned w = 0; w < s->t->nw; w++)
 		if (rw_pieces(s, w) && (s->t->w[w].type & HWBP_R))
 			res->unsplit++;
-	/* Counting without samples reports no kinds: nothing to split. */
-	if (!res->unsplit || o->kinds == HWBPI_KINDS_OFF || (!o->sampling && !o->bpf)) {
+	/* Counting without samples reports no kinds: nothing to split.  With
+	 * a decoder the instruction gives each hit's kind: no twin, unless
+	 * kinds exact asks for both (a hit may not decode). */
+	if (!res->unsplit || o->kinds == HWBPI_KINDS_OFF || (!o->sampling && !o->bpf) ||
+	    (s->dec && o->kinds != HWBPI_KINDS_EXACT)) {
 		res->unsplit = 0;   /* asked for none, or nothing to say */
 		return 0;
 	}
