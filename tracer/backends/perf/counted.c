@@ -351,8 +351,38 @@ static struct hwbpi_bpf *values_begin(struct hwbpi_view *s)
 
 /* ------------------------------------------------------------ notes */
 
+/* Whether the watches need more data slots than the CPU has, and a
+ * decoder could let them share (perf_events.c, plan_shared()). */
+static bool needs_sharing(struct hwbpi_view *s)
+{
+	struct hwbp_caps caps;
+	unsigned n = 0;
+
+	if (!hwbpi_insn_arch(s->cpu.arch) || !hwbpi_insn_available() ||
+	    hwbp_caps_get(&s->cpu, &caps))
+		return false;
+	for (unsigned i = 0; i < s->t.nw; i++) {
+		const struct hwbpi_watch *w = &s->t.w[i];
+		struct hwbp_request q = { w->addr, hwbpi_watch_len(w, &s->cpu), w->type,
+					  HWBP_SCOPE_BOTH, HWBP_REQ_WIDEN };
+		struct hwbp_plan plan;
+
+		if (w->on_cpu || (w->type & HWBP_X) || hwbp_plan(&s->cpu, &q, 0, &plan))
+			return false;
+		n += plan.n;
+	}
+	return n > caps.data_slots;
+}
+
 static void kinds_notes(struct hwbpi_view *s, const struct hwbpi_perf_result *res)
 {
+	if (res->shared)
+		hwbpi_note(s, "%u watches share %u debug register%s (more watches than registers): "
+			   "each hit went to the watches its decoded access touched", res->shared,
+			   res->shared_slots, res->shared_slots > 1 ? "s" : "");
+	if (res->unattributed)
+		hwbpi_note(s, "%" PRIu64 " hits of a shared debug register did not decode: no "
+			   "watch could be told, none counted them", res->unattributed);
 	if (res->undecoded)
 		hwbpi_note(s, "%" PRIu64 " of %" PRIu64 " data hits did not decode (the first: %s%s): "
 			   "their kinds from %s", res->undecoded, res->decoded + res->undecoded,
@@ -443,7 +473,12 @@ int hwbpi_perf_counted(struct hwbpi_view *s, bool kernel, void *state, pid_t pid
 	/* The counting program keeps (watch, kind, function) per hit: no
 	 * stack (--stack samples: stack_notes()), no instruction (--sort
 	 * srcline's keys come from the samples). */
-	if (want_bpf && !s->mode.trace && s->t.key_ip)
+	/* Sharing registers needs each hit decoded, in user space. */
+	if (want_bpf && !s->mode.trace && needs_sharing(s))
+		hwbpi_note(s, "more watches than debug registers: they share registers, and each "
+			   "hit's watch is found by decoding its instruction, which the in-kernel "
+			   "counting cannot do: perf samples are counted instead");
+	else if (want_bpf && !s->mode.trace && s->t.key_ip)
 		hwbpi_note(s, "--sort srcline: perf samples are counted (the in-kernel histogram "
 			   "counts by function)");
 	else if (want_bpf && !s->mode.trace && !s->t.stack_depth)

@@ -129,6 +129,10 @@ struct hwbpi_perf_result {
 					       the same access (counted once) */
 	unsigned events;                    /* perf events opened */
 	unsigned pieces;                    /* pieces of all watches (slots per thread) */
+	unsigned shared;                    /* watches sharing debug registers (0: none) */
+	unsigned shared_slots;              /* the registers they share */
+	uint64_t unattributed;              /* samples of a shared register that did not
+					       decode: no watch could be told */
 	uint64_t decoded;                   /* samples whose access was decoded (o->decode) */
 	uint64_t undecoded;                 /* samples that were not (kinds as without) */
 	int undecoded_err;                  /* why the first one was not */

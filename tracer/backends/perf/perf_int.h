@@ -22,6 +22,10 @@
 /* The session of one trace. */
 struct piece {
 	unsigned watch;
+	uint64_t watches;       /* a debug register shared by several watches
+				   (HWBP_REQ_SHARE): bit i for watch i, each
+				   sample given to those its decoded access
+				   touched; 0: @watch's alone */
 	uint64_t addr, len;
 	unsigned type;          /* hardware type (after widening) */
 	unsigned tag;           /* the kind its hits are (HWBP_R, HWBP_W, HWBP_X: a piece of

@@ -59,13 +59,13 @@ static void set_values(struct hwbp_trace_event *ev, const struct hwbpi_watch *w,
 	}
 }
 
-/* One event of the tracer from a sample of piece @pi with @kind known
- * (0: from the piece and its watch). */
-static void emit(struct sess *s, unsigned pi, const uint64_t *v, unsigned kind,
-		 const uint64_t *callers, unsigned n)
+/* One event of the tracer for watch @wi from a sample of piece @pi with
+ * @kind known (0: from the piece and its watch). */
+static void emit_watch(struct sess *s, unsigned pi, unsigned wi, const uint64_t *v, unsigned kind,
+		       const uint64_t *callers, unsigned n)
 {
 	const struct piece *p = &s->pc[pi];
-	const struct hwbpi_watch *w = &s->t->w[p->watch];
+	const struct hwbpi_watch *w = &s->t->w[wi];
 	struct hwbp_trace_event ev;
 
 	memset(&ev, 0, sizeof(ev));
@@ -75,7 +75,7 @@ static void emit(struct sess *s, unsigned pi, const uint64_t *v, unsigned kind,
 	 * sets bp_addr), not the access's: the piece, clamped into the watch. */
 	ev.addr = v[V_ADDR] >= w->addr && v[V_ADDR] - w->addr < w->len ? v[V_ADDR] : w->addr;
 	ev.cpu = (uint16_t)(uint32_t)v[V_CPU];
-	ev.bp = (uint16_t)p->watch;
+	ev.bp = (uint16_t)wi;
 	if (v[V_DKIND]) {
 		/* Decoded: an access of the piece's bytes beyond the watch's
 		 * (an enlarged piece) is not its hit; else the instruction says
@@ -107,7 +107,7 @@ static void emit(struct sess *s, unsigned pi, const uint64_t *v, unsigned kind,
 	/* Values that changed: a write, whatever the sample could not say
 	 * (x86 RW watches without kind events), as the ptrace backend
 	 * tells it from its shadow. */
-	if (!ev.kind && (v[V_VFLAGS] & HWBPI_BPF_REC_OLD) && v[V_VWATCH] == p->watch &&
+	if (!ev.kind && (v[V_VFLAGS] & HWBPI_BPF_REC_OLD) && v[V_VWATCH] == wi &&
 	    v[V_OLD] != v[V_VALUE]) {
 		ev.kind = HWBP_W;
 		ev.kind_how = HWBP_KIND_VALUE;
@@ -119,11 +119,44 @@ static void emit(struct sess *s, unsigned pi, const uint64_t *v, unsigned kind,
 		s->t->filtered++;
 		return;
 	}
-	set_values(&ev, w, p->watch, v);
+	set_values(&ev, w, wi, v);
 	if (s->cg)
 		hwbpi_tracer_hit_frames(s->t, &ev, callers, n);
 	else
 		hwbpi_tracer_hit(s->t, &ev);
+}
+
+/*
+ * The events of a sample of piece @pi: its watch's; for a register that
+ * several watches share, those whose bytes the decoded access touched
+ * (none: the access touched only bytes between them, filtered).  A
+ * sample of a shared register that did not decode names no watch.
+ */
+static void emit(struct sess *s, unsigned pi, const uint64_t *v, unsigned kind,
+		 const uint64_t *callers, unsigned n)
+{
+	const struct piece *p = &s->pc[pi];
+	bool any = false;
+
+	if (!p->watches) {
+		emit_watch(s, pi, p->watch, v, kind, callers, n);
+		return;
+	}
+	if (!v[V_DKIND]) {
+		s->res->unattributed++;
+		return;
+	}
+	for (unsigned wi = 0; wi < s->t->nw; wi++) {
+		const struct hwbpi_watch *w = &s->t->w[wi];
+
+		if (!(p->watches & (UINT64_C(1) << wi)) || v[V_DADDR] >= w->addr + w->len ||
+		    w->addr >= v[V_DADDR] + v[V_DSIZE])
+			continue;
+		emit_watch(s, pi, wi, v, kind, callers, n);
+		any = true;
+	}
+	if (!any)
+		s->t->filtered++;
 }
 
 /* The piece of a pending record. */
@@ -180,8 +213,10 @@ static bool same_access(const struct sess *s, struct ring *r, unsigned pi, const
  */
 static const uint64_t *decode_sample(struct sess *s, unsigned pi, const uint64_t *v, uint64_t *d)
 {
-	const struct hwbpi_watch *w = &s->t->w[s->pc[pi].watch];
-	uint64_t regv[HWBPI_INSN_REGS], known, lo = w->addr, len = w->len;
+	const struct piece *p = &s->pc[pi];
+	const struct hwbpi_watch *w = &s->t->w[p->watch];
+	uint64_t regv[HWBPI_INSN_REGS], known, lo[HWBP_MAX_REQUESTS], len[HWBP_MAX_REQUESTS];
+	unsigned nr = 0;
 	struct hwbp_access acc;
 	/* The process's code (its pid: PERF_SAMPLE_TID's first half), or the
 	 * kernel's. */
@@ -190,9 +225,15 @@ static const uint64_t *decode_sample(struct sess *s, unsigned pi, const uint64_t
 
 	if (!s->dec || !s->iv_ok || (w->type & HWBP_X) || w->tls)
 		return v;
+	/* The watch's bytes, or those of every watch sharing the register. */
+	for (unsigned wi = 0; wi < s->t->nw; wi++)
+		if (p->watches ? (p->watches & (UINT64_C(1) << wi)) != 0 : wi == p->watch) {
+			lo[nr] = s->t->w[wi].addr;
+			len[nr++] = s->t->w[wi].len;
+		}
 	ret = hwbpi_linux_perf_dwarf_regs(s->iv, s->iregs, regv, HWBPI_INSN_REGS, &known);
 	if (ret == 0)
-		ret = hwbpi_hit_access_regs(s->dec, pid, s->syms, v[V_IP], regv, known, &lo, &len, 1,
+		ret = hwbpi_hit_access_regs(s->dec, pid, s->syms, v[V_IP], regv, known, lo, len, nr,
 					    &acc);
 	if (ret) {
 		if (!s->res->undecoded++)

@@ -109,8 +109,14 @@ static int ptrace_run(struct hwbp_trace_session *ts)
 			   hwbpi_ptrace_twin_unsplit(s->bstate),
 			   hwbpi_ptrace_twin_unsplit(s->bstate) > 1 ? "es" : "");
 	uint64_t undecoded, decoded;
+	unsigned shared, shared_slots;
 	int why;
 
+	if ((shared = hwbpi_ptrace_shared(s->bstate, &shared_slots)))
+		hwbpi_note(s, "%u watches share %u debug register%s (more watches than registers): "
+			   "each hit went to the watches its access touched (%s)", shared, shared_slots,
+			   shared_slots > 1 ? "s" : "", hwbpi_insn_arch(s->cpu.arch) ?
+			   "its instruction decoded" : "the address the CPU reported");
 	decoded = hwbpi_ptrace_decoded(s->bstate, &undecoded, &why);
 	if (undecoded)
 		hwbpi_note(s, "%" PRIu64 " of %" PRIu64 " data hits did not decode (the first: %s%s): "

@@ -660,6 +660,11 @@ static int setup(struct hwbpi_pt_loop *L, const struct hwbp_cpu *cpu, char *err,
 			ret = 0;
 			if (errlen)
 				err[0] = '\0';   /* the first attempt's reason no longer holds */
+			for (unsigned k = 0; k < HWBP_MAX_SLOTS; k++)
+				if (L->task.slots.data[k].refs > 1) {
+					L->s->shared += L->task.slots.data[k].refs;
+					L->s->shared_slots++;
+				}
 		}
 	}
 	if (ret == 0)

@@ -232,6 +232,12 @@ unsigned hwbpi_ptrace_twin_unsplit(const struct hwbpi_ptrace *s);
 void hwbpi_ptrace_set_decode(struct hwbpi_ptrace *s, bool on);
 uint64_t hwbpi_ptrace_decoded(const struct hwbpi_ptrace *s, uint64_t *undecoded, int *why);
 
+/* hwbpi_ptrace_shared - after hwbpi_ptrace_trace(): how many watches
+ * shared debug registers (more watches than registers, each hit's access
+ * known: decoded, or arm64's FAR), and in *@slots how many registers they
+ * shared; 0 when none did.  No error. */
+unsigned hwbpi_ptrace_shared(const struct hwbpi_ptrace *s, unsigned *slots);
+
 /*
  * hwbpi_ptrace_set_callgraph - before hwbpi_ptrace_trace(): how the
  * callers of a hit are found when t->stack_depth asks for them

@@ -77,6 +77,7 @@ struct hwbpi_ptrace {
 	bool decode;               /* decode each data hit's instruction (hwbpi_ptrace_set_decode) */
 	uint64_t decoded, undecoded;  /* data hits whose access was decoded, and not */
 	int undecoded_err;            /* why the first one did not */
+	unsigned shared, shared_slots; /* watches sharing debug registers, and those */
 	unsigned twin_split, twin_unsplit;  /* watches with a twin, RW ones left without */
 	uint64_t lost_status;      /* hits that came without their status (hwbpi_linux_hit() 1) */
 	uint64_t lost_unknown;     /* ... of which no watched bytes changed: not counted */

@@ -57,6 +57,13 @@ uint64_t hwbpi_ptrace_decoded(const struct hwbpi_ptrace *s, uint64_t *undecoded,
 	return s ? s->decoded : 0;
 }
 
+unsigned hwbpi_ptrace_shared(const struct hwbpi_ptrace *s, unsigned *slots)
+{
+	if (slots)
+		*slots = s ? s->shared_slots : 0;
+	return s ? s->shared : 0;
+}
+
 unsigned hwbpi_ptrace_twin_unsplit(const struct hwbpi_ptrace *s)
 {
 	return s ? s->twin_unsplit : 0;

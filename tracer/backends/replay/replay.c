@@ -11,6 +11,47 @@
 
 #include "backends/replay/replay.h"
 
+/* Every watch installed on every CPU with request @flags, or none (the
+ * first refusal said in @err). */
+static int install_all(struct hwbp_ctx *ctx, struct hwbpi_tracer *t,
+		       const struct hwbp_cpu *cpu_model, unsigned flags, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	for (unsigned i = 0; i < t->nw; i++)
+		t->w[i].req = -1;
+	for (unsigned i = 0; ret == 0 && i < t->nw; i++) {
+		struct hwbpi_watch *w = &t->w[i];
+		struct hwbp_request q = { w->addr, hwbpi_watch_len(w, cpu_model), w->type, HWBP_SCOPE_BOTH,
+					  flags };
+
+		/* X with R or W is two requests' worth; the tracer watches data
+		 * or execution, as the entry's letters say. */
+		if ((w->type & HWBP_X) && (w->type & HWBP_RW)) {
+			hwbpi_say(err, errlen, "%s: watch data (rw) or execution (x), not both", w->name);
+			ret = -EINVAL;
+			break;
+		}
+		ret = hwbp_install(ctx, &q, HWBP_CPU_ALL, NULL, &w->req);
+		if (ret) {
+			char why[96];
+
+			w->req = -1;
+			snprintf(why, sizeof(why), ": %s (%s)", hwbp_errno_name(ret),
+				 ret == -ENOSPC ? "not enough debug registers left" :
+				 ret == -ERANGE ? "larger than this CPU can watch" :
+				 ret == -EOPNOTSUPP ? "a type this CPU lacks" : "refused by the planner");
+			hwbpi_say(err, errlen, "%s%s", w->name, why);
+		}
+	}
+	for (unsigned i = 0; ret && i < t->nw; i++) {
+		if (t->w[i].req >= 0)
+			(void)hwbp_remove(ctx, t->w[i].req);
+		t->w[i].req = -1;
+	}
+	return ret;
+}
+
 int hwbpi_replay(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu_model, unsigned ncpus,
 		    bool (*next)(void *arg, struct hwbpi_work_access *a), void *arg,
 		    char *err, size_t errlen)
@@ -41,28 +82,20 @@ int hwbpi_replay(struct hwbpi_tracer *t, const struct hwbp_cpu *cpu_model, unsig
 	 * (whatever holds them off at reset: the model knows). */
 	for (unsigned c = 0; ret == 0 && c < ncpus; c++)
 		ret = hwbp_sim_debug_ready(sim, c);
-	for (unsigned i = 0; ret == 0 && i < t->nw; i++) {
-		struct hwbpi_watch *w = &t->w[i];
-		struct hwbp_request q = { w->addr, hwbpi_watch_len(w, cpu_model), w->type, HWBP_SCOPE_BOTH,
-					  HWBP_REQ_WIDEN };
+	if (ret == 0)
+		ret = install_all(ctx, t, cpu_model, HWBP_REQ_WIDEN, err, errlen);
+	/* More watches than debug registers: nearby ones share registers
+	 * (HWBP_REQ_SHARE); the simulator knows every access exactly, so
+	 * each hit still goes to exactly the watches it touched. */
+	if (ret == -ENOSPC) {
+		char first[256];
 
-		/* X with R or W is two requests' worth; the tracer watches data
-		 * or execution, as the entry's letters say. */
-		if ((w->type & HWBP_X) && (w->type & HWBP_RW)) {
-			hwbpi_say(err, errlen, "%s: watch data (rw) or execution (x), not both", w->name);
-			ret = -EINVAL;
-			break;
-		}
-		ret = hwbp_install(ctx, &q, HWBP_CPU_ALL, NULL, &w->req);
-		if (ret) {
-			char why[96];
-
-			snprintf(why, sizeof(why), ": %s (%s)", hwbp_errno_name(ret),
-				 ret == -ENOSPC ? "not enough debug registers left" :
-				 ret == -ERANGE ? "larger than this CPU can watch" :
-				 ret == -EOPNOTSUPP ? "a type this CPU lacks" : "refused by the planner");
-			hwbpi_say(err, errlen, "%s%s", w->name, why);
-		}
+		snprintf(first, sizeof(first), "%s", err && errlen ? err : "");
+		ret = install_all(ctx, t, cpu_model, HWBP_REQ_WIDEN | HWBP_REQ_SHARE, err, errlen);
+		if (err && errlen)
+			snprintf(err, errlen, "%s", ret ? first : "");
+		if (ret)
+			ret = -ENOSPC;   /* the first reason is the one */
 	}
 	/* a workload that knows no callers (lackey) leaves them unset */
 	while (ret == 0 && (wa.ncallers = 0, next(arg, &wa))) {
