@@ -39,6 +39,18 @@ struct bench_trace_opts {
 /* hwbp bench trace. */
 int bench_trace(const struct bench_trace_opts *o);
 
+/* The decode row of bench trace (bench_decode.c): ns per x86 hit decoded,
+ * the first time at its PC (cold) and again (warm), in a function of
+ * @insns instructions.  Errors: -EOPNOTSUPP (no Capstone: @why says),
+ * -EIO (a decode failed). */
+struct bench_decode_result {
+	int ok;
+	unsigned insns;
+	double cold_ns, warm_ns;
+	char why[96];
+};
+int bench_decode(unsigned rounds, struct bench_decode_result *res);
+
 /*
  * The synthetic symbol table (bench_elf.c): function starts and sizes,
  * contiguous functions of 16..512 bytes from 0x400000, like a kernel's

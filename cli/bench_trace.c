@@ -492,8 +492,28 @@ static int build_table(const struct bench_trace_opts *o, const struct bench_text
 	return ret;
 }
 
+/* The decode rows (bench_decode.c), against the histogram hit. */
+static void print_decode(const struct hit_result *hr, const struct bench_decode_result *dr)
+{
+	printf("x86 hit decoding (hwbp_decoder_access: the instruction that ended at the trap's\n"
+	       "IP, from its function's start, %u RMW instructions; what ptrace and perf add per\n"
+	       "hit):\n", dr->insns);
+	printf("%-28s %10s %10s\n", "row", "ns/hit", "x hist");
+	if (!dr->ok) {
+		printf("%-28s %10s %10s\n", "decode", "skipped", "-");
+		printf("decode skipped: %s\n\n", dr->why);
+		return;
+	}
+	printf("%-28s %10.1f %10.1f\n", "decode, first at its PC", dr->cold_ns,
+	       dr->cold_ns / hr->ns[HIT_HIST]);
+	printf("%-28s %10.1f %10.1f\n", "decode, a PC seen before", dr->warm_ns,
+	       dr->warm_ns / hr->ns[HIT_HIST]);
+	printf("\n");
+}
+
 static void print_report(const struct bench_text *ft, const struct hit_result *hr,
-			 const struct lookup_result *lr, const struct bench_lackey_result *kr)
+			 const struct lookup_result *lr, const struct bench_lackey_result *kr,
+			 const struct bench_decode_result *dr)
 {
 	printf("hwbp bench trace: one core; every row in %d interleaved slices (lackey: %d),\n"
 	       "fastest slice kept\n\n", BENCH_ROUNDS, BENCH_LACKEY_ROUNDS);
@@ -539,6 +559,7 @@ static void print_report(const struct bench_text *ft, const struct hit_result *h
 		printf("dwfl skipped: %s\n\n", lr->dwfl_note);
 	}
 
+	print_decode(hr, dr);
 	printf("lackey replay: %.1f MB (10^6 bytes) of synthetic trace, 2 watches (8 bytes, rw),\n"
 	       "%s simulator, histogram mode, a session of the lackey backend\n",
 	       (double)kr->bytes / 1e6, BENCH_LACKEY_CPU);
@@ -566,6 +587,10 @@ static void print_report(const struct bench_text *ft, const struct hit_result *h
 	printf("bench trace_lackey_parse %.1f MB/s\n", kr->mbps[1]);
 	printf("bench trace_lackey_replay %.1f MB/s\n", kr->mbps[2]);
 	printf("bench trace_lackey_replay_ratio %.3f x_read\n", kr->mbps[2] / kr->mbps[0]);
+	if (dr->ok) {
+		printf("bench trace_decode_cold %.1f ns/hit\n", dr->cold_ns);
+		printf("bench trace_decode_warm %.1f ns/hit\n", dr->warm_ns);
+	}
 }
 
 int bench_trace(const struct bench_trace_opts *o)
@@ -577,6 +602,7 @@ int bench_trace(const struct bench_trace_opts *o)
 	struct hit_result hr;
 	struct lookup_result lr;
 	struct bench_lackey_result kr;
+	struct bench_decode_result dr;
 	uint64_t expected;
 	int ret;
 
@@ -613,8 +639,15 @@ int bench_trace(const struct bench_trace_opts *o)
 	ret = bench_lackey_replay(lackey_path, elf_path, expected, &kr);
 	if (ret)
 		goto out;
+	/* No decoder here (no Capstone) is a skipped row, not a failure; a
+	 * decode that fails is. */
+	if (bench_decode(BENCH_ROUNDS * 100, &dr) == -EIO) {
+		fprintf(stderr, "hwbp: bench: decode: %s\n", dr.why);
+		ret = -EIO;
+		goto out;
+	}
 
-	print_report(&ft, &hr, &lr, &kr);
+	print_report(&ft, &hr, &lr, &kr, &dr);
 	/* Figures from a wrong run are worse than none. */
 	if (hr.lost || hr.produced != hr.popped || kr.hits != kr.expected || hr.stack_overrun ||
 	    (lr.have_dwfl && lr.agree != lr.compared)) {

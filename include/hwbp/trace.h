@@ -662,6 +662,51 @@ struct hwbp_trace_lackey_counts {
  */
 int hwbp_trace_lackey_scan(FILE *in, struct hwbp_trace_lackey_counts *c);
 
+/* ------------------------------------------------------------------ */
+/* The access behind a data hit, decoded (x86).                        */
+/* ------------------------------------------------------------------ */
+/*
+ * An x86 debug exception names the DR that fired (DR6) after the access,
+ * not the access: the tracer decodes the instruction that ended at the
+ * trap's RIP (with Capstone, forward from a known boundary such as the
+ * function's start; a REP string instruction, whose RIP stays on it, is
+ * handled) and works out its memory operand from the registers at the
+ * trap.  This is that decoder, for a debugger or a kernel tool that has
+ * the code and the registers: its answer is the struct hwbp_access that
+ * hwbp_decode() filters and attributes with, as it does with arm64's FAR.
+ *
+ * hwbp_decoder_open - a decoder for @arch.  Errors: -EOPNOTSUPP (an arch
+ *   whose exception reports the access, arm64 and powerpc; or a build
+ *   without Capstone), -ENOMEM, -EINVAL (@out NULL).
+ * hwbp_decoder_close - free it (NULL: nothing).
+ * hwbp_decoder_access - the access of the instruction that ended at @ip:
+ *   @code holds the @n bytes at @start, a known instruction boundary at
+ *   or before @ip (a function's start), up to at least @ip, better 15
+ *   bytes past it (a REP string instruction at @ip); @regs the registers
+ *   after the access by DWARF number (x86-64 psABI 3.6.2: 0 RAX, 1 RDX,
+ *   2 RCX, 3 RBX, 4 RSI, 5 RDI, 6 RBP, 7 RSP, 8-15 R8-R15, 16 RIP, 49
+ *   RFLAGS, 58 FS.base, 59 GS.base), @nregs of them (at most 64), bit k of
+ *   @known set where regs[k] holds a value.  Of its memory accesses (a
+ *   MOVS has two), the one that touches [@lo, @lo + @len) (the watched
+ *   bytes), else (or with @len 0) its only one: address, size, kind (HWBP_R,
+ *   HWBP_W, or both for a read-modify-write) into *@acc; acc->priv is left
+ *   as it was (the caller knows the privilege).
+ *   Errors: -EINVAL (NULL, @ip outside @code, @nregs over 64), -ENOENT (no
+ *   instruction ends at @ip: @start is no boundary before it, or the
+ *   instruction branched; or its address cannot be worked out: a load
+ *   into its own base register, a register not in @known; or two
+ *   candidates and none in the range), -EOPNOTSUPP.
+ * Context: a decoder is one thread's at a time; no allocation after open,
+ * no system call, no lock: an exception handler's work in user space (a
+ * ptrace stop, a perf sample), not a kernel's (Capstone is a library).
+ */
+struct hwbp_decoder;
+int hwbp_decoder_open(enum hwbp_arch arch, struct hwbp_decoder **out);
+void hwbp_decoder_close(struct hwbp_decoder *d);
+int hwbp_decoder_access(struct hwbp_decoder *d, const void *code, size_t n, uint64_t start,
+			uint64_t ip, const uint64_t *regs, unsigned nregs, uint64_t known,
+			uint64_t lo, uint64_t len, struct hwbp_access *acc);
+
 #ifdef __cplusplus
 }
 #endif

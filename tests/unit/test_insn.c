@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include <hwbp/hwbp.h>
+#include <hwbp/trace.h>
 
 #include "insn/insn.h"
 
@@ -242,6 +243,58 @@ static void test_reporting_arches(void **state)
 	assert_null(hwbpi_insn_arch((enum hwbp_arch)99));
 }
 
+/*
+ * The public decoder (hwbp/trace.h): the same answers through
+ * hwbp_decoder_access(): the access touching the watched range (the REP
+ * iteration's, not the store before it), else the only one; the errors.
+ */
+static void test_public_decoder(void **state)
+{
+	/* mov qword ptr [rdx], rax; rep stosb */
+	static const uint8_t code[] = { 0x48, 0x89, 0x02, 0xf3, 0xaa, 0x90 };
+	struct hwbp_decoder *d = NULL;
+	struct hwbpi_insn_regs r;
+	struct hwbp_access acc = { 0, 0, 0, 1 };
+
+	(void)state;
+	assert_int_equal(hwbp_decoder_open(HWBP_ARCH_ARM64, &d), -EOPNOTSUPP);
+	assert_null(d);
+	assert_int_equal(hwbp_decoder_open(HWBP_ARCH_X86, NULL), -EINVAL);
+	assert_int_equal(hwbp_decoder_open(HWBP_ARCH_X86, &d), 0);
+	base_regs(&r);
+	r.v[RDI] = 0x1001;
+	/* Watched 0x1000: the stosb iteration's byte. */
+	assert_int_equal(hwbp_decoder_access(d, code, sizeof(code), START, START + 3, r.v, 64, r.known,
+					     0x1000, 1, &acc), 0);
+	assert_int_equal(acc.addr, 0x1000);
+	assert_int_equal(acc.size, 1);
+	assert_int_equal(acc.kind, HWBP_W);
+	assert_int_equal(acc.priv, 1);   /* left as it was */
+	/* Watched 0x4000: the store before it. */
+	assert_int_equal(hwbp_decoder_access(d, code, sizeof(code), START, START + 3, r.v, 64, r.known,
+					     0x4000, 8, &acc), 0);
+	assert_int_equal(acc.addr, 0x4000);
+	assert_int_equal(acc.size, 8);
+	/* Any range (len 0) with two candidates: which one is not known. */
+	assert_int_equal(hwbp_decoder_access(d, code, sizeof(code), START, START + 3, r.v, 64, r.known,
+					     0, 0, &acc), -ENOENT);
+	/* The store alone, a range it misses: its only access, to filter. */
+	assert_int_equal(hwbp_decoder_access(d, code, 3, START, START + 3, r.v, 64, r.known, 0x9000,
+					     1, &acc), 0);
+	assert_int_equal(acc.addr, 0x4000);
+	/* RDX not known: its address cannot be worked out. */
+	assert_int_equal(hwbp_decoder_access(d, code, 3, START, START + 3, r.v, 64,
+					     r.known & ~(UINT64_C(1) << 1), 0x4000, 8, &acc), -ENOENT);
+	assert_int_equal(hwbp_decoder_access(d, code, sizeof(code), START, START + 64, r.v, 64,
+					     r.known, 0, 0, &acc), -EINVAL);
+	assert_int_equal(hwbp_decoder_access(d, code, sizeof(code), START, START + 3, r.v, 65,
+					     r.known, 0, 0, &acc), -EINVAL);
+	assert_int_equal(hwbp_decoder_access(NULL, code, sizeof(code), START, START + 3, r.v, 64,
+					     r.known, 0, 0, &acc), -EINVAL);
+	hwbp_decoder_close(d);
+	hwbp_decoder_close(NULL);
+}
+
 int main(void)
 {
 	if (!hwbpi_insn_available()) {
@@ -254,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_x86_rep_and_before),
 		cmocka_unit_test(test_x86_not_found),
 		cmocka_unit_test(test_reporting_arches),
+		cmocka_unit_test(test_public_decoder),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

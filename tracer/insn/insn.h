@@ -81,6 +81,20 @@ struct hwbpi_insn_arch {
 	void (*close)(struct hwbpi_insn_dec *d);
 };
 
+/*
+ * hwbpi_insn_access - of the instructions @a's at_trap() finds (its
+ * arguments as there), the access that touches one of the @nr ranges
+ * [@lo[i], @lo[i] + @len[i]), or, when none does, the only one whose
+ * address is known (it touched bytes the hardware watches beyond the
+ * ranges: hwbp_decode() filters it), into *@acc's address, size and kind
+ * (priv is the caller's).  Errors: at_trap()'s, -ENOENT (no access to
+ * give: an address lost, or two candidates), -EOPNOTSUPP (@a NULL).
+ */
+int hwbpi_insn_access(const struct hwbpi_insn_arch *a, struct hwbpi_insn_dec *d,
+		      const uint8_t *code, size_t n, uint64_t start, uint64_t ip,
+		      const struct hwbpi_insn_regs *regs, const uint64_t *lo, const uint64_t *len,
+		      unsigned nr, struct hwbp_access *acc);
+
 /* The decoder of @arch, or NULL where it has none (the hardware reports
  * the access).  Any context. */
 const struct hwbpi_insn_arch *hwbpi_insn_arch(enum hwbp_arch arch);

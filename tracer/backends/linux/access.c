@@ -97,20 +97,12 @@ static int read_code(pid_t tid, const struct hwbp_symtab *syms, uint64_t addr, v
 	return hwbpi_symtab_read_file(syms, addr, dst, len) ? -EFAULT : 0;
 }
 
-static bool overlaps(const struct hwbpi_insn_access *a, uint64_t lo, uint64_t len)
-{
-	return a->addr_known && a->addr < lo + len && lo < a->addr + a->size;
-}
-
 int hwbpi_hit_access_regs(struct hwbpi_hit_dec *h, pid_t tid, const struct hwbp_symtab *syms,
 			  uint64_t ip, const uint64_t *regv, uint64_t known, const uint64_t *lo,
 			  const uint64_t *len, unsigned nr, struct hwbp_access *acc)
 {
 	const struct hwbp_sym *f;
 	struct hwbpi_insn_regs regs;
-	struct hwbpi_insn in[2];
-	const struct hwbpi_insn_access *found = NULL;
-	unsigned n = 0;
 	uint64_t start;
 	int ret;
 
@@ -141,38 +133,9 @@ int hwbpi_hit_access_regs(struct hwbpi_hit_dec *h, pid_t tid, const struct hwbp_
 	}
 	memcpy(regs.v, regv, sizeof(regs.v));
 	regs.known = known;
-	if ((ret = h->a->at_trap(h->d, h->code, (size_t)h->len, start, ip, &regs, in, &n)))
+	if ((ret = hwbpi_insn_access(h->a, h->d, h->code, (size_t)h->len, start, ip, &regs, lo, len,
+				     nr, acc)))
 		return ret;
-	for (unsigned k = 0; k < n; k++)
-		for (unsigned i = 0; i < in[k].n; i++)
-			for (unsigned r = 0; r < nr; r++)
-				if (overlaps(&in[k].acc[i], lo[r], len[r])) {
-					acc->addr = in[k].acc[i].addr;
-					acc->size = in[k].acc[i].size;
-					acc->kind = in[k].acc[i].kind;
-					acc->priv = tid != 0;
-					return 0;
-				}
-	/*
-	 * No access touched a watch: it touched only bytes the hardware
-	 * watches beyond them (an enlarged piece's, or those between the
-	 * watches of a shared one).  When the instruction has one access
-	 * that can be located, that one raised the trap: return it, so that
-	 * hwbp_decode() filters the hit rather than give it to every watch.
-	 */
-	for (unsigned k = 0; k < n; k++)
-		for (unsigned i = 0; i < in[k].n; i++) {
-			if (!in[k].acc[i].addr_known)
-				continue;
-			if (found)
-				return -ENOENT;   /* two candidates: which one is not known */
-			found = &in[k].acc[i];
-		}
-	if (!found)
-		return -ENOENT;
-	acc->addr = found->addr;
-	acc->size = found->size;
-	acc->kind = found->kind;
 	acc->priv = tid != 0;
 	return 0;
 }
