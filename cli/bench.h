@@ -39,15 +39,17 @@ struct bench_trace_opts {
 /* hwbp bench trace. */
 int bench_trace(const struct bench_trace_opts *o);
 
-/* The decode row of bench trace (bench_decode.c): ns per x86 hit decoded,
+/* The decode rows of bench trace (bench_decode.c): ns per hit decoded (the
+ * first arch with a decoder),
  * the first time at its PC (cold) and again (warm), in a function of
  * @insns instructions.  Errors: -EOPNOTSUPP (no Capstone: @why says),
  * -EIO (a decode failed). */
 struct bench_decode_result {
 	int ok;
+	const char *arch;       /* the arch whose decoder was timed */
 	unsigned insns;
 	double cold_ns, warm_ns;
-	char why[96];
+	char why[160];
 };
 int bench_decode(unsigned rounds, struct bench_decode_result *res);
 

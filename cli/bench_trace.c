@@ -495,9 +495,9 @@ static int build_table(const struct bench_trace_opts *o, const struct bench_text
 /* The decode rows (bench_decode.c), against the histogram hit. */
 static void print_decode(const struct hit_result *hr, const struct bench_decode_result *dr)
 {
-	printf("x86 hit decoding (hwbp_decoder_access: the instruction that ended at the trap's\n"
-	       "IP, from its function's start, %u RMW instructions; what ptrace and perf add per\n"
-	       "hit):\n", dr->insns);
+	printf("hit decoding (hwbp_decoder_access, %s: the instruction that ended at the trap's\n"
+	       "IP, from its function's start, %u instructions; what ptrace and perf add per\n"
+	       "hit):\n", dr->ok ? dr->arch : "-", dr->insns);
 	printf("%-28s %10s %10s\n", "row", "ns/hit", "x hist");
 	if (!dr->ok) {
 		printf("%-28s %10s %10s\n", "decode", "skipped", "-");

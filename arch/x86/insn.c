@@ -352,11 +352,31 @@ static void x86_close(struct hwbpi_insn_dec *d)
 	free(d);
 }
 
+/* The sample (hwbp_decoder_sample()): 64 times `add dword ptr [rbx +
+ * 0x10], 1` (83 43 10 01: a read-modify-write of 4 bytes at RBX + 16),
+ * then NOPs; RBX 0x6000, RSP and RFLAGS as a process has them. */
+#define SAMPLE_ADD 0x83, 0x43, 0x10, 0x01
+#define SAMPLE_ADD4 SAMPLE_ADD, SAMPLE_ADD, SAMPLE_ADD, SAMPLE_ADD
+#define SAMPLE_ADD16 SAMPLE_ADD4, SAMPLE_ADD4, SAMPLE_ADD4, SAMPLE_ADD4
+#define SAMPLE_NOP4 0x90, 0x90, 0x90, 0x90
+static const uint8_t sample_code[] = {
+	SAMPLE_ADD16, SAMPLE_ADD16, SAMPLE_ADD16, SAMPLE_ADD16,
+	SAMPLE_NOP4, SAMPLE_NOP4, SAMPLE_NOP4, SAMPLE_NOP4,
+};
+static const struct hwbp_decoder_sample x86_sample = {
+	.code = sample_code, .len = sizeof(sample_code), .start = 0x401000,
+	.insn_len = 4, .count = 64,
+	.regs = { [3] = 0x6000, [7] = 0x7fff0000, [49] = 0x202 },
+	.known = (UINT64_C(1) << 3) | (UINT64_C(1) << 7) | (UINT64_C(1) << 49),
+	.addr = 0x6010, .size = 4, .kind = HWBP_RW,
+};
+
 const struct hwbpi_insn_arch hwbpi_insn_x86 = {
 	.name = "x86-64 (Capstone)",
 	.at_trap = x86_at_trap,
 	.open = x86_open,
 	.close = x86_close,
+	.sample = &x86_sample,
 };
 
 #else /* !HWBP_HAVE_CAPSTONE */

@@ -702,6 +702,26 @@ int hwbp_trace_lackey_scan(FILE *in, struct hwbp_trace_lackey_counts *c);
  */
 struct hwbp_decoder;
 int hwbp_decoder_open(enum hwbp_arch arch, struct hwbp_decoder **out);
+
+/*
+ * hwbp_decoder_sample - a function of @arch's code whose answers are known
+ * (for self-checks and benchmarks: `hwbp bench trace`): @count
+ * instructions of @insn_len bytes each from @start, every one of them an
+ * access of @size bytes at @addr of kind @kind given @regs/@known; a trap
+ * after instruction k ends at start + k * insn_len.  Errors: -EINVAL
+ * (@out NULL), -EOPNOTSUPP (no decoder for @arch).  Any context.
+ */
+struct hwbp_decoder_sample {
+	const uint8_t *code;
+	size_t len;           /* bytes of @code: the instructions, then padding */
+	uint64_t start;
+	unsigned insn_len, count;
+	uint64_t regs[64];
+	uint64_t known;
+	uint64_t addr, size;
+	unsigned kind;
+};
+int hwbp_decoder_sample(enum hwbp_arch arch, const struct hwbp_decoder_sample **out);
 void hwbp_decoder_close(struct hwbp_decoder *d);
 int hwbp_decoder_access(struct hwbp_decoder *d, const void *code, size_t n, uint64_t start,
 			uint64_t ip, const uint64_t *regs, unsigned nregs, uint64_t known,

@@ -295,6 +295,33 @@ static void test_public_decoder(void **state)
 	hwbp_decoder_close(NULL);
 }
 
+/* The sample function answers what it says, at every instruction. */
+static void test_public_sample(void **state)
+{
+	const struct hwbp_decoder_sample *smp;
+	struct hwbp_decoder *d;
+	struct hwbp_access acc;
+
+	(void)state;
+	assert_int_equal(hwbp_decoder_sample(HWBP_ARCH_ARM64, &smp), -EOPNOTSUPP);
+	assert_int_equal(hwbp_decoder_sample(HWBP_ARCH_X86, NULL), -EINVAL);
+	assert_int_equal(hwbp_decoder_sample(HWBP_ARCH_X86, &smp), 0);
+	assert_true(smp->len >= (size_t)smp->count * smp->insn_len);
+	assert_int_equal(hwbp_decoder_open(HWBP_ARCH_X86, &d), 0);
+	for (unsigned k = 1; k <= smp->count; k++) {
+		assert_int_equal(hwbp_decoder_access(d, smp->code, smp->len, smp->start,
+						     smp->start + (uint64_t)k * smp->insn_len, smp->regs,
+						     64, smp->known, 0, 0, &acc), 0);
+		assert_int_equal(acc.addr, smp->addr);
+		assert_int_equal(acc.size, smp->size);
+		assert_int_equal(acc.kind, smp->kind);
+	}
+	/* Inside an instruction: none ends there. */
+	assert_int_equal(hwbp_decoder_access(d, smp->code, smp->len, smp->start, smp->start + 2,
+					     smp->regs, 64, smp->known, 0, 0, &acc), -ENOENT);
+	hwbp_decoder_close(d);
+}
+
 int main(void)
 {
 	if (!hwbpi_insn_available()) {
@@ -308,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_x86_not_found),
 		cmocka_unit_test(test_reporting_arches),
 		cmocka_unit_test(test_public_decoder),
+		cmocka_unit_test(test_public_sample),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -49,6 +49,16 @@ void hwbp_decoder_close(struct hwbp_decoder *d)
 	free(d);
 }
 
+int hwbp_decoder_sample(enum hwbp_arch arch, const struct hwbp_decoder_sample **out)
+{
+	const struct hwbpi_insn_arch *a = hwbpi_insn_arch(arch);
+
+	if (!out)
+		return -EINVAL;
+	*out = a ? a->sample : NULL;
+	return *out ? 0 : -EOPNOTSUPP;
+}
+
 int hwbp_decoder_access(struct hwbp_decoder *d, const void *code, size_t n, uint64_t start,
 			uint64_t ip, const uint64_t *regs, unsigned nregs, uint64_t known,
 			uint64_t lo, uint64_t len, struct hwbp_access *acc)

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include <hwbp/hwbp.h>
+#include <hwbp/trace.h>
 
 /* The registers after the access, by the arch's DWARF register number
  * (x86-64 psABI 3.6.2: 0 RAX, 1 RDX, 2 RCX, 3 RBX, 4 RSI, 5 RDI, 6 RBP,
@@ -79,6 +80,9 @@ struct hwbpi_insn_arch {
 	 * Capstone, or none here), -ENOMEM. */
 	int (*open)(struct hwbpi_insn_dec **out);
 	void (*close)(struct hwbpi_insn_dec *d);
+	/* A function of this arch's code whose answers are known, for
+	 * self-checks and benchmarks (hwbp_decoder_sample()); NULL: none. */
+	const struct hwbp_decoder_sample *sample;
 };
 
 /*
