@@ -816,6 +816,52 @@ static void on_exec(struct hwbpi_pt_loop *L, struct thr *th, pid_t w)
 	hwbpi_ptrace_resume_thr(th, 0);
 }
 
+/*
+ * The step over a planted trap was made with the data watches off
+ * (th->sbp_quiet): the watches back, and the stepped instruction's own
+ * access, decoded, is the hit the hardware was not asked for.  Why: on
+ * Debian's 6.1 kernel under QEMU 10's x86 TCG, a PTRACE_SINGLESTEP whose
+ * instruction hits a data breakpoint (DR6 BS and Bn in one #DB) hangs the
+ * whole machine (docs/fidelity.md); a function's first instruction often
+ * writes the object its arming trap has just armed (--release scope).
+ */
+static void quiet_step_done(struct hwbpi_pt_loop *L, struct thr *th)
+{
+	struct proc *p = hwbpi_ptrace_proc_find(L->s, th->tgid);
+	uint64_t lo[HWBP_MAX_REQUESTS], len[HWBP_MAX_REQUESTS], req = 0, pc;
+	struct hwbp_access acc;
+	unsigned nr = 0;
+
+	th->sbp_quiet = false;
+	if (!p || !p->watched)
+		return;
+	hwbpi_linux_write(th->tid, &L->s->cpu, hwbpi_pt_thr_regs(L, th));
+	for (unsigned id = 0; id < HWBP_MAX_REQUESTS; id++)
+		if (L->ctx.req[id].live && L->ctx.req[id].plan.req.type != HWBP_X) {
+			lo[nr] = L->ctx.req[id].plan.req.addr;
+			len[nr++] = L->ctx.req[id].plan.req.len;
+		}
+	if (!nr || hwbpi_linux_pc(th->tid, &pc) ||
+	    hwbpi_hit_access(L->dec, th->tid, L->t->syms, pc, lo, len, nr, &acc))
+		return;   /* no access, or none to locate: no hit */
+	for (unsigned id = 0; id < HWBP_MAX_REQUESTS; id++) {
+		const struct hwbp_request *r = &L->ctx.req[id].plan.req;
+
+		if (L->ctx.req[id].live && r->type != HWBP_X && (r->type & acc.kind) &&
+		    acc.addr < r->addr + r->len && r->addr < acc.addr + acc.size)
+			req |= UINT64_C(1) << id;
+	}
+	if (!req)
+		return;
+	L->s->decoded++;
+	th->hit_req = req;
+	th->hit_kind = (uint8_t)acc.kind;
+	th->hit_ip = pc;
+	th->guess = false;
+	emit(L, th);
+	th->hit_req = 0;
+}
+
 /* A SIGTRAP signal-delivery stop of thread @th (@w): the end of a step
  * over a hit, a hit, or the program's own trap. */
 static void on_sigtrap(struct hwbpi_pt_loop *L, struct thr *th, pid_t w)
@@ -834,9 +880,12 @@ static void on_sigtrap(struct hwbpi_pt_loop *L, struct thr *th, pid_t w)
 	 * watchpoint comes first, before the instruction ran, and the hit
 	 * is stepped over before the trap goes back. */
 	if (th->sbp_at && !th->step && si.si_code > 0 && si.si_code != SIGTRAP) {
-		int hr = hwbpi_linux_hit(w, &s->cpu, p && p->watched ? hwbpi_pt_thr_regs(L, th) : &s->off,
+		int hr = th->sbp_quiet ? -1 :
+			 hwbpi_linux_hit(w, &s->cpu, p && p->watched ? hwbpi_pt_thr_regs(L, th) : &s->off,
 					 &si, &hs);
 
+		if (th->sbp_quiet)
+			quiet_step_done(L, th);
 		if (hr >= 0) {
 			th->guess = hr > 0;
 			on_hit(L, th, &hs);
@@ -864,7 +913,11 @@ static void on_sigtrap(struct hwbpi_pt_loop *L, struct thr *th, pid_t w)
 	} else if (!th->step && si.si_code != TRAP_HWBKPT && hwbpi_pt_objs_trap(L, th)) {
 		/* A planted trap, before the debug registers are asked: x86
 		 * keeps DR6's bits of the last hit until the next #DB, and INT3
-		 * is #BP, not #DB. */
+		 * is #BP, not #DB.  Where hits are decoded, the step goes with
+		 * the data watches off (quiet_step_done()). */
+		if (th->sbp_at && L->dec && p && p->watched &&
+		    hwbpi_linux_write(th->tid, &s->cpu, &s->off) == 0)
+			th->sbp_quiet = true;
 		hwbpi_ptrace_resume_thr(th, 0);   /* steps over it (th->sbp_at) */
 	} else if (!th->step &&
 		   (hr = hwbpi_linux_hit(w, &s->cpu, p && p->watched ? hwbpi_pt_thr_regs(L, th) : &s->off,

@@ -56,6 +56,7 @@ struct thr {
 	/* Stepping over a planted trap (ptrace_objects.c): its address, the
 	 * original instruction back in place until the step is done. */
 	uint64_t sbp_at;
+	bool sbp_quiet;      /* stepping over it with the data watches off (on_sigtrap()) */
 	uint64_t gen;        /* the loop's gen its registers were written at */
 };
 
