@@ -128,6 +128,15 @@ int hwbpi_perf_say_kernel(int ret, const char *what, unsigned cpu, unsigned held
 
 /* Close every event and ring of @s and free its tables. */
 void hwbpi_perf_sess_close(struct sess *s);
+/* ---- tracer/backends/perf/perf_share.c ---- */
+
+/* More watches than registers, each hit decoded (s->dec): every watch a
+ * request that may share a slot (HWBP_REQ_SHARE), one piece per armed
+ * slot (its watches in piece.watches).  Returns 0 with s->pc, -ENOSPC
+ * (even sharing does not fit, or a watch that cannot share: bound to a
+ * CPU, execute; a piece Linux cannot program), -ENOMEM. */
+int hwbpi_perf_plan_shared(struct sess *s, const struct hwbp_cpu *cpu, enum hwbp_scope scope);
+
 /* Plan every watch of s->t for @cpu into pieces the kernel can take.
  * Errors (@err: one line naming the watch): the planner's, -EOPNOTSUPP
  * (a piece Linux refuses: hwbpi_linux_piece_ok), -ENOMEM. */
