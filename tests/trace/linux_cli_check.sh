@@ -71,16 +71,28 @@ for b in perf bpf; do
   fi
 done
 # One entry per watch: the in-kernel histogram keeps the same first entry
-# and the same overrun (in hits) as perf's samples do.
+# and the same overrun (in hits) as perf's samples do.  Where bpf's kinds
+# stay '?' (its twins cannot pair: QEMU's x86 TCG) and perf decodes them
+# (x86), the entries are of other kinds: then each says its own, and both
+# add up to the 2250 hits.
 for b in perf bpf; do
-  "$hwbp" trace --backend $b --hist-entries 1 -e 'counter:rw-' -- "$prog" > "$tmp/$b-one.txt" 2>/dev/null
+  "$hwbp" trace --backend $b --hist-entries 1 -e 'counter:rw-' -- "$prog" > "$tmp/$b-one.txt" 2>"$tmp/$b-one.err"
 done
-cmp -s "$tmp/perf-one.txt" "$tmp/bpf-one.txt" ||
-  { echo "FAIL: --hist-entries 1: bpf and perf differ:"; cat "$tmp/perf-one.txt" "$tmp/bpf-one.txt"; fail=1; }
+if grep -q "stay '?': this CPU reports one slot per store" "$tmp/bpf-one.err" &&
+   ! grep -q "stay '?'" "$tmp/perf-one.err"; then
+  grep -q '^R  *counter  *bump ' "$tmp/perf-one.txt" && grep -q '^?  *counter  *bump ' "$tmp/bpf-one.txt" ||
+    { echo "FAIL: --hist-entries 1: perf's decoded R, bpf's '?':"; cat "$tmp/perf-one.txt" "$tmp/bpf-one.txt"; fail=1; }
+  echo "--hist-entries 1: bpf's kinds unknown here (twins do not pair), perf's decoded: entries compared by their sums"
+else
+  cmp -s "$tmp/perf-one.txt" "$tmp/bpf-one.txt" ||
+    { echo "FAIL: --hist-entries 1: bpf and perf differ:"; cat "$tmp/perf-one.txt" "$tmp/bpf-one.txt"; fail=1; }
+fi
 # (the entry and the overrun add up to the 2250 hits)
-one=$(awk '$2 == "counter" && NF == 4 { print $4 }' "$tmp/bpf-one.txt")
-grep -q "overrun $((2250 - ${one:-0}))\$" "$tmp/bpf-one.txt" ||
-  { echo "FAIL: --hist-entries 1: bpf's entry and overrun are not 2250:"; cat "$tmp/bpf-one.txt"; fail=1; }
+for b in perf bpf; do
+  one=$(awk '$2 == "counter" && NF == 4 { print $4 }' "$tmp/$b-one.txt")
+  grep -q "overrun $((2250 - ${one:-0}))\$" "$tmp/$b-one.txt" ||
+    { echo "FAIL: --hist-entries 1: $b's entry and overrun are not 2250:"; cat "$tmp/$b-one.txt" "$tmp/$b-one.err"; fail=1; }
+done
 "$hwbp" trace --backend perf -e 'counter:-w-' -- "$prog" > "$tmp/perf-w.txt"
 expect "$tmp/perf-w.txt" W bump 1000
 # Execution: SYM:--x is a breakpoint on the function's first instruction

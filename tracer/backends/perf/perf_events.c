@@ -440,7 +440,7 @@ static void fill_attr(const struct sess *s, struct perf_event_attr *a, const str
 		a->sample_period = 1;         /* every hit */
 		a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 				 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU;
-		a->wakeup_events = o->wakeup ? o->wakeup : DEFAULT_WAKEUP;
+		a->wakeup_events = s->wakeup;
 		stack_attr(s, a, o);
 		/* Last in the record (man 2 perf_event_open), so that it is
 		 * found from the record's end whatever comes before it. */
@@ -659,10 +659,12 @@ int hwbpi_perf_open_all(struct sess *s, pid_t pid, bool all_threads,
 	 * HWBPI_UNWIND_PERF_DUMP bytes: the default ring of 128 KiB would hold
 	 * about 16, and a loop of hits outruns the consumer (420 of 600
 	 * samples dropped in a test): unless --buffer-kb says, 64 times the
-	 * default (8 MiB per CPU, ~1000 samples). */
+	 * default (8 MiB per CPU, ~1000 samples).  A decoded hit's sample
+	 * holds its trap frame (21 more words: four times the plain
+	 * sample): four times the default, for as many samples. */
 	unsigned pages = o->ring_pages ? o->ring_pages :
 			 s->cg == HWBPI_CG_DWARF && !s->kernel ? 64 * HWBPI_PERF_RING_PAGES :
-			 HWBPI_PERF_RING_PAGES;
+			 s->dec ? 4 * HWBPI_PERF_RING_PAGES : HWBPI_PERF_RING_PAGES;
 	bool per_cpu = o->sampling || s->kernel || s->bpf;
 	pid_t *tids = NULL;
 	unsigned ntid = 0;
@@ -682,6 +684,17 @@ int hwbpi_perf_open_all(struct sess *s, pid_t pid, bool all_threads,
 	 * of several), and to decode the access (s->dec). */
 	if (o->sampling && !s->bpf && (multi_piece(s) || s->dec))
 		s->iregs = (unsigned)__builtin_popcountll(hwbpi_linux_perf_iregs);
+	/* Woken after this many samples: at most a quarter of what a ring
+	 * holds (a small --buffer-kb, or samples made big by the trap frame,
+	 * would fill before the wakeup came). */
+	s->wakeup = o->wakeup ? o->wakeup : DEFAULT_WAKEUP;
+	{
+		uint64_t sample = 8 + 6 * 8 + (s->iregs ? 8 + (uint64_t)s->iregs * 8 : 0);
+		uint64_t quarter = s->ring_bytes / sample / 4;
+
+		if (!o->wakeup && quarter < s->wakeup)
+			s->wakeup = quarter ? (unsigned)quarter : 1;
+	}
 	if (o->sampling && !s->bpf) {
 		s->ring = calloc(s->ncpus, sizeof(*s->ring));
 		if (!s->ring) {

@@ -108,6 +108,7 @@ struct sess {
 	 * registers (PERF_SAMPLE_REGS_INTR, hwbpi_linux_perf_iregs), this many */
 	unsigned iregs;
 	uint64_t ring_bytes;       /* each CPU ring's data area */
+	unsigned wakeup;           /* samples per wakeup of the reader */
 	/* o->decode: the hits' decoder (NULL: none), and the functions its
 	 * code is read by */
 	struct hwbpi_hit_dec *dec;
