@@ -747,7 +747,10 @@ static void detach_stopped(struct hwbpi_pt_loop *L, struct thr *th, pid_t w, int
 	 * from the debug exception) while this is another stop: once
 	 * detached it would kill the process (SIGTRAP's default action).
 	 * Let it surface first, with no breakpoint left to raise another.
-	 * The traps planted for objects go first: the code as it was. */
+	 * The traps planted for objects go first: the code as it was; a
+	 * thread stopped by one goes back to its instruction. */
+	if (ev == 0 && sig == SIGTRAP && !th->sbp_at)
+		hwbpi_pt_objs_rewind(L, w);
 	hwbpi_pt_objs_unplant(L, w);
 	hwbpi_ptrace_disarm(s, w);
 	if (ev == 0 && sig == SIGTRAP) {

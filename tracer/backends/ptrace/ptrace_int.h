@@ -228,6 +228,10 @@ void hwbpi_pt_objs_alarm(struct hwbpi_pt_loop *L);
 
 /* Before a detach: every planted trap out of the process of @tid. */
 void hwbpi_pt_objs_unplant(struct hwbpi_pt_loop *L, pid_t tid);
+/* A thread stopped by a planted trap whose stop is not handled (a detach
+ * comes first): its PC back on the trap's instruction (x86's INT3 leaves
+ * it past the trap), so that it runs the original one once detached. */
+void hwbpi_pt_objs_rewind(struct hwbpi_pt_loop *L, pid_t tid);
 
 /* The traced process exec'd: its traps went with its old image. */
 void hwbpi_pt_objs_forget(struct hwbpi_pt_loop *L);

@@ -529,6 +529,23 @@ void hwbpi_pt_objs_forget(struct hwbpi_pt_loop *L)
 		L->objs->planted = false;
 }
 
+void hwbpi_pt_objs_rewind(struct hwbpi_pt_loop *L, pid_t tid)
+{
+	siginfo_t si;
+	uint64_t pc;
+
+	/* (the traps stay listed after they are taken out: the other
+	 * threads' stops may still be at one).  Only a trap's own stop: a
+	 * step's end (TRAP_TRACE) or a hit (TRAP_HWBKPT) is past an
+	 * instruction that ran, even a one-byte one at a trap's address. */
+	if (!L->objs || !hwbpi_linux_trap_pc_after || hwbpi_linux_pc(tid, &pc) ||
+	    ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) || si.si_code == TRAP_TRACE ||
+	    si.si_code == TRAP_HWBKPT)
+		return;
+	if (trap_at(L->objs, pc - hwbpi_linux_trap_pc_after))
+		hwbpi_linux_set_pc(tid, pc - hwbpi_linux_trap_pc_after);
+}
+
 void hwbpi_pt_objs_unplant(struct hwbpi_pt_loop *L, pid_t tid)
 {
 	struct hwbpi_pt_objs *O = L->objs;
