@@ -218,6 +218,11 @@ uint64_t arch_arena_c(void)
 	return ARENA_C;
 }
 
+const char *arch_machine_model(void)
+{
+	return "x86_64";   /* this machine's CPU as a 64-bit process sees it */
+}
+
 const char *arch_cpu_unsupported(const struct hwbp_cpu *cpu)
 {
 	if (cpu->arch != HWBP_ARCH_X86)

@@ -22,6 +22,7 @@
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -170,6 +171,17 @@ static void go_and_reap(pid_t pid, int go_fd)
 	assert_int_equal(write(go_fd, "g", 1), 1);
 	close(go_fd);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
+	/* A data hit's debug exception that came without its status (DR6
+	 * naming no slot: a hypervisor's departure under load, seen on this
+	 * project's Firecracker hosts) is taken by Linux for INT1 and kills
+	 * the child with a SIGTRAP it never raised (docs/fidelity.md, "Hosts
+	 * whose debug exception loses its status"): its counts cannot be
+	 * checked here, this time. */
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGTRAP) {
+		printf("SKIP: the child died of a SIGTRAP it did not raise: a debug exception "
+		       "without its status (this host's departure, docs/fidelity.md)\n");
+		skip();
+	}
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
