@@ -166,13 +166,25 @@ void hwbpi_ptrace_stop_reset(void);
 int hwbpi_ptrace_spawn(struct hwbpi_ptrace **out, char *const argv[], int (*fn)(void *), void *arg,
 		   char *err, size_t errlen);
 
-/* ---- tracer/backends/ptrace/ptrace.c ---- */
+/* ---- tracer/backends/ptrace/ptrace_setup.c ---- */
 
 /* The request of watch @w at @addr: user addresses, local enable bits
  * (x86 Ln: per task, as Linux itself programs them), R widened to RW
- * where the CPU has no R (x86). */
+ * where the CPU has no R (x86), shared (L->share) once the watches did
+ * not fit one register each; its store-only twin's; and where the plan's
+ * requests for @w are now (a thread-local watch: L->tls_at's copy). */
 struct hwbp_request hwbpi_pt_watch_req(const struct hwbpi_pt_loop *L, const struct hwbpi_watch *w,
 				      uint64_t addr);
+struct hwbp_request hwbpi_pt_twin_req(const struct hwbpi_watch *w, uint64_t addr);
+uint64_t hwbpi_pt_plan_addr(const struct hwbpi_pt_loop *L, const struct hwbpi_watch *w);
+
+/* The context, the task and every watch with an address installed, then
+ * the twins; L->regs the task's registers.  Errors (@err: one line naming
+ * the watch): the planner's, -ENOSPC, -EOPNOTSUPP (a piece Linux refuses),
+ * -EINVAL (data and execution in one watch). */
+int hwbpi_pt_setup(struct hwbpi_pt_loop *L, const struct hwbp_cpu *cpu, char *err, size_t errlen);
+
+/* ---- tracer/backends/ptrace/ptrace.c ---- */
 
 /* The kind of a hit of @w (no twin) into @ev: the hardware type @hwtype
  * says R, else changed bytes say W, else a W or X watch's type; false
