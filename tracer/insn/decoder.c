@@ -49,6 +49,13 @@ void hwbp_decoder_close(struct hwbp_decoder *d)
 	free(d);
 }
 
+int hwbpi_decoder_access(struct hwbp_decoder *d, const uint8_t *code, size_t n, uint64_t start,
+			 uint64_t ip, const struct hwbpi_insn_regs *regs, const uint64_t *lo,
+			 const uint64_t *len, unsigned nr, struct hwbp_access *acc)
+{
+	return hwbpi_insn_access(d->a, d->d, code, n, start, ip, regs, lo, len, nr, acc);
+}
+
 int hwbp_decoder_sample(enum hwbp_arch arch, const struct hwbp_decoder_sample **out)
 {
 	const struct hwbpi_insn_arch *a = hwbpi_insn_arch(arch);
@@ -69,6 +76,5 @@ int hwbp_decoder_access(struct hwbp_decoder *d, const void *code, size_t n, uint
 	memcpy(d->regs.v, regs, nregs * sizeof(*regs));
 	d->regs.known = nregs < 64 ? known & ((UINT64_C(1) << nregs) - 1) : known;
 	/* @len 0: no range, the instruction's only access. */
-	return hwbpi_insn_access(d->a, d->d, code, n, start, ip, &d->regs, &lo, &len, len ? 1 : 0,
-				 acc);
+	return hwbpi_decoder_access(d, code, n, start, ip, &d->regs, &lo, &len, len ? 1 : 0, acc);
 }

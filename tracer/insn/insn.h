@@ -99,6 +99,12 @@ int hwbpi_insn_access(const struct hwbpi_insn_arch *a, struct hwbpi_insn_dec *d,
 		      const struct hwbpi_insn_regs *regs, const uint64_t *lo, const uint64_t *len,
 		      unsigned nr, struct hwbp_access *acc);
 
+/* hwbp_decoder_access() with the registers as insn/ keeps them and any
+ * number of ranges (the backends' decoders: backends/linux/access.c). */
+int hwbpi_decoder_access(struct hwbp_decoder *d, const uint8_t *code, size_t n, uint64_t start,
+			 uint64_t ip, const struct hwbpi_insn_regs *regs, const uint64_t *lo,
+			 const uint64_t *len, unsigned nr, struct hwbp_access *acc);
+
 /* The decoder of @arch, or NULL where it has none (the hardware reports
  * the access).  Any context. */
 const struct hwbpi_insn_arch *hwbpi_insn_arch(enum hwbp_arch arch);

@@ -25,8 +25,8 @@
 #define INSN_MAX 15            /* the longest x86 instruction */
 
 struct hwbpi_hit_dec {
-	const struct hwbpi_insn_arch *a;
-	struct hwbpi_insn_dec *d;
+	struct hwbp_decoder *dec;      /* @arch's (hwbp/trace.h) */
+	enum hwbp_arch arch;
 	uint8_t code[CODE_MAX + INSN_MAX];
 	/* the code last read, kept: the hits of one function read it once
 	 * (a program that rewrote its code there would be misread); tid 0:
@@ -38,20 +38,17 @@ struct hwbpi_hit_dec {
 
 int hwbpi_hit_dec_open(enum hwbp_arch arch, struct hwbpi_hit_dec **out)
 {
-	const struct hwbpi_insn_arch *a = hwbpi_insn_arch(arch);
 	struct hwbpi_hit_dec *h;
 	int ret;
 
 	*out = NULL;
-	if (!a)
-		return -EOPNOTSUPP;
 	if (!(h = calloc(1, sizeof(*h))))
 		return -ENOMEM;
-	h->a = a;
-	if ((ret = a->open(&h->d))) {
+	if ((ret = hwbp_decoder_open(arch, &h->dec))) {
 		free(h);
 		return ret;
 	}
+	h->arch = arch;
 	*out = h;
 	return 0;
 }
@@ -60,14 +57,13 @@ void hwbpi_hit_dec_close(struct hwbpi_hit_dec *h)
 {
 	if (!h)
 		return;
-	if (h->a->close)
-		h->a->close(h->d);
+	hwbp_decoder_close(h->dec);
 	free(h);
 }
 
 void hwbpi_hit_dec_forget(struct hwbpi_hit_dec *h)
 {
-	struct hwbpi_insn_dec *d;
+	struct hwbp_decoder *d;
 
 	if (!h)
 		return;
@@ -75,9 +71,9 @@ void hwbpi_hit_dec_forget(struct hwbpi_hit_dec *h)
 	h->tid = 0;
 	h->len = 0;
 	/* the decoder's own memory of instruction boundaries too */
-	if (h->a->open(&d) == 0) {
-		h->a->close(h->d);
-		h->d = d;
+	if (hwbp_decoder_open(h->arch, &d) == 0) {
+		hwbp_decoder_close(h->dec);
+		h->dec = d;
 	}
 }
 
@@ -133,8 +129,8 @@ int hwbpi_hit_access_regs(struct hwbpi_hit_dec *h, pid_t tid, const struct hwbp_
 	}
 	memcpy(regs.v, regv, sizeof(regs.v));
 	regs.known = known;
-	if ((ret = hwbpi_insn_access(h->a, h->d, h->code, (size_t)h->len, start, ip, &regs, lo, len,
-				     nr, acc)))
+	if ((ret = hwbpi_decoder_access(h->dec, h->code, (size_t)h->len, start, ip, &regs, lo, len,
+					nr, acc)))
 		return ret;
 	acc->priv = tid != 0;
 	return 0;

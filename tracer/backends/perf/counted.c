@@ -352,41 +352,27 @@ static struct hwbpi_bpf *values_begin(struct hwbpi_view *s)
 /* ------------------------------------------------------------ notes */
 
 /* Whether the watches need more data slots than the CPU has, and fit
- * when they share them, as a decoder would let them (perf_share.c): one
- * thread's slots, planned with and without HWBP_REQ_SHARE. */
-static bool needs_sharing(struct hwbpi_view *s)
+ * when they share them, as a decoder would let them (perf_share.c). */
+static bool needs_sharing(struct hwbpi_view *s, bool kernel)
 {
-	struct { struct hwbp_ctx ctx; struct hwbp_slots set[1]; } *a;
+	enum hwbp_scope scope = kernel ? HWBP_SCOPE_KERNEL : HWBP_SCOPE_USER;
 	struct hwbp_caps caps;
 	unsigned n = 0;
-	int ret = 0;
 
 	if (!hwbpi_insn_arch(s->cpu.arch) || !hwbpi_insn_available() ||
 	    hwbp_caps_get(&s->cpu, &caps))
 		return false;
 	for (unsigned i = 0; i < s->t.nw; i++) {
 		const struct hwbpi_watch *w = &s->t.w[i];
-		struct hwbp_request q = { w->addr, hwbpi_watch_len(w, &s->cpu), w->type,
-					  HWBP_SCOPE_BOTH, HWBP_REQ_WIDEN };
+		struct hwbp_request q = { w->addr, hwbpi_watch_len(w, &s->cpu), w->type, scope,
+					  HWBP_REQ_WIDEN };
 		struct hwbp_plan plan;
 
 		if (w->on_cpu || (w->type & HWBP_X) || hwbp_plan(&s->cpu, &q, 0, &plan))
 			return false;
 		n += plan.n;
 	}
-	if (n <= caps.data_slots || !(a = calloc(1, sizeof(*a))))
-		return false;
-	ret = hwbp_ctx_init(&a->ctx, &s->cpu, 1, a->set, NULL);
-	for (unsigned i = 0; ret == 0 && i < s->t.nw; i++) {
-		const struct hwbpi_watch *w = &s->t.w[i];
-		struct hwbp_request q = { w->addr, hwbpi_watch_len(w, &s->cpu), w->type,
-					  HWBP_SCOPE_BOTH, HWBP_REQ_WIDEN | HWBP_REQ_SHARE };
-		int id;
-
-		ret = hwbp_install(&a->ctx, &q, 0, NULL, &id);
-	}
-	free(a);
-	return ret == 0;
+	return n > caps.data_slots && hwbpi_perf_share_fits(&s->t, &s->cpu, scope);
 }
 
 static void kinds_notes(struct hwbpi_view *s, const struct hwbpi_perf_result *res)
@@ -489,7 +475,7 @@ int hwbpi_perf_counted(struct hwbpi_view *s, bool kernel, void *state, pid_t pid
 	 * stack (--stack samples: stack_notes()), no instruction (--sort
 	 * srcline's keys come from the samples). */
 	/* Sharing registers needs each hit decoded, in user space. */
-	if (want_bpf && !s->mode.trace && po.kinds != HWBPI_KINDS_OFF && needs_sharing(s))
+	if (want_bpf && !s->mode.trace && po.kinds != HWBPI_KINDS_OFF && needs_sharing(s, kernel))
 		hwbpi_note(s, "more watches than debug registers: they share registers, and each "
 			   "hit's watch is found by decoding its instruction, which the in-kernel "
 			   "counting cannot do: perf samples are counted instead");

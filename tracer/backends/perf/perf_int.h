@@ -137,6 +137,9 @@ void hwbpi_perf_sess_close(struct sess *s);
  * (even sharing does not fit, or a watch that cannot share: bound to a
  * CPU, execute; a piece Linux cannot program), -ENOMEM. */
 int hwbpi_perf_plan_shared(struct sess *s, const struct hwbp_cpu *cpu, enum hwbp_scope scope);
+/* Whether every watch of @t fits one thread's slots when they share. */
+bool hwbpi_perf_share_fits(const struct hwbpi_tracer *t, const struct hwbp_cpu *cpu,
+			   enum hwbp_scope scope);
 
 /* Plan every watch of s->t for @cpu into pieces the kernel can take.
  * Errors (@err: one line naming the watch): the planner's, -EOPNOTSUPP

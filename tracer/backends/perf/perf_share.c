@@ -21,17 +21,19 @@
  * kernel's counting program (none decodes).  Returns 0 with the pieces in
  * s->pc, -ENOSPC when even sharing does not fit (nothing kept), or an error.
  */
-int hwbpi_perf_plan_shared(struct sess *s, const struct hwbp_cpu *cpu, enum hwbp_scope scope)
-{
-	struct hwbpi_tracer *t = s->t;
-	struct { struct hwbp_ctx ctx; struct hwbp_slots set[1]; } *a = calloc(1, sizeof(*a));
-	uint64_t watches_of[HWBP_MAX_SLOTS] = { 0 };
-	int req_watch[HWBP_MAX_REQUESTS];
-	int ret;
+/* One thread's slots, pure accounting. */
+struct shared {
+	struct hwbp_ctx ctx;
+	struct hwbp_slots set[1];
+};
 
-	if (!a)
-		return -ENOMEM;
-	ret = hwbp_ctx_init(&a->ctx, cpu, 1, a->set, NULL);
+/* Every watch of @t installed in @a as a request that may share
+ * (req_watch[id]: its watch); -ENOSPC for one that cannot share. */
+static int install_shared(const struct hwbpi_tracer *t, const struct hwbp_cpu *cpu,
+			  enum hwbp_scope scope, struct shared *a, int *req_watch)
+{
+	int ret = hwbp_ctx_init(&a->ctx, cpu, 1, a->set, NULL);
+
 	for (unsigned i = 0; ret == 0 && i < t->nw; i++) {
 		const struct hwbpi_watch *w = &t->w[i];
 		struct hwbp_request q = { w->addr, hwbpi_watch_len(w, cpu), w->type, scope,
@@ -43,6 +45,30 @@ int hwbpi_perf_plan_shared(struct sess *s, const struct hwbp_cpu *cpu, enum hwbp
 		else if ((ret = hwbp_install(&a->ctx, &q, 0, NULL, &id)) == 0)
 			req_watch[id] = (int)i;
 	}
+	return ret;
+}
+
+bool hwbpi_perf_share_fits(const struct hwbpi_tracer *t, const struct hwbp_cpu *cpu,
+			   enum hwbp_scope scope)
+{
+	struct shared *a = calloc(1, sizeof(*a));
+	int req_watch[HWBP_MAX_REQUESTS];
+	bool fits = a && install_shared(t, cpu, scope, a, req_watch) == 0;
+
+	free(a);
+	return fits;
+}
+
+int hwbpi_perf_plan_shared(struct sess *s, const struct hwbp_cpu *cpu, enum hwbp_scope scope)
+{
+	struct shared *a = calloc(1, sizeof(*a));
+	uint64_t watches_of[HWBP_MAX_SLOTS] = { 0 };
+	int req_watch[HWBP_MAX_REQUESTS];
+	int ret;
+
+	if (!a)
+		return -ENOMEM;
+	ret = install_shared(s->t, cpu, scope, a, req_watch);
 	s->npc = 0;
 	for (unsigned k = 0; ret == 0 && k < HWBP_MAX_SLOTS; k++) {
 		const struct hwbp_slot *sl = &a->set[0].data[k];
