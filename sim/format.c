@@ -82,6 +82,14 @@ const char *hwbp_sim_class_name(enum hwbp_sim_class cls)
 		return "dsi";
 	case HWBP_SIM_TRACE:
 		return "trace";
+	case HWBP_SIM_BP:
+		return "bp";
+	case HWBP_SIM_STEP:
+		return "step";
+	case HWBP_SIM_BRK:
+		return "brk";
+	case HWBP_SIM_PROGRAM:
+		return "program";
 	}
 	return "unknown";
 }
@@ -95,7 +103,12 @@ void hwbpi_sim_result_text(const struct hwbp_cpu *cpu, const struct hwbp_regs *l
 	size_t used;
 
 	if (res->cls == HWBP_SIM_NONE) {
-		snprintf(buf, n, "none");
+		/* A `get` that completed: the value it read. */
+		used = (size_t)snprintf(buf, n, "none");
+		for (unsigned i = 0; i < res->nstatus && used < n; i++) {
+			hwbpi_fmt_reg(ar, v, sizeof(v), res->status[i].name, res->status[i].value);
+			used += (size_t)snprintf(buf + used, n - used, " %s=%s", res->status[i].name, v);
+		}
 		return;
 	}
 	if (live) {

@@ -46,16 +46,26 @@ struct hwbpi_sim_cpu {
 		struct {
 			uint64_t cr4;       /* only DE (bit 3) matters */
 			int rf;             /* RFLAGS.RF */
+			int tf;             /* RFLAGS.TF */
 			int cpl;            /* 0 or 3 */
+			/* The MOV SS / STI shadow over the next instruction
+			 * (0 none, HWBP_SIM_MOVSS, HWBP_SIM_STI), and the #DB
+			 * conditions a MOV SS held back for it: DR6 B bits, BS. */
+			int shadow;
+			uint32_t held_b;
+			bool held_bs;
 		} x86;
 		struct {
 			int el;             /* 0 or 1 (starts at 1) */
 			int oslock;         /* OSLSR.OSLK: set at reset */
 			int daif_d;         /* PSTATE.D */
+			int pstate_ss;      /* PSTATE.SS */
+			int stepping;       /* `step on`: the debugger ERETs with SPSR.SS = 1 */
 			uint64_t esr, far, elr;
 		} arm64;
 		struct {
 			int pr, hv;         /* MSR[PR], MSR[HV]: start pr=0 hv=1 */
+			int se, be;         /* MSR[SE], MSR[BE]: trace */
 			uint64_t dsisr, dar, srr0, srr1, siar;
 		} ppc;
 	} s;
@@ -90,6 +100,11 @@ struct hwbpi_sim_model {
 	 * arch has no such instruction). */
 	bool io_ports;
 	unsigned zero_block;
+	/* The scenario word of the arch's breakpoint instruction
+	 * (HWBP_SIM_SWBP: "int3", "brk", "trap"), and whether the arch has
+	 * INT1 and the MOV SS / STI shadows (`icebp`, `movss`, `sti`). */
+	const char *swbp;
+	bool shadows;
 
 	/* State at reset (registers, mode, OS lock...).  Then refilter. */
 	void (*reset)(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c);
@@ -107,6 +122,14 @@ struct hwbpi_sim_model {
 	void (*debug_ready)(struct hwbpi_sim_cpu *c);
 	int (*get_reg)(const struct hwbp_cpu *cpu, const struct hwbpi_sim_cpu *c,
 		       const char *name, uint64_t *value);
+	/*
+	 * hwbp_sim_get_insn(): read @name with the instruction, which may
+	 * fault (fill *res, cls != NONE) or complete (and be stepped: a trap
+	 * in *res), or give the value in *value with res->cls NONE.  0 or
+	 * -ENOENT.  The engine calls refilter() afterwards.
+	 */
+	int (*get_insn)(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+			const char *name, uint64_t *value, struct hwbp_sim_result *res);
 
 	/* mode KEY=VALUE (not cpu=, which the engine handles).  0, -ENOENT,
 	 * -EINVAL.  The engine calls refilter() afterwards. */

@@ -47,7 +47,7 @@
 
 enum hwbpi_scn_kind {
 	C_CPU, C_SET, C_WATCH, C_UNWATCH, C_MODE, C_READ, C_WRITE, C_EXEC,
-	C_IO, C_ZERO, C_RESUME, C_DECODER, C_EXPECT,
+	C_IO, C_ZERO, C_RESUME, C_DECODER, C_INSN, C_GET, C_EXPECT,
 };
 
 enum hwbpi_scn_check {
@@ -62,7 +62,7 @@ struct hwbpi_scn_cmd {
 	char name[HWBPI_SCN_NAME_LEN];  /* register, request or cpu preset */
 	uint64_t a, b;                  /* address/value, size/len */
 	int abase;                      /* a was written B+OFF ('B'), C+OFF ('C') or as a number (0) */
-	/* watch */
+	/* watch: HWBP_R...; C_INSN: the enum hwbp_sim_op */
 	unsigned type;
 	enum hwbp_scope scope;
 	bool widen;

@@ -34,7 +34,7 @@ static const char *const hop_names[C_EXPECT + 1] = {
 	[C_SET] = "HOP_SET", [C_WATCH] = "HOP_WATCH", [C_UNWATCH] = "HOP_UNWATCH",
 	[C_MODE] = "HOP_MODE", [C_READ] = "HOP_READ", [C_WRITE] = "HOP_WRITE",
 	[C_EXEC] = "HOP_EXEC", [C_IO] = "HOP_IO", [C_ZERO] = "HOP_ZERO",
-	[C_RESUME] = "HOP_RESUME",
+	[C_RESUME] = "HOP_RESUME", [C_INSN] = "HOP_INSN", [C_GET] = "HOP_GET",
 };
 
 /* @s as a C string literal, or 0 for NULL. */
@@ -104,8 +104,12 @@ static void compile_cmd(FILE *out, const char *file, const struct hwbpi_scn_cmd 
 		break;
 	case C_SET:
 	case C_UNWATCH:
+	case C_GET:
 		h.b = 0;
 		h.name = c->name;
+		break;
+	case C_INSN:
+		h.type = c->type;   /* the enum hwbp_sim_op */
 		break;
 	default:
 		break;

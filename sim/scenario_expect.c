@@ -11,7 +11,8 @@
 
 
 static const char *const class_names[] = {
-	"none", "db", "ud", "gp", "watchpoint", "breakpoint", "dsi", "trace",
+	"none", "db", "ud", "gp", "watchpoint", "breakpoint", "dsi", "trace", "bp", "step",
+	"brk", "program",
 };
 
 static int errno_of(const char *s)
@@ -97,7 +98,7 @@ static int parse_class(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens
 		if (strcmp(c->tok[0], class_names[i]) == 0)
 			c->err = i;
 	if (c->err < 0)
-		return hwbpi_scn_error(lx, t->p[2], "unknown class '%s' (db, ud, gp, watchpoint, breakpoint, dsi, trace)",
+		return hwbpi_scn_error(lx, t->p[2], "unknown class '%s' (db, ud, gp, bp, watchpoint, breakpoint, step, brk, dsi, trace, program)",
 				       c->tok[0]);
 	return 0;
 }
@@ -114,6 +115,24 @@ static int parse_timing(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_token
 		return hwbpi_scn_error(lx, t->n > 2 ? t->p[2] : t->p[0], "'expect timing' takes before or after");
 	if (t->n != 3)
 		return hwbpi_scn_error(lx, t->p[3], "'expect timing' takes one word");
+	return 0;
+}
+
+/* ip at|next: where the saved instruction pointer (x86 RIP, arm64 ELR,
+ * powerpc SRR0) points, which is what the timing says: at the instruction
+ * (before: it can run again) or at the next one (after). */
+static int parse_ip(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens *t,
+		    struct hwbpi_scn_cmd *c)
+{
+	c->ek = E_TIMING;
+	if (hwbpi_scn_tok_is(t, 2, "at"))
+		c->lo = HWBP_TIMING_BEFORE;
+	else if (hwbpi_scn_tok_is(t, 2, "next"))
+		c->lo = HWBP_TIMING_AFTER;
+	else
+		return hwbpi_scn_error(lx, t->n > 2 ? t->p[2] : t->p[0], "'expect ip' takes at or next");
+	if (t->n != 3)
+		return hwbpi_scn_error(lx, t->p[3], "'expect ip' takes one word");
 	return 0;
 }
 
@@ -202,6 +221,8 @@ static int parse_check(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_tokens
 		return parse_class(lx, t, c);
 	if (strcmp(word, "timing") == 0)
 		return parse_timing(lx, t, c);
+	if (strcmp(word, "ip") == 0)
+		return parse_ip(lx, t, c);
 	if (strcmp(word, "addr") == 0)
 		return parse_addr_window(lx, t, c);
 	if (strcmp(word, "error") == 0)
@@ -236,7 +257,7 @@ int hwbpi_scn_parse_expect(struct hwbpi_scn_lexer *lx, enum hwbpi_scn_kind prev,
 		return ret;
 	if (t->n < 2)
 		return hwbpi_scn_error(lx, t->p[0] + t->len[0],
-				       "expect needs a check (none, filtered, hit, class, timing, REG=VALUE, addr, error, ok)");
+				       "expect needs a check (none, filtered, hit, class, timing, ip, REG=VALUE, addr, error, ok)");
 	ret = hwbpi_scn_tok_copy(lx, t, 1, word, sizeof(word));
 	if (ret)
 		return ret;

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -261,6 +262,86 @@ static int parse_decoder(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_pars
 	return 0;
 }
 
+/* step on|off: the arch's single-step flags, as a debugger sets them (a
+ * `set` of the models' "step"). */
+static int parse_step(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_parser *p,
+		      const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+		      struct hwbp_sim *probe)
+{
+	(void)p, (void)probe;
+	c->kind = C_SET;
+	if (t->n != 2 || !(hwbpi_scn_tok_is(t, 1, "on") || hwbpi_scn_tok_is(t, 1, "off")))
+		return hwbpi_scn_error(lx, t->p[0], "'step' takes on or off");
+	snprintf(c->name, sizeof(c->name), "step");
+	c->a = hwbpi_scn_tok_is(t, 1, "on");
+	return 0;
+}
+
+/* get REG: the instruction that reads a debug register. */
+static int parse_get(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_parser *p,
+		     const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+		     struct hwbp_sim *probe)
+{
+	struct hwbp_sim_result res;
+	int ret;
+
+	c->kind = C_GET;
+	if (t->n != 2)
+		return hwbpi_scn_error(lx, t->p[0], "'get' takes REG");
+	ret = hwbpi_scn_tok_copy(lx, t, 1, c->name, HWBPI_SCN_NAME_LEN);
+	if (ret)
+		return ret;
+	/* The probe is scratch: what the read does to it does not matter. */
+	if (hwbp_sim_get_insn(probe, 0, c->name, &res) == -ENOENT)
+		return hwbpi_scn_error(lx, t->p[1], "no instruction reads '%s' on %s", c->name,
+				       p->cpu.name);
+	return 0;
+}
+
+/* The instructions with no operand or an optional one: the arch's
+ * breakpoint instruction (int3; brk [IMM]; trap), icebp, sti, movss [ADDR]. */
+static int parse_insn(struct hwbpi_scn_lexer *lx, const struct hwbpi_scn_parser *p,
+		      const struct hwbpi_scn_tokens *t, struct hwbpi_scn_cmd *c,
+		      struct hwbp_sim *probe)
+{
+	const struct hwbpi_sim_model *m = model_of(p);
+	int ret;
+
+	(void)probe;
+	c->kind = C_INSN;
+	if (hwbpi_scn_tok_is(t, 0, m->swbp ? m->swbp : "")) {
+		c->type = HWBP_SIM_SWBP;
+	} else if (m->shadows && hwbpi_scn_tok_is(t, 0, "icebp")) {
+		c->type = HWBP_SIM_ICEBP;
+	} else if (m->shadows && hwbpi_scn_tok_is(t, 0, "sti")) {
+		c->type = HWBP_SIM_STI;
+	} else if (m->shadows && hwbpi_scn_tok_is(t, 0, "movss")) {
+		c->type = HWBP_SIM_MOVSS;
+	} else {
+		return hwbpi_scn_error(lx, t->p[0], "'%.*s' is not an instruction of %s%s%s",
+				       (int)t->len[0], t->p[0], hwbp_arch_name(p->cpu.arch),
+				       m->swbp ? ": its breakpoint instruction is " : "",
+				       m->swbp ? m->swbp : "");
+	}
+	if (t->n == 1)
+		return 0;
+	if (t->n == 2 && c->type == HWBP_SIM_MOVSS) {
+		/* MOV SS from memory: a 2-byte load. */
+		ret = hwbpi_scn_addr(lx, t->p[1], t->len[1], &c->a, "address");
+		c->abase = lx->base;
+		c->b = 2;
+		return ret;
+	}
+	if (t->n == 2 && c->type == HWBP_SIM_SWBP && hwbpi_scn_tok_is(t, 0, "brk")) {
+		if (hwbp_parse_u64n(t->p[1], t->len[1], &c->b) || c->b > 0xffff)
+			return hwbpi_scn_error(lx, t->p[1], "bad immediate: brk takes 0..0xffff");
+		return 0;
+	}
+	return hwbpi_scn_error(lx, t->p[1], "'%.*s' takes %s", (int)t->len[0], t->p[0],
+			       c->type == HWBP_SIM_MOVSS ? "nothing or ADDR" :
+			       hwbpi_scn_tok_is(t, 0, "brk") ? "nothing or IMM" : "nothing");
+}
+
 static const struct {
 	const char *word;
 	parse_fn *parse;
@@ -269,6 +350,9 @@ static const struct {
 	{ "unwatch", parse_unwatch }, { "mode", parse_mode }, { "read", parse_sized },
 	{ "write", parse_sized }, { "io", parse_sized }, { "exec", parse_at },
 	{ "zero", parse_at }, { "resume", parse_resume }, { "decoder", parse_decoder },
+	{ "step", parse_step }, { "get", parse_get }, { "int3", parse_insn },
+	{ "icebp", parse_insn }, { "brk", parse_insn }, { "trap", parse_insn },
+	{ "sti", parse_insn }, { "movss", parse_insn },
 };
 
 /* The first line: cpu PRESET. */

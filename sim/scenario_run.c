@@ -41,9 +41,9 @@ int hwbpi_scn_find_name(const struct hwbpi_scn_run *r, const char *name)
 /* What a kernel's handler knows of the access, for hwbp_decode(). */
 static void describe_access(struct hwbpi_scn_run *r, const struct hwbp_sim_access *a)
 {
-	static const unsigned kinds[] = {
+	static const unsigned kinds[HWBP_SIM_STI + 1] = {
 		[HWBP_SIM_READ] = HWBP_R, [HWBP_SIM_WRITE] = HWBP_W, [HWBP_SIM_EXEC] = HWBP_X,
-		[HWBP_SIM_IO] = 0, [HWBP_SIM_ZERO] = HWBP_W,
+		[HWBP_SIM_IO] = 0, [HWBP_SIM_ZERO] = HWBP_W, [HWBP_SIM_MOVSS] = HWBP_R,
 	};
 
 	r->acc.addr = a->addr;
@@ -52,8 +52,10 @@ static void describe_access(struct hwbpi_scn_run *r, const struct hwbp_sim_acces
 		r->acc.addr = a->addr & ~(uint64_t)(r->zero_block - 1);
 		r->acc.size = r->zero_block;
 	}
-	if (a->op == HWBP_SIM_IO)
-		r->acc.size = 0; /* a port, not memory: nothing to filter by */
+	if (a->op == HWBP_SIM_IO || a->op >= HWBP_SIM_SWBP)
+		/* a port, or no memory (a MOV SS from memory is its 2 bytes):
+		 * nothing to filter by */
+		r->acc.size = a->op == HWBP_SIM_MOVSS ? a->size : 0;
 	r->acc.kind = kinds[a->op];
 	r->acc.priv = hwbp_sim_priv(r->sim, r->cur);
 	if (r->no_decoder) {
@@ -69,8 +71,11 @@ static void describe_access(struct hwbpi_scn_run *r, const struct hwbp_sim_acces
 static void decode(struct hwbpi_scn_run *r, const struct hwbp_sim_access *a)
 {
 	r->decoded = false;
+	/* Only a debug exception that can name slots is decoded (not #UD,
+	 * #GP, INT3's #BP, BRK, a program interrupt or an arm64 step). */
 	if (r->res.cls == HWBP_SIM_NONE || r->res.cls == HWBP_SIM_UD || r->res.cls == HWBP_SIM_GP ||
-	    r->nlive == 0)
+	    r->res.cls == HWBP_SIM_BP || r->res.cls == HWBP_SIM_BRK ||
+	    r->res.cls == HWBP_SIM_PROGRAM || r->res.cls == HWBP_SIM_STEP || r->nlive == 0)
 		return;
 	describe_access(r, a);
 	if (hwbp_decode(&r->ctx, r->cur, NULL, &r->res.st, &r->acc, &r->hit) == 0)
@@ -170,8 +175,9 @@ static void run_access(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c)
 		[C_READ] = HWBP_SIM_READ, [C_WRITE] = HWBP_SIM_WRITE, [C_EXEC] = HWBP_SIM_EXEC,
 		[C_IO] = HWBP_SIM_IO, [C_ZERO] = HWBP_SIM_ZERO,
 	};
-	struct hwbp_sim_access a = { c->a, (uint32_t)c->b, ops[c->kind] };
+	struct hwbp_sim_access a = { c->a, (uint32_t)c->b, 0 };
 
+	a.op = c->kind == C_INSN ? c->type : ops[c->kind];
 	if (c->kind == C_EXEC)
 		a.size = 1;
 	if (c->kind == C_ZERO)
@@ -180,6 +186,14 @@ static void run_access(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c)
 	r->have_res = true;
 	r->st->accesses++;
 	decode(r, &a);
+	emit(r, c);
+}
+
+/* get REG: the instruction; its value is the result's status. */
+static void run_get(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c)
+{
+	hwbp_sim_get_insn(r->sim, r->cur, c->name, &r->res);
+	r->have_res = true;
 	emit(r, c);
 }
 
@@ -214,7 +228,11 @@ static void run_cmd(struct hwbpi_scn_run *r, const struct hwbpi_scn_cmd *c)
 	case C_EXEC:
 	case C_IO:
 	case C_ZERO:
+	case C_INSN:
 		run_access(r, c);
+		break;
+	case C_GET:
+		run_get(r, c);
 		break;
 	case C_RESUME:
 		run_resume(r, c);

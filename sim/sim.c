@@ -181,6 +181,26 @@ int hwbp_sim_get_reg(const struct hwbp_sim *sim, unsigned cpu, const char *name,
 	return sim->m->get_reg(&sim->cpu, &sim->c[cpu], name, value);
 }
 
+int hwbp_sim_get_insn(struct hwbp_sim *sim, unsigned cpu, const char *name,
+		      struct hwbp_sim_result *res)
+{
+	uint64_t v = 0;
+	int ret;
+
+	if (!sim || !name || !res || cpu >= sim->ncpus)
+		return -EINVAL;
+	clear_result(res);
+	if (!sim->m->get_insn) {
+		ret = sim->m->get_reg(&sim->cpu, &sim->c[cpu], name, &v);
+	} else {
+		ret = sim->m->get_insn(&sim->cpu, sim->profile, &sim->c[cpu], name, &v, res);
+		refilter(sim, &sim->c[cpu]);
+	}
+	if (ret == 0 && res->cls == HWBP_SIM_NONE)
+		hwbpi_sim_status(res, name, v);
+	return ret;
+}
+
 int hwbp_sim_mode(struct hwbp_sim *sim, unsigned cpu, const char *key, uint64_t value)
 {
 	int ret;
@@ -223,7 +243,7 @@ int hwbp_sim_access(struct hwbp_sim *sim, unsigned cpu, const struct hwbp_sim_ac
 
 	if (!sim || !a || !res || cpu >= sim->ncpus)
 		return -EINVAL;
-	if (a->op < HWBP_SIM_READ || a->op > HWBP_SIM_ZERO)
+	if (a->op < HWBP_SIM_READ || a->op > HWBP_SIM_STI)
 		return -EINVAL;
 	if ((is_data(a->op) || a->op == HWBP_SIM_IO) && (a->size == 0 || a->size > 64))
 		return -EINVAL;
@@ -234,6 +254,10 @@ int hwbp_sim_access(struct hwbp_sim *sim, unsigned cpu, const struct hwbp_sim_ac
 	}
 	clear_result(res);
 	sim->m->access(&sim->cpu, sim->profile, c, a, res);
+	/* The instructions beyond accesses change execution state (a
+	 * shadow, PSTATE.SS...) that the filter must see at once. */
+	if (a->op > HWBP_SIM_ZERO)
+		refilter(sim, c);
 	return 0;
 }
 

@@ -5,15 +5,16 @@
  * TCG departures of quirks_x86.def under the qemu profile.
  *
  * Where the manuals leave a choice, the sdm profile takes the one written
- * at the spot (search "Choice:").  Not modelled: single step (BS), task
- * switch (BT), REP string iterations (one scenario access is one whole
- * instruction), the instruction pointer of a data access (unknown, so no
- * execute slot is compared against it), MOV from DRn (get_reg is a peek,
- * not an instruction), and the CPL check of MOV DRn (see set_reg).
+ * at the spot (search "Choice:").  Not modelled: task switch (BT), REP
+ * string iterations (one scenario access is one whole instruction), the
+ * instruction pointer of a data access (unknown, so no execute slot is
+ * compared against it), and the CPL check of a `set` (see set_reg).
  *
- * This file is the execution and the model's table; the register file
- * (reset, set_reg/get_reg, mode, what a MOV DRn does) is sim/x86_regs.c,
- * and what the two share is in sim/x86_model.h.
+ * This file is the accesses and the model's table; the register file
+ * (reset, set_reg/get_reg, mode, what a MOV to or from DRn does) is
+ * sim/x86_regs.c; the end of an instruction (single step, the MOV SS
+ * shadow, INT3, INT1) is sim/x86_step.c; what they share is in
+ * sim/x86_model.h.
  */
 #include "x86_model.h"
 
@@ -137,13 +138,13 @@ static uint64_t last_byte(uint64_t addr, uint64_t size)
  * that the handler can use the debug registers.  QEMU clears it only in
  * the general-detect fault itself (quirk HWBPI_Q_X86_GD_ONLY_MOV).
  */
-static void db_entry(int profile, struct hwbpi_sim_cpu *c)
+void hwbpi_sim_x86_db_entry(int profile, struct hwbpi_sim_cpu *c)
 {
 	if (!hwbpi_quirk_on(profile, HWBPI_Q_X86_GD_ONLY_MOV))
 		c->regs.u.x86.dr7 &= ~DR7_GD;
 }
 
-static uint32_t enabled_mask(uint64_t dr7)
+uint32_t hwbpi_sim_x86_enabled(uint64_t dr7)
 {
 	uint32_t m = 0;
 
@@ -265,10 +266,11 @@ static void refilter(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_c
 
 	/*
 	 * While RF is set every access must reach the model: the instruction
-	 * that completes clears RF (SDM §17.3.1.1), which is state.
+	 * that completes clears RF (SDM §17.3.1.1), which is state; so must
+	 * every instruction that TF single-steps, or that a MOV SS shadows.
 	 */
 	c->nwin = 0;
-	if (c->s.x86.rf) {
+	if (c->s.x86.rf || c->s.x86.tf || c->s.x86.shadow) {
 		c->flo = 0;
 		c->fhi = ALL_ONES;
 		return;
@@ -365,16 +367,18 @@ static void match_data(const struct hwbp_cpu *cpu, int profile, const struct hwb
 static void data_trap(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
 		      const struct hwbp_sim_access *a, bool io, struct hwbp_sim_result *res)
 {
-	uint32_t en, dis, b;
+	struct hwbpi_x86_start st = hwbpi_sim_x86_start(c);
+	bool movss = a->op == HWBP_SIM_MOVSS;
+	uint32_t en = 0, dis = 0, b;
 
-	match_data(cpu, profile, c, a, io, &en, &dis);
+	/* A MOV SS from a register accesses nothing. */
+	if (!movss || a->size)
+		match_data(cpu, profile, c, a, io, &en, &dis);
 	/* QEMU: its watchpoint list decides, stale hit flags included. */
-	if (!io && hwbpi_quirk_on(profile, HWBPI_Q_X86_DATA_FIRST_SLOT))
+	if (!io && (!movss || a->size) && hwbpi_quirk_on(profile, HWBPI_Q_X86_DATA_FIRST_SLOT))
 		en = qemu_list_hits(cpu, profile, c, a);
 	/* The access is done either way (a trap, SDM §17.3.1.2). */
 	complete(cpu, profile, c);
-	if (!en)
-		return;
 
 	b = en;
 	/*
@@ -383,20 +387,14 @@ static void data_trap(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_
 	 * whose condition the access met, so handlers (and hwbp's decoder)
 	 * must honour the enables as the manual tells them to.
 	 */
-	if (!hwbpi_quirk_on(profile, HWBPI_Q_X86_DISABLED_B_BITS) &&
+	if (en && !hwbpi_quirk_on(profile, HWBPI_Q_X86_DISABLED_B_BITS) &&
 	    !hwbpi_quirk_on(profile, HWBPI_Q_X86_LINUX_VIRTUAL_DR6))
 		b |= dis;
-	/*
-	 * B0-B3 are rewritten on a breakpoint #DB; BD, BS, BT and the
-	 * reserved bits are never cleared by the processor (SDM §17.2.3;
-	 * kvm-unit-tests x86/debug.c "hw watchpoint (test that dr6.BS is
-	 * not cleared)").
-	 */
-	c->regs.u.x86.dr6 = (c->regs.u.x86.dr6 & ~HWBP_X86_DR6_B_MASK) | b;
-	db_entry(profile, c);
-	db_result(c, HWBP_TIMING_AFTER, b & enabled_mask(c->regs.u.x86.dr7), 0, res);
-	c->last = *a;
-	c->pending = true;
+	hwbpi_sim_x86_end(cpu, profile, c, st, en, b, movss, res);
+	if (res->cls != HWBP_SIM_NONE) {
+		c->last = *a;
+		c->pending = true;
+	}
 }
 
 /* Execute breakpoints (R/W = 00): a fault before the instruction. */
@@ -405,6 +403,7 @@ static void exec_fault(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim
 {
 	uint64_t dr7 = c->regs.u.x86.dr7;
 	uint32_t en = 0, dis = 0, b;
+	struct hwbpi_x86_start st = hwbpi_sim_x86_start(c);
 
 	/*
 	 * RF = 1 suppresses instruction breakpoints for one instruction and
@@ -413,6 +412,7 @@ static void exec_fault(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim
 	 */
 	if (c->s.x86.rf) {
 		complete(cpu, profile, c);
+		hwbpi_sim_x86_end(cpu, profile, c, st, 0, 0, false, res);
 		return;
 	}
 	for (unsigned i = 0; i < HWBP_X86_SLOTS; i++) {
@@ -434,8 +434,16 @@ static void exec_fault(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim
 	}
 	if (!en) {
 		complete(cpu, profile, c);
+		hwbpi_sim_x86_end(cpu, profile, c, st, 0, 0, false, res);
 		return;
 	}
+	/*
+	 * A fault: the instruction did not run, so it reaches no boundary
+	 * where a MOV SS's held conditions or a step trap could be taken
+	 * (the handler returns to it with TF as it was).
+	 */
+	c->s.x86.held_b = 0;
+	c->s.x86.held_bs = false;
 	/*
 	 * Matching disabled execute slots set their B bits too: the sdm
 	 * reading of §17.2.3 (see data_trap) and what QEMU does
@@ -446,8 +454,9 @@ static void exec_fault(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim
 	if (!hwbpi_quirk_on(profile, HWBPI_Q_X86_LINUX_VIRTUAL_DR6))
 		b |= dis;
 	c->regs.u.x86.dr6 = (c->regs.u.x86.dr6 & ~HWBP_X86_DR6_B_MASK) | b;
-	db_entry(profile, c);
+	hwbpi_sim_x86_db_entry(profile, c);
 	db_result(c, HWBP_TIMING_BEFORE, en, a->addr, res);
+	hwbpi_sim_x86_si_code(profile, res, b);
 	/* The instruction did not run: RF stays as it was (0). */
 	c->last = *a;
 	c->pending = true;
@@ -468,6 +477,14 @@ static void access_(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cp
 		break;
 	case HWBP_SIM_EXEC:
 		exec_fault(cpu, profile, c, a, res);
+		break;
+	case HWBP_SIM_MOVSS:
+		data_trap(cpu, profile, c, a, false, res);
+		break;
+	case HWBP_SIM_SWBP:
+	case HWBP_SIM_ICEBP:
+	case HWBP_SIM_STI:
+		hwbpi_sim_x86_insn(cpu, profile, c, a, res);
 		break;
 	default:
 		/* HWBP_SIM_ZERO is arm64 DC ZVA / ppc dcbz: no x86 meaning. */
@@ -500,9 +517,12 @@ static void resume(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu
 const struct hwbpi_sim_model hwbpi_sim_x86 = {
 	.arch = HWBP_ARCH_X86,
 	.io_ports = true,
+	.swbp = "int3",
+	.shadows = true,
 	.reset = hwbpi_sim_x86_reset,
 	.set_reg = hwbpi_sim_x86_set_reg,
 	.get_reg = hwbpi_sim_x86_get_reg,
+	.get_insn = hwbpi_sim_x86_get_insn,
 	.mode = hwbpi_sim_x86_mode,
 	.access = access_,
 	.resume = resume,

@@ -44,6 +44,49 @@ static inline void db_result(const struct hwbpi_sim_cpu *c, enum hwbp_timing tim
 	hwbpi_sim_status(res, "dr6", c->regs.u.x86.dr6);
 }
 
+/* DR6.BD, BS (SDM §17.2.3). */
+#define DR6_BD (1ull << 13)
+#define DR6_BS (1ull << 14)
+
+/* What an instruction starts with (sim/x86_step.c): RFLAGS.TF, and the
+ * MOV SS / STI shadow it runs in (which it consumes). */
+struct hwbpi_x86_start {
+	bool tf;
+	int shadow;
+};
+
+static inline struct hwbpi_x86_start hwbpi_sim_x86_start(struct hwbpi_sim_cpu *c)
+{
+	struct hwbpi_x86_start st = { c->s.x86.tf != 0, c->s.x86.shadow };
+
+	c->s.x86.shadow = 0;
+	return st;
+}
+
+/* Entry to the #DB handler: GD cleared (sim/x86.c). */
+void hwbpi_sim_x86_db_entry(int profile, struct hwbpi_sim_cpu *c);
+/* The enabled slots of @dr7 (sim/x86.c). */
+uint32_t hwbpi_sim_x86_enabled(uint64_t dr7);
+
+/*
+ * The end of an instruction that completed (sim/x86_step.c): the data
+ * breakpoint conditions it met (@en enabled slots, @b the B bits the
+ * profile sets), the single step, and what a MOV SS held back, delivered
+ * as one #DB trap (or held again, by a MOV SS: @movss).
+ */
+void hwbpi_sim_x86_end(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+		       struct hwbpi_x86_start st, uint32_t en, uint32_t b, bool movss,
+		       struct hwbp_sim_result *res);
+/* Under the linux profile, the si_code a tracer sees of a #DB whose DR6
+ * conditions are @cond (sim/x86_step.c). */
+void hwbpi_sim_x86_si_code(int profile, struct hwbp_sim_result *res, uint64_t cond);
+/* INT3, INT1, STI, a MOV SS (sim/x86_step.c). */
+void hwbpi_sim_x86_insn(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+			const struct hwbp_sim_access *a, struct hwbp_sim_result *res);
+/* MOV from DRn (sim/x86_regs.c). */
+int hwbpi_sim_x86_get_insn(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+			   const char *name, uint64_t *value, struct hwbp_sim_result *res);
+
 /* The register file (sim/x86_regs.c): operations of the model's table. */
 void hwbpi_sim_x86_reset(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c);
 int hwbpi_sim_x86_set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,

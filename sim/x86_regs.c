@@ -10,9 +10,7 @@
 
 #include "x86_model.h"
 
-/* DR6 (SDM §17.2.3, Figure 17-1). */
-#define DR6_BD (1ull << 13)
-#define DR6_BS (1ull << 14)
+/* DR6 (SDM §17.2.3, Figure 17-1); BD and BS are in x86_model.h. */
 #define DR6_BT (1ull << 15)
 /*
  * The bits software can change: B0-B3, BD, BS, BT.  Bits 4-11 and 16-31
@@ -128,24 +126,27 @@ static void write_dr(int profile, struct hwbpi_sim_cpu *c, int n, uint64_t value
 static void mov_dr(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c, int n,
 		   uint64_t value, struct hwbp_sim_result *res)
 {
-	if (n == 4 || n == 5) {
+	struct hwbpi_x86_start st = hwbpi_sim_x86_start(c);
+
+	if ((n == 4 || n == 5) && (c->s.x86.cr4 & CR4_DE)) {
 		/* DR4/DR5 are reserved with CR4.DE = 1 (#UD) and alias DR6/DR7
 		 * with DE = 0 (SDM §17.2.2). */
-		if (c->s.x86.cr4 & CR4_DE) {
-			mov_fault(c, HWBP_SIM_UD, res);
-			return;
-		}
-		n += 2;
-	}
-	if (c->regs.u.x86.dr7 & DR7_GD)
+		mov_fault(c, HWBP_SIM_UD, res);
+	} else if (c->regs.u.x86.dr7 & DR7_GD) {
 		general_detect(profile, c, res);
-	else if (cpu->u.x86.mode64 && n >= 6 && (value & DR_HIGH_RESERVED))
+	} else if (cpu->u.x86.mode64 && n >= 4 && (value & DR_HIGH_RESERVED)) {
 		mov_fault(c, HWBP_SIM_GP, res);
-	else if (cpu->u.x86.mode64)
-		write_dr(profile, c, n, value);
-	else
+	} else {
 		/* 32-bit debug registers: the upper half of the value is lost. */
-		write_dr(profile, c, n, value & 0xffffffffull);
+		write_dr(profile, c, n >= 4 && n <= 5 ? n + 2 : n,
+			 cpu->u.x86.mode64 ? value : value & 0xffffffffull);
+		/* The MOV completed: a step trap, a MOV SS's held #DB. */
+		hwbpi_sim_x86_end(cpu, profile, c, st, 0, 0, false, res);
+		return;
+	}
+	/* A fault reaches no boundary: what a MOV SS held is lost with it. */
+	c->s.x86.held_b = 0;
+	c->s.x86.held_bs = false;
 }
 
 int hwbpi_sim_x86_set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
@@ -161,6 +162,11 @@ int hwbpi_sim_x86_set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbpi_
 	}
 	if (strcmp(name, "rf") == 0) {
 		c->s.x86.rf = value != 0;
+		return 0;
+	}
+	if (strcmp(name, "tf") == 0 || strcmp(name, "step") == 0) {
+		/* `step on|off`: a debugger single-steps with RFLAGS.TF. */
+		c->s.x86.tf = value != 0;
 		return 0;
 	}
 	if (is_mask_name(name))
@@ -184,6 +190,10 @@ int hwbpi_sim_x86_get_reg(const struct hwbp_cpu *cpu, const struct hwbpi_sim_cpu
 		*value = (uint64_t)c->s.x86.rf;
 		return 0;
 	}
+	if (strcmp(name, "tf") == 0 || strcmp(name, "step") == 0) {
+		*value = (uint64_t)c->s.x86.tf;
+		return 0;
+	}
 	if (is_mask_name(name)) {
 		if (!cpu->u.x86.amd_addr_mask)
 			return -ENOENT;
@@ -205,6 +215,44 @@ int hwbpi_sim_x86_get_reg(const struct hwbp_cpu *cpu, const struct hwbpi_sim_cpu
 		*value = c->regs.u.x86.dr6;
 	else
 		*value = c->regs.u.x86.dr7;
+	return 0;
+}
+
+/*
+ * MOV from DRn, in the current mode (SDM Vol. 2B "MOV--Move to/from Debug
+ * Registers", in QEMU helper_get_dr()'s order): #GP(0) at CPL > 0, #UD for
+ * DR4/DR5 with CR4.DE = 1, general detect with DR7.GD, else the value
+ * (DR4/DR5 alias DR6/DR7 with DE = 0).  A fault is before the
+ * instruction; one that completes ends as every instruction does (a step
+ * trap, a MOV SS's held #DB).
+ */
+int hwbpi_sim_x86_get_insn(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+			   const char *name, uint64_t *value, struct hwbp_sim_result *res)
+{
+	struct hwbpi_x86_start st;
+	int n = dr_index(name);
+
+	clear_res(res);
+	if (n < 0)
+		return -ENOENT;
+	st = hwbpi_sim_x86_start(c);
+	if (c->s.x86.cpl != 0) {
+		mov_fault(c, HWBP_SIM_GP, res);
+	} else if ((n == 4 || n == 5) && (c->s.x86.cr4 & CR4_DE)) {
+		mov_fault(c, HWBP_SIM_UD, res);
+	} else if (c->regs.u.x86.dr7 & DR7_GD) {
+		general_detect(profile, c, res);
+	} else {
+		hwbpi_sim_x86_get_reg(cpu, c, name, value);
+		c->s.x86.rf = 0;
+		hwbpi_sim_x86_end(cpu, profile, c, st, 0, 0, false, res);
+		return 0;
+	}
+	/* A fault reaches no boundary: what a MOV SS held is lost with it
+	 * (kvm-unit-tests "Single-step #DB w/ MOVSS blocking and DR7.GD=1":
+	 * the general-detect #DB is 0xffff2ff0, no BS). */
+	c->s.x86.held_b = 0;
+	c->s.x86.held_bs = false;
 	return 0;
 }
 

@@ -51,7 +51,11 @@ enum hwbp_sim_class {
 	HWBP_SIM_WATCHPOINT,  /* arm64 watchpoint exception */
 	HWBP_SIM_BREAKPOINT,  /* arm64 breakpoint exception */
 	HWBP_SIM_DSI,         /* powerpc data storage interrupt */
-	HWBP_SIM_TRACE,       /* powerpc trace interrupt (CIABR) */
+	HWBP_SIM_TRACE,       /* powerpc trace interrupt (CIABR, MSR.SE/BE) */
+	HWBP_SIM_BP,          /* x86 #BP (INT3) */
+	HWBP_SIM_STEP,        /* arm64 software step exception */
+	HWBP_SIM_BRK,         /* arm64 BRK instruction exception */
+	HWBP_SIM_PROGRAM,     /* powerpc program interrupt (trap, privileged) */
 };
 
 enum hwbp_sim_op {
@@ -60,6 +64,12 @@ enum hwbp_sim_op {
 	HWBP_SIM_EXEC = 3,
 	HWBP_SIM_IO = 4,      /* x86 in/out: addr is the port */
 	HWBP_SIM_ZERO = 5,    /* arm64 DC ZVA / powerpc dcbz of addr's block */
+	HWBP_SIM_SWBP = 6,    /* the arch's breakpoint instruction: x86 INT3,
+	                         arm64 BRK #size (the immediate), powerpc trap */
+	HWBP_SIM_ICEBP = 7,   /* x86 INT1 (ICEBP, opcode F1) */
+	HWBP_SIM_MOVSS = 8,   /* x86 MOV SS: a 2-byte load at addr (size 2),
+	                         or from a register (size 0) */
+	HWBP_SIM_STI = 9,     /* x86 STI */
 };
 
 /* One access: 16 bytes, so a stream of them is cache friendly. */
@@ -115,9 +125,23 @@ int hwbp_sim_set_reg(struct hwbp_sim *sim, unsigned cpu, const char *name,
  */
 int hwbp_sim_debug_ready(struct hwbp_sim *sim, unsigned cpu);
 
-/* hwbp_sim_get_reg - read a register by name.  Errors: -EINVAL, -ENOENT. */
+/* hwbp_sim_get_reg - read a register by name, as a debugger peeks at it
+ * (no instruction runs).  Errors: -EINVAL, -ENOENT. */
 int hwbp_sim_get_reg(const struct hwbp_sim *sim, unsigned cpu, const char *name,
 		     uint64_t *value);
+
+/*
+ * hwbp_sim_get_insn - read register @name with the instruction a kernel
+ * would (x86 MOV from DRn, arm64 MRS, powerpc mfspr) on @cpu, in its
+ * current mode: the instruction may fault (x86 general detect, #UD of
+ * DR4/DR5 with CR4.DE; an unprivileged read) and is single-stepped like
+ * any other.  Without an exception res->cls is HWBP_SIM_NONE and
+ * res->status[0] holds the value read under @name.
+ * Errors: -EINVAL (NULL, bad cpu), -ENOENT (no such register).  Allocates
+ * nothing.
+ */
+int hwbp_sim_get_insn(struct hwbp_sim *sim, unsigned cpu, const char *name,
+		      struct hwbp_sim_result *res);
 
 /*
  * hwbp_sim_mode - set execution state (el, pr, hv, cpl).

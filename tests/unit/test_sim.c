@@ -55,7 +55,7 @@ static void test_args(void **state)
 	a.size = 65;
 	assert_int_equal(hwbp_sim_access(sim, 0, &a, &r), -EINVAL);
 	a.size = 4;
-	a.op = 9;
+	a.op = HWBP_SIM_STI + 1;
 	assert_int_equal(hwbp_sim_access(sim, 0, &a, &r), -EINVAL);
 	assert_int_equal(hwbp_sim_set_reg(sim, 5, "dr7", 0, &r), -EINVAL);
 	assert_int_equal(hwbp_sim_set_reg(sim, 0, "dbgwcr0", 0, &r), -ENOENT);

@@ -108,7 +108,9 @@ int arch_mode(const char *key, uint64_t value);
 /*
  * Perform one access for real (a->addr absolute) and fill *res from what
  * the exception handler saw: cls (HWBP_SIM_NONE if nothing), timing
- * (measured: before = the access had not happened), status[] in the same
+ * (measured: before = the access had not happened; for an instruction
+ * that traps, the saved IP: at the instruction = before, at the next one =
+ * after), status[] in the same
  * order and names as the simulator model prints them (x86 "dr6"; arm64
  * "esr", "far"; powerpc "dsisr", "dar" or "srr1"), st (for
  * hwbp_decode_status), addr/addr_known (as the sim model reports them).
@@ -117,6 +119,15 @@ int arch_mode(const char *key, uint64_t value);
  * runner skips the file).
  */
 int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res);
+
+/*
+ * `get NAME`: read the register with the instruction (x86 MOV from DRn,
+ * arm64 MRS, powerpc mfspr) in the current mode, and fill *res as the
+ * simulator's hwbp_sim_get_insn() does: the exception it raised, or
+ * cls HWBP_SIM_NONE and status[0] = NAME and the value.  0, -ENOENT,
+ * or -EOPNOTSUPP (the runner skips the file).
+ */
+int arch_get_reg(const char *name, struct hwbp_sim_result *res);
 
 /* `resume`: what completing the last faulting instruction gives (usually
  * none: the handler already stepped over it). */

@@ -24,6 +24,10 @@ enum hop_kind {
 	HOP_IO,          /* io port a, size b (x86) */
 	HOP_ZERO,        /* zero a (+ base) */
 	HOP_RESUME,      /* resume */
+	HOP_INSN,        /* an instruction: type = enum hwbp_sim_op (int3/brk/trap,
+	                    icebp, movss, sti), a (+ base) its address (movss), b its
+	                    size (movss) or immediate (brk) */
+	HOP_GET,         /* get register name (MOV from DRn, MRS, mfspr) */
 };
 
 enum hop_base {
@@ -35,7 +39,7 @@ enum hop_base {
 struct hop {
 	uint8_t kind;    /* enum hop_kind */
 	uint8_t base;    /* enum hop_base, for a */
-	uint8_t type;    /* watch: HWBP_R/W/RW/X */
+	uint8_t type;    /* watch: HWBP_R/W/RW/X; insn: enum hwbp_sim_op */
 	uint8_t scope;   /* watch: enum hwbp_scope */
 	uint8_t flags;   /* watch: 1 widen, 2 share (HWBP_REQ_WIDEN, _SHARE) */
 	uint8_t pad[3];

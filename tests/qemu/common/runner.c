@@ -76,6 +76,13 @@ static int on_access(void *p)
 	return arch_access(o->acc, o->res);
 }
 
+static int on_get(void *p)
+{
+	struct on *o = p;
+
+	return arch_get_reg(o->name, o->res);
+}
+
 static int on_resume(void *p)
 {
 	arch_resume(((struct on *)p)->res);
@@ -295,14 +302,24 @@ int harness_main(void)
 		case HOP_EXEC:
 		case HOP_IO:
 		case HOP_ZERO:
+		case HOP_INSN:
 			a.addr = resolve(h);
 			a.size = (uint32_t)h->b;
 			a.op = h->kind == HOP_READ ? HWBP_SIM_READ : h->kind == HOP_WRITE ? HWBP_SIM_WRITE :
 			       h->kind == HOP_EXEC ? HWBP_SIM_EXEC : h->kind == HOP_IO ? HWBP_SIM_IO :
-			       HWBP_SIM_ZERO;
+			       h->kind == HOP_ZERO ? HWBP_SIM_ZERO : h->type;
 			if (arch_on_cpu(cur, on_access, &o)) {
 				skipped++;
 				i = skip_file(i, "cannot make this access", NULL);
+				continue;
+			}
+			print_result(h, &res);
+			break;
+		case HOP_GET:
+			o.name = h->name;
+			if (arch_on_cpu(cur, on_get, &o)) {
+				skipped++;
+				i = skip_file(i, "cannot read register", h->name);
 				continue;
 			}
 			print_result(h, &res);
