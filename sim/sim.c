@@ -196,7 +196,8 @@ int hwbp_sim_get_insn(struct hwbp_sim *sim, unsigned cpu, const char *name,
 		ret = sim->m->get_insn(&sim->cpu, sim->profile, &sim->c[cpu], name, &v, res);
 		refilter(sim, &sim->c[cpu]);
 	}
-	if (ret == 0 && res->cls == HWBP_SIM_NONE)
+	/* The value read, when the read completed (alone, or stepped). */
+	if (ret == 0 && (res->cls == HWBP_SIM_NONE || res->timing == HWBP_TIMING_AFTER))
 		hwbpi_sim_status(res, name, v);
 	return ret;
 }

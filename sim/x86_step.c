@@ -129,7 +129,7 @@ static void int3(int profile, struct hwbpi_sim_cpu *c, struct hwbp_sim_result *r
 	drop_held(c);
 	res->cls = HWBP_SIM_BP;
 	res->timing = HWBP_TIMING_AFTER;
-	res->st.u.x86.dr6 = c->regs.u.x86.dr6;
+	/* A #BP names no slot: no status for a decoder (st stays clear). */
 	/* Linux do_int3_user() -> do_trap(): force_sig(SIGTRAP), SI_KERNEL. */
 	if (hwbpi_quirk_on(profile, HWBPI_Q_X86_LINUX_SIGINFO))
 		hwbpi_sim_status(res, "si_code", SI_KERNEL);

@@ -129,6 +129,15 @@ int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res);
  */
 int arch_get_reg(const char *name, struct hwbp_sim_result *res);
 
+/*
+ * An access may also return 1: its line is held and runs with the next
+ * instruction line (x86 MOV SS, whose shadow covers the next instruction);
+ * after that line the runner asks arch_held_result() for the held line's
+ * result and prints both, in order.  A harness that never holds needs not
+ * define it (common/runner.c has a weak one).
+ */
+void arch_held_result(struct hwbp_sim_result *res);
+
 /* `resume`: what completing the last faulting instruction gives (usually
  * none: the handler already stepped over it). */
 void arch_resume(struct hwbp_sim_result *res);

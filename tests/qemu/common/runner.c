@@ -12,6 +12,7 @@
  * never as passed); "== END" at the very end.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "format.h"
@@ -76,6 +77,18 @@ static int on_access(void *p)
 	return arch_access(o->acc, o->res);
 }
 
+static int on_held(void *p)
+{
+	arch_held_result(((struct on *)p)->res);
+	return 0;
+}
+
+/* No harness holds a line unless it says so (x86: MOV SS). */
+__attribute__((weak)) void arch_held_result(struct hwbp_sim_result *res)
+{
+	memset(res, 0, sizeof(*res));
+}
+
 static int on_get(void *p)
 {
 	struct on *o = p;
@@ -137,6 +150,30 @@ static void print_result(const struct hop *h, const struct hwbp_sim_result *res)
 	arch_on_cpu(cur, on_read_regs, &o);
 	hwbpi_sim_result_text(&cpu, &live, res, &arenas, buf, sizeof(buf));
 	h_printf("%u: %s\n", (unsigned)h->line, buf);
+}
+
+/* A line whose result comes with the next line's (harness.h). */
+static const struct hop *held;
+
+static bool is_insn(const struct hop *h)
+{
+	return h->kind == HOP_SET || h->kind == HOP_READ || h->kind == HOP_WRITE ||
+	       h->kind == HOP_EXEC || h->kind == HOP_IO || h->kind == HOP_ZERO ||
+	       h->kind == HOP_INSN || h->kind == HOP_GET;
+}
+
+/* The held line's result, printed before the line that released it. */
+static void print_held(void)
+{
+	struct hwbp_sim_result res;
+	struct on o = { .res = &res };
+
+	if (!held)
+		return;
+	memset(&res, 0, sizeof(res));
+	arch_on_cpu(cur, on_held, &o);
+	print_result(held, &res);
+	held = NULL;
 }
 
 static int find_name(const char *n)
@@ -210,6 +247,18 @@ int harness_main(void)
 		int ret;
 
 		memset(&res, 0, sizeof(res));
+		if (held && h->kind == HOP_FILE) {
+			h_printf("# harness: line %u (held for the next line) ended its file: not run\n",
+				 (unsigned)held->line);
+			held = NULL;
+		}
+		if (held && !is_insn(h)) {
+			/* The held line runs with an instruction line only. */
+			held = NULL;
+			skipped++;
+			i = skip_file(i, "a held line (MOV SS) is followed by no instruction line", NULL);
+			continue;
+		}
 		switch (h->kind) {
 		case HOP_FILE:
 			files++;
@@ -240,11 +289,13 @@ int harness_main(void)
 			o.value = resolve(h);
 			ret = arch_on_cpu(cur, on_set_reg, &o);
 			if (ret) {
+				held = NULL;
 				skipped++;
 				i = skip_file(i, ret == -ENOENT ? "no such register" : "cannot write",
 					      h->name);
 				continue;
 			}
+			print_held();
 			if (res.cls != HWBP_SIM_NONE)
 				print_result(h, &res);
 			break;
@@ -308,20 +359,30 @@ int harness_main(void)
 			a.op = h->kind == HOP_READ ? HWBP_SIM_READ : h->kind == HOP_WRITE ? HWBP_SIM_WRITE :
 			       h->kind == HOP_EXEC ? HWBP_SIM_EXEC : h->kind == HOP_IO ? HWBP_SIM_IO :
 			       h->kind == HOP_ZERO ? HWBP_SIM_ZERO : h->type;
-			if (arch_on_cpu(cur, on_access, &o)) {
+			ret = arch_on_cpu(cur, on_access, &o);
+			if (ret == 1 && !held) {
+				/* Held: printed after the next line ran. */
+				held = h;
+				break;
+			}
+			if (ret) {
+				held = NULL;
 				skipped++;
 				i = skip_file(i, "cannot make this access", NULL);
 				continue;
 			}
+			print_held();
 			print_result(h, &res);
 			break;
 		case HOP_GET:
 			o.name = h->name;
 			if (arch_on_cpu(cur, on_get, &o)) {
+				held = NULL;
 				skipped++;
 				i = skip_file(i, "cannot read register", h->name);
 				continue;
 			}
+			print_held();
 			print_result(h, &res);
 			break;
 		case HOP_RESUME:

@@ -346,35 +346,43 @@ acc_in4:
 	ret
 
 /*
- * void x86_rf_call(uint64_t target, uint64_t arg)
- * Enter @target (an access stub or a `ret` in the code arena) through an
- * IRETQ frame whose RFLAGS has RF set, so that its first instruction runs
- * with RFLAGS.RF = 1 (Intel SDM Vol. 3 §17.3.1.1); it returns here.
+ * uint64_t x86_flags_call(uint64_t target, uint64_t arg, uint64_t orflags)
+ * Enter @target (an access stub, a `ret` in the code arena, or step.c's
+ * generated instruction) through an IRETQ frame whose RFLAGS has @orflags
+ * added (RF: its first instruction runs with RFLAGS.RF = 1, Intel SDM Vol.
+ * 3 §17.3.1.1; TF: it is single-stepped, §17.3.1.4); it returns to
+ * x86_flags_back, here, with the target's %rax.  The target gets @arg in
+ * %rdi and x86_code_rsi/_rdx/_rcx in those registers (step.c's operands),
+ * set before the IRETQ so that no instruction of ours is stepped.
  */
-	.globl x86_rf_call
-x86_rf_call:
+	.globl x86_flags_call, x86_flags_back
+x86_flags_call:
 	pushq %rbp
 	movq %rsp, %rbp
 	andq $-16, %rsp
-	leaq 1f(%rip), %rax
-	pushq %rax                      /* the target's `ret` comes back to 1: */
+	leaq x86_flags_back(%rip), %rax
+	pushq %rax                      /* the target's `ret` comes back here */
 	movq %rsp, %rax
 	pushq $0x10                     /* SS */
 	pushq %rax                      /* RSP */
 	pushfq
-	orq $0x10000, (%rsp)            /* RFLAGS.RF */
+	orq %rdx, (%rsp)                /* RF, TF */
 	pushq $0x08                     /* CS */
 	pushq %rdi                      /* RIP */
 	movq %rsi, %rdi
+	movq x86_code_rsi(%rip), %rsi
+	movq x86_code_rdx(%rip), %rdx
+	movq x86_code_rcx(%rip), %rcx
 	iretq
-1:	movq %rbp, %rsp
+x86_flags_back:
+	movq %rbp, %rsp
 	popq %rbp
 	ret
 
 /*
  * uint64_t x86_user_call(uint64_t target, uint64_t arg, uint64_t rflags)
  * Run @target(@arg) in ring 3 (`mode cpl=3`): an IRETQ into it with the
- * user selectors, @rflags (RF, IOPL as the access needs) and the user
+ * user selectors, @rflags (RF, TF, IOPL as the access needs) and the user
  * stack, whose top holds the return address x86_user_exit.  That stub's
  * INT 0x81 (a DPL 3 gate) enters kernel.c's handler, which IRETQs to
  * x86_user_back in ring 0 on the stack saved here (x86_user_ret_rsp).
@@ -399,6 +407,9 @@ x86_user_call:
 	pushq $0x23                     /* CS: user code, RPL 3 */
 	pushq %rdi                      /* RIP */
 	movq %rsi, %rdi
+	movq x86_code_rsi(%rip), %rsi   /* step.c's operands, as x86_flags_call */
+	movq x86_code_rdx(%rip), %rdx
+	movq x86_code_rcx(%rip), %rcx
 	iretq
 x86_user_exit:
 	int $0x81
@@ -414,6 +425,13 @@ x86_user_back:
 
 	.section .bss
 	.balign 16
+	.globl x86_code_rsi, x86_code_rdx, x86_code_rcx
+x86_code_rsi:
+	.skip 8
+x86_code_rdx:
+	.skip 8
+x86_code_rcx:
+	.skip 8
 	.globl x86_user_ret_rsp
 x86_user_ret_rsp:
 	.skip 8

@@ -23,5 +23,5 @@ OBJCOPY=${OBJCOPY:-objcopy}
 table_abs=$(cd "$(dirname "$table")" && pwd)/$(basename "$table")
 
 . "$here/kbuild.sh"
-kbuild "$here/kernel.c" "$top/tests/qemu/common/runner.c" "$top/tests/qemu/common/selftest.c" \
+kbuild "$here/kernel.c" "$here/step.c" "$top/tests/qemu/common/runner.c" "$top/tests/qemu/common/selftest.c" \
 	"$top/sim/format.c" "$table_abs"

@@ -29,18 +29,12 @@
 #include "platform.h"
 #include "glue.h"
 #include "smp.h"
+#include "step.h"
 
 #define CR4_DE (1ull << 3)
 #define RFLAGS_RF (1ull << 16)
 #define RFLAGS_IOPL3 (3ull << 12)
 #define DR6_B_MASK 0xfull
-
-struct x86_frame {
-	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
-	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
-	uint64_t vector, error;
-	uint64_t rip, cs, rflags, rsp, ss;
-};
 
 struct fixup {
 	uint64_t insn, cont;
@@ -65,8 +59,8 @@ extern const struct fixup __start_x86_fixup[], __stop_x86_fixup[];
 int x86_fixup_vec;
 void x86_exception(struct x86_frame *f);
 void kmain(void);
-void x86_rf_call(uint64_t target, uint64_t arg);
-void x86_user_call(uint64_t target, uint64_t arg, uint64_t rflags);
+uint64_t x86_flags_call(uint64_t target, uint64_t arg, uint64_t orflags);
+uint64_t x86_user_call(uint64_t target, uint64_t arg, uint64_t rflags);
 extern char x86_user_back[];
 extern uint64_t x86_user_ret_rsp;
 int x86_wrmsr_safe(uint32_t msr, uint64_t value);
@@ -201,6 +195,9 @@ void x86_exception(struct x86_frame *f)
 			return;
 		}
 	}
+	/* step.c's generated instructions (TF, INT3, INT1, MOV SS...). */
+	if (x86_step_exception(f))
+		return;
 	if (f->vector == X86_VEC_CALL) {
 		x86_smp_ipi();   /* an AP asked to run the runner's call */
 		return;
@@ -320,6 +317,7 @@ void arch_reset(const struct hwbp_cpu *cpu)
 	write_cr4(read_cr4() & ~CR4_DE);
 	rf_pending = false;
 	cur_cpl = 0;
+	x86_step_reset();
 	memset(x86_arena_c, 0xc3, 0x10000);
 	memset((void *)(uintptr_t)LOWWIN_PHYS, 0xc3, LOWWIN_HI - LOWWIN_LO);
 	flush_raw();
@@ -363,6 +361,10 @@ int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
 
 	memset(res, 0, sizeof(*res));
 	res->cls = HWBP_SIM_NONE;
+	if (x86_step_holding() && n < 0) {
+		harness_why = "after a MOV SS only an instruction line can run";
+		return -EOPNOTSUPP;
+	}
 	if (strcmp(name, "cr4") == 0) {
 		/* Only DE (docs/scenarios.md); MOV to CR4 has no general detect. */
 		write_cr4((read_cr4() & ~CR4_DE) | (value & CR4_DE));
@@ -370,8 +372,13 @@ int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
 	}
 	if (strcmp(name, "rf") == 0) {
 		/* RFLAGS.RF for the next instruction: the next access enters it
-		 * through an IRETQ frame with RF set (x86_rf_call). */
+		 * through an IRETQ frame with RF set (x86_flags_call). */
 		rf_pending = value != 0;
+		return 0;
+	}
+	if (strcmp(name, "tf") == 0 || strcmp(name, "step") == 0) {
+		/* RFLAGS.TF of the lines that follow (step.c enters them with it). */
+		x86_step_set_tf(value != 0);
 		return 0;
 	}
 	if (strncmp(name, "dr", 2) == 0 && name[2] >= '0' && name[2] <= '3' &&
@@ -388,6 +395,10 @@ int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
 	}
 	if (n < 0)
 		return -ENOENT;
+	if (x86_step_busy())
+		/* A stepped MOV to DRn, or the line after a MOV SS: always
+		 * at CPL 0, as a `set` is (docs/scenarios.md). */
+		return x86_step_run(NULL, n, true, value, 0, res);
 	vec = hwbp_x86_dr_write((unsigned)n, value, cr4_de());
 	switch (vec) {
 	case 0:
@@ -408,6 +419,16 @@ int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
 		return -EOPNOTSUPP;
 	}
 	return 0;
+}
+
+int arch_get_reg(const char *name, struct hwbp_sim_result *res)
+{
+	int n = dr_index(name);
+
+	if (n < 0)
+		return -ENOENT;
+	/* MOV from DRn in the current ring, generated (step.c). */
+	return x86_step_run(NULL, n, false, 0, cur_cpl, res);
 }
 
 int arch_mode(const char *key, uint64_t value)
@@ -441,6 +462,23 @@ int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 
 	memset(res, 0, sizeof(*res));
 	res->cls = HWBP_SIM_NONE;
+	if (x86_step_wants(a)) {
+		int ret;
+
+		if (rf_pending)
+			return -EOPNOTSUPP;
+		if ((a->op == HWBP_SIM_READ || a->op == HWBP_SIM_WRITE || a->op == HWBP_SIM_MOVSS) &&
+		    a->size && !data_ok(a->addr, a->size, a->op == HWBP_SIM_WRITE))
+			return -EOPNOTSUPP;
+		if (a->op == HWBP_SIM_IO && (a->addr > 0xffff || a->addr == DEBUG_EXIT_PORT))
+			return -EOPNOTSUPP;
+		if (a->op == HWBP_SIM_EXEC && !in_arena(a->addr, 1, arch_arena_c()))
+			return -EOPNOTSUPP;
+		ret = x86_step_run(a, -1, false, 0, cur_cpl, res);
+		return ret;
+	}
+	if (a->op == HWBP_SIM_WRITE)
+		x86_step_stored(a->addr, a->size);
 	switch (a->op) {
 	case HWBP_SIM_READ:
 	case HWBP_SIM_WRITE: {
@@ -510,7 +548,7 @@ int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 		x86_user_call(fn, arg, 0x2 | (rf_pending ? RFLAGS_RF : 0) |
 				       (a->op == HWBP_SIM_IO ? RFLAGS_IOPL3 : 0));
 	else if (rf_pending)
-		x86_rf_call(fn, arg);
+		x86_flags_call(fn, arg, RFLAGS_RF);
 	else
 		((void (*)(uint64_t))(uintptr_t)fn)(arg);
 	__asm__ volatile("" ::: "memory");
@@ -546,9 +584,17 @@ int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 
 void arch_resume(struct hwbp_sim_result *res)
 {
-	/* The handler already stepped over (RF for an execute fault). */
+	/* The handler already stepped over (RF for an execute fault); with
+	 * TF, the step trap of the instruction that then ran is this line's. */
+	if (x86_step_resume(res))
+		return;
 	memset(res, 0, sizeof(*res));
 	res->cls = HWBP_SIM_NONE;
+}
+
+void arch_held_result(struct hwbp_sim_result *res)
+{
+	x86_step_held(res);
 }
 
 /* ------------------------------------------------------------ main */
@@ -602,6 +648,13 @@ bad:
 
 void kmain(void)
 {
+	/*
+	 * Mask every 8259 line: a `sti` line enables interrupts for a few
+	 * instructions, and the PIT's IRQ 0 would arrive on the PIC's
+	 * power-on vector 8 (#DF's).  The IPIs are the local APIC's.
+	 */
+	outb(0x21, 0xff);
+	outb(0xa1, 0xff);
 	x86_serial_init();
 	x86_idt_init();
 	x86_user_init(0);

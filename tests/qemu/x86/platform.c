@@ -44,7 +44,7 @@ void x86_idt_init(void)
 		idt[i].ist = 0;
 		/* present, DPL 0, 64-bit interrupt gate; the ring-3 exit's
 		 * vector DPL 3, so that INT from ring 3 may use it */
-		idt[i].attr = i == X86_VEC_USER_EXIT ? 0xee : 0x8e;
+		idt[i].attr = i == X86_VEC_USER_EXIT || i == X86_VEC_BP ? 0xee : 0x8e;
 		idt[i].off1 = (uint16_t)(a >> 16);
 		idt[i].off2 = (uint32_t)(a >> 32);
 		idt[i].zero = 0;

@@ -36,7 +36,9 @@ void x86_serial_init(void);
 /* One character, waiting (bounded) for the transmitter. */
 void x86_serial_putc(char c);
 /* An IDT of 256 interrupt gates over boot.S's x86_vectors (DPL 0 but
- * X86_VEC_USER_EXIT, DPL 3). */
+ * X86_VEC_USER_EXIT and X86_VEC_BP, DPL 3: INT3 from ring 3 is #BP, not
+ * #GP, SDM Vol. 3 §6.12.1.1). */
+#define X86_VEC_BP 3
 void x86_idt_init(void);
 
 /* Ring 3 (boot.S's GDT): user code and data selectors (RPL 3), the TSS,
