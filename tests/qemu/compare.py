@@ -30,6 +30,7 @@ def main():
     passed = failed = skipped = 0
     lines = lines_cut = cut_files = 0
     failing = []
+    notes = []
     for name, want in sim.items():
         got = har.get(name)
         if got is None:
@@ -39,9 +40,9 @@ def main():
         # What the harness saw beyond the canonical lines ("# note ..."),
         # shown, not compared (x86: QEMU's extra #DB after a stepped
         # watchpoint, a departure the lines do not model).
-        for l in got:
-            if l.startswith("# note "):
-                print(f"note {name}: {l[7:]}")
+        mine = [l[7:] for l in got if l.startswith("# note ")]
+        if mine:
+            notes.append((name, mine))
         got = [l for l in got if not l.startswith("# note ")]
         skips = [l for l in got if l.startswith("# skip")]
         if skips:
@@ -72,6 +73,9 @@ def main():
             if w.get(key) != g.get(key):
                 print(f"  sim:     {w.get(key, '(none)')}")
                 print(f"  harness: {g.get(key, '(none)')}")
+    if notes:
+        n = sum(len(m) for _, m in notes)
+        print(f"notes: {n} in {len(notes)} files, first in {notes[0][0]}: {notes[0][1][0]}")
     rnd = [n for n in failing if "/random/" in n]
     if rnd:
         smallest = min(rnd, key=lambda n: os.path.getsize(n))

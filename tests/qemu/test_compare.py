@@ -3,7 +3,8 @@
 """test_compare.py: compare.py's verdicts, table-driven: equal files pass, a
 different line fails, a skipped file is counted as skipped (never passed), a
 file the harness cut at line N is compared before N only and said so, a
-difference before the cut still fails, a missing file fails."""
+difference before the cut still fails, a missing file fails, a "# note"
+line is reported and not compared."""
 import os
 import subprocess
 import sys
@@ -28,6 +29,12 @@ ROWS = [
     ("cut at the first line", ["== f", "# cut 1: GD", "== END"], 0,
      ["1 passed (1 run up to", "0 lines compared", "3 not run"]),
     ("missing", ["== g", "== END"], 1, ["0 passed", "1 failed"]),
+    # A note is shown, not compared: the file still passes...
+    ("a note", ["== f", "3: none", "# note x86: an extra #DB", "5: class=db slots=dr0",
+                "9: class=db slots=dr1", "== END"], 0, ["1 passed", "0 failed", "3 lines compared"]),
+    # ...and hides no difference.
+    ("a note and a difference", ["== f", "3: none", "# note x86: an extra #DB", "5: none",
+                                 "9: class=db slots=dr1", "== END"], 1, ["0 passed", "1 failed"]),
 ]
 
 

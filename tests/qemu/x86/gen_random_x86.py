@@ -6,7 +6,10 @@ writes (full rewrites and enable-only changes) with overlapping slots and
 accesses of 1-8 bytes around them, which exercise QEMU's watchpoint list
 order and its stale hit flags (sim quirk HWBPI_Q_X86_DATA_FIRST_SLOT),
 in ring 0 and ring 3 (`mode cpl=`, switched at random points), every
-other file on 4 CPUs (`mode cpu=`: each CPU's own registers).
+other file on 4 CPUs (`mode cpu=`: each CPU's own registers); and the
+other half of the debug unit: single step (`step on|off`, so that every
+kind of line is stepped, data hits included), INT3, INT1, STI, MOV from
+DRn (a #GP in ring 3), and MOV SS with the line after it (its shadow).
 No expectations: the canonical lines are compared with the simulator's."""
 import os
 import random
@@ -38,10 +41,24 @@ def scenario(length, multi):
         elif k < 0.5 and multi:
             # another of the harness's 4 CPUs: its own DR0-DR7 and DR6
             lines.append(f"mode cpu={rng.randrange(4)}")
+        elif k < 0.53:
+            lines.append(f"step {rng.choice(['on', 'off'])}")
+        elif k < 0.6:
+            lines.append(rng.choice(["int3", "icebp", "sti", f"get dr{rng.choice([0, 1, 2, 3, 6, 7])}",
+                                     f"exec C+{0x10 + rng.randrange(64):#x}"]))
+        elif k < 0.63:
+            # MOV SS from a register: its shadow covers the next line,
+            # which must be an instruction (the harness runs the two as one)
+            lines.append("movss")
+            lines.append(access())
         else:
-            size = rng.choice([1, 2, 4, 8])
-            lines.append(f"{rng.choice(['read', 'write'])} B+{0xf8 + rng.randrange(40):#x} {size}")
+            lines.append(access())
     return lines
+
+
+def access():
+    size = rng.choice([1, 2, 4, 8])
+    return f"{rng.choice(['read', 'write'])} B+{0xf8 + rng.randrange(40):#x} {size}"
 
 
 os.makedirs(OUT, exist_ok=True)
