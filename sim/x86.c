@@ -453,6 +453,9 @@ static void exec_fault(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim
 	b = en;
 	if (!hwbpi_quirk_on(profile, HWBPI_Q_X86_LINUX_VIRTUAL_DR6))
 		b |= dis;
+	else
+		/* A tracer's DR6 is rebuilt at each #DB (x86_step.c). */
+		c->regs.u.x86.dr6 = HWBP_X86_DR6_RESET;
 	c->regs.u.x86.dr6 = (c->regs.u.x86.dr6 & ~HWBP_X86_DR6_B_MASK) | b;
 	hwbpi_sim_x86_db_entry(profile, c);
 	db_result(c, HWBP_TIMING_BEFORE, en, a->addr, res);

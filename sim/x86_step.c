@@ -110,6 +110,13 @@ void hwbpi_sim_x86_end(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim
 	 * as KVM's kvm_deliver_exception_payload() does for every #DB
 	 * (kvm-unit-tests x86/debug.c: 0xffff4ff0 after each step).
 	 */
+	/*
+	 * A tracer's DR6 is rebuilt at each #DB from this one's BS and
+	 * B bits (the linux row HWBPI_Q_X86_LINUX_VIRTUAL_DR6: Linux clears
+	 * the real DR6 in debug_read_clear_dr6()), so nothing sticks.
+	 */
+	if (hwbpi_quirk_on(profile, HWBPI_Q_X86_LINUX_VIRTUAL_DR6))
+		dr6 = HWBP_X86_DR6_RESET;
 	dr6 = (dr6 & ~HWBP_X86_DR6_B_MASK) | b;
 	if (bs)
 		dr6 |= DR6_BS;
@@ -149,6 +156,10 @@ static void icebp(int profile, struct hwbpi_sim_cpu *c, struct hwbp_sim_result *
 	 * its own).
 	 */
 	drop_held(c);
+	if (hwbpi_quirk_on(profile, HWBPI_Q_X86_LINUX_VIRTUAL_DR6))
+		/* Linux: a DR6 with no reason is INT1 (exc_debug_user():
+		 * icebp = !dr6), and the tracer's is rebuilt empty. */
+		c->regs.u.x86.dr6 = HWBP_X86_DR6_RESET;
 	if (held)
 		c->regs.u.x86.dr6 = (c->regs.u.x86.dr6 & ~HWBP_X86_DR6_B_MASK) | held;
 	/* The slots it names are what DR6 holds, old B bits included. */

@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +58,11 @@
 #define LOWWIN_HI 0x100000ull
 
 #define DR7_GD (1ull << 13)
-#define DR6_STICKY ((1ull << 13) | (1ull << 14) | (1ull << 15) | (1ull << 16))
+/* DR6 BD, BS, BT: a tracer cannot set what only a #DB reports (ptrace's
+ * DR6 is the thread's virtual_dr6, rebuilt at each #DB); bit 16 (RTM,
+ * active low) reads as written (ptrace_set_debugreg() stores val ^
+ * DR6_RESERVED, ptrace_get_debugreg() flips it back). */
+#define DR6_STICKY ((1ull << 13) | (1ull << 14) | (1ull << 15))
 #define RFLAGS_RF (1ull << 16)
 #define TRAPS_MAX 8   /* #DBs one access can raise: a few, never a loop */
 
@@ -79,13 +84,29 @@ __asm__(".text\n"
 	"nat_w8: movq %rax, (%rdi)\n int3\n"
 	"nat_w16: movq %rax, %xmm0\n movlhps %xmm0, %xmm0\n movdqu %xmm0, (%rdi)\n int3\n"
 	/* where an executed `ret` of the code arena returns to */
-	"nat_back: int3\n");
+	"nat_back: int3\n"
+	/* the scenario's own INT3 and INT1, and MOV from DRn (#GP in ring 3) */
+	".globl nat_int3, nat_icebp, nat_get0\n"
+	"nat_int3: int3\n int3\n"
+	"nat_icebp: .byte 0xf1\n int3\n"
+	"nat_get0: mov %dr0, %rax\n int3\n mov %dr1, %rax\n int3\n"
+	" mov %dr2, %rax\n int3\n mov %dr3, %rax\n int3\n"
+	" mov %dr6, %rax\n int3\n mov %dr7, %rax\n int3\n");
 extern char nat_r1[], nat_r2[], nat_r4[], nat_r8[], nat_r16[];
 extern char nat_w1[], nat_w2[], nat_w4[], nat_w8[], nat_w16[], nat_back[];
+extern char nat_int3[], nat_icebp[], nat_get0[];
+/* Linux's SIGTRAP codes (asm-generic/siginfo.h), as the linux profile
+ * prints them (sim/quirks_linux_x86.def HWBPI_Q_X86_LINUX_SIGINFO). */
+#define NAT_TRAP_BRKPT 1
+#define NAT_TRAP_TRACE 2
+#define NAT_TRAP_HWBKPT 4
 
 static pid_t child;
 static struct user_regs_struct base;   /* the child at its stop */
 static int rf_next;                    /* `set rf 1`: RF for the next access */
+static int stepping;                   /* `step on`: PTRACE_SINGLESTEP each line */
+static struct hwbp_sim_result resume_res;   /* the step after an execute fault */
+static int have_resume;
 static int cpl;                        /* `mode cpl=`: 0 at each file's start */
 
 static const char *errname(int e)
@@ -242,6 +263,8 @@ void arch_reset(const struct hwbp_cpu *cpu)
 		if (dr_poke(order[i], 0))
 			die("resetting the debug registers");
 	rf_next = 0;
+	stepping = 0;
+	have_resume = 0;
 	cpl = 0;
 	child_fill(ARENA_B, ARENA_SIZE, 0);
 	child_fill(ARENA_C, ARENA_SIZE, 0xc3);
@@ -270,7 +293,7 @@ static int write_dr(unsigned n, uint64_t v)
 			}
 	}
 	if (n == 6 && (v & DR6_STICKY)) {
-		harness_why = "DR6 BD/BS/BT/RTM: ptrace's DR6 is the thread's virtual_dr6, rebuilt at each #DB";
+		harness_why = "DR6 BD/BS/BT: ptrace's DR6 is the thread's virtual_dr6, rebuilt at each #DB";
 		return -EOPNOTSUPP;
 	}
 	ret = dr_poke(n, v);
@@ -318,6 +341,16 @@ int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
 		 * (FLAG_MASK in arch/x86/kernel/ptrace.c lets RF through). */
 		rf_next = value != 0;
 		return 0;
+	}
+	if (strcmp(name, "step") == 0 || strcmp(name, "tf") == 0) {
+		/* A debugger's single step: PTRACE_SINGLESTEP, which sets TF
+		 * in the child (user_enable_single_step()). */
+		stepping = value != 0;
+		return 0;
+	}
+	if (stepping && name[0] == 'd' && name[1] == 'r') {
+		harness_why = "with step on, a MOV to DRn is the traced CPU's instruction; ptrace writes debug registers from outside";
+		return -EOPNOTSUPP;
 	}
 	if (strcmp(name, "cr4") == 0) {
 		if (value & (1ull << 3)) {
@@ -375,12 +408,12 @@ static int in_window(uint64_t a, uint64_t n)
 }
 
 /* Resume the child and wait for its next stop; the stop's siginfo. */
-static void cont_wait(siginfo_t *si)
+static void cont_wait(siginfo_t *si, int step)
 {
 	int st;
 
-	if (ptrace(PTRACE_CONT, child, NULL, NULL))
-		die("PTRACE_CONT");
+	if (ptrace(step ? PTRACE_SINGLESTEP : PTRACE_CONT, child, NULL, NULL))
+		die(step ? "PTRACE_SINGLESTEP" : "PTRACE_CONT");
 	if (waitpid(child, &st, 0) != child)
 		die("waitpid");
 	if (!WIFSTOPPED(st)) {
@@ -391,16 +424,118 @@ static void cont_wait(siginfo_t *si)
 		die("PTRACE_GETSIGINFO");
 }
 
+/* One stop of the child during a line: a #DB (its si_code, DR6), the
+ * scenario's INT3, or the #GP of a MOV DRn in ring 3. */
+struct stop {
+	enum hwbp_sim_class cls;
+	bool before;
+	int code;
+	uint64_t dr6;
+};
+
+static void stop_result(const struct stop *e, uint64_t addr, struct hwbp_sim_result *res)
+{
+	uint64_t dr7 = dr_peek(7);
+	uint32_t en = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->cls = e->cls;
+	res->timing = e->before ? HWBP_TIMING_BEFORE : HWBP_TIMING_AFTER;
+	if (e->cls == HWBP_SIM_GP) {
+		res->st.u.x86.dr6 = dr_peek(6);
+		return;
+	}
+	if (e->cls == HWBP_SIM_DB) {
+		for (unsigned s = 0; s < 4; s++)
+			if ((dr7 >> (2 * s)) & 3)
+				en |= 1u << s;
+		res->data_slots = (uint32_t)(e->dr6 & 0xf) & en;
+		res->st.u.x86.dr6 = e->dr6;
+		res->st.ip = e->before ? addr : 0;
+		strncpy(res->status[res->nstatus].name, "dr6", sizeof(res->status[0].name));
+		res->status[res->nstatus++].value = e->dr6;
+	}
+	/* What the tracer's PTRACE_GETSIGINFO said (the linux profile). */
+	strncpy(res->status[res->nstatus].name, "si_code", sizeof(res->status[0].name));
+	res->status[res->nstatus++].value = (uint64_t)e->code;
+}
+
+/*
+ * Run the child's instruction at @insn (registers @r) to its end: the
+ * stub's INT3, or, stepping, the one PTRACE_SINGLESTEP stop after it.
+ * The first stop of the line is its result; a second (the step trap of
+ * an instruction that ran after its execute fault) is `resume`'s.
+ */
+static void run_line(uint64_t insn, struct user_regs_struct *r, uint64_t addr, bool own_int3,
+		     struct hwbp_sim_result *res)
+{
+	struct stop ev[2];
+	unsigned n = 0, traps = 0;
+	siginfo_t si;
+
+	r->rip = insn;
+	r->eflags = (r->eflags & ~RFLAGS_RF) | (rf_next ? RFLAGS_RF : 0);
+	rf_next = 0;
+	if (ptrace(PTRACE_SETREGS, child, NULL, r))
+		die("PTRACE_SETREGS");
+	for (;;) {
+		struct user_regs_struct now;
+		struct stop e = { HWBP_SIM_DB, false, 0, 0 };
+
+		cont_wait(&si, stepping);
+		if (ptrace(PTRACE_GETREGS, child, NULL, &now))
+			die("PTRACE_GETREGS");
+		if (si.si_signo == SIGTRAP && (si.si_code == TRAP_HWBKPT || si.si_code == TRAP_TRACE ||
+					       si.si_code == TRAP_BRKPT)) {
+			/* A #DB: before the instruction (execute fault) if RIP
+			 * still points at it, else after it. */
+			e.before = now.rip == insn;
+			e.code = si.si_code;
+			e.dr6 = dr_peek(6);
+		} else if (si.si_signo == SIGTRAP && si.si_code == SI_KERNEL && own_int3 &&
+			   now.rip == insn + 1) {
+			e.cls = HWBP_SIM_BP;
+			e.code = SI_KERNEL;
+		} else if (si.si_signo == SIGTRAP && si.si_code == SI_KERNEL) {
+			break;   /* the INT3 after the instruction: done */
+		} else if (si.si_signo == SIGSEGV && now.rip == insn) {
+			e.cls = HWBP_SIM_GP;   /* MOV DRn at CPL 3 (SI_KERNEL: #GP) */
+			e.before = true;
+		} else {
+			fprintf(stderr, "hwbp: native: signal %d (code %d, address %p) at %#llx during an access\n",
+				si.si_signo, si.si_code, si.si_addr, (unsigned long long)now.rip);
+			errno = EFAULT;
+			die("unexpected stop");
+		}
+		if (n < 2)
+			ev[n++] = e;
+		if (++traps > TRAPS_MAX) {
+			errno = ELOOP;
+			die("the child keeps trapping on one access");
+		}
+		/* Its own INT3 or #GP ends the line; so does, stepping, any
+		 * stop after the instruction.  An execute fault: Linux sets RF
+		 * and the instruction runs next (and is stepped). */
+		if (e.cls != HWBP_SIM_DB || (stepping && !e.before))
+			break;
+	}
+	memset(res, 0, sizeof(*res));
+	res->cls = HWBP_SIM_NONE;
+	if (n > 0)
+		stop_result(&ev[0], addr, res);
+	have_resume = n > 1;
+	if (have_resume)
+		stop_result(&ev[1], addr, &resume_res);
+}
+
 int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 {
 	struct user_regs_struct r = base;
-	uint64_t insn, dr6 = 0;
-	unsigned traps = 0;
-	int fault = 0;
-	siginfo_t si;
+	uint64_t insn;
 
 	memset(res, 0, sizeof(*res));
 	res->cls = HWBP_SIM_NONE;
+	have_resume = 0;
 	if (cpl != 3) {
 		harness_why = "an access in ring 0 (the native runner's CPU is a user process)";
 		return -EOPNOTSUPP;
@@ -428,63 +563,51 @@ int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 		if (ptrace(PTRACE_POKEDATA, child, (void *)(uintptr_t)r.rsp, (void *)back))
 			die("PTRACE_POKEDATA");
 		insn = a->addr;
+	} else if (a->op == HWBP_SIM_SWBP || a->op == HWBP_SIM_ICEBP) {
+		insn = (uint64_t)(uintptr_t)(a->op == HWBP_SIM_SWBP ? nat_int3 : nat_icebp);
 	} else {
-		harness_why = a->op == HWBP_SIM_IO ? "I/O ports from a user process" : "not an x86 access";
+		harness_why = a->op == HWBP_SIM_IO ? "I/O ports from a user process" :
+			      a->op == HWBP_SIM_STI ? "STI in a Linux process (IOPL 0: #GP)" :
+			      a->op == HWBP_SIM_MOVSS ? "MOV SS: its shadow would cover the runner's INT3" :
+			      "not an x86 access";
 		return -EOPNOTSUPP;
 	}
-	r.rip = insn;
-	r.eflags = (r.eflags & ~RFLAGS_RF) | (rf_next ? RFLAGS_RF : 0);
-	rf_next = 0;
-	if (ptrace(PTRACE_SETREGS, child, NULL, &r))
-		die("PTRACE_SETREGS");
-	for (;;) {
-		struct user_regs_struct now;
-
-		cont_wait(&si);
-		if (ptrace(PTRACE_GETREGS, child, NULL, &now))
-			die("PTRACE_GETREGS");
-		if (si.si_signo == SIGTRAP && si.si_code == TRAP_HWBKPT) {
-			/* A #DB: before the instruction (execute fault) if RIP
-			 * still points at it, else after it (a data trap). */
-			dr6 = dr_peek(6);
-			fault |= now.rip == insn;
-			if (++traps > TRAPS_MAX) {
-				errno = ELOOP;
-				die("the child keeps trapping on one access");
-			}
-			continue;
-		}
-		if (si.si_signo == SIGTRAP && si.si_code == SI_KERNEL)
-			break;   /* the INT3 after the access: done */
-		fprintf(stderr, "hwbp: native: signal %d (code %d, address %p) at %#llx during an access\n",
-			si.si_signo, si.si_code, si.si_addr, (unsigned long long)now.rip);
-		errno = EFAULT;
-		die("unexpected stop");
-	}
-	if (traps) {
-		uint64_t dr7 = dr_peek(7);
-		uint32_t en = 0;
-
-		for (unsigned s = 0; s < 4; s++)
-			if ((dr7 >> (2 * s)) & 3)
-				en |= 1u << s;
-		res->cls = HWBP_SIM_DB;
-		res->timing = fault ? HWBP_TIMING_BEFORE : HWBP_TIMING_AFTER;
-		res->data_slots = (uint32_t)(dr6 & 0xf) & en;
-		res->st.u.x86.dr6 = dr6;
-		res->nstatus = 1;
-		strncpy(res->status[0].name, "dr6", sizeof(res->status[0].name));
-		res->status[0].value = dr6;
-		res->st.ip = fault ? a->addr : 0;
-	}
+	run_line(insn, &r, a->addr, a->op == HWBP_SIM_SWBP, res);
 	return 0;
 }
 
 void arch_resume(struct hwbp_sim_result *res)
 {
-	/* Each access ran to its INT3: nothing is left to complete. */
+	/* Each access ran to its INT3 (or its step): nothing is left to
+	 * complete, but the step trap after an execute fault. */
 	memset(res, 0, sizeof(*res));
 	res->cls = HWBP_SIM_NONE;
+	if (have_resume)
+		*res = resume_res;
+	have_resume = 0;
+}
+
+int arch_get_reg(const char *name, struct hwbp_sim_result *res)
+{
+	static const char order[] = "012367";
+	struct user_regs_struct r = base;
+	const char *at;
+
+	memset(res, 0, sizeof(*res));
+	if (name[0] != 'd' || name[1] != 'r' || !name[2] || name[3] || name[2] < '0' || name[2] > '7')
+		return -ENOENT;
+	at = strchr(order, name[2]);
+	if (!at) {
+		harness_why = "MOV from DR4/DR5 (no stub of the runner's)";
+		return -EOPNOTSUPP;
+	}
+	if (cpl != 3) {
+		harness_why = "a MOV from DRn in ring 0 (the native runner's CPU is a user process)";
+		return -EOPNOTSUPP;
+	}
+	/* In ring 3 it is #GP(0), whatever DR7.GD says (SDM Vol. 2B MOV DRn). */
+	run_line((uint64_t)(uintptr_t)nat_get0 + 4 * (uint64_t)(at - order), &r, 0, false, res);
+	return 0;
 }
 
 int main(void)
@@ -499,10 +622,3 @@ int main(void)
 	arch_exit(ret ? 1 : 0);
 }
 
-int arch_get_reg(const char *name, struct hwbp_sim_result *res)
-{
-	(void)name;
-	memset(res, 0, sizeof(*res));
-	harness_why = "ptrace reads debug registers with PTRACE_PEEKUSER, not with the instruction";
-	return -EOPNOTSUPP;
-}
