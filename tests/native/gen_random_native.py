@@ -6,7 +6,8 @@ register values Linux's ptrace passes to the hardware as they are, so that
 a whole file runs on this machine's CPU.  Every file is either raw (DR0-DR3
 and DR7 written as a debugger does: overlapping slots, LEN 1/2/4/8, write,
 read/write and execute slots, enable-only DR7 changes while armed, RF
-before an execute) or through the API (`watch`/`unwatch` of 1-16 bytes).
+before an execute) or through the API (`watch`/`unwatch` of 1-16 bytes, with single steps,
+INT3, INT1 and MOV from DRn among the accesses).
 Kept to what ptrace accepts: data slots at 8-aligned addresses (aligned for
 every LEN), execute slots with LEN 00 in the code arena, no LE/GE/GD, no
 I/O slots, no DR6 writes.  No expectations: the canonical lines are
@@ -92,6 +93,12 @@ def api(length):
             live.append(name)
         elif k < 0.3 and live:
             lines.append(f"unwatch {live.pop(rng.randrange(len(live)))}")
+        elif k < 0.36:
+            # PTRACE_SINGLESTEP of what follows (watch lines are the
+            # tracer's, not the CPU's: they are not stepped)
+            lines.append(f"step {rng.choice(['on', 'off'])}")
+        elif k < 0.4:
+            lines.append(rng.choice(["int3", "icebp", f"get dr{rng.choice([0, 1, 2, 3, 6, 7])}"]))
         elif k < 0.45:
             exec_access(lines)
         else:

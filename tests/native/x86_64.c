@@ -72,7 +72,7 @@
  * code arena and the low window stay all `ret`. */
 __asm__(".text\n"
 	".globl nat_r1, nat_r2, nat_r4, nat_r8, nat_r16\n"
-	".globl nat_w1, nat_w2, nat_w4, nat_w8, nat_w16, nat_back\n"
+	".globl nat_w1, nat_w2, nat_w4, nat_w8, nat_w16, nat_w16s, nat_back\n"
 	"nat_r1: movb (%rdi), %al\n int3\n"
 	"nat_r2: movw (%rdi), %ax\n int3\n"
 	"nat_r4: movl (%rdi), %eax\n int3\n"
@@ -82,7 +82,9 @@ __asm__(".text\n"
 	"nat_w2: movw %ax, (%rdi)\n int3\n"
 	"nat_w4: movl %eax, (%rdi)\n int3\n"
 	"nat_w8: movq %rax, (%rdi)\n int3\n"
-	"nat_w16: movq %rax, %xmm0\n movlhps %xmm0, %xmm0\n movdqu %xmm0, (%rdi)\n int3\n"
+	"nat_w16: movq %rax, %xmm0\n movlhps %xmm0, %xmm0\n"
+	/* (stepped, the store alone: XMM0 filled by nat_w16 run to here) */
+	"nat_w16s: movdqu %xmm0, (%rdi)\n int3\n"
 	/* where an executed `ret` of the code arena returns to */
 	"nat_back: int3\n"
 	/* the scenario's own INT3 and INT1, and MOV from DRn (#GP in ring 3) */
@@ -93,7 +95,7 @@ __asm__(".text\n"
 	" mov %dr2, %rax\n int3\n mov %dr3, %rax\n int3\n"
 	" mov %dr6, %rax\n int3\n mov %dr7, %rax\n int3\n");
 extern char nat_r1[], nat_r2[], nat_r4[], nat_r8[], nat_r16[];
-extern char nat_w1[], nat_w2[], nat_w4[], nat_w8[], nat_w16[], nat_back[];
+extern char nat_w1[], nat_w2[], nat_w4[], nat_w8[], nat_w16[], nat_w16s[], nat_back[];
 extern char nat_int3[], nat_icebp[], nat_get0[];
 /* Linux's SIGTRAP codes (asm-generic/siginfo.h), as the linux profile
  * prints them (sim/quirks_linux_x86.def HWBPI_Q_X86_LINUX_SIGINFO). */
@@ -528,6 +530,27 @@ static void run_line(uint64_t insn, struct user_regs_struct *r, uint64_t addr, b
 		stop_result(&ev[1], addr, &resume_res);
 }
 
+/* Single-step the child from @insn until it reaches @stop_at (a few
+ * instructions that touch no memory: they can raise nothing). */
+static void run_to(uint64_t insn, struct user_regs_struct *r, uint64_t stop_at)
+{
+	struct user_regs_struct now;
+	siginfo_t si;
+
+	r->rip = insn;
+	if (ptrace(PTRACE_SETREGS, child, NULL, r))
+		die("PTRACE_SETREGS");
+	for (unsigned i = 0; i < 4; i++) {
+		cont_wait(&si, 1);
+		if (ptrace(PTRACE_GETREGS, child, NULL, &now))
+			die("PTRACE_GETREGS");
+		if (now.rip == stop_at)
+			return;
+	}
+	errno = ELOOP;
+	die("the child did not reach the stepped store");
+}
+
 int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 {
 	struct user_regs_struct r = base;
@@ -551,6 +574,15 @@ int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 		insn = (uint64_t)(uintptr_t)s;
 		r.rdi = a->addr;
 		r.rax = 0xc3c3c3c3c3c3c3c3ull;
+		if (stepping && s == nat_w16) {
+			/* Only the store is the line's: XMM0 is filled first
+			 * by the stub's first two instructions, run up to the
+			 * store (they touch no memory). */
+			run_to(insn, &r, (uint64_t)(uintptr_t)nat_w16s);
+			if (ptrace(PTRACE_GETREGS, child, NULL, &r))
+				die("PTRACE_GETREGS");
+			insn = (uint64_t)(uintptr_t)nat_w16s;
+		}
 	} else if (a->op == HWBP_SIM_EXEC) {
 		long back = (long)(uintptr_t)nat_back;
 
