@@ -883,6 +883,59 @@ static void test_glue(void **state)
 	hwbp_sim_free(sim);
 }
 
+/*
+ * The instructions beyond accesses, through the public API: MOV from DRn
+ * (hwbp_sim_get_insn), single step with the filter on (an access far from
+ * every slot still reaches the model while TF is set, and hwbp_sim_run()
+ * counts each trap), the MOV SS shadow, and the errors.
+ */
+static void test_step_api(void **state)
+{
+	struct hwbp_sim *sim = mk("x86_64", HWBP_SIM_SDM);
+	struct hwbp_sim_access far[8];
+	struct hwbp_sim_access ss = { 0, 0, HWBP_SIM_MOVSS };
+	struct hwbp_sim_result r;
+
+	(void)state;
+	assert_int_equal(hwbp_sim_get_insn(NULL, 0, "dr7", &r), -EINVAL);
+	assert_int_equal(hwbp_sim_get_insn(sim, 1, "dr7", &r), -EINVAL);
+	assert_int_equal(hwbp_sim_get_insn(sim, 0, NULL, &r), -EINVAL);
+	assert_int_equal(hwbp_sim_get_insn(sim, 0, "cr4", &r), -ENOENT);
+	assert_int_equal(hwbp_sim_get_insn(sim, 0, "dr7", &r), 0);
+	assert_int_equal(r.cls, HWBP_SIM_NONE);
+	assert_int_equal(r.nstatus, 1);
+	assert_string_equal(r.status[0].name, "dr7");
+	assert_int_equal(r.status[0].value, 0x400);
+	for (unsigned i = 0; i < 8; i++)
+		far[i] = (struct hwbp_sim_access){ 0x70000000ull + 64 * i, 4, HWBP_SIM_READ };
+	/* No slot: nothing, filtered or not. */
+	assert_int_equal(hwbp_sim_run(sim, 0, far, 8), 0);
+	set_ok(sim, "tf", 1);
+	access1(sim, HWBP_SIM_READ, far[0].addr, 4, &r);
+	assert_int_equal(r.cls, HWBP_SIM_DB);
+	assert_int_equal(r.timing, HWBP_TIMING_AFTER);
+	assert_int_equal(r.st.u.x86.dr6, 0xffff4ff0);
+	assert_int_equal(hwbp_sim_run(sim, 0, far, 8), 8);
+	/* Stepped MOV from DRn: the trap's DR6, then the value read. */
+	assert_int_equal(hwbp_sim_get_insn(sim, 0, "dr7", &r), 0);
+	assert_int_equal(r.cls, HWBP_SIM_DB);
+	assert_int_equal(r.nstatus, 2);
+	assert_string_equal(r.status[1].name, "dr7");
+	/* MOV SS: no trap after it; the next instruction's is the one. */
+	assert_int_equal(hwbp_sim_access(sim, 0, &ss, &r), 0);
+	assert_int_equal(r.cls, HWBP_SIM_NONE);
+	access1(sim, HWBP_SIM_READ, far[1].addr, 4, &r);
+	assert_int_equal(r.cls, HWBP_SIM_DB);
+	set_ok(sim, "step", 0);
+	assert_int_equal(hwbp_sim_run(sim, 0, far, 8), 0);
+	/* A MOV SS shadow alone (TF clear) keeps the filter open for one
+	 * instruction: nothing to report, nothing skipped wrongly. */
+	assert_int_equal(hwbp_sim_access(sim, 0, &ss, &r), 0);
+	access1(sim, HWBP_SIM_READ, far[2].addr, 4, &r);
+	assert_int_equal(r.cls, HWBP_SIM_NONE);
+	hwbp_sim_free(sim);
+}
+
 int main(void)
 {
 	const struct CMUnitTest t[] = {
@@ -900,6 +953,7 @@ int main(void)
 		cmocka_unit_test(test_filter_property),
 		cmocka_unit_test(test_top_of_space),
 		cmocka_unit_test(test_glue),
+		cmocka_unit_test(test_step_api),
 	};
 
 	return cmocka_run_group_tests(t, NULL, NULL);
