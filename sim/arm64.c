@@ -21,7 +21,8 @@
  *
  * This file is the execution and the model's table; the register file
  * (reset, set_reg/get_reg, mode, the OS lock and PSTATE.D) is
- * sim/arm64_regs.c, and what the two share is in sim/arm64_model.h.
+ * sim/arm64_regs.c; software step, BRK, MRS and resume are
+ * sim/arm64_step.c; what they share is in sim/arm64_model.h.
  */
 #include <string.h>
 
@@ -65,17 +66,19 @@
  * arm_generate_debug_exceptions(), whose OS-lock test reads OSLSR_EL1
  * bit 0 instead of OSLK (bit 1): see HWBPI_Q_ARM64_OSLOCK_IGNORED.
  */
-static bool debug_enabled(int profile, const struct hwbpi_sim_cpu *c)
+bool hwbpi_sim_arm64_debug_allowed(int profile, const struct hwbpi_sim_cpu *c)
 {
-	uint64_t mdscr = c->regs.u.arm64.mdscr;
-
 	if (c->s.arm64.oslock && !hwbpi_quirk_on(profile, HWBPI_Q_ARM64_OSLOCK_IGNORED))
 		return false;
-	if (!(mdscr & HWBP_ARM64_MDSCR_MDE))
-		return false;
 	if (c->s.arm64.el == 1)
-		return (mdscr & HWBP_ARM64_MDSCR_KDE) && !c->s.arm64.daif_d;
+		return (c->regs.u.arm64.mdscr & HWBP_ARM64_MDSCR_KDE) && !c->s.arm64.daif_d;
 	return true;
+}
+
+static bool debug_enabled(int profile, const struct hwbpi_sim_cpu *c)
+{
+	return (c->regs.u.arm64.mdscr & HWBP_ARM64_MDSCR_MDE) &&
+	       hwbpi_sim_arm64_debug_allowed(profile, c);
 }
 
 /*
@@ -445,10 +448,10 @@ static void do_data(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cp
 	take(c, a, res, esr, m.far, 0);
 }
 
-static void access_(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
-		    const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
+/* The instruction itself: its own exception in *res, or none. */
+static void run_insn(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+		     const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 {
-	memset(res, 0, sizeof(*res));
 	switch (a->op) {
 	case HWBP_SIM_EXEC:
 		do_exec(cpu, profile, c, a, res);
@@ -479,6 +482,9 @@ static void access_(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cp
 	case HWBP_SIM_ZERO:
 		do_data(cpu, profile, c, a, res);
 		return;
+	case HWBP_SIM_SWBP:
+		hwbpi_sim_arm64_brk(c, a, res);
+		return;
 	default:
 		/* No port I/O on arm64: nothing to match. */
 		return;
@@ -486,18 +492,34 @@ static void access_(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cp
 }
 
 /*
- * Return from the exception as Linux does (arch/arm64/kernel/
- * hw_breakpoint.c watchpoint_handler()/breakpoint_handler()): disable the
- * slots of that EL, single-step the instruction, re-enable.  The step
- * completes the access with no further debug exception.
+ * One instruction, single-stepped when software step is active
+ * (sim/arm64_step.c): an active-pending step exception comes before it
+ * and it does not run; else it runs, and if it completes a step
+ * exception follows it.
+ */
+void hwbpi_sim_arm64_access(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+			    const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
+{
+	bool ss;
+
+	memset(res, 0, sizeof(*res));
+	if (hwbpi_sim_arm64_step_start(profile, c, a, res, &ss))
+		return;
+	run_insn(cpu, profile, c, a, res);
+	hwbpi_sim_arm64_step_end(c, a, ss, res);
+}
+
+/*
+ * Resume: Linux arch/arm64/kernel/hw_breakpoint.c watchpoint_handler() /
+ * breakpoint_handler() disable the slots of that EL, single-step the
+ * instruction and re-enable; the step completes the access with no
+ * further breakpoint or watchpoint exception.  What a software step, BRK
+ * or MRS left is sim/arm64_step.c's.
  */
 static void resume(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
 		   struct hwbp_sim_result *res)
 {
-	(void)cpu;
-	(void)profile;
-	memset(res, 0, sizeof(*res));
-	c->pending = false;
+	hwbpi_sim_arm64_resume(cpu, profile, c, res);
 }
 
 /*
@@ -513,6 +535,16 @@ static void refilter(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_c
 
 	c->flo = c->fhi = 0;
 	c->nwin = 0;
+	/*
+	 * While software step is active every instruction changes PSTATE.SS
+	 * and may raise a step exception; while a step exception is due on
+	 * resume, the next instruction cancels it (sim/arm64_step.c): every
+	 * access must reach the model.
+	 */
+	if (hwbpi_sim_arm64_step_active(profile, c) || c->mflags) {
+		c->fhi = UINT64_MAX;
+		return;
+	}
 	if (!debug_enabled(profile, c))
 		return;
 	for (unsigned i = 0; i < nw; i++) {
@@ -551,12 +583,14 @@ const struct hwbpi_sim_model hwbpi_sim_arm64 = {
 	.arch = HWBP_ARCH_ARM64,
 	.io_ports = false,
 	.zero_block = ZVA_BLOCK,
+	.swbp = "brk",
 	.reset = hwbpi_sim_arm64_reset,
 	.set_reg = hwbpi_sim_arm64_set_reg,
 	.debug_ready = hwbpi_sim_arm64_debug_ready,
 	.get_reg = hwbpi_sim_arm64_get_reg,
+	.get_insn = hwbpi_sim_arm64_get_insn,
 	.mode = hwbpi_sim_arm64_mode,
-	.access = access_,
+	.access = hwbpi_sim_arm64_access,
 	.resume = resume,
 	.refilter = refilter,
 	.priv = hwbpi_sim_arm64_priv,

@@ -35,6 +35,8 @@ void hwbpi_sim_arm64_reset(const struct hwbp_cpu *cpu, int profile, struct hwbpi
 	 * (Linux local_daif_restore / debug_exception_exit).  So daif_d
 	 * starts at 1: same-EL (EL1) debugging needs `set daif_d 0`.
 	 */
+	/* PSTATE.SS = 0 and MDSCR_EL1.SS = 0: no software step (the
+	 * memset; `step on` is a debugger's). */
 	c->s.arm64.el = 1;
 	c->s.arm64.oslock = 1;
 	c->s.arm64.daif_d = 1;
@@ -45,7 +47,6 @@ int hwbpi_sim_arm64_set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbp
 {
 	int ret;
 
-	(void)profile;
 	memset(res, 0, sizeof(*res));
 	if (strcmp(name, "oslar") == 0) {
 		/* OSLAR_EL1.OSLK (bit 0): 1 locks, 0 unlocks. */
@@ -55,6 +56,39 @@ int hwbpi_sim_arm64_set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbp
 	if (strcmp(name, "daif_d") == 0) {
 		c->s.arm64.daif_d = value != 0;
 		return 0;
+	}
+	if (strcmp(name, "pstate_ss") == 0) {
+		/* PSTATE.SS as an ERET would set it from SPSR_EL1.SS. */
+		c->s.arm64.pstate_ss = value != 0;
+		return 0;
+	}
+	if (strcmp(name, "step") == 0) {
+		/*
+		 * `step on|off`: a debugger that single-steps sets MDSCR_EL1.SS
+		 * and returns with SPSR_EL1.SS = 1, and keeps doing so after
+		 * each step exception (Linux debug-monitors.c
+		 * user_enable_single_step(): set_regs_spsr_ss(); sim/arm64_step.c).
+		 */
+		if (value)
+			c->regs.u.arm64.mdscr |= HWBPI_ARM64_MDSCR_SS;
+		else
+			c->regs.u.arm64.mdscr &= ~HWBPI_ARM64_MDSCR_SS;
+		c->s.arm64.pstate_ss = value != 0;
+		c->s.arm64.stepping = value != 0;
+		return 0;
+	}
+	if (hwbpi_quirk_on(profile, HWBPI_Q_ARM64_DBG_READ_NORMALISED)) {
+		/*
+		 * QEMU target/arm/debug_helper.c dbgwvr_write() stores DBGWVR
+		 * with bits [1:0] cleared, dbgbcr_write() DBGBCR with BAS[1] :=
+		 * BAS[0] and BAS[3] := BAS[2]: that is what MRS reads back.
+		 * Matching is the same either way (sim/arm64.c ignores
+		 * DBGWVR[1:0] and tests BAS[0] only).
+		 */
+		if (strncmp(name, "dbgwvr", 6) == 0)
+			value &= ~3ull;
+		else if (strncmp(name, "dbgbcr", 6) == 0)
+			value = (value & ~0x140ull) | (value & 0x20ull) << 1 | (value & 0x80ull) << 1;
 	}
 	/*
 	 * dbg[bw][vc]rN (N below the CPU's counts) and mdscr.  Values are
@@ -96,6 +130,14 @@ int hwbpi_sim_arm64_get_reg(const struct hwbp_cpu *cpu, const struct hwbpi_sim_c
 	}
 	if (strcmp(name, "el") == 0) {
 		*value = (uint64_t)c->s.arm64.el;
+		return 0;
+	}
+	if (strcmp(name, "pstate_ss") == 0) {
+		*value = (uint64_t)c->s.arm64.pstate_ss;
+		return 0;
+	}
+	if (strcmp(name, "step") == 0) {
+		*value = (uint64_t)c->s.arm64.stepping;
 		return 0;
 	}
 	if (strcmp(name, "esr") == 0) {

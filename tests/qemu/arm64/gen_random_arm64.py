@@ -4,7 +4,10 @@
 further than tests/qemu/gen_random.py: raw DBGWCR with any BAS (also
 non-contiguous), MASK ranges, the deprecated word-aligned DBGWVR, every
 LSC/PAC, breakpoints (BAS, PMC), accesses of 1..64 bytes (ldp/stp, ld1/st1),
-DC ZVA, exec, EL0/EL1, and the enables (MDSCR, PSTATE.D, the OS lock).  Every
+DC ZVA, exec, EL0/EL1, the enables (MDSCR, PSTATE.D, the OS lock), and
+at a modest rate software step (`step on|off`, raw PSTATE.SS and MDSCR.SS),
+`brk IMM`, `get REG` (MRS of a control register, MDSCR or OSLSR) and
+`resume`.  Every
 other file switches among the harness's 4 CPUs (`mode cpu=N`, N in 0..3):
 a CPU met for the first time gets, most of the time, its own enables and
 raw slots (else it stays as reset: OS lock set, PSTATE.D 1, nothing
@@ -57,6 +60,25 @@ def cpu_setup(hot):
     return lines
 
 
+# Registers `get` reads (MRS) whose canonical value does not depend on where
+# a runner puts the arenas: the control registers and MDSCR/OSLSR (the
+# value registers hold B+/C+ addresses, printed as plain numbers).
+GET_REGS = [f"dbgbcr{n}" for n in range(6)] + [f"dbgwcr{n}" for n in range(4)] + \
+    ["mdscr", "oslsr"]
+
+
+def step_line():
+    """Software step, BRK, MRS and resume (sim/arm64_step.c): `step on|off`,
+    raw PSTATE.SS and MDSCR.SS, `brk IMM`, `get REG`, `resume`."""
+    return rng.choice([
+        "step on", "step on", "step off", "set pstate_ss 0", "set pstate_ss 1",
+        "set mdscr 0xa001", "set mdscr 0x1",
+        f"brk {rng.choice([0, 1, 0x7f, 0x8000, 0xffff, rng.randrange(0x10000)]):#x}",
+        f"get {rng.choice(GET_REGS)}", f"get {rng.choice(GET_REGS)}",
+        "resume", "resume",
+    ])
+
+
 def scenario(multi):
     hot = []
     lines = ["cpu cortex-a57"] + cpu_setup(hot)
@@ -90,6 +112,9 @@ def scenario(multi):
             hot += [off, off + size - 1]
             continue
         r = rng.random() if multi else r
+        if rng.random() < 0.12:
+            lines.append(step_line())
+            continue
         if r < 0.05:
             lines.append(f"mode el={rng.randint(0, 1)}")
             continue

@@ -140,11 +140,18 @@ a64_exc_common:
 	eret
 
 /*
- * a64_el0_run(addr, stub): eret to the EL0 stub with x0 = addr; the stub
- * does its access and `svc #0`, which comes back through a64_el0_back
- * to our caller with the callee-saved registers, SP and DAIF restored.
- * The context is this CPU's (EL0_CTX bytes at a64_el0_ctx + TPIDR_EL1 *
- * EL0_CTX): each CPU can be inside a64_el0_run on its own stack.
+ * a64_el0_run(x0 = operand, x1 = pc, x2 = SPSR bits, x3 = x30, x4 = MDSCR):
+ * eret to the EL0 instruction at pc with x0 = operand and x30 = x3 (the
+ * `svc #0` of a stub, for an `exec` target's `ret`), SPSR = EL0t with A I
+ * F masked | x2 (SPSR.SS: PSTATE.SS at the instruction).  MDSCR_EL1 is
+ * written with x4 (its SS bit set only here, with PSTATE.D = 1 so that
+ * this code is not stepped; a64_el0_back clears it again).  The stub
+ * makes its access and `svc #0`s, which comes back through a64_el0_back
+ * to our caller with the callee-saved registers, SP and DAIF restored; so
+ * does a debug exception that must not return to EL0 (a64_exception()
+ * returns 1).  The context is this CPU's (EL0_CTX bytes at a64_el0_ctx +
+ * TPIDR_EL1 * EL0_CTX): each CPU can be inside a64_el0_run on its own
+ * stack.
  */
 	.equ	EL0_CTX, 112
 	.global	a64_el0_run
@@ -163,13 +170,23 @@ a64_el0_run:
 	mov	x10, sp
 	mrs	x11, daif
 	stp	x10, x11, [x9, #96]
+	msr	daifset, #8		/* D: no step of this code once SS is set */
+	msr	mdscr_el1, x4
 	msr	elr_el1, x1
 	mov	x10, #0x1c0		/* EL0t, A I F masked (D is irrelevant from EL0) */
+	orr	x10, x10, x2
 	msr	spsr_el1, x10
+	mov	x30, x3
 	isb
 	eret
 
 a64_el0_back:
+	/* PSTATE.D = 1 (exception entry): clear MDSCR_EL1.SS before the
+	 * restored DAIF could let a step exception through. */
+	mrs	x9, mdscr_el1
+	bic	x9, x9, #1
+	msr	mdscr_el1, x9
+	isb
 	adrp	x9, a64_el0_ctx
 	add	x9, x9, :lo12:a64_el0_ctx
 	mrs	x10, tpidr_el1
@@ -185,6 +202,39 @@ a64_el0_back:
 	mov	sp, x10
 	msr	daif, x11
 	isb
+	ret
+
+/*
+ * a64_el1_run(x0 = operand, x1 = pc, x2 = SPSR, x4 = MDSCR) -> x0: eret to
+ * the EL1 instruction at pc with SPSR = x2 (EL1h, A I F masked, D and SS
+ * as the scenario has them) and x30 = the label below, so that the
+ * instruction's routine (or an `exec` target's `ret`) comes back here; so
+ * does a debug exception that must not return to it (a64_exception() sets
+ * ELR to x30).  MDSCR_EL1 is written with x4 while PSTATE.D = 1 (this code
+ * is never stepped) and its SS bit cleared again on the way out; DAIF is
+ * restored.  Returns x0 as the routine left it (the MRS routines' value).
+ */
+	.global	a64_el1_run
+a64_el1_run:
+	stp	x29, x30, [sp, #-16]!
+	mrs	x9, daif
+	str	x9, [sp, #-16]!
+	msr	daifset, #8
+	msr	mdscr_el1, x4
+	isb
+	msr	elr_el1, x1
+	msr	spsr_el1, x2
+	adr	x30, 1f
+	eret
+1:	msr	daifset, #8
+	mrs	x9, mdscr_el1
+	bic	x9, x9, #1
+	msr	mdscr_el1, x9
+	isb
+	ldr	x9, [sp], #16
+	msr	daif, x9
+	isb
+	ldp	x29, x30, [sp], #16
 	ret
 
 /* a64_semihost(op, param): AArch64 semihosting call. */
@@ -262,6 +312,46 @@ a64_acc_el1:
 	.global	a64_acc_el0
 a64_acc_el0:
 	ACCESSES "svc #0"
+
+/*
+ * `brk IMM`: one `brk #n` for every immediate (a64_brk_table + 4 * n), and
+ * `get NAME`: one `mrs x0, <reg>; ret` per register (8 bytes each; order
+ * DBGBVR0..15, DBGBCR0..15, DBGWVR0..15, DBGWCR0..15, MDSCR_EL1,
+ * OSLSR_EL1).  Both in .el0text: executable at EL0 and EL1, and never
+ * written (no code to patch, no I-cache maintenance).
+ */
+	.section .el0text, "ax"
+	.balign	16
+	.global	a64_brk_table
+a64_brk_table:
+	.set	brkn, 0
+	.rept	65536
+	brk	#brkn
+	.set	brkn, brkn + 1
+	.endr
+
+.macro	MRS_ENTRY reg
+	.balign	8
+	mrs	x0, \reg
+	ret
+.endm
+	.balign	16
+	.global	a64_mrs_table
+a64_mrs_table:
+	.irp	n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+	MRS_ENTRY dbgbvr\n\()_el1
+	.endr
+	.irp	n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+	MRS_ENTRY dbgbcr\n\()_el1
+	.endr
+	.irp	n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+	MRS_ENTRY dbgwvr\n\()_el1
+	.endr
+	.irp	n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+	MRS_ENTRY dbgwcr\n\()_el1
+	.endr
+	MRS_ENTRY mdscr_el1
+	MRS_ENTRY oslsr_el1
 
 /* The code arena C: 64 KiB, every instruction slot `ret`. */
 	.section .arena_c, "ax"
