@@ -25,8 +25,12 @@ void hwbpi_fmt_addr(const struct hwbpi_arenas *ar, char *buf, size_t n, uint64_t
 /* Status registers that hold data addresses. */
 static bool is_addr_reg(const char *name)
 {
+	/* (the address registers too, which a `get` prints) */
 	return strcmp(name, "far") == 0 || strcmp(name, "dar") == 0 ||
-	       (strncmp(name, "dr", 2) == 0 && name[2] >= '0' && name[2] <= '3' && !name[3]);
+	       (strncmp(name, "dr", 2) == 0 && name[2] >= '0' && name[2] <= '3' && !name[3]) ||
+	       strncmp(name, "dbgbvr", 6) == 0 || strncmp(name, "dbgwvr", 6) == 0 ||
+	       ((strncmp(name, "dawr", 4) == 0 && name[4] != 'x')) || strcmp(name, "dabr") == 0 ||
+	       strcmp(name, "ciabr") == 0;
 }
 
 void hwbpi_fmt_reg(const struct hwbpi_arenas *ar, char *buf, size_t n, const char *name,
