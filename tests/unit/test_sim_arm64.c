@@ -709,7 +709,8 @@ static void test_mrs(void **state)
 		if (mrs_rows[i].prof != SDM)
 			run_mrs_row(&mrs_rows[i], HWBP_SIM_QEMU);
 	}
-	/* Stepped at EL1: the step exception is the result, no value. */
+	/* Stepped at EL1: the step exception is the result, and the value
+	 * the MRS read (it completed) follows its status. */
 	sim = make("cortex-a57", HWBP_SIM_SDM, &cpu);
 	hwbp_sim_set_reg(sim, 0, "oslar", 0, &r);
 	hwbp_sim_set_reg(sim, 0, "daif_d", 0, &r);
@@ -718,8 +719,9 @@ static void test_mrs(void **state)
 	assert_int_equal(hwbp_sim_get_insn(sim, 0, "dbgbcr1", &r), 0);
 	assert_int_equal(r.cls, ST);
 	assert_int_equal(r.timing, HWBP_TIMING_AFTER);
-	assert_int_equal(r.nstatus, 1);
+	assert_int_equal(r.nstatus, 2);
 	assert_int_equal(r.status[0].value, ESR_SS_EL1_AFTER);
+	assert_string_equal(r.status[1].name, "dbgbcr1");
 	/* Active-pending: before; resume runs the MRS (stepped again). */
 	hwbp_sim_set_reg(sim, 0, "pstate_ss", 0, &r);
 	assert_int_equal(hwbp_sim_get_insn(sim, 0, "mdscr", &r), 0);

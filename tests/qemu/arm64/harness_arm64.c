@@ -738,9 +738,15 @@ void arch_resume(struct hwbp_sim_result *res)
 	} else if (kind == LAST_REDO) {
 		/* A step exception before the instruction: the debugger returns
 		 * to it, and it runs now. */
-		if (p->last_get)
-			arch_get_reg(p->last_get, res);
-		else
+		if (p->last_get) {
+			const char *name = p->last_get;
+
+			arch_get_reg(name, res);
+			/* `resume` reports the exception, not the value read
+			 * (the simulator's resume knows no register). */
+			if (res->nstatus && strcmp(res->status[res->nstatus - 1].name, name) == 0)
+				res->nstatus--;
+		} else
 			arch_access(&p->last_acc, res);
 	}
 }
@@ -895,13 +901,18 @@ int arch_get_reg(const char *name, struct hwbp_sim_result *res)
 		rearm_all();
 		fill_result(p, res);
 		note_last(p, res);
-		return 0;
+		/* Stepped: the MRS completed, and its value follows the step's
+		 * status, as the simulator's hwbp_sim_get_insn() gives it. */
+		if (res->cls != HWBP_SIM_STEP || res->timing != HWBP_TIMING_AFTER)
+			return 0;
+	} else {
+		p->last_kind = LAST_NONE;
 	}
-	p->last_kind = LAST_NONE;
+	if (res->nstatus >= HWBP_SIM_MAX_STATUS)
+		return 0;
 	for (; name[i] && i + 1 < sizeof(res->status[0].name); i++)
-		res->status[0].name[i] = name[i];
-	res->status[0].name[i] = '\0';
-	res->status[0].value = v;
-	res->nstatus = 1;
+		res->status[res->nstatus].name[i] = name[i];
+	res->status[res->nstatus].name[i] = '\0';
+	res->status[res->nstatus++].value = v;
 	return 0;
 }
