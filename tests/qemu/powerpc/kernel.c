@@ -541,16 +541,15 @@ int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 
 	hit_count = 0;
 	run_in_state(fn, a->addr, !t && !st_pr && st_hv);
-	redo = 0;
+	/* (as the simulator: a line that raises nothing leaves the last
+	 * interrupt pending for `resume`) */
 	if (!hit_count)
 		return 0;
 	take_result(insn, a->op, traced, res);
 	/* Taken before the access completed: `resume` completes it. */
-	if (res->cls == HWBP_SIM_DSI ||
-	    (res->cls == HWBP_SIM_TRACE && res->timing == HWBP_TIMING_BEFORE)) {
-		redo = 1;
-		last_acc = *a;
-	}
+	redo = res->cls == HWBP_SIM_DSI ||
+	       (res->cls == HWBP_SIM_TRACE && res->timing == HWBP_TIMING_BEFORE);
+	last_acc = *a;
 	return 0;
 }
 
@@ -576,9 +575,9 @@ int arch_get_reg(const char *name, struct hwbp_sim_result *res)
 		hit_count = 0;
 		/* r3 is the argument until mfspr writes it */
 		v = run_in_state(spr[i].fn, 0, false);
-		redo = 0;
 		if (hit_count) {
 			take_result((uint64_t)spr[i].fn, 0, st_se || st_be, res);
+			redo = 0;   /* a Program interrupt or a trace: nothing owed */
 			return 0;
 		}
 		status(res, name, v);
