@@ -20,11 +20,14 @@
  *    but quadword accesses), access address for pre-v3.1 quadwords.
  *  - dcbz: a 128-byte store of the aligned block, DAR = first byte of
  *    overlap.
+ *
+ * MSR[SE]/MSR[BE] tracing, `trap`, mfspr (`get`) and what `resume`
+ * completes are sim/powerpc_trace.c.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "model.h"
+#include "powerpc_model.h"
 #include <hwbp/powerpc.h>
 
 /* Power ISA bits 33 and 43 of SRR1 on a Trace interrupt (IBM numbering). */
@@ -45,14 +48,6 @@ struct wslot {
 	bool r, w;          /* matches loads / stores */
 };
 
-/* Privilege state: 0 problem, 1 privileged non-hypervisor, 2 hypervisor. */
-static int ppc_state(const struct hwbpi_sim_cpu *c)
-{
-	if (c->s.ppc.pr)
-		return 0;
-	return c->s.ppc.hv ? 2 : 1;
-}
-
 /*
  * DAWRX PRO/PNH/HYP and DABRX USER/KERNEL/HYP share bit positions 0/1/2:
  * one enable bit per privilege state (Book III ch. 9 DAWRXn, v2.06 DABRX).
@@ -69,7 +64,7 @@ static bool priv_ok(int profile, const struct hwbpi_sim_cpu *c, uint64_t x)
 			return false;
 		return !(c->s.ppc.hv && !(x & HWBP_PPC_DAWRX_HYP));
 	}
-	return (x >> ppc_state(c)) & 1;
+	return (x >> hwbpi_ppc_state(c)) & 1;
 }
 
 /*
@@ -140,7 +135,7 @@ static bool dabr_slot(int profile, const struct hwbpi_sim_cpu *c, struct wslot *
 	if (!(g->u.ppc.dabrx & HWBP_PPC_DABRX_BTI) && !(g->u.ppc.dabr & HWBP_PPC_DABR_BT))
 		return false;
 	/* DABRX privilege bits sit where DAWRX's do; QEMU never gets here. */
-	if (!((g->u.ppc.dabrx & HWBP_PPC_DABRX_PRIV) >> ppc_state(c) & 1))
+	if (!((g->u.ppc.dabrx & HWBP_PPC_DABRX_PRIV) >> hwbpi_ppc_state(c) & 1))
 		return false;
 	s->lo = g->u.ppc.dabr & ~(HWBP_PPC_DW - 1);   /* DABR[0:60]: one doubleword */
 	s->last = s->lo + (HWBP_PPC_DW - 1);
@@ -175,6 +170,8 @@ static int set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu
 {
 	(void)profile;
 	memset(res, 0, sizeof(*res));
+	if (hwbpi_sim_ppc_set_flag(c, name, value) == 0)
+		return 0;   /* msr_se, msr_be, step */
 	/* Only the units this CPU has: -ENOENT otherwise (encoder's table). */
 	return hwbp_regs_set(cpu, &c->regs, name, value);
 }
@@ -185,6 +182,8 @@ static int get_reg(const struct hwbp_cpu *cpu, const struct hwbpi_sim_cpu *c,
 	struct hwbp_reg_nv nv[8];
 	int n = hwbp_regs_list(cpu, &c->regs, nv, 8);
 
+	if (hwbpi_sim_ppc_get_flag(c, name, value) == 0)
+		return 0;
 	for (int i = 0; i < n; i++) {
 		if (strcmp(nv[i].name, name) == 0) {
 			*value = nv[i].value;
@@ -241,6 +240,8 @@ static void fill_dsi(struct hwbpi_sim_cpu *c, const struct hwbp_sim_access *a,
 	c->s.ppc.dar = dar;
 	c->pending = true;
 	c->last = *a;
+	/* The access did not complete: resume() completes it. */
+	c->mflags = HWBPI_PPC_PEND_COMPLETE;
 }
 
 /* The bytes [lo, last] an access touches (dcbz: its whole cache block). */
@@ -335,7 +336,7 @@ static void exec_access(const struct hwbp_cpu *cpu, int profile, struct hwbpi_si
 
 	if (!hwbp_powerpc_has_ciabr(cpu) || !priv)
 		return;
-	if ((ciabr & ~HWBP_PPC_CIABR_PRIV) != ip || priv != want[ppc_state(c)])
+	if ((ciabr & ~HWBP_PPC_CIABR_PRIV) != ip || priv != want[hwbpi_ppc_state(c)])
 		return;
 	res->cls = HWBP_SIM_TRACE;
 	res->inst_slots = 1;
@@ -348,15 +349,20 @@ static void exec_access(const struct hwbp_cpu *cpu, int profile, struct hwbpi_si
 		/* QEMU: before the instruction, SRR0 = it, SIAR untouched. */
 		res->timing = HWBP_TIMING_BEFORE;
 		c->s.ppc.srr0 = ip;
+		c->mflags = HWBPI_PPC_PEND_COMPLETE;
 	} else {
 		/*
 		 * Completed-instruction breakpoint: the Trace interrupt follows
 		 * completion, SRR0 = the next instruction (the sequential one:
 		 * the sim does not model branches), SIAR = the matched one.
+		 * With MSR[SE] or MSR[BE] this is also the instruction's trace:
+		 * one interrupt, SRR1 bits 33 and 43 (and no load/store bit:
+		 * Microwatt execute1.vhdl).
 		 */
 		res->timing = HWBP_TIMING_AFTER;
 		c->s.ppc.srr0 = ip + 4;
 		c->s.ppc.siar = ip;
+		c->mflags = 0;
 	}
 	c->pending = true;
 	c->last = *a;
@@ -419,25 +425,15 @@ static void access_(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cp
 	case HWBP_SIM_EXEC:
 		exec_access(cpu, profile, c, a, res);
 		break;
+	case HWBP_SIM_SWBP:
+		hwbpi_sim_ppc_trap(c, a, res);
+		return;
 	default:
-		break;  /* no port I/O on powerpc */
+		return;  /* no port I/O on powerpc */
 	}
-}
-
-/*
- * Return as Linux does: with the debug registers disabled, single-step the
- * load/store (or, for a QEMU CIABR trap, the instruction), then re-enable
- * (hw_breakpoint_handler: hw_breakpoint_disable + stepping_handler).  A
- * CIABR trace on hardware comes after completion: nothing is left to do.
- * Either way the resumed instruction raises nothing.
- */
-static void resume(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
-		   struct hwbp_sim_result *res)
-{
-	(void)cpu;
-	(void)profile;
-	memset(res, 0, sizeof(*res));
-	c->pending = false;
+	/* Completed with no debug interrupt: MSR[SE]/[BE] may trace it. */
+	if (res->cls == HWBP_SIM_NONE)
+		hwbpi_sim_ppc_completed(profile, c, a, res);
 }
 
 /*
@@ -451,6 +447,14 @@ static void refilter(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_c
 	uint64_t lo = UINT64_MAX, last = 0;
 	bool any = false;
 
+	/* Tracing: every instruction that completes raises a Trace
+	 * interrupt, so every access must reach the model. */
+	c->nwin = 0;
+	if (hwbpi_ppc_tracing(c)) {
+		c->flo = 0;
+		c->fhi = UINT64_MAX;
+		return;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		struct wslot s;
 		int idx;
@@ -490,12 +494,14 @@ const struct hwbpi_sim_model hwbpi_sim_powerpc = {
 	.arch = HWBP_ARCH_POWERPC,
 	.io_ports = false,
 	.zero_block = PPC_DCBZ_BLOCK,
+	.swbp = "trap",
 	.reset = reset,
 	.set_reg = set_reg,
 	.get_reg = get_reg,
+	.get_insn = hwbpi_sim_ppc_get_insn,
 	.mode = mode,
 	.access = access_,
-	.resume = resume,
+	.resume = hwbpi_sim_ppc_resume,
 	.refilter = refilter,
 	.priv = priv,
 };

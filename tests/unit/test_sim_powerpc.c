@@ -594,6 +594,347 @@ static void test_sweep(void **state)
 	}
 }
 
+/* --- MSR[SE]/MSR[BE], trap and mfspr (sim/powerpc_trace.c) --- */
+
+#define SRR1_TRACE 0x40000000ull   /* 33 */
+#define SRR1_LOAD 0x10000000ull    /* 35 */
+#define SRR1_STORE 0x08000000ull   /* 36 */
+#define SRR1_PRIV 0x00040000ull    /* 45 */
+#define SRR1_TRAP 0x00020000ull    /* 46 */
+#define TR HWBP_SIM_TRACE
+#define PG HWBP_SIM_PROGRAM
+#define NO HWBP_SIM_NONE
+#define SW HWBP_SIM_SWBP
+
+struct step_row {
+	const char *what;
+	const char *cpu;
+	int profile;
+	int se, be, pr, hv;
+	unsigned op;
+	uint64_t addr;
+	uint32_t size;
+	enum hwbp_sim_class cls;
+	uint64_t srr1;
+};
+
+static const struct step_row step_rows[] = {
+	/* Trace interrupt: bit 33; 35 a load, 36 a store (dcbz too) */
+	{ "SE load", "power9", SDM, 1, 0, 0, 1, RD, B + 0x100, 8, TR, SRR1_TRACE | SRR1_LOAD },
+	{ "SE store", "power9", SDM, 1, 0, 0, 1, WR, B + 0x100, 2, TR, SRR1_TRACE | SRR1_STORE },
+	{ "SE dcbz", "power9", SDM, 1, 0, 0, 1, ZE, B + 0x100, 0, TR, SRR1_TRACE | SRR1_STORE },
+	{ "SE lxvp", "power10", SDM, 1, 0, 0, 1, RD, B + 0x120, 32, TR, SRR1_TRACE | SRR1_LOAD },
+	{ "SE blr", "power9", ANY, 1, 0, 0, 1, EX, C + 0x10, 0, TR, SRR1_TRACE },
+	/* QEMU helper_book3s_trace(): bit 33 only (quirk TRACE_LDST) */
+	{ "SE load (qemu)", "power9", QEMU, 1, 0, 0, 1, RD, B + 0x100, 8, TR, SRR1_TRACE },
+	{ "SE store (qemu)", "power10", QEMU, 1, 0, 0, 1, WR, B + 0x100, 4, TR, SRR1_TRACE },
+	{ "SE dcbz (qemu)", "power8", QEMU, 1, 0, 0, 1, ZE, B + 0x100, 0, TR, SRR1_TRACE },
+	/* every state traces */
+	{ "SE user load", "power10", SDM, 1, 0, 1, 1, RD, B, 1, TR, SRR1_TRACE | SRR1_LOAD },
+	{ "SE guest store", "power10", SDM, 1, 0, 0, 0, WR, B, 1, TR, SRR1_TRACE | SRR1_STORE },
+	/* MSR[BE]: branches only; the arena's blr is one */
+	{ "BE load", "power9", ANY, 0, 1, 0, 1, RD, B + 0x100, 8, NO, 0 },
+	{ "BE store", "power9", ANY, 0, 1, 0, 1, WR, B + 0x100, 8, NO, 0 },
+	{ "BE dcbz", "power9", ANY, 0, 1, 0, 1, ZE, B + 0x100, 0, NO, 0 },
+	{ "BE blr", "power9", ANY, 0, 1, 1, 0, EX, C + 0x20, 0, TR, SRR1_TRACE },
+	{ "SE and BE: one trace", "power10", ANY, 1, 1, 0, 1, EX, C + 0x20, 0, TR, SRR1_TRACE },
+	{ "neither", "power10", ANY, 0, 0, 0, 1, EX, C + 0x20, 0, NO, 0 },
+	/* trap: Program interrupt, bit 46, in every state, never traced */
+	{ "trap", "power9", ANY, 0, 0, 0, 1, SW, 0, 0, PG, SRR1_TRAP },
+	{ "trap, stepped", "power9", ANY, 1, 1, 0, 1, SW, 0, 0, PG, SRR1_TRAP },
+	{ "trap, user", "power10", ANY, 0, 0, 1, 1, SW, 0, 0, PG, SRR1_TRAP },
+	{ "trap, guest", "power8", ANY, 0, 0, 0, 0, SW, 0, 0, PG, SRR1_TRAP },
+};
+
+static struct hwbp_sim *new_sim(const char *name, int profile, struct hwbp_cpu *cpu)
+{
+	struct hwbp_sim *sim;
+
+	assert_int_equal(hwbp_cpu_preset(name, cpu), 0);
+	sim = hwbp_sim_new(cpu, profile, 2, NULL);
+	assert_non_null(sim);
+	return sim;
+}
+
+static void set_ok(struct hwbp_sim *sim, const char *name, uint64_t v)
+{
+	struct hwbp_sim_result res;
+
+	assert_int_equal(hwbp_sim_set_reg(sim, 0, name, v, &res), 0);
+	assert_int_equal(res.cls, HWBP_SIM_NONE);
+}
+
+static void run_step_row(const struct step_row *r, int profile)
+{
+	struct hwbp_cpu cpu;
+	struct hwbp_sim *sim = new_sim(r->cpu, profile, &cpu);
+	struct hwbp_sim_access a = { r->addr, r->size ? r->size : 4, r->op };
+	struct hwbp_sim_result res;
+	uint64_t v;
+
+	set_ok(sim, "msr_se", (uint64_t)r->se);
+	set_ok(sim, "msr_be", (uint64_t)r->be);
+	assert_int_equal(hwbp_sim_get_reg(sim, 0, "step", &v), 0);
+	assert_int_equal(v, (uint64_t)r->se);
+	assert_int_equal(hwbp_sim_mode(sim, 0, "pr", (uint64_t)r->pr), 0);
+	assert_int_equal(hwbp_sim_mode(sim, 0, "hv", (uint64_t)r->hv), 0);
+	assert_int_equal(hwbp_sim_access(sim, 0, &a, &res), 0);
+	if (res.cls != r->cls)
+		fail_msg("%s [%s %s]: class %d, want %d", r->what, r->cpu, pname(profile),
+			 (int)res.cls, (int)r->cls);
+	if (r->cls == HWBP_SIM_NONE) {
+		assert_int_equal(res.nstatus, 0);
+		hwbp_sim_free(sim);
+		return;
+	}
+	/* a trace comes after its instruction (SRR0 = the next one), a
+	 * Program interrupt before it (SRR0 = the trap) */
+	assert_int_equal(res.timing, r->cls == TR ? AFT : BEF);
+	assert_int_equal(res.data_slots, 0);
+	assert_int_equal(res.inst_slots, 0);
+	assert_false(res.addr_known);
+	assert_int_equal(res.nstatus, 1);
+	assert_string_equal(res.status[0].name, "srr1");
+	if (res.status[0].value != r->srr1)
+		fail_msg("%s [%s %s]: srr1 %llx, want %llx", r->what, r->cpu, pname(profile),
+			 (unsigned long long)res.status[0].value, (unsigned long long)r->srr1);
+	assert_int_equal(res.st.u.ppc.vector, r->cls == TR ? 0xd00 : 0x700);
+	assert_int_equal(res.st.u.ppc.srr1, r->srr1);
+	assert_int_equal(hwbp_sim_get_reg(sim, 0, "srr1", &v), 0);
+	assert_int_equal(v, r->srr1);
+	if (r->op == EX) {
+		/* SIAR names the traced instruction */
+		assert_int_equal(hwbp_sim_get_reg(sim, 0, "siar", &v), 0);
+		assert_int_equal(v, r->addr);
+		assert_int_equal(res.st.ip, r->addr);
+	}
+	/* the decoder sees no slot in it: a step is not a CIABR match */
+	{
+		struct hwbp_hit hit;
+		struct hwbp_regs regs;
+
+		hwbp_regs_reset(&cpu, &regs);
+		memset(&hit, 0, sizeof(hit));
+		assert_true(hwbp_decode_status(&cpu, &regs, &res.st, &hit) < 0);
+	}
+	/* the instruction completed (trace) or was skipped (trap): nothing */
+	assert_int_equal(hwbp_sim_resume(sim, 0, &res), 0);
+	assert_int_equal(res.cls, HWBP_SIM_NONE);
+	hwbp_sim_free(sim);
+}
+
+static void test_step_rows(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(step_rows) / sizeof(step_rows[0]); i++) {
+		const struct step_row *r = &step_rows[i];
+
+		if (r->profile == ANY || r->profile == SDM)
+			run_step_row(r, SDM);
+		if (r->profile == ANY || r->profile == QEMU)
+			run_step_row(r, QEMU);
+	}
+}
+
+/* An instruction that takes a DSI does not complete: no trace, and
+ * resume, which completes it, owes the trace (with MSR[SE] as it is
+ * then); a second resume nothing. */
+static void test_step_resume(void **state)
+{
+	(void)state;
+	for (int profile = 0; profile < 2; profile++) {
+		struct hwbp_cpu cpu;
+		struct hwbp_sim *sim = new_sim("power9", profile, &cpu);
+		struct hwbp_sim_access rd = { B + 0x10, 8, RD }, wr = { B + 0x14, 2, WR };
+		struct hwbp_sim_result res;
+		uint64_t ld = profile == SDM ? SRR1_LOAD : 0, st = profile == SDM ? SRR1_STORE : 0;
+
+		set_ok(sim, "dawr0", B + 0x10);
+		set_ok(sim, "dawrx0", DX(ALLP, R | W, 0));
+		set_ok(sim, "step", 1);
+		assert_int_equal(hwbp_sim_access(sim, 0, &rd, &res), 0);
+		assert_int_equal(res.cls, HWBP_SIM_DSI);
+		assert_int_equal(res.timing, BEF);
+		assert_int_equal(hwbp_sim_resume(sim, 0, &res), 0);
+		assert_int_equal(res.cls, HWBP_SIM_TRACE);
+		assert_int_equal(res.timing, AFT);
+		assert_int_equal(res.status[0].value, SRR1_TRACE | ld);
+		assert_int_equal(hwbp_sim_resume(sim, 0, &res), 0);
+		assert_int_equal(res.cls, HWBP_SIM_NONE);
+		assert_int_equal(hwbp_sim_access(sim, 0, &wr, &res), 0);
+		assert_int_equal(res.cls, HWBP_SIM_DSI);
+		assert_int_equal(hwbp_sim_resume(sim, 0, &res), 0);
+		assert_int_equal(res.status[0].value, SRR1_TRACE | st);
+		/* SE cleared before resume: no trace */
+		assert_int_equal(hwbp_sim_access(sim, 0, &wr, &res), 0);
+		set_ok(sim, "step", 0);
+		assert_int_equal(hwbp_sim_resume(sim, 0, &res), 0);
+		assert_int_equal(res.cls, HWBP_SIM_NONE);
+		/* BE only: a store is no branch */
+		set_ok(sim, "msr_be", 1);
+		assert_int_equal(hwbp_sim_access(sim, 0, &wr, &res), 0);
+		assert_int_equal(res.cls, HWBP_SIM_DSI);
+		assert_int_equal(hwbp_sim_resume(sim, 0, &res), 0);
+		assert_int_equal(res.cls, HWBP_SIM_NONE);
+		hwbp_sim_free(sim);
+	}
+}
+
+/* CIABR with MSR[SE]: one trace after the blr (sdm, bits 33|43), or QEMU's
+ * before it and the step trace at resume. */
+static void test_step_ciabr(void **state)
+{
+	(void)state;
+	for (int profile = 0; profile < 2; profile++) {
+		struct hwbp_cpu cpu;
+		struct hwbp_sim *sim = new_sim("power9", profile, &cpu);
+		struct hwbp_sim_access ex = { C + 0x40, 4, EX };
+		struct hwbp_sim_result res;
+		uint64_t v;
+
+		set_ok(sim, "ciabr", C + 0x43);
+		set_ok(sim, "msr_se", 1);
+		assert_int_equal(hwbp_sim_access(sim, 0, &ex, &res), 0);
+		assert_int_equal(res.cls, HWBP_SIM_TRACE);
+		assert_int_equal(res.inst_slots, 1);
+		assert_int_equal(res.status[0].value, TRACE_SRR1);
+		assert_int_equal(res.timing, profile == SDM ? AFT : BEF);
+		assert_int_equal(hwbp_sim_get_reg(sim, 0, "srr0", &v), 0);
+		assert_int_equal(v, profile == SDM ? C + 0x44 : C + 0x40);
+		assert_int_equal(hwbp_sim_resume(sim, 0, &res), 0);
+		if (profile == SDM) {
+			assert_int_equal(res.cls, HWBP_SIM_NONE);
+		} else {
+			assert_int_equal(res.cls, HWBP_SIM_TRACE);
+			assert_int_equal(res.timing, AFT);
+			assert_int_equal(res.inst_slots, 0);
+			assert_int_equal(res.status[0].value, SRR1_TRACE);
+		}
+		hwbp_sim_free(sim);
+	}
+}
+
+/* get: mfspr of a debug SPR.  Hypervisor state: the value (or, stepped,
+ * the trace and no value); problem state and a guest kernel: a
+ * privileged-instruction Program interrupt; only the CPU's debug SPRs. */
+static void test_get_insn(void **state)
+{
+	static const struct {
+		const char *cpu, *reg;
+		int profile, pr, hv, se;
+		enum hwbp_sim_class cls;
+		uint64_t srr1;
+	} t[] = {
+		{ "power9", "dawr0", ANY, 0, 1, 0, NO, 0 },
+		{ "power9", "dawrx0", ANY, 0, 1, 0, NO, 0 },
+		{ "power9", "ciabr", ANY, 0, 1, 0, NO, 0 },
+		{ "power10", "dawr1", ANY, 0, 1, 0, NO, 0 },
+		{ "power10", "dawrx1", ANY, 0, 1, 1, TR, SRR1_TRACE },
+		{ "power9", "dawr0", ANY, 1, 1, 0, PG, SRR1_PRIV },
+		{ "power9", "dawr0", ANY, 1, 1, 1, PG, SRR1_PRIV },
+		{ "power10", "ciabr", ANY, 0, 0, 0, PG, SRR1_PRIV },
+		{ "power8", "dawrx0", ANY, 1, 0, 0, PG, SRR1_PRIV },
+		{ "power7", "dabr", ANY, 0, 1, 0, NO, 0 },
+		{ "power7", "dabrx", ANY, 1, 1, 0, PG, SRR1_PRIV },
+		/* quirk DABR_SUPER_READ: QEMU lets a guest kernel read DABR */
+		{ "power7", "dabr", SDM, 0, 0, 0, PG, SRR1_PRIV },
+		{ "power7", "dabr", QEMU, 0, 0, 0, NO, 0 },
+		{ "power7", "dabrx", QEMU, 0, 0, 1, TR, SRR1_TRACE },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		for (int profile = 0; profile < 2; profile++) {
+			struct hwbp_cpu cpu;
+			struct hwbp_sim *sim;
+			struct hwbp_sim_result res;
+
+			if (t[i].profile != ANY && t[i].profile != profile)
+				continue;
+			sim = new_sim(t[i].cpu, profile, &cpu);
+			set_ok(sim, t[i].reg, 0x2000 + i);
+			set_ok(sim, "step", (uint64_t)t[i].se);
+			assert_int_equal(hwbp_sim_mode(sim, 0, "pr", (uint64_t)t[i].pr), 0);
+			assert_int_equal(hwbp_sim_mode(sim, 0, "hv", (uint64_t)t[i].hv), 0);
+			assert_int_equal(hwbp_sim_get_insn(sim, 0, t[i].reg, &res), 0);
+			if (res.cls != t[i].cls)
+				fail_msg("get %s on %s %s pr=%d hv=%d: class %d", t[i].reg, t[i].cpu,
+					 pname(profile), t[i].pr, t[i].hv, (int)res.cls);
+			assert_int_equal(res.nstatus, 1);
+			if (t[i].cls == NO) {
+				assert_string_equal(res.status[0].name, t[i].reg);
+				assert_int_equal(res.status[0].value, 0x2000 + i);
+			} else {
+				assert_string_equal(res.status[0].name, "srr1");
+				assert_int_equal(res.status[0].value, t[i].srr1);
+				assert_int_equal(res.timing, t[i].cls == TR ? AFT : BEF);
+			}
+			hwbp_sim_free(sim);
+		}
+	}
+	/* names no mfspr of this CPU reads */
+	{
+		static const char *const bad[][2] = {
+			{ "power9", "dawr1" }, { "power9", "dabr" }, { "power7", "dawr0" },
+			{ "power9", "dsisr" }, { "power9", "msr_se" }, { "power9", "dr7" },
+		};
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			struct hwbp_cpu cpu;
+			struct hwbp_sim *sim = new_sim(bad[i][0], SDM, &cpu);
+			struct hwbp_sim_result res;
+
+			if (hwbp_sim_get_insn(sim, 0, bad[i][1], &res) != -ENOENT)
+				fail_msg("get %s on %s", bad[i][1], bad[i][0]);
+			hwbp_sim_free(sim);
+		}
+	}
+}
+
+/*
+ * The filter with MSR[SE]: a narrow DAWR would let far accesses skip the
+ * model, but each one is traced: all must reach it, through
+ * hwbp_sim_access() and the hot path hwbp_sim_run() alike, per CPU, and
+ * the filter narrows again when SE goes.
+ */
+static void test_step_filter(void **state)
+{
+	static const uint32_t sizes[] = { 1, 2, 4, 8, 16, 32, 64 };
+	struct hwbp_sim_access run[256];
+
+	(void)state;
+	for (int profile = 0; profile < 2; profile++) {
+		struct hwbp_cpu cpu;
+		struct hwbp_sim *sim = new_sim("power10", profile, &cpu);
+		struct hwbp_sim_result res;
+		unsigned n = 0;
+
+		set_ok(sim, "dawr0", B + 0x1000);
+		set_ok(sim, "dawrx0", DX(ALLP, W, 0));
+		set_ok(sim, "step", 1);
+		for (uint64_t addr = 0; addr < 0x40000000ull; addr += 0x100003ull) {
+			for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+				struct hwbp_sim_access a = { addr, sizes[si], RD };
+
+				assert_int_equal(hwbp_sim_access(sim, 0, &a, &res), 0);
+				if (res.cls != HWBP_SIM_TRACE)
+					fail_msg("%s: read %llx size %u not traced", pname(profile),
+						 (unsigned long long)addr, sizes[si]);
+				if (n < 256)
+					run[n++] = a;
+			}
+		}
+		/* each access of the stream raises a trace */
+		assert_int_equal(hwbp_sim_run(sim, 0, run, n), n);
+		/* CPU 1 is not stepping */
+		assert_int_equal(hwbp_sim_run(sim, 1, run, n), 0);
+		set_ok(sim, "step", 0);
+		assert_int_equal(hwbp_sim_run(sim, 0, run, n), 0);
+		/* BE alone traces no data access */
+		set_ok(sim, "msr_be", 1);
+		assert_int_equal(hwbp_sim_run(sim, 0, run, n), 0);
+		hwbp_sim_free(sim);
+	}
+}
+
 /* Each quirk row of quirks_powerpc.def is complete. */
 static void test_quirk_table(void **state)
 {
@@ -601,6 +942,7 @@ static void test_quirk_table(void **state)
 		"HWBPI_Q_PPC_DAWRX_PRIV", "HWBPI_Q_PPC_DSISR_STORE", "HWBPI_Q_PPC_CIABR_BEFORE",
 		"HWBPI_Q_PPC_DABR_INERT", "HWBPI_Q_PPC_DAWR_512", "HWBPI_Q_PPC_QUADWORD",
 		"HWBPI_Q_PPC_FIRST_DAWR", "HWBPI_Q_PPC_VSX_SPLIT", "HWBPI_Q_PPC_PAIRED_SPLIT",
+		"HWBPI_Q_PPC_TRACE_LDST", "HWBPI_Q_PPC_DABR_SUPER_READ",
 	};
 	unsigned found = 0;
 	const struct hwbp_sim_quirk *q;
@@ -625,6 +967,11 @@ int main(void)
 		cmocka_unit_test(test_mode),
 		cmocka_unit_test(test_sweep),
 		cmocka_unit_test(test_quirk_table),
+		cmocka_unit_test(test_step_rows),
+		cmocka_unit_test(test_step_resume),
+		cmocka_unit_test(test_step_ciabr),
+		cmocka_unit_test(test_get_insn),
+		cmocka_unit_test(test_step_filter),
 	};
 
 	return cmocka_run_group_tests(t, NULL, NULL);

@@ -14,7 +14,13 @@ whichever CPU is current, so that a CPU that never armed a DAWR shows
 are compared with the simulator's (`hwbp sim --profile qemu`).
 16-byte accesses are quadword aligned (lq/stq: one access) or not
 (lxvd2x/stxvd2x, which QEMU makes as two 8-byte accesses: the simulator's
-qemu quirk HWBPI_Q_PPC_VSX_SPLIT), like the other sizes."""
+qemu quirk HWBPI_Q_PPC_VSX_SPLIT), like the other sizes.
+At a modest rate: `step on/off` (MSR[SE]) and `set msr_be` (branch trace)
+on the current CPU, `trap`, `exec` of an arena blr, `resume` (after a DSI
+with MSR[SE] it owes the trace) and `get` of DAWRX0/DAWRX1 (and of CIABR in
+planned files, where it stays 0): the registers whose values print the same
+whatever the arenas' placement (the canonical line prints a `get` value as
+a number, and the harness's arenas are not the simulator's)."""
 import os
 import random
 import sys
@@ -85,6 +91,20 @@ def scenario(length, multi):
                 n = rng.randrange(2)
                 lines.append(f"set dawr{n} B+{hot[n]:#x}")
                 lines.append(f"set dawrx{n} {dawrx() | HYP:#x}")
+        elif 0.50 <= k < 0.53:
+            # MSR[SE] of the current CPU: every instruction traced
+            lines.append(f"step {rng.choice(['on', 'off', 'off'])}")
+        elif 0.53 <= k < 0.545:
+            lines.append(f"set msr_be {rng.choice([0, 0, 1])}")
+        elif 0.545 <= k < 0.56:
+            lines.append("trap")
+        elif 0.56 <= k < 0.58:
+            regs = ["dawrx0", "dawrx1"] + ([] if raw else ["ciabr"])
+            lines.append(f"get {rng.choice(regs)}")
+        elif 0.58 <= k < 0.61:
+            lines.append("resume")
+        elif 0.61 <= k < 0.63:
+            lines.append(f"exec C+{rng.randrange(0, 0x40) & ~3:#x}")
         else:
             size = rng.choice([1, 2, 4, 8, 8, 16])
             off = max(0, rng.choice(hot) + rng.randint(-8, 15))

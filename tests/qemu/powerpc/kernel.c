@@ -45,6 +45,8 @@
 #define MSR_EE (1ull << 15)
 #define MSR_PR (1ull << 14)
 #define MSR_FP (1ull << 13)
+#define MSR_SE (1ull << 10)
+#define MSR_BE (1ull << 9)
 #define MSR_IR (1ull << 5)
 #define MSR_DR (1ull << 4)
 
@@ -68,13 +70,23 @@
 
 /* start.S */
 int64_t ppc_opal_call(uint64_t token, uint64_t a, uint64_t b, uint64_t c);
-void ppc_mode_call(void (*fn)(uint64_t), uint64_t arg, uint64_t msr);
+uint64_t ppc_mode_call(void (*fn)(uint64_t), uint64_t arg, uint64_t msr);
 void ppc_ld1(uint64_t), ppc_ld2(uint64_t), ppc_ld4(uint64_t), ppc_ld8(uint64_t),
 	ppc_ld16(uint64_t);
 void ppc_st1(uint64_t), ppc_st2(uint64_t), ppc_st4(uint64_t), ppc_st8(uint64_t),
 	ppc_st16(uint64_t);
 void ppc_ld16q(uint64_t), ppc_st16q(uint64_t), ppc_ld32(uint64_t), ppc_st32(uint64_t);
 void ppc_zero(uint64_t), ppc_exec(uint64_t);
+/* the twins ending in `sc 1`, for ppc_mode_call with MSR[SE]/[BE] */
+void ppc_ld1_s(uint64_t), ppc_ld2_s(uint64_t), ppc_ld4_s(uint64_t), ppc_ld8_s(uint64_t),
+	ppc_ld16_s(uint64_t);
+void ppc_st1_s(uint64_t), ppc_st2_s(uint64_t), ppc_st4_s(uint64_t), ppc_st8_s(uint64_t),
+	ppc_st16_s(uint64_t);
+void ppc_ld16q_s(uint64_t), ppc_st16q_s(uint64_t), ppc_ld32_s(uint64_t), ppc_st32_s(uint64_t);
+void ppc_zero_s(uint64_t);
+/* tw 31,0,0 and mfspr of a debug SPR, each then `sc 1` */
+void ppc_trap_s(uint64_t), ppc_mfdawr0_s(uint64_t), ppc_mfdawr1_s(uint64_t),
+	ppc_mfciabr_s(uint64_t), ppc_mfdawrx0_s(uint64_t), ppc_mfdawrx1_s(uint64_t);
 void kmain(const void *fdt);
 void ppc_bad_interrupt(uint64_t vec, uint64_t srr0, uint64_t srr1, uint64_t hsrr0,
 		       uint64_t hsrr1, uint64_t dar, uint64_t dsisr);
@@ -268,11 +280,23 @@ static void thread_regs(void)
 /* ------------------------------------------------------------- harness */
 
 static struct hwbp_cpu cur_cpu;   /* the file's model: the same on every CPU */
-/* Each thread's execution state (`mode pr=`, `mode hv=`), indexed by
- * ppc_this_cpu(): every arch_* function runs on the CPU it acts on. */
+/*
+ * Each thread's execution state, indexed by ppc_this_cpu() (every arch_*
+ * function runs on the CPU it acts on): `mode pr=`, `mode hv=`, the
+ * MSR[SE]/MSR[BE] a traced access runs with (`step`, `set msr_se`,
+ * `set msr_be`), and the access whose interrupt came before it completed
+ * (a DSI, QEMU's CIABR trace), which `resume` completes.
+ */
 static int st_pr_cpu[PPC_MAX_CPUS], st_hv_cpu[PPC_MAX_CPUS];
+static int st_se_cpu[PPC_MAX_CPUS], st_be_cpu[PPC_MAX_CPUS];
+static int redo_cpu[PPC_MAX_CPUS];
+static struct hwbp_sim_access last_cpu[PPC_MAX_CPUS];
 #define st_pr (st_pr_cpu[ppc_this_cpu()])
 #define st_hv (st_hv_cpu[ppc_this_cpu()])
+#define st_se (st_se_cpu[ppc_this_cpu()])
+#define st_be (st_be_cpu[ppc_this_cpu()])
+#define redo (redo_cpu[ppc_this_cpu()])
+#define last_acc (last_cpu[ppc_this_cpu()])
 
 uint64_t arch_arena_b(void)
 {
@@ -330,6 +354,9 @@ void arch_reset(const struct hwbp_cpu *cpu)
 	hwbp_glue_write_regs(&r);
 	st_pr = 0;
 	st_hv = 1;
+	st_se = 0;
+	st_be = 0;
+	redo = 0;
 }
 
 int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
@@ -338,6 +365,15 @@ int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
 	int ret;
 
 	memset(res, 0, sizeof(*res));
+	/* The MSR bits a traced access runs with (`step` is MSR[SE]). */
+	if (strcmp(name, "msr_se") == 0 || strcmp(name, "step") == 0) {
+		st_se = value != 0;
+		return 0;
+	}
+	if (strcmp(name, "msr_be") == 0) {
+		st_be = value != 0;
+		return 0;
+	}
 	hwbp_ppc_glue_shadow(&r);
 	ret = hwbp_regs_set(&cur_cpu, &r, name, value);
 	if (ret == -ENOENT)
@@ -371,19 +407,99 @@ static void status(struct hwbp_sim_result *res, const char *name, uint64_t v)
 
 /* SRR1 bits 33:36 and 42:47 (IBM numbering): the interrupt's cause. */
 #define SRR1_CAUSE 0x00000000783f0000ull
+#define SRR1_CIABR 0x00100000ull        /* 43 */
+#define SRR1_PROGRAM 0x00060000ull      /* 45 privileged, 46 trap */
 #define DSISR_BITS 0x00000000ffffffffull
+
+/*
+ * Run fn(arg) in the thread's state: directly in the kernel's own
+ * (hypervisor, PR = 0, untraced) when @direct, else through ppc_mode_call
+ * with MSR[PR], [HV], [SE], [BE] as the state asks.  Returns fn's r3.
+ */
+static uint64_t run_in_state(void (*fn)(uint64_t), uint64_t arg, bool direct)
+{
+	uint64_t msr = kernel_msr;
+
+	if (direct) {
+		fn(arg);
+		return 0;
+	}
+	if (st_pr)
+		msr |= MSR_PR;
+	if (!st_hv)
+		msr &= ~MSR_HV;
+	if (st_se)
+		msr |= MSR_SE;
+	if (st_be)
+		msr |= MSR_BE;
+	return ppc_mode_call(fn, arg, msr);
+}
+
+/*
+ * What the handler recorded for the instruction at @insn, into *res as
+ * the simulator's model reports it.  @op is the line's (0 for `get`).
+ * Only the interrupts a line can raise are accepted: a DSI with DSISR[41]
+ * (DABR/DAWR match; else a storage fault), a Trace with SRR1[43] (CIABR)
+ * or, while MSR[SE]/[BE] were set, without it; a Program interrupt of a
+ * trap or a refused mfspr.
+ */
+static void take_result(uint64_t insn, uint32_t op, bool traced, struct hwbp_sim_result *res)
+{
+	bool prog_ok = op == HWBP_SIM_SWBP || op == 0;
+	uint64_t srr1 = hit_srr1 & SRR1_CAUSE;
+
+	if ((hit_vec == 0x300 && !(hit_dsisr & 0x00400000)) ||
+	    (hit_vec == 0xd00 && !(hit_srr1 & SRR1_CIABR) && !traced) ||
+	    (hit_vec == 0x700 && (!prog_ok || !(hit_srr1 & SRR1_PROGRAM)))) {
+		h_printf("hwbp-ppc64: unexpected interrupt 0x%llx (not a debug match) "
+			 "srr0=0x%llx srr1=0x%llx dsisr=0x%llx dar=0x%llx\n",
+			 (unsigned long long)hit_vec, (unsigned long long)hit_srr0,
+			 (unsigned long long)hit_srr1, (unsigned long long)hit_dsisr,
+			 (unsigned long long)hit_dar);
+		arch_exit(3);
+	}
+	/* SRR0 at the instruction: before it; past it: after. */
+	res->timing = hit_srr0 == insn ? HWBP_TIMING_BEFORE : HWBP_TIMING_AFTER;
+	res->st.u.ppc.vector = hit_vec;
+	if (hit_vec == 0x300) {
+		res->cls = HWBP_SIM_DSI;
+		status(res, "dsisr", hit_dsisr & DSISR_BITS);
+		status(res, "dar", hit_dar);
+		res->addr = hit_dar;
+		res->addr_known = true;
+		res->st.ip = 0;   /* as the simulator: no instruction address for data */
+		res->st.u.ppc.dsisr = hit_dsisr & DSISR_BITS;
+		res->st.u.ppc.dar = hit_dar;
+	} else {
+		res->cls = hit_vec == 0xd00 ? HWBP_SIM_TRACE : HWBP_SIM_PROGRAM;
+		status(res, "srr1", srr1);
+		res->st.ip = op == HWBP_SIM_EXEC ? insn : 0;   /* as the simulator */
+		res->st.u.ppc.srr1 = srr1;
+	}
+	if (hit_count > 1)
+		h_printf("# note: %u interrupts for one line\n", (unsigned)hit_count);
+}
 
 int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 {
 	/* natural instructions: lbz..ld / stb..std; 16 bytes: lq/stq when
-	 * quadword aligned, else lxvd2x/stxvd2x; 32 bytes: lxvp/stxvp */
-	static void (*const ld[6])(uint64_t) = { ppc_ld1, ppc_ld2, ppc_ld4, ppc_ld8, ppc_ld16,
-						  ppc_ld32 };
-	static void (*const st[6])(uint64_t) = { ppc_st1, ppc_st2, ppc_st4, ppc_st8, ppc_st16,
-						  ppc_st32 };
+	 * quadword aligned, else lxvd2x/stxvd2x; 32 bytes: lxvp/stxvp; [1]
+	 * the twins that end in `sc 1`, for a traced access */
+	static void (*const ld[2][6])(uint64_t) = {
+		{ ppc_ld1, ppc_ld2, ppc_ld4, ppc_ld8, ppc_ld16, ppc_ld32 },
+		{ ppc_ld1_s, ppc_ld2_s, ppc_ld4_s, ppc_ld8_s, ppc_ld16_s, ppc_ld32_s },
+	};
+	static void (*const st[2][6])(uint64_t) = {
+		{ ppc_st1, ppc_st2, ppc_st4, ppc_st8, ppc_st16, ppc_st32 },
+		{ ppc_st1_s, ppc_st2_s, ppc_st4_s, ppc_st8_s, ppc_st16_s, ppc_st32_s },
+	};
+	static void (*const q16[2][2])(uint64_t) = {
+		{ ppc_ld16q, ppc_st16q }, { ppc_ld16q_s, ppc_st16q_s },
+	};
+	bool traced = st_se || st_be, w = a->op == HWBP_SIM_WRITE;
+	int t = traced, sz;
 	void (*fn)(uint64_t);
 	uint64_t insn;   /* the instruction that makes the access */
-	int sz;
 
 	memset(res, 0, sizeof(*res));
 	switch (a->size) {
@@ -400,79 +516,104 @@ int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 	case HWBP_SIM_WRITE:
 		if (sz < 0)
 			return -EOPNOTSUPP;
-		fn = a->op == HWBP_SIM_READ ? ld[sz] : st[sz];
+		fn = w ? st[t][sz] : ld[t][sz];
 		if (sz == 4 && !(a->addr & 15) && !quad_split)
-			fn = a->op == HWBP_SIM_READ ? ppc_ld16q : ppc_st16q;
+			fn = q16[t][w];
 		insn = (uint64_t)fn;
 		break;
 	case HWBP_SIM_ZERO:
-		fn = ppc_zero;
+		fn = traced ? ppc_zero_s : ppc_zero;
 		insn = (uint64_t)fn;
 		break;
 	case HWBP_SIM_EXEC:
-		fn = ppc_exec;
 		insn = a->addr & ~3ull;
+		/* traced: the arena's blr itself, returning to `sc 1` */
+		fn = traced ? (void (*)(uint64_t))insn : ppc_exec;
+		break;
+	case HWBP_SIM_SWBP:
+		fn = ppc_trap_s;   /* `trap`: tw 31,0,0 */
+		insn = (uint64_t)fn;
+		t = 1;
 		break;
 	default:
 		return -EOPNOTSUPP;
 	}
 
 	hit_count = 0;
-	if (!st_pr && st_hv) {
-		fn(a->addr);
-	} else {
-		uint64_t msr = kernel_msr;
-
-		if (st_pr)
-			msr |= MSR_PR;
-		if (!st_hv)
-			msr &= ~MSR_HV;
-		ppc_mode_call(fn, a->addr, msr);
-	}
+	run_in_state(fn, a->addr, !t && !st_pr && st_hv);
+	/* (as the simulator: a line that raises nothing leaves the last
+	 * interrupt pending for `resume`) */
 	if (!hit_count)
 		return 0;
-	/* Only debug interrupts are expected: a DSI without DSISR[41] (DABR/
-	 * DAWR match) is a storage fault, a Trace without SRR1[43] no CIABR. */
-	if ((hit_vec == 0x300 && !(hit_dsisr & 0x00400000)) ||
-	    (hit_vec == 0xd00 && !(hit_srr1 & 0x00100000))) {
-		h_printf("hwbp-ppc64: unexpected interrupt 0x%llx (not a debug match) "
-			 "srr0=0x%llx srr1=0x%llx dsisr=0x%llx dar=0x%llx\n",
-			 (unsigned long long)hit_vec, (unsigned long long)hit_srr0,
-			 (unsigned long long)hit_srr1, (unsigned long long)hit_dsisr,
-			 (unsigned long long)hit_dar);
-		arch_exit(3);
-	}
-
-	if (hit_vec == 0x300) {
-		res->cls = HWBP_SIM_DSI;
-		res->timing = hit_srr0 == insn ? HWBP_TIMING_BEFORE : HWBP_TIMING_AFTER;
-		status(res, "dsisr", hit_dsisr & DSISR_BITS);
-		status(res, "dar", hit_dar);
-		res->addr = hit_dar;
-		res->addr_known = true;
-		res->st.ip = 0;   /* as the simulator: no instruction address for data */
-		res->st.u.ppc.vector = 0x300;
-		res->st.u.ppc.dsisr = hit_dsisr & DSISR_BITS;
-		res->st.u.ppc.dar = hit_dar;
-	} else {
-		uint64_t srr1 = hit_srr1 & SRR1_CAUSE;
-
-		res->cls = HWBP_SIM_TRACE;
-		res->timing = hit_srr0 == insn ? HWBP_TIMING_BEFORE : HWBP_TIMING_AFTER;
-		status(res, "srr1", srr1);
-		res->st.ip = insn;
-		res->st.u.ppc.vector = hit_vec;
-		res->st.u.ppc.srr1 = srr1;
-	}
-	if (hit_count > 1)
-		h_printf("# note: %u debug interrupts for one access\n", (unsigned)hit_count);
+	take_result(insn, a->op, traced, res);
+	/* Taken before the access completed: `resume` completes it. */
+	redo = res->cls == HWBP_SIM_DSI ||
+	       (res->cls == HWBP_SIM_TRACE && res->timing == HWBP_TIMING_BEFORE);
+	last_acc = *a;
 	return 0;
 }
 
+/*
+ * `get NAME`: mfspr of the debug SPR in the thread's state (and traced, as
+ * any instruction, with MSR[SE]): its value, or the interrupt it raised.
+ */
+int arch_get_reg(const char *name, struct hwbp_sim_result *res)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(uint64_t);
+	} spr[] = {
+		{ "dawr0", ppc_mfdawr0_s }, { "dawr1", ppc_mfdawr1_s }, { "ciabr", ppc_mfciabr_s },
+		{ "dawrx0", ppc_mfdawrx0_s }, { "dawrx1", ppc_mfdawrx1_s },
+	};
+	uint64_t v;
+
+	memset(res, 0, sizeof(*res));
+	for (unsigned i = 0; i < sizeof(spr) / sizeof(spr[0]); i++) {
+		if (strcmp(spr[i].name, name) != 0)
+			continue;
+		hit_count = 0;
+		/* r3 is the argument until mfspr writes it */
+		v = run_in_state(spr[i].fn, 0, false);
+		if (hit_count) {
+			take_result((uint64_t)spr[i].fn, 0, st_se || st_be, res);
+			redo = 0;   /* a Program interrupt or a trace: nothing owed */
+			return 0;
+		}
+		status(res, name, v);
+		return 0;
+	}
+	harness_why = "no mfspr routine for this register on POWER10";
+	return -EOPNOTSUPP;
+}
+
+/*
+ * `resume`: after an interrupt taken before its access completed (a DSI,
+ * QEMU's CIABR trace), the kernel steps the access with the debug
+ * registers off and turns them on again (Linux hw_breakpoint_handler());
+ * the step raises nothing of theirs, but with MSR[SE]/[BE] set the access
+ * is traced when it completes: so it is run again, registers off, in the
+ * thread's state, and what it raises is the result.  Otherwise the handler
+ * already stepped over it (skipped it): nothing.
+ */
 void arch_resume(struct hwbp_sim_result *res)
 {
-	/* The handler already stepped over the instruction. */
+	struct hwbp_regs saved, off;
+	struct hwbp_sim_access a = last_acc;
+
 	memset(res, 0, sizeof(*res));
+	if (!redo)
+		return;
+	redo = 0;
+	if (!st_se && !st_be)
+		return;
+	hwbp_ppc_glue_shadow(&saved);
+	memset(&off, 0, sizeof(off));
+	off.arch = HWBP_ARCH_POWERPC;
+	hwbp_glue_write_regs(&off);
+	arch_access(&a, res);
+	hwbp_glue_write_regs(&saved);
+	redo = 0;
 }
 
 /*
@@ -558,12 +699,4 @@ void kmain(const void *fdt)
 	puts_("hwbp-ppc64: harness start\n");
 	smp_selftest();
 	arch_exit(harness_main());
-}
-
-int arch_get_reg(const char *name, struct hwbp_sim_result *res)
-{
-	(void)name;
-	memset(res, 0, sizeof(*res));
-	harness_why = "this harness does not read registers with the instruction yet";
-	return -EOPNOTSUPP;
 }

@@ -56,6 +56,7 @@ _Static_assert(offsetof(struct ppc_percpu, stack_top) == PCPU_STACK, "PCPU_STACK
 _Static_assert(offsetof(struct ppc_percpu, exc_stack_top) == PCPU_EXC_STACK, "PCPU_EXC_STACK");
 _Static_assert(offsetof(struct ppc_percpu, index) == PCPU_INDEX, "PCPU_INDEX");
 _Static_assert(offsetof(struct ppc_percpu, pir) == PCPU_PIR, "PCPU_PIR");
+_Static_assert(offsetof(struct ppc_percpu, hit_cr) == PCPU_HIT_CR, "PCPU_HIT_CR");
 _Static_assert(offsetof(struct ppc_percpu, mc_save) == PCPU_MC_SAVE, "PCPU_MC_SAVE");
 _Static_assert(sizeof(struct ppc_percpu) == PCPU_SIZE, "PCPU_SIZE");
 

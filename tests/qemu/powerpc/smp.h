@@ -23,6 +23,7 @@
 #define PCPU_EXC_STACK 56       /* top of its unexpected-interrupt stack */
 #define PCPU_INDEX 64           /* its CPU number, 0..ncpus-1 */
 #define PCPU_PIR 72             /* its PIR (the OPAL server number) */
+#define PCPU_HIT_CR 80          /* hit_common's save of the interrupted CR */
 #define PCPU_MC_SAVE 128        /* ppc_mode_call's saved context, 24 words */
 #define PCPU_SIZE 384
 
@@ -33,7 +34,8 @@ struct ppc_percpu {
 	/* written by start.S hit_common on a debug interrupt */
 	volatile uint64_t hit_vec, hit_srr0, hit_srr1, hit_dsisr, hit_dar, hit_count;
 	uint64_t stack_top, exc_stack_top, index, pir;
-	uint64_t pad[6];
+	uint64_t hit_cr;
+	uint64_t pad[5];
 	uint64_t mc_save[24];
 	uint64_t pad2[8];
 };

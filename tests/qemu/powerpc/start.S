@@ -59,7 +59,7 @@ __head:
 	VEC_BAD(0x480)
 	VEC_BAD(0x500)
 	VEC_BAD(0x600)
-	VEC_BAD(0x700)
+	VEC_HIT(0x700)                  /* `trap`, and `get` refused (Program) */
 	VEC_BAD(0x800)
 
 	/* Decrementer (user mode may run with MSR[EE] = 1): push it away. */
@@ -111,20 +111,27 @@ __head:
 	. = 0x2000
 /*
  * hit_common: r4 = vector (old r3/r4 in SPRG1/2).  Saves the vector, SRR0,
- * SRR1, DSISR and DAR in ppc_hit (kernel.c) and returns to the instruction
- * after the one that raised it: the access is stepped over (skipped), so
+ * SRR1, DSISR and DAR in ppc_hit (kernel.c) and returns past the
+ * instruction that raised it: an interrupt taken before its instruction
+ * (DSI, Program, QEMU's CIABR trace: SRR0 = it) skips it (SRR0 + 4), so
  * the handler never needs the hypervisor-only debug SPRs (it also runs in
- * MSR[HV] = 0 state).  Touches no stack and no CR.
+ * MSR[HV] = 0 state); a Trace interrupt without SRR1[43] (MSR[SE]/[BE])
+ * came after its instruction and SRR0 is the next one already.  MSR[SE]
+ * and MSR[BE] are cleared in SRR1: one interrupt per access, nothing after
+ * it is traced.  Touches no stack; CR is kept in the thread's hit_cr.
  */
 hit_common:
 	mfspr %r3, SPRG0                /* this thread's ppc_percpu: PCPU_HIT = 0 */
 	std %r4, 0(%r3)
+	mfcr %r4
+	std %r4, PCPU_HIT_CR(%r3)
 	mfsrr0 %r4
 	std %r4, 8(%r3)
-	addi %r4, %r4, 4
-	mtsrr0 %r4
 	mfsrr1 %r4
 	std %r4, 16(%r3)
+	ori %r4, %r4, 0x600             /* MSR[SE] (0x400) | MSR[BE] (0x200) ... */
+	xori %r4, %r4, 0x600            /* ... cleared */
+	mtsrr1 %r4
 	mfdsisr %r4
 	std %r4, 24(%r3)
 	mfdar %r4
@@ -132,6 +139,17 @@ hit_common:
 	ld %r4, 40(%r3)
 	addi %r4, %r4, 1
 	std %r4, 40(%r3)
+	ld %r4, 0(%r3)
+	cmpdi %r4, 0xd00
+	bne 1f
+	ld %r4, 16(%r3)
+	andis. %r4, %r4, 0x0010         /* SRR1[43]: a CIABR match */
+	beq 2f
+1:	mfsrr0 %r4
+	addi %r4, %r4, 4
+	mtsrr0 %r4
+2:	ld %r4, PCPU_HIT_CR(%r3)
+	mtcr %r4
 	mfspr %r3, SPRG1
 	mfspr %r4, SPRG2
 	rfid
@@ -323,11 +341,14 @@ ppc_opal_call:
 	blr
 
 /*
- * void ppc_mode_call(void (*fn)(uint64_t), uint64_t arg, uint64_t msr)
+ * uint64_t ppc_mode_call(void (*fn)(uint64_t), uint64_t arg, uint64_t msr)
  * Runs fn(arg) with MSR = msr (another privilege state: problem state,
- * MSR[HV] = 0), entered by rfid; fn returns to mc_user_ret, whose `sc 1`
- * comes back through 0xc00 to mc_return in hypervisor real mode, which
- * restores the caller's context and MSR.  Not reentrant.
+ * MSR[HV] = 0; MSR[SE]/[BE] for a traced access), entered by rfid; fn
+ * returns to mc_user_ret, or ends in `sc 1` itself (the _s routines), and
+ * the `sc 1` comes back through 0xc00 to mc_return in hypervisor real
+ * mode, which restores the caller's context and MSR.  Returns fn's r3 as
+ * the `sc 1` left it (nothing on the way back touches r3).  Not
+ * reentrant.
  */
 	.globl ppc_mode_call
 ppc_mode_call:
@@ -408,12 +429,34 @@ mc_return:
  * The access primitives: the access is the first instruction of each, so
  * a handler's SRR0 equal to the function's address means "before".
  * Leaf functions, no TOC, no stack: they also run in problem state.
+ * Each has a twin NAME_s that ends in `sc 1` instead of blr, entered only
+ * by ppc_mode_call: with MSR[BE] the blr would be traced, and with MSR[SE]
+ * the access must be the only instruction that runs traced.
  */
 #define PRIM(name, ...) \
 	.globl name; \
 	.p2align 4; \
 name:	__VA_ARGS__; \
-	blr
+	blr; \
+	.globl name##_s; \
+	.p2align 4; \
+name##_s: __VA_ARGS__; \
+	sc 1
+
+/* Instructions that are not accesses, each alone before `sc 1` (entered
+ * by ppc_mode_call only): `trap` and mfspr of a debug SPR into r3. */
+#define INSN(name, ...) \
+	.globl name; \
+	.p2align 4; \
+name:	__VA_ARGS__; \
+	sc 1
+
+	INSN(ppc_trap_s, tw 31, 0, 0)
+	INSN(ppc_mfdawr0_s, mfspr %r3, 180)
+	INSN(ppc_mfdawr1_s, mfspr %r3, 181)
+	INSN(ppc_mfciabr_s, mfspr %r3, 187)
+	INSN(ppc_mfdawrx0_s, mfspr %r3, 188)
+	INSN(ppc_mfdawrx1_s, mfspr %r3, 189)
 
 	PRIM(ppc_ld1, lbz %r4, 0(%r3))
 	PRIM(ppc_ld2, lhz %r4, 0(%r3))
