@@ -578,7 +578,10 @@ int arch_get_reg(const char *name, struct hwbp_sim_result *res)
 		if (hit_count) {
 			take_result((uint64_t)spr[i].fn, 0, st_se || st_be, res);
 			redo = 0;   /* a Program interrupt or a trace: nothing owed */
-			return 0;
+			/* Traced: the mfspr completed, and its value follows
+			 * the trace's status, as hwbp_sim_get_insn() gives it. */
+			if (res->cls != HWBP_SIM_TRACE || res->timing != HWBP_TIMING_AFTER)
+				return 0;
 		}
 		status(res, name, v);
 		return 0;
