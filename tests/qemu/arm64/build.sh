@@ -44,6 +44,7 @@ cc() { # cc SRC OBJNAME FLAGS...
 }
 cc tests/qemu/arm64/start.S start.o $CFLAGS
 cc tests/qemu/arm64/harness_arm64.c harness_arm64.o $CFLAGS
+cc tests/qemu/arm64/insn.c insn.o $CFLAGS
 cc tests/qemu/arm64/smp.c smp.o $CFLAGS
 cc arch/arm64/glue.c glue.o $CORE_FLAGS
 # libhwbp: every generic/*.c and each arch's caps, encode and decode.

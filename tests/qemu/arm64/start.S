@@ -4,7 +4,7 @@
  * the access routines (one real load/store/DC ZVA per routine) and the
  * code arena C (64 KiB of `ret`).
  *
- * Exception frame (struct a64_frame in harness_arm64.c): x0..x30, ELR,
+ * Exception frame (struct a64_frame in insn.c): x0..x30, ELR,
  * SPSR, 8 bytes pad = 34 * 8 = 272 bytes.
  *
  * Every CPU's number (MPIDR_EL1.Aff0) is in TPIDR_EL1 before any C runs:
