@@ -11,25 +11,20 @@ extern const struct hwbpi_arch_ops hwbpi_x86_ops;
 extern const struct hwbpi_arch_ops hwbpi_arm64_ops;
 extern const struct hwbpi_arch_ops hwbpi_powerpc_ops;
 
-const struct hwbpi_arch_ops *hwbpi_arch_ops(enum hwbp_arch arch)
-{
-	switch (arch) {
-	case HWBP_ARCH_X86:
-		return &hwbpi_x86_ops;
-	case HWBP_ARCH_ARM64:
-		return &hwbpi_arm64_ops;
-	case HWBP_ARCH_POWERPC:
-		return &hwbpi_powerpc_ops;
-	}
-	return NULL;
-}
-
 /* Every arch, in the order presets are listed. */
 static const struct hwbpi_arch_ops *const arches[] = {
 	&hwbpi_x86_ops,
 	&hwbpi_arm64_ops,
 	&hwbpi_powerpc_ops,
 };
+
+const struct hwbpi_arch_ops *hwbpi_arch_ops(enum hwbp_arch arch)
+{
+	for (unsigned i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
+		if (arches[i]->arch == arch)
+			return arches[i];
+	return NULL;
+}
 
 const struct hwbpi_arch_ops *hwbpi_arch_nth(unsigned i)
 {
@@ -199,15 +194,9 @@ const char *hwbp_status_hint(const struct hwbp_cpu *cpu)
 
 const char *hwbp_arch_name(enum hwbp_arch arch)
 {
-	switch (arch) {
-	case HWBP_ARCH_X86:
-		return "x86";
-	case HWBP_ARCH_ARM64:
-		return "arm64";
-	case HWBP_ARCH_POWERPC:
-		return "powerpc";
-	}
-	return "unknown";
+	const struct hwbpi_arch_ops *ops = hwbpi_arch_ops(arch);
+
+	return ops ? ops->name : "unknown";
 }
 
 const char *hwbp_type_name(unsigned type)

@@ -21,6 +21,7 @@
  */
 struct hwbpi_arch_ops {
 	enum hwbp_arch arch;
+	const char *name;   /* hwbp_arch_name() */
 
 	/* Fill the capability table (all fields). */
 	void (*caps)(const struct hwbp_cpu *cpu, struct hwbp_caps *caps);

@@ -7,15 +7,16 @@
 
 #include "model.h"
 
+static const struct hwbpi_sim_model *const models[] = {
+	&hwbpi_sim_x86,
+	&hwbpi_sim_arm64,
+	&hwbpi_sim_powerpc,
+};
+
 const struct hwbpi_sim_model *hwbpi_sim_model(enum hwbp_arch arch)
 {
-	switch (arch) {
-	case HWBP_ARCH_X86:
-		return &hwbpi_sim_x86;
-	case HWBP_ARCH_ARM64:
-		return &hwbpi_sim_arm64;
-	case HWBP_ARCH_POWERPC:
-		return &hwbpi_sim_powerpc;
-	}
+	for (unsigned i = 0; i < sizeof(models) / sizeof(models[0]); i++)
+		if (models[i]->arch == arch)
+			return models[i];
 	return NULL;
 }

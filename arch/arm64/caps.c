@@ -205,6 +205,7 @@ int hwbp_cpu_arm64_from_dfr0(uint64_t dfr0, struct hwbp_cpu *out)
 
 const struct hwbpi_arch_ops hwbpi_arm64_ops = {
 	.arch = HWBP_ARCH_ARM64,
+	.name = "arm64",
 	.caps = arm64_caps,
 	/*
 	 * No extra rule: generic code already enforces the 4-byte execute

@@ -158,6 +158,7 @@ static const struct hwbpi_preset ppc_presets[] = {
 
 const struct hwbpi_arch_ops hwbpi_powerpc_ops = {
 	.arch = HWBP_ARCH_POWERPC,
+	.name = "powerpc",
 	.caps = ppc_caps,
 	.check = ppc_check,
 	.split = ppc_split,

@@ -157,6 +157,7 @@ static const struct hwbpi_preset x86_presets[] = {
 
 const struct hwbpi_arch_ops hwbpi_x86_ops = {
 	.arch = HWBP_ARCH_X86,
+	.name = "x86",
 	.caps = x86_caps,
 	/*
 	 * No arch rule is left for check(): R is not native (generic answers

@@ -181,6 +181,7 @@ enum hwbp_arch {
 	HWBP_ARCH_X86 = 0,
 	HWBP_ARCH_ARM64 = 1,
 	HWBP_ARCH_POWERPC = 2,
+	HWBP_ARCH_RISCV = 3,
 };
 
 enum hwbp_scope {
@@ -217,6 +218,14 @@ struct hwbp_cpu {
 			unsigned isa;        /* 206, 207, 300, 310 (ISA 2.06 ... 3.1) */
 			unsigned units;      /* HWBP_PPC_* */
 		} ppc;
+		struct {
+			uint8_t ntrig;       /* triggers (tselect values that exist) */
+			uint8_t spec;        /* Debug spec: 13 (0.13), 10 (1.0, Sdtrig) */
+			uint16_t tinfo;      /* trigger types every trigger supports,
+					      * as tinfo.info reports them (bit t:
+					      * type t; 2 mcontrol, 6 mcontrol6) */
+			uint32_t features;   /* HWBP_RISCV_F_* (<hwbp/riscv.h>) */
+		} riscv;
 	} u;
 };
 
@@ -375,6 +384,12 @@ struct hwbp_regs {
 			uint64_t dawr[2], dawrx[2];
 			uint64_t ciabr;
 		} ppc;
+		struct {
+			/* trigger n's tdata1-3, as `tselect = n` shows them */
+			uint64_t tdata1[HWBP_MAX_SLOTS];
+			uint64_t tdata2[HWBP_MAX_SLOTS];
+			uint64_t tdata3[HWBP_MAX_SLOTS];
+		} riscv;
 	} u;
 };
 
@@ -390,6 +405,11 @@ struct hwbp_status {
 			uint64_t srr1;    /* trace: SRR1[43] (0x00100000) flags a
 					     CIABR match; 0 when not read */
 		} ppc;
+		struct {
+			uint64_t cause;   /* mcause/scause: 3 (breakpoint) */
+			uint64_t tval;    /* mtval/stval: the address that matched
+					     (0 when the core writes none) */
+		} riscv;
 	} u;
 };
 
@@ -463,7 +483,7 @@ int hwbp_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
  *     every errno of the platform's <errno.h> on Linux, hosted or in a
  *     kernel; in a freestanding build only those the core returns;
  *     "EUNKNOWN" for a value with no name;
- *   hwbp_arch_name: "x86", "arm64", "powerpc" ("unknown").
+ *   hwbp_arch_name: "x86", "arm64", "powerpc", "riscv" ("unknown").
  */
 const char *hwbp_type_name(unsigned type);
 int hwbp_type_parse(const char *s, unsigned *type);

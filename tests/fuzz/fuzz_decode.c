@@ -161,6 +161,10 @@ static void fill_status(struct fz *f, const struct hwbp_cpu *cpu, uint64_t near,
 		st->u.ppc.dar = addr;
 		st->u.ppc.srr1 = (mode & 16) ? 0x00100000 : (mode & 32) ? fz_u64(f) : 0;
 		break;
+	case HWBP_ARCH_RISCV:
+		st->u.riscv.cause = 3;
+		st->u.riscv.tval = addr;
+		break;
 	}
 }
 

@@ -209,6 +209,8 @@ static bool valid_piece(const struct hwbp_cpu *cpu, uint64_t s, uint64_t l)
 		if (l > 512)
 			return false;
 		return cpu->u.ppc.isa >= 310 || s / 512 == (s + l - 1) / 512;
+	case HWBP_ARCH_RISCV:
+		break;   /* no RISC-V preset yet */
 	}
 	return false;
 }

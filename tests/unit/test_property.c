@@ -110,6 +110,8 @@ static void set_priv(struct target *t, int priv)
 	case HWBP_ARCH_POWERPC:
 		assert_int_equal(hwbp_sim_mode(t->sim, 0, "pr", priv ? 1 : 0), 0);
 		break;
+	case HWBP_ARCH_RISCV:
+		fail_msg("no RISC-V model yet");
 	}
 	assert_int_equal(hwbp_sim_priv(t->sim, 0), priv);
 	t->priv = priv;
