@@ -110,6 +110,17 @@ int hwbpi_linux_dwarf_regs(pid_t tid, uint64_t *v, unsigned n, uint64_t *known)
 	return -EOPNOTSUPP;
 }
 
+int hwbpi_linux_perf_dwarf_regs(const uint64_t *vals, unsigned nvals, uint64_t *v, unsigned n,
+				uint64_t *known)
+{
+	(void)vals;
+	(void)nvals;
+	(void)v;
+	(void)n;
+	*known = 0;
+	return -EOPNOTSUPP;
+}
+
 int hwbpi_linux_pc(pid_t tid, uint64_t *pc)
 {
 	(void)tid;
