@@ -16,6 +16,11 @@
 #include <hwbp/hwbp.h>
 
 #include "backends/linux/glue.h"
+#ifdef __linux__
+#include <hwbp/trace.h>
+
+#include "backends/linux/linux.h"
+#endif
 #include "arm64/linux_decode.h"
 #include "powerpc/linux_decode.h"
 #include "x86/linux_decode.h"
@@ -300,20 +305,58 @@ static void test_powerpc_status(void **state)
 static void test_exec_len(void **state)
 {
 	static const struct { bool host; uint64_t len; const char *source; } rows[] = {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(HWBP_LINUX_NO_GLUE)
+		{ true, sizeof(long), "no glue (linux_none.c): x86's rule" },
+#elif defined(__x86_64__) || defined(__i386__)
 		{ true, sizeof(long), "x86: bp_len must be sizeof(long)" },
 #elif defined(__aarch64__) || defined(__powerpc64__)
 		{ true, 4, "arm64/powerpc: HW_BREAKPOINT_LEN_4, one instruction" },
-#else
-		{ true, sizeof(long), "no glue: x86's rule" },
 #endif
+		{ false, 0, NULL },
 	};
+	bool checked = false;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-		if (rows[i].host && hwbpi_linux_exec_len() != rows[i].len)
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		if (!rows[i].host)
+			continue;
+		checked = true;
+		if (hwbpi_linux_exec_len() != rows[i].len)
 			fail_msg("%s: got %llu", rows[i].source,
 				 (unsigned long long)hwbpi_linux_exec_len());
+	}
+	if (!checked) {
+		print_message("SKIP: no expected execute length for this CPU's glue\n");
+		skip();
+	}
+}
+
+/*
+ * The backends that program this host's debug registers (ptrace, perf,
+ * bpf, module) and --cpu host ask hwbpi_linux_glue_check() first: 0 in a
+ * build with its CPU's glue (arch/<a>/linux.c); in one without
+ * (linux_none.c, compiled with HWBP_LINUX_NO_GLUE, the CPU family's name)
+ * -EOPNOTSUPP and a line naming the family, which hwbp_trace_host_cpu()
+ * says too, before any child is started.
+ */
+static void test_glue_check(void **state)
+{
+	char err[256] = "";
+
+	(void)state;
+#ifdef HWBP_LINUX_NO_GLUE
+	struct hwbp_cpu cpu;
+
+	assert_int_equal(hwbpi_linux_glue_check(err, sizeof(err)), -EOPNOTSUPP);
+	assert_non_null(strstr(err, "no Linux debug-register support for this CPU (" HWBP_LINUX_NO_GLUE ")"));
+	err[0] = '\0';
+	assert_int_equal(hwbp_trace_host_cpu(&cpu, err, sizeof(err)), -EOPNOTSUPP);
+	assert_non_null(strstr(err, "(" HWBP_LINUX_NO_GLUE ")"));
+	assert_int_equal(hwbpi_linux_cpu(0, &cpu), -EOPNOTSUPP);
+#else
+	assert_int_equal(hwbpi_linux_glue_check(err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+#endif
 }
 #endif
 
@@ -329,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_powerpc_status),
 #ifdef __linux__
 		cmocka_unit_test(test_exec_len),
+		cmocka_unit_test(test_glue_check),
 #endif
 	};
 

@@ -284,9 +284,26 @@ int hwbpi_child_run_to_entry(pid_t pid, const char *cmd, char *err, size_t errle
 	return hwbpi_linux_set_pc(pid, entry);
 }
 
+int hwbpi_linux_glue_check(char *err, size_t errlen)
+{
+#ifdef HWBP_LINUX_NO_GLUE
+	hwbpi_say(err, errlen, "hwbp has no Linux debug-register support for this CPU (%s): "
+	    "no hardware breakpoints to program", HWBP_LINUX_NO_GLUE);
+	return -EOPNOTSUPP;
+#else
+	(void)err;
+	(void)errlen;
+	return 0;
+#endif
+}
+
 int hwbpi_child_model(pid_t tid, struct hwbp_cpu *cpu, char *err, size_t errlen)
 {
-	int ret = hwbpi_linux_cpu(tid, cpu);
+	int ret = hwbpi_linux_glue_check(err, errlen);
+
+	if (ret)
+		return ret;
+	ret = hwbpi_linux_cpu(tid, cpu);
 
 	if (ret == -EOPNOTSUPP)
 		hwbpi_say(err, errlen, "this kernel offers no hardware breakpoints to ptrace on this "
@@ -309,6 +326,8 @@ int hwbpi_child_cpu(struct hwbp_cpu *cpu, char *err, size_t errlen)
 
 	if (!cpu)
 		return -EINVAL;
+	if ((ret = hwbpi_linux_glue_check(err, errlen)))
+		return ret;
 	pid = fork();
 	if (pid < 0) {
 		ret = -errno;

@@ -126,6 +126,17 @@ int hwbpi_child_run_to_entry(pid_t pid, const char *cmd, char *err, size_t errle
 int hwbpi_child_model(pid_t tid, struct hwbp_cpu *cpu, char *err, size_t errlen);
 
 /*
+ * hwbpi_linux_glue_check - does this build have the Linux debug-register
+ * glue of its CPU (arch/<a>/linux.c)?  0 if so; else -EOPNOTSUPP and one
+ * line naming the CPU family (a build for a CPU hwbp has no arch/<a>/
+ * linux.c for links tracer/backends/linux/linux_none.c and is compiled
+ * with HWBP_LINUX_NO_GLUE, the family's name).  The ptrace, perf, bpf and
+ * module backends ask it first, before any process is started or
+ * attached.  Context: any; no system call.
+ */
+int hwbpi_linux_glue_check(char *err, size_t errlen);
+
+/*
  * hwbpi_child_cpu - the same model without a tracee of the caller's (the
  * perf and bpf backends, hwbp_trace_host_cpu()): a child is forked,
  * stopped under PTRACE_TRACEME, asked and killed.  No self-test.

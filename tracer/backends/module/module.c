@@ -69,6 +69,7 @@ static int module_open(struct hwbp_trace_session *ts)
 {
 	struct hwbpi_view *s = hwbpi_view(ts);
 	struct module_state *m = calloc(1, sizeof(*m));
+	char err[256] = "";
 	int ret;
 
 	if (!m)
@@ -79,6 +80,8 @@ static int module_open(struct hwbp_trace_session *ts)
 	if (s->mode.trace)
 		return hwbpi_fail(s, -EOPNOTSUPP, true, "hwbp_ksym.ko keeps a histogram: --trace is "
 				  "not possible with the module backend (EOPNOTSUPP)");
+	if ((ret = hwbpi_linux_glue_check(err, sizeof(err))))
+		return hwbpi_fail(s, ret, false, "%s (%s)", err, hwbp_errno_name(ret));
 	if (access(KSYM_DIR "/ksym_trace_filter", W_OK) < 0) {
 		ret = -errno;
 		return hwbpi_fail(s, ret, false, "%s: %s (is hwbp_ksym.ko loaded? insmod "

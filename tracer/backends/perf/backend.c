@@ -71,6 +71,8 @@ static int perf_open(struct hwbp_trace_session *ts)
 	/* Bad input first, before anything starts. */
 	if ((ret = hwbpi_process_kinds(s, &kinds)) || (ret = hwbpi_process_callgraph(s, &cg)))
 		return ret;
+	if ((ret = hwbpi_linux_glue_check(err, sizeof(err))))
+		return hwbpi_fail(s, ret, false, "%s (%s)", err, hwbp_errno_name(ret));
 	if (hwbpi_session_opt(s, "kernel")) {
 		p->kernel = true;
 		ret = hwbpi_kernel_open(s, &p->kstate);

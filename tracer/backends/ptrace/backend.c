@@ -37,6 +37,8 @@ static int ptrace_open(struct hwbp_trace_session *ts)
 	int ret = hwbpi_process_workload(s, &pid);
 
 	/* bad input before anything starts */
+	if (ret == 0 && (ret = hwbpi_linux_glue_check(err, sizeof(err))))
+		return hwbpi_fail(s, ret, false, "%s (%s)", err, hwbp_errno_name(ret));
 	if (ret == 0)
 		ret = hwbpi_process_kinds(s, &kinds);
 	if (ret == 0)
