@@ -8,12 +8,14 @@
 
 #include "insn/insn.h"
 
-extern const struct hwbpi_insn_arch hwbpi_insn_x86, hwbpi_insn_arm64, hwbpi_insn_powerpc;
+extern const struct hwbpi_insn_arch hwbpi_insn_x86, hwbpi_insn_arm64, hwbpi_insn_powerpc,
+	hwbpi_insn_riscv;
 
 static const struct hwbpi_insn_arch *const arches[] = {
 	[HWBP_ARCH_X86] = &hwbpi_insn_x86,
 	[HWBP_ARCH_ARM64] = &hwbpi_insn_arm64,
 	[HWBP_ARCH_POWERPC] = &hwbpi_insn_powerpc,
+	[HWBP_ARCH_RISCV] = &hwbpi_insn_riscv,
 };
 
 const struct hwbpi_insn_arch *hwbpi_insn_arch(enum hwbp_arch arch)

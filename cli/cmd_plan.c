@@ -150,8 +150,11 @@ static int refused(const struct reqopts *o, const char *what, int err,
 
 /* ---------------------------------------------------------------- plan */
 
-static void print_plan_json(const char *cpuname, const struct hwbp_plan *p)
+static void print_plan_json(const char *cpuname, const struct hwbp_cpu *cpu,
+			    const struct hwbp_plan *p)
 {
+	int slots = hwbp_plan_slots(cpu, p);
+
 	printf("{\"cpu\": ");
 	cli_json_str(cpuname);
 	printf(", \"addr\": ");
@@ -161,7 +164,8 @@ static void print_plan_json(const char *cpuname, const struct hwbp_plan *p)
 	       ", \"slots\": %u, \"pool\": \"%s\", \"pieces\": [",
 	       p->req.len, hwbp_type_name(p->req.type), hwbp_type_name(p->type),
 	       cli_scope_name(p->req.scope), cli_json_bool(p->widened), cli_json_bool(p->exact),
-	       cli_json_bool(p->enlarged), p->extra_bytes, p->n, p->inst ? "inst" : "data");
+	       cli_json_bool(p->enlarged), p->extra_bytes, slots < 0 ? p->n : (unsigned)slots,
+	       p->inst ? "inst" : "data");
 	for (unsigned i = 0; i < p->n; i++) {
 		printf("%s{\"addr\": ", i ? ", " : "");
 		cli_json_hex(p->piece[i].addr);
@@ -172,14 +176,18 @@ static void print_plan_json(const char *cpuname, const struct hwbp_plan *p)
 	printf("]}\n");
 }
 
-static void print_plan_text(const struct hwbp_plan *p)
+static void print_plan_text(const struct hwbp_cpu *cpu, const struct hwbp_plan *p)
 {
+	/* A piece may take several slots (a RISC-V chained pair): ask. */
+	int r = hwbp_plan_slots(cpu, p);
+	unsigned slots = r < 0 ? p->n : (unsigned)r;
+
 	printf("request  0x%" PRIx64 " len %" PRIu64 " %s scope %s\n", p->req.addr, p->req.len,
 	       hwbp_type_name(p->req.type), cli_scope_name(p->req.scope));
 	printf("plan     %s%s, %u piece%s (%u %s slot%s), %" PRIu64 " extra byte%s watched\n",
 	       p->exact ? "exact" : p->enlarged ? "enlarged" : "granule-rounded",
-	       p->widened ? ", widened to RW" : "", p->n, p->n == 1 ? "" : "s", p->n,
-	       p->inst ? "execute" : "data", p->n == 1 ? "" : "s", p->extra_bytes,
+	       p->widened ? ", widened to RW" : "", p->n, p->n == 1 ? "" : "s", slots,
+	       p->inst ? "execute" : "data", slots == 1 ? "" : "s", p->extra_bytes,
 	       p->extra_bytes == 1 ? "" : "s");
 	for (unsigned i = 0; i < p->n; i++) {
 		const struct hwbp_piece *pc = &p->piece[i];
@@ -220,9 +228,9 @@ int hwbp_cli_plan(int argc, char **argv)
 	if (ret)
 		return refused(&o, "plan", ret, &cpu, r.type);
 	if (o.json)
-		print_plan_json(cli_cpu_label(o.cpu, &cpu, label, sizeof(label)), &p);
+		print_plan_json(cli_cpu_label(o.cpu, &cpu, label, sizeof(label)), &cpu, &p);
 	else
-		print_plan_text(&p);
+		print_plan_text(&cpu, &p);
 	return 0;
 }
 

@@ -10,12 +10,14 @@
 extern const struct hwbpi_arch_ops hwbpi_x86_ops;
 extern const struct hwbpi_arch_ops hwbpi_arm64_ops;
 extern const struct hwbpi_arch_ops hwbpi_powerpc_ops;
+extern const struct hwbpi_arch_ops hwbpi_riscv_ops;
 
 /* Every arch, in the order presets are listed. */
 static const struct hwbpi_arch_ops *const arches[] = {
 	&hwbpi_x86_ops,
 	&hwbpi_arm64_ops,
 	&hwbpi_powerpc_ops,
+	&hwbpi_riscv_ops,
 };
 
 const struct hwbpi_arch_ops *hwbpi_arch_ops(enum hwbp_arch arch)

@@ -48,6 +48,21 @@ struct hwbpi_arch_ops {
 	unsigned (*split)(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
 			  uint64_t len, struct hwbp_piece *out, unsigned max);
 
+	/*
+	 * Optional, for an arch where one piece may take several slots (a
+	 * RISC-V chained pair of triggers).  piece_slots: the slots piece
+	 * @piece of split() takes, a run of consecutive slots starting at the
+	 * one it is encoded at.  split_slots: the slots the whole tiling of
+	 * split() takes (what the planner compares with the free slots),
+	 * without storing it.  NULL: one slot per piece, and split()'s count.
+	 * Sets of such an arch are kept packed (slots.c), so that any free
+	 * slots form one run.
+	 */
+	unsigned (*piece_slots)(const struct hwbp_cpu *cpu, bool inst,
+				const struct hwbp_piece *piece);
+	unsigned (*split_slots)(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
+				uint64_t len);
+
 	/* Registers with nothing armed (reset values). */
 	void (*reset)(const struct hwbp_cpu *cpu, struct hwbp_regs *regs);
 
@@ -109,6 +124,15 @@ const struct hwbpi_arch_ops *hwbpi_arch_ops(enum hwbp_arch arch);
 /* The i-th arch's ops (the order in which presets are listed), NULL past
  * the last.  generic/arch.c is the one place that lists the arches. */
 const struct hwbpi_arch_ops *hwbpi_arch_nth(unsigned i);
+
+/* Slots @piece takes on @cpu (1 unless the arch says otherwise). */
+static inline unsigned hwbpi_piece_slots(const struct hwbp_cpu *cpu, bool inst,
+					 const struct hwbp_piece *piece)
+{
+	const struct hwbpi_arch_ops *ops = hwbpi_arch_ops(cpu->arch);
+
+	return ops && ops->piece_slots ? ops->piece_slots(cpu, inst, piece) : 1;
+}
 
 /* Small helpers shared by the arches. */
 static inline bool hwbpi_is_pow2(uint64_t x) { return x && !(x & (x - 1)); }

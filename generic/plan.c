@@ -180,8 +180,21 @@ static uint64_t tiling_bytes(const struct hwbp_caps *caps, uint64_t lo, uint64_t
 }
 
 /*
+ * Slots the tiling of [addr, addr + len) takes: one per piece, unless the
+ * arch's pieces may take several (internal.h, split_slots).  Counted only:
+ * @none has room for no piece.
+ */
+static unsigned tiling_slots(const struct hwbp_cpu *cpu, const struct hwbpi_arch_ops *ops,
+			     bool inst, uint64_t addr, uint64_t len, struct hwbp_piece *none)
+{
+	if (ops->split_slots)
+		return ops->split_slots(cpu, inst, addr, len);
+	return ops->split(cpu, inst, addr, len, none, 0);
+}
+
+/*
  * The smallest enlargement [*lo, *lo + *len) around @req that tiles into at
- * most @free_slots data pieces; ties go to fewer pieces.  Candidates are
+ * most @free_slots slots; ties go to fewer slots.  Candidates are
  * only counted (split with room for none) and measured (tiling_bytes()):
  * nothing is written, so a failed plan leaves the caller's plan alone and
  * no piece array sits on the stack.  False when none fits.
@@ -225,7 +238,7 @@ static bool enlarge(const struct hwbp_cpu *cpu, const struct hwbpi_arch_ops *ops
 					break;
 			}
 			if (len != 0 && may_fit(caps, false, len, free_slots)) {
-				cnt = ops->split(cpu, false, lo, len, none, 0);
+				cnt = tiling_slots(cpu, ops, false, lo, len, none);
 				w = cnt <= free_slots ? tiling_bytes(caps, lo, len) : 0;
 				if (cnt <= free_slots &&
 				    (!found || w < best_w || (w == best_w && cnt < best_n))) {
@@ -277,7 +290,8 @@ int hwbp_plan(const struct hwbp_cpu *cpu, const struct hwbp_request *req,
 		pool = HWBP_MAX_PIECES;
 	if (free_slots == 0 || free_slots > pool)
 		free_slots = pool;
-	n = ops->split(cpu, inst, req->addr, req->len, out->piece, 0);
+	/* n: the slots of the exact tiling (its pieces, on most arches). */
+	n = tiling_slots(cpu, ops, inst, req->addr, req->len, out->piece);
 	if (n <= free_slots) {
 		plan_init(out, req, hwtype, widened, inst, false);
 		out->n = ops->split(cpu, inst, req->addr, req->len, out->piece, HWBP_MAX_PIECES);
@@ -305,4 +319,15 @@ int hwbp_plan(const struct hwbp_cpu *cpu, const struct hwbp_request *req,
 	out->n = ops->split(cpu, false, lo, len, out->piece, HWBP_MAX_PIECES);
 	finish(out, hwtype);
 	return 0;
+}
+
+int hwbp_plan_slots(const struct hwbp_cpu *cpu, const struct hwbp_plan *plan)
+{
+	unsigned n = 0;
+
+	if (!cpu || !plan || !hwbpi_arch_ops(cpu->arch) || plan->n > HWBP_MAX_PIECES)
+		return -EINVAL;
+	for (unsigned i = 0; i < plan->n; i++)
+		n += hwbpi_piece_slots(cpu, plan->inst, &plan->piece[i]);
+	return (int)n;
 }

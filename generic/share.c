@@ -46,7 +46,10 @@ static bool cover(const struct hwbp_ctx *ctx, uint64_t lo, uint64_t last, unsign
 
 	if (!ops || !((ctx->caps.types >> type) & 1u) || len > ctx->caps.max_piece)
 		return false;
-	if (ops->split(&ctx->cpu, false, lo, len, out, 1) != 1) {
+	/* One piece of one slot: a piece of several (a RISC-V chained pair)
+	 * is never shared, its slots could not grow or shrink with it. */
+	if (ops->split(&ctx->cpu, false, lo, len, out, 1) != 1 ||
+	    hwbpi_piece_slots(&ctx->cpu, false, out) != 1) {
 		uint64_t size = 1;
 
 		/* Aligned blocks of growing size; the first that holds the
@@ -54,9 +57,10 @@ static bool cover(const struct hwbp_ctx *ctx, uint64_t lo, uint64_t last, unsign
 		for (;;) {
 			uint64_t a = lo & ~(size - 1);
 
-			if (last - a < size && ops->split(&ctx->cpu, false, a, size, out, 1) == 1)
+			if (last - a < size && ops->split(&ctx->cpu, false, a, size, out, 1) == 1 &&
+			    hwbpi_piece_slots(&ctx->cpu, false, out) == 1)
 				break;
-			if (size >= ctx->caps.max_piece)
+			if (size >= ctx->caps.max_piece || size >= (UINT64_C(1) << 63))
 				return false;
 			size <<= 1;
 		}
@@ -101,7 +105,9 @@ bool hwbpi_share_join(const struct hwbp_ctx *ctx, const struct hwbp_slot *s, int
 	bool local = plan->req.flags & HWBP_REQ_LOCAL;
 	uint64_t bound;
 
-	if (!s->refs || (s->requests & (UINT64_C(1) << id)) || plan->inst ||
+	if (!s->refs || (s->requests & (UINT64_C(1) << id)) || plan->inst || !s->piece.len ||
+	    hwbpi_piece_slots(&ctx->cpu, false, &s->piece) != 1 ||
+	    hwbpi_piece_slots(&ctx->cpu, false, pc) != 1 ||
 	    !(plan->req.flags & HWBP_REQ_SHARE) || s->scope != plan->req.scope || s->local != local)
 		return false;
 	for (unsigned r = 0; r < HWBP_MAX_REQUESTS; r++)

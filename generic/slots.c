@@ -159,20 +159,27 @@ static bool apply(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id,
 
 	for (unsigned i = 0; i < plan->n; i++) {
 		const struct hwbp_piece *pc = &plan->piece[i];
+		unsigned w = hwbpi_piece_slots(&ctx->cpu, plan->inst, pc);
 		struct hwbp_piece merged;
 		int at = -1;
 
 		for (unsigned k = 0; k < p.n && at < 0; k++)
 			if (p.s[k].refs && same_piece(&p.s[k], pc, plan->req.scope, local))
 				at = (int)k;
-		for (unsigned k = 0; k < p.n && at < 0; k++)
+		for (unsigned k = 0; k < p.n && at < 0 && w == 1; k++)
 			if (hwbpi_share_join(ctx, &p.s[k], id, plan, i, &merged)) {
 				at = (int)k;
 				p.s[k].piece = merged;
 			}
-		for (unsigned k = 0; k < p.n && at < 0; k++)
-			if (!p.s[k].refs)
+		/* The first run of @w free slots (w = 1 on most arches). */
+		for (unsigned k = 0; k + w <= p.n && at < 0; k++) {
+			unsigned f = 0;
+
+			while (f < w && !p.s[k + f].refs)
+				f++;
+			if (f == w)
 				at = (int)k;
+		}
 		if (at < 0)
 			return false;
 		if (!p.s[at].refs) {
@@ -181,10 +188,54 @@ static bool apply(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id,
 			p.s[at].local = local;
 			p.s[at].requests = 0;
 		}
-		p.s[at].refs++;
-		p.s[at].requests |= UINT64_C(1) << id;
+		/*
+		 * A piece of several slots: the slots after the first continue
+		 * it (same scope, type and requests; piece.len 0 marks them),
+		 * so that they count as used and are freed with it.
+		 */
+		for (unsigned f = 0; f < w; f++) {
+			struct hwbp_slot *sl = &p.s[(unsigned)at + f];
+
+			if (f && !sl->refs) {
+				*sl = p.s[at];
+				sl->piece.len = 0;
+				sl->piece.cover_len = 0;
+				sl->refs = 0;
+				sl->requests = 0;
+			}
+			sl->refs++;
+			sl->requests |= UINT64_C(1) << id;
+		}
 	}
 	return true;
+}
+
+/*
+ * An arch whose pieces may take several slots keeps its sets packed: the
+ * armed slots first, in their order, the free ones after them.  Then the
+ * free slots of a set are one run, and so are those a CPU's set leaves to
+ * a task's pieces (hit.c, task_slotno()), which is what lets a run of
+ * consecutive slots be found whenever enough slots are free.  Pieces move
+ * down when one before them is removed; the registers are re-encoded from
+ * the set anyway.  Other arches never move a piece.
+ */
+static void pack(const struct hwbp_ctx *ctx, struct hwbp_slots *set, bool inst)
+{
+	const struct hwbpi_arch_ops *ops = hwbpi_arch_ops(ctx->cpu.arch);
+	struct hwbpi_pool p = hwbpi_pool_of(ctx, set, inst);
+	unsigned to = 0;
+
+	if (!ops || !ops->piece_slots)
+		return;
+	for (unsigned k = 0; k < p.n; k++) {
+		if (!p.s[k].refs)
+			continue;
+		if (k != to) {
+			p.s[to] = p.s[k];
+			memset(&p.s[k], 0, sizeof(p.s[k]));
+		}
+		to++;
+	}
 }
 
 static void unapply(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id,
@@ -194,7 +245,8 @@ static void unapply(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id,
 
 	/* One reference per slot holding this request: two pieces of one
 	 * plan never share a slot (they are disjoint, and share.c lets one
-	 * piece per request into a shared one). */
+	 * piece per request into a shared one).  The continuation slots of
+	 * a piece of several slots hold the same requests as its first. */
 	for (unsigned k = 0; k < p.n; k++) {
 		if (!(p.s[k].requests & (UINT64_C(1) << id)))
 			continue;
@@ -202,9 +254,10 @@ static void unapply(const struct hwbp_ctx *ctx, struct hwbp_slots *set, int id,
 		p.s[k].requests &= ~(UINT64_C(1) << id);
 		if (!p.s[k].refs)
 			memset(&p.s[k], 0, sizeof(p.s[k]));
-		else
+		else if (p.s[k].piece.len)
 			hwbpi_share_shrink(ctx, &p.s[k]);
 	}
+	pack(ctx, set, plan->inst);
 }
 
 /*
@@ -216,7 +269,8 @@ void hwbpi_encode_pool(const struct hwbp_ctx *ctx, const struct hwbp_slot *s,
 		       const int *slotno, unsigned n, struct hwbp_regs *regs)
 {
 	for (unsigned k = 0; k < n; k++) {
-		if (!s[k].refs || slotno[k] < 0)
+		/* A continuation slot (piece.len 0) is encoded with its first. */
+		if (!s[k].refs || slotno[k] < 0 || !s[k].piece.len)
 			continue;
 		/* Pieces were produced by this arch's split() and checked at
 		 * plan time, so encoding cannot fail. */

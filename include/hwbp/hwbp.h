@@ -173,7 +173,7 @@ const char *hwbp_version(void);
 HWBP_STATIC_ASSERT(HWBP_MAX_SLOTS <= 32, "hwbp_hit.data_slots/inst_slots are uint32_t masks");
 HWBP_STATIC_ASSERT(HWBP_MAX_REQUESTS <= 64,
 		   "hwbp_hit.requests and hwbp_slot.requests are uint64_t masks of request ids");
-HWBP_STATIC_ASSERT(HWBP_MAX_PIECES <= HWBP_MAX_SLOTS, "every piece of a plan takes one slot");
+HWBP_STATIC_ASSERT(HWBP_MAX_PIECES <= HWBP_MAX_SLOTS, "every piece of a plan takes at least one slot");
 HWBP_STATIC_ASSERT(HWBP_MAX_SLOTS >= 16, "arm64 has up to 16 breakpoints and watchpoints");
 HWBP_STATIC_ASSERT(HWBP_TYPE_MASK < 32, "hwbp_caps.types has bit (1 << type) per type");
 
@@ -198,7 +198,8 @@ enum hwbp_scope {
 
 /*
  * A CPU model: the architecture plus the facts that change behaviour.
- * Build one with hwbp_cpu_preset() or hwbp_cpu_arm64_from_dfr0().
+ * Build one with hwbp_cpu_preset(), hwbp_cpu_arm64_from_dfr0() or
+ * hwbp_cpu_riscv_from_tinfo().
  */
 struct hwbp_cpu {
 	enum hwbp_arch arch;
@@ -247,6 +248,25 @@ const char *hwbp_cpu_preset_name(unsigned i);
  *         which the 4-bit fields cannot encode anyway).
  */
 int hwbp_cpu_arm64_from_dfr0(uint64_t dfr0, struct hwbp_cpu *out);
+
+/*
+ * hwbp_cpu_riscv_from_tinfo - a RISC-V (RV64, Sdtrig) CPU from what an
+ * M-mode kernel probes: @ntrig triggers (tselect values that read back),
+ * @tinfo of trigger 0 (all triggers are assumed alike), and two tdata1
+ * values read back after writing one of the type chosen (6 if tinfo lists
+ * it, else 2) with load, store, execute, m, s, u, chain, select and the
+ * largest size set: @probe_napot with match = 1 (NAPOT), @probe_ge with
+ * match = 2 (>=).  WARL fields keep what the trigger implements: the
+ * features are what stuck (<hwbp/riscv.h>, HWBP_RISCV_F_*; GE/LT needs
+ * match 2 to stick and chain; mcontrol's maskmax bounds NAPOT); hit bits
+ * cannot be probed (not set), mtval is assumed to carry the address
+ * (0 read as unknown).
+ * Errors: -EINVAL (@out NULL, @ntrig 0, tinfo 1 (no trigger) or without
+ *         type 2 or 6, a probe of another type), -EOPNOTSUPP (@ntrig over
+ *         HWBP_MAX_SLOTS, or no m bit: triggers not usable from M-mode).
+ */
+int hwbp_cpu_riscv_from_tinfo(unsigned ntrig, uint64_t tinfo, uint64_t probe_napot,
+			      uint64_t probe_ge, struct hwbp_cpu *out);
 
 /* ------------------------------------------------------------------ */
 /* Capabilities.                                                       */
@@ -359,6 +379,15 @@ int hwbp_request_check(const struct hwbp_cpu *cpu, const struct hwbp_request *re
  */
 int hwbp_plan(const struct hwbp_cpu *cpu, const struct hwbp_request *req,
 	      unsigned free_slots, struct hwbp_plan *out);
+
+/*
+ * hwbp_plan_slots - the slots @plan takes on @cpu: one per piece, except
+ * where one piece needs several triggers together (RISC-V: a range as a
+ * chained pair of triggers, two consecutive slots).
+ * Errors: -EINVAL (NULL, unknown arch, plan->n over HWBP_MAX_PIECES).
+ * Context: any.
+ */
+int hwbp_plan_slots(const struct hwbp_cpu *cpu, const struct hwbp_plan *plan);
 
 /* ------------------------------------------------------------------ */
 /* Registers, status, hits.                                            */

@@ -116,5 +116,21 @@
 #define HWBP_RISCV_F_TVAL (1u << 8)        /* mtval/stval hold the matching address */
 #define HWBP_RISCV_F_SMODE (1u << 9)       /* the s enable bit exists (S-mode) */
 #define HWBP_RISCV_F_UMODE (1u << 10)      /* the u enable bit exists (U-mode) */
+/*
+ * The size field is taken as a byte count from tdata2, size 0 as XLEN/8
+ * bytes: QEMU 10.0 (target/riscv/debug.c, type2_breakpoint_insert() and
+ * type6_breakpoint_insert() pass the field's value to
+ * cpu_watchpoint_insert() as the length).  Only sizes 1 and 2 then mean
+ * what the spec says; hwbp uses 1, 2 and 0 (8 bytes).
+ */
+#define HWBP_RISCV_F_SIZE_AS_LEN (1u << 11)
+/* Bits 29:24: log2 of the largest NAPOT range (mcontrol maskmax); 0 when
+ * the model has no limit below 2^63 (mcontrol6 has no maskmax). */
+#define HWBP_RISCV_F_MASKMAX_SHIFT 24
+#define HWBP_RISCV_F_MASKMAX_MASK 0x3fu
+#define HWBP_RISCV_F_MASKMAX(k) ((uint32_t)(k) << HWBP_RISCV_F_MASKMAX_SHIFT)
+
+/* Instructions: 2-byte parcels (IALIGN 16 with the C extension). */
+#define HWBP_RISCV_INST_LEN 2u
 
 #endif /* HWBP_RISCV_H */

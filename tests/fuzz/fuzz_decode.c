@@ -162,8 +162,11 @@ static void fill_status(struct fz *f, const struct hwbp_cpu *cpu, uint64_t near,
 		st->u.ppc.srr1 = (mode & 16) ? 0x00100000 : (mode & 32) ? fz_u64(f) : 0;
 		break;
 	case HWBP_ARCH_RISCV:
-		st->u.riscv.cause = 3;
-		st->u.riscv.tval = addr;
+		/* mcause 3 (breakpoint) or another cause; mtval the address
+		 * near an armed trigger, or 0 (none written: hit bits, then
+		 * every armed trigger). */
+		st->u.riscv.cause = (mode & 4) ? fz_u8(f) % 16 : 3;
+		st->u.riscv.tval = (mode & 8) ? 0 : addr;
 		break;
 	}
 }

@@ -17,6 +17,8 @@
 
 #include "internal.h"
 
+#include <hwbp/riscv.h>
+
 static struct hwbp_cpu cpu_of(const char *name)
 {
 	struct hwbp_cpu c;
@@ -209,8 +211,24 @@ static bool valid_piece(const struct hwbp_cpu *cpu, uint64_t s, uint64_t l)
 		if (l > 512)
 			return false;
 		return cpu->u.ppc.isa >= 310 || s / 512 == (s + l - 1) / 512;
-	case HWBP_ARCH_RISCV:
-		break;   /* no RISC-V preset yet */
+	case HWBP_ARCH_RISCV: {
+		/* RISC-V Debug spec 1.0 §5.5.11: one trigger with match 0 is
+		 * the byte at tdata2; match 1 (NAPOT) a naturally aligned
+		 * 2^k block, k >= 1 (mcontrol: up to 2^maskmax).  QEMU 10.0
+		 * reads size as a byte count (1, 2; size 0: 8 bytes,
+		 * type6_breakpoint_insert()).  A range of two chained
+		 * triggers (match 2 then 3) is two slots: test_riscv_pairs. */
+		uint32_t f = cpu->u.riscv.features;
+		unsigned k = (f >> 24) & 0x3f;
+
+		if ((f & HWBP_RISCV_F_SIZE_AS_LEN) && (l == 1 || l == 2 || l == 8) && s % l == 0)
+			return true;
+		if (l == 1)
+			return true;
+		if (!(f & HWBP_RISCV_F_NAPOT))
+			return false;
+		return hwbpi_is_pow2(l) && l <= (UINT64_C(1) << (k ? k : 63)) && s % l == 0;
+	}
 	}
 	return false;
 }
@@ -276,7 +294,7 @@ static void check_pieces_valid(const struct hwbp_cpu *cpu, const struct hwbp_pla
 
 static const char *const all_presets[] = {
 	"x86_64", "i386", "x86_64-amd", "cortex-a57", "arm64-max16",
-	"power7", "power8", "power9", "power10",
+	"power7", "power8", "power9", "power10", "rv64-qemu",
 };
 
 /*
@@ -344,7 +362,8 @@ static void test_split_minimal(void **state)
  */
 static void test_enlarge_minimal(void **state)
 {
-	static const char *const cpus[] = { "x86_64", "i386", "cortex-a57", "power9", "power10" };
+	static const char *const cpus[] = { "x86_64", "i386", "cortex-a57", "power9", "power10",
+					     "rv64-qemu" };
 	unsigned enlarged = 0;
 
 	(void)state;
@@ -491,6 +510,46 @@ static void test_arm64_mask_ranges(void **state)
 	}
 }
 
+/*
+ * RISC-V with chained pairs: a tiling takes the fewest slots, counting a
+ * pair (any range, Debug spec §5.5 chain with match 2 then 3) as two:
+ * min(brute-force single pieces, 2), ties to the single pieces.
+ */
+static void test_riscv_pairs(void **state)
+{
+	static const char *const cpus[] = { "rv64-sdtrig", "sifive-u74" };
+	const uint64_t base = 0x10000;
+
+	(void)state;
+	for (size_t ci = 0; ci < sizeof(cpus) / sizeof(cpus[0]); ci++) {
+		struct hwbp_cpu cpu = cpu_of(cpus[ci]);
+		const struct hwbpi_arch_ops *ops = hwbpi_arch_ops(cpu.arch);
+
+		list_pieces(&cpu, base - 8, base + 64 + 8);
+		for (unsigned off = 0; off < 64; off++) {
+			uint8_t best[200];
+
+			brute_counts(base + off, (unsigned)(64 + 8 - off), best);
+			for (uint64_t len = 1; off + len <= 64; len++) {
+				struct hwbp_piece pcs[HWBP_MAX_PIECES];
+				unsigned want = best[len] < 2 ? best[len] : 2;
+				unsigned slots = ops->split_slots(&cpu, false, base + off, len);
+				unsigned n = ops->split(&cpu, false, base + off, len, pcs, HWBP_MAX_PIECES);
+
+				if (slots != want)
+					fail_msg("%s 0x%llx/%llu: %u slots, want %u", cpu.name,
+						 (unsigned long long)(base + off), (unsigned long long)len,
+						 slots, want);
+				/* A pair is one piece of the whole range; else single pieces. */
+				if (best[len] > 2)
+					assert_true(n == 1 && pcs[0].addr == base + off && pcs[0].len == len);
+				else
+					assert_int_equal(n, best[len]);
+			}
+		}
+	}
+}
+
 /* Coverage bookkeeping: the pieces' cover ranges add up to the request. */
 static void test_cover(void **state)
 {
@@ -528,6 +587,7 @@ int main(void)
 		cmocka_unit_test(test_cover),
 		cmocka_unit_test(test_split_minimal),
 		cmocka_unit_test(test_enlarge_minimal),
+		cmocka_unit_test(test_riscv_pairs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -111,6 +111,9 @@ static void set_priv(struct target *t, int priv)
 		assert_int_equal(hwbp_sim_mode(t->sim, 0, "pr", priv ? 1 : 0), 0);
 		break;
 	case HWBP_ARCH_RISCV:
+		/* No RISC-V simulator model exists (sim/ has none): the
+		 * property test never builds a RISC-V target, see
+		 * target_init()'s callers; reaching this is a test bug. */
 		fail_msg("no RISC-V model yet");
 	}
 	assert_int_equal(hwbp_sim_priv(t->sim, 0), priv);
@@ -488,6 +491,11 @@ static void test_property(void **state)
 
 		assert_true(nt < MAXT);
 		assert_int_equal(hwbp_cpu_preset(name, &cpu), 0);
+		/* RISC-V: no simulator model exists yet (sim/ has none), so
+		 * there is nothing to check the planner against: skipped, not
+		 * faked.  Its pieces are checked by test_arch_riscv. */
+		if (cpu.arch == HWBP_ARCH_RISCV)
+			continue;
 		target_init(&tg[nt++], name, &cpu);
 	}
 	for (size_t i = 0; i < sizeof(dfr0s) / sizeof(dfr0s[0]); i++) {

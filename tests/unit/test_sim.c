@@ -384,7 +384,17 @@ static void test_models(void **state)
 		assert_non_null(ctx);
 		assert_int_equal(hwbp_cpu_preset(name, &cpu), 0);
 		m = hwbpi_sim_model(cpu.arch);
-		assert_non_null(m);
+		if (!m) {
+			/* An arch with no simulator model yet (RISC-V): the
+			 * simulator refuses its CPUs, and nothing else here
+			 * applies. */
+			err = 0;
+			assert_null(hwbp_sim_new(&cpu, HWBP_SIM_SDM, 1, &err));
+			assert_true(err < 0);
+			free(percpu);
+			free(ctx);
+			continue;
+		}
 		assert_int_equal(m->arch, cpu.arch);
 		sim = hwbp_sim_new(&cpu, HWBP_SIM_SDM, 1, &err);
 		assert_non_null(sim);

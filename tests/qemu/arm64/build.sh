@@ -47,11 +47,9 @@ cc tests/qemu/arm64/harness_arm64.c harness_arm64.o $CFLAGS
 cc tests/qemu/arm64/insn.c insn.o $CFLAGS
 cc tests/qemu/arm64/smp.c smp.o $CFLAGS
 cc arch/arm64/glue.c glue.o $CORE_FLAGS
-# libhwbp: every generic/*.c and each arch's caps, encode and decode.
-for f in generic/*.c \
-	 arch/x86/caps.c arch/x86/encode.c arch/x86/decode.c \
-	 arch/arm64/caps.c arch/arm64/encode.c arch/arm64/decode.c \
-	 arch/powerpc/caps.c arch/powerpc/encode.c arch/powerpc/decode.c; do
+# libhwbp: every generic/*.c and each arch's caps, encode and decode
+# (every arch/<a>/ folder: no list).
+for f in generic/*.c arch/*/caps.c arch/*/encode.c arch/*/decode.c; do
 	cc "$f" "$(echo "$f" | tr / _ | sed 's/\.c$/.o/')" $CORE_FLAGS
 done
 cc tests/qemu/common/runner.c runner.o $CFLAGS_COMMON

@@ -32,9 +32,7 @@ core=("${core_flags[@]}" -O2 -Wall -Wextra -Werror -isystem "$("$CC" -print-file
 
 own=(tests/qemu/powerpc/kernel.c tests/qemu/powerpc/smp.c)
 lib=(arch/powerpc/glue.c generic/*.c
-     arch/x86/caps.c arch/x86/encode.c arch/x86/decode.c
-     arch/arm64/caps.c arch/arm64/encode.c arch/arm64/decode.c
-     arch/powerpc/caps.c arch/powerpc/encode.c arch/powerpc/decode.c)
+     arch/*/caps.c arch/*/encode.c arch/*/decode.c)
 common=(tests/qemu/common/runner.c tests/qemu/common/selftest.c tests/qemu/common/libc.c sim/format.c)
 
 objs=()

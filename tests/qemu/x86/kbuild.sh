@@ -24,13 +24,11 @@ kcflags="-ffreestanding -nostdlib -fno-builtin -fno-stack-protector -std=c11 $kc
 	-I $top/include -I $top/generic -I $top/sim -I $top/tests/qemu/common
 	-I $top/arch/x86 -I $here"
 
-# libhwbp as the kernels use it: all three arches' encoders (generic/arch.c
-# references them), no glue but x86's.
+# libhwbp as the kernels use it: every arch's encoders (generic/arch.c
+# references them: each arch/<a>/ folder, no list), no glue but x86's.
 kcore="$top/arch/x86/glue.c
 	$(echo "$top"/generic/*.c)
-	$top/arch/x86/caps.c $top/arch/x86/encode.c $top/arch/x86/decode.c
-	$top/arch/arm64/caps.c $top/arch/arm64/encode.c $top/arch/arm64/decode.c
-	$top/arch/powerpc/caps.c $top/arch/powerpc/encode.c $top/arch/powerpc/decode.c"
+	$(echo "$top"/arch/*/caps.c "$top"/arch/*/encode.c "$top"/arch/*/decode.c)"
 klib="$here/platform.c $here/smp.c $top/tests/qemu/common/libc.c"
 
 kbuild() {

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RISC-V glue for a kernel running in M-mode (a bare-metal kernel; an
+ * S-mode kernel reaches the triggers through its SBI firmware instead,
+ * which hwbp does not provide): the trigger CSRs (tselect, tdata1-3,
+ * Debug spec 1.0 §5.5) and mcause/mtval through csrr/csrw.  Built
+ * freestanding for a riscv64 build machine and installed as
+ * libhwbp-glue.a with this header as <hwbp/glue.h>; never part of the
+ * hosted libraries.  The hwbp_rv_* functions are RISC-V's own
+ * primitives; what hwbp and a kernel use is the common glue interface at
+ * the end.
+ */
+#ifndef HWBP_ARCH_RISCV_GLUE_H
+#define HWBP_ARCH_RISCV_GLUE_H
+
+#include <stdint.h>
+
+#include <hwbp/hwbp.h>
+
+/* Trigger @n's tdata1-3 (tselect = n first; n must exist). */
+void hwbp_rv_select(unsigned n);
+uint64_t hwbp_rv_read_tdata(unsigned which, unsigned n);   /* which: 1, 2, 3 */
+
+/*
+ * This hart's triggers: the tselect values that read back as written
+ * (tselect is WARL, §5.5.1), at most HWBP_MAX_SLOTS.
+ */
+unsigned hwbp_rv_ntrig(void);
+
+/*
+ * The glue interface, the same in every arch/<a>/glue.h: what a kernel
+ * links to reach this CPU's debug registers, behind hwbp's struct
+ * hwbp_glue (its write_regs calls hwbp_glue_write_regs() on the CPU that
+ * on_cpu runs it on).  Every function acts on the hart it runs on: call
+ * it with interrupts off (tselect is shared by all trigger accesses).  No
+ * allocation, no lock; safe in exception context.
+ *
+ * hwbp_glue_write_regs - for each trigger n: tselect = n, tdata1 = its
+ *   type alone (nothing enabled), tdata2, tdata3, then tdata1: a trigger
+ *   is never armed with a half-written address (§5.5: "write tdata1
+ *   first so that no spurious trigger fires"), and the first trigger of
+ *   a chained pair is written before the second.  Not tdata1 = 0: QEMU
+ *   10.0 ignores a type-0 write, leaving the old trigger armed.
+ *   Errors: -EINVAL (@regs NULL or of another arch).
+ *
+ * hwbp_glue_read_regs - read every trigger's tdata1-3 into @regs (the
+ *   hit bits included: hwbp_decode_status() reads them there).
+ *
+ * hwbp_glue_read_status - first thing in the breakpoint exception
+ *   handler: mcause and mtval into @st (@st->ip, the handler's mepc, is
+ *   left as it is).
+ */
+int hwbp_glue_write_regs(const struct hwbp_regs *regs);
+void hwbp_glue_read_regs(struct hwbp_regs *regs);
+void hwbp_glue_read_status(struct hwbp_status *st);
+
+#endif /* HWBP_ARCH_RISCV_GLUE_H */
