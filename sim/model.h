@@ -68,6 +68,13 @@ struct hwbpi_sim_cpu {
 			int se, be;         /* MSR[SE], MSR[BE]: trace */
 			uint64_t dsisr, dar, srr0, srr1, siar;
 		} ppc;
+		struct {
+			int profile;        /* the sim's (get_reg has none) */
+			int priv;           /* 0 U, 1 S, 3 M (starts at 3) */
+			unsigned tselect;
+			uint64_t tcontrol;  /* mte, mpte (Debug spec 1.0 CPUs) */
+			uint64_t mcause, mtval, mepc;
+		} riscv;
 	} s;
 
 	/*
@@ -167,6 +174,7 @@ struct hwbpi_sim_model {
 extern const struct hwbpi_sim_model hwbpi_sim_x86;
 extern const struct hwbpi_sim_model hwbpi_sim_arm64;
 extern const struct hwbpi_sim_model hwbpi_sim_powerpc;
+extern const struct hwbpi_sim_model hwbpi_sim_riscv;
 
 /* The model of @arch, or NULL (sim/models.c: the one table of models). */
 const struct hwbpi_sim_model *hwbpi_sim_model(enum hwbp_arch arch);
@@ -180,6 +188,7 @@ enum hwbpi_quirk {
 #include "quirks_x86.def"
 #include "quirks_arm64.def"
 #include "quirks_powerpc.def"
+#include "quirks_riscv.def"
 #undef QUIRK
 	HWBPI_Q_QEMU_COUNT,
 	/* (so that the first linux row is HWBPI_Q_QEMU_COUNT) */

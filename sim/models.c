@@ -11,6 +11,7 @@ static const struct hwbpi_sim_model *const models[] = {
 	&hwbpi_sim_x86,
 	&hwbpi_sim_arm64,
 	&hwbpi_sim_powerpc,
+	&hwbpi_sim_riscv,
 };
 
 const struct hwbpi_sim_model *hwbpi_sim_model(enum hwbp_arch arch)

@@ -15,6 +15,7 @@ static const struct hwbp_sim_quirk table[HWBPI_Q_COUNT + 1] = {
 #include "quirks_x86.def"
 #include "quirks_arm64.def"
 #include "quirks_powerpc.def"
+#include "quirks_riscv.def"
 #undef QUIRK
 #define QUIRK_LINUX(id, arch, sdm, linux, evidence) { #id, arch, sdm, linux, evidence, "linux" },
 #include "quirks_linux_x86.def"

@@ -83,7 +83,7 @@ static void test_quirk_table(void **state)
 		/* qemu rows first, then linux rows (model.h's numbering) */
 		assert_int_equal(strcmp(q->profile, "linux") == 0, n >= HWBPI_Q_QEMU_COUNT);
 		assert_true(strcmp(q->arch, "x86") == 0 || strcmp(q->arch, "arm64") == 0 ||
-			    strcmp(q->arch, "powerpc") == 0);
+			    strcmp(q->arch, "powerpc") == 0 || strcmp(q->arch, "riscv") == 0);
 	}
 	assert_int_equal(n, HWBPI_Q_COUNT);
 	assert_null(hwbp_sim_quirk(n));
