@@ -77,9 +77,17 @@ tracer_include() {
 
 # ---- the libraries
 # layer  folders  private include dirs  public headers allowed
+# Every arch/<a>/ folder and its public header <hwbp/<a>.h>: no list of
+# arches to keep up to date.
+arch_dirs= arch_hdrs=
+for d in arch/*/; do
+  a=$(basename "$d")
+  arch_dirs="$arch_dirs arch/$a"
+  arch_hdrs="$arch_hdrs $a.h"
+done
 rules=(
-  "core|generic arch/x86 arch/arm64 arch/powerpc|generic|hwbp.h x86.h arm64.h powerpc.h glue.h"
-  "sim|sim|sim|hwbp.h x86.h arm64.h powerpc.h sim.h"
+  "core|generic$arch_dirs|generic|hwbp.h$arch_hdrs glue.h"
+  "sim|sim|sim|hwbp.h$arch_hdrs sim.h"
   "trace|tracer|tracer|hwbp.h sim.h hist.h trace.h"
   "cli|cli|cli|hwbp.h sim.h hist.h trace.h"
 )

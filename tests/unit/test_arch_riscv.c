@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "riscv/riscv.h"
-#include "riscv/linux_decode.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -503,8 +502,6 @@ static void test_regs_and_status(void **state)
 	assert_string_equal(hwbp_status_field(&cpu, 0), "cause");
 	assert_string_equal(hwbp_status_field(&cpu, 1), "tval");
 	assert_null(hwbp_status_field(&cpu, 2));
-	assert_int_equal(hwbpi_riscv_linux_cpu(&cpu), -EOPNOTSUPP);
-	assert_int_equal(hwbpi_riscv_linux_cpu(NULL), -EINVAL);
 }
 
 static void test_from_tinfo(void **state)
