@@ -289,19 +289,19 @@ int hwbpi_scn_addr(struct hwbpi_scn_lexer *lx, const char *s, unsigned len, uint
  */
 bool hwbpi_scn_is_slot_name(const char *s)
 {
-	static const char *const fixed[] = { "dawr0", "dawr1", "dabr", "ciabr" };
-	size_t n = strlen(s);
+	/* Any slot name of any preset's arch (hwbp_slot_name()): the arches
+	 * name their slots, the language lists none. */
+	for (unsigned i = 0; hwbp_cpu_preset_name(i); i++) {
+		struct hwbp_cpu cpu;
+		char nm[HWBPI_SCN_NAME_LEN];
 
-	for (unsigned i = 0; i < 4; i++)
-		if (strcmp(s, fixed[i]) == 0)
-			return true;
-	if (n == 3 && s[0] == 'd' && s[1] == 'r' && s[2] >= '0' && s[2] <= '3')
-		return true;
-	if ((n == 3 || n == 4) && ((s[0] == 'w' && s[1] == 'p') || (s[0] == 'b' && s[1] == 'p'))) {
-		for (size_t i = 2; i < n; i++)
-			if (s[i] < '0' || s[i] > '9')
-				return false;
-		return atoi(s + 2) < 16;
+		if (hwbp_cpu_preset(hwbp_cpu_preset_name(i), &cpu))
+			continue;
+		for (unsigned inst = 0; inst < 2; inst++)
+			for (unsigned k = 0; k < HWBP_MAX_SLOTS; k++)
+				if (hwbp_slot_name(&cpu, inst, k, nm, sizeof(nm)) == 0 &&
+				    strcmp(nm, s) == 0)
+					return true;
 	}
 	return false;
 }

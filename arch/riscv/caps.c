@@ -228,8 +228,10 @@ static const struct hwbpi_preset riscv_presets[] = {
 	 * store, execute: match, chain, timing, select, hit, action stay 0.
 	 * The size quirk: HWBP_RISCV_F_SIZE_AS_LEN.  mtval: the address
 	 * (riscv_cpu_do_interrupt(), riscv_cpu_debug_check_breakpoint()).
+	 * Debug spec 0.13 (the issue's "by default"; measured: tinfo reads
+	 * 0x44, version 0, and there is no tcontrol CSR).
 	 */
-	RV("rv64-qemu", 2, 10, TINFO_2_6,
+	RV("rv64-qemu", 2, 13, TINFO_2_6,
 	   HWBP_RISCV_F_SIZE_AS_LEN | HWBP_RISCV_F_TVAL | F_PRIV),
 	/*
 	 * The ratified Sdtrig trigger in full (Debug spec 1.0 §5.5.11):
