@@ -26,7 +26,8 @@ void hwbpi_fmt_addr(const struct hwbpi_arenas *ar, char *buf, size_t n, uint64_t
 static bool is_addr_reg(const char *name)
 {
 	/* (the address registers too, which a `get` prints) */
-	return strcmp(name, "far") == 0 || strcmp(name, "dar") == 0 ||
+	return strcmp(name, "far") == 0 || strcmp(name, "dar") == 0 || strcmp(name, "mtval") == 0 ||
+	       strcmp(name, "tdata2") == 0 ||
 	       (strncmp(name, "dr", 2) == 0 && name[2] >= '0' && name[2] <= '3' && !name[3]) ||
 	       strncmp(name, "dbgbvr", 6) == 0 || strncmp(name, "dbgwvr", 6) == 0 ||
 	       ((strncmp(name, "dawr", 4) == 0 && name[4] != 'x')) || strcmp(name, "dabr") == 0 ||

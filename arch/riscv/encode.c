@@ -20,17 +20,23 @@ static uint64_t type_bits(const struct hwbp_cpu *cpu)
 }
 
 /*
- * Nothing armed: each trigger holds its type with no load/store/execute
- * and no mode bit, which never matches (§5.5.10: both must be set).  Not
- * tdata1 = 0: QEMU 10.0 ignores a tdata1 write of type 0
- * (tdata_csr_write(): TRIGGER_TYPE_NO_EXIST), so the old trigger would
- * stay armed.
+ * Nothing armed: each trigger holds an address-match type with no
+ * load/store/execute and no mode bit, which never matches (§5.5.10: both
+ * must be set).  Not tdata1 = 0: QEMU 10.0 ignores a tdata1 write of type
+ * 0 (tdata_csr_write(): TRIGGER_TYPE_NO_EXIST), so the old trigger would
+ * stay armed.  The type is the lowest the trigger supports (mcontrol
+ * before mcontrol6), which is what a two-type trigger holds at reset
+ * (QEMU: riscv_trigger_reset_hold(), type 2): the registers of a CPU
+ * nothing was armed on are hwbp's unarmed ones.
  */
 void hwbpi_riscv_reset(const struct hwbp_cpu *cpu, struct hwbp_regs *regs)
 {
+	uint64_t t = (cpu->u.riscv.tinfo >> HWBP_RISCV_TYPE_MCONTROL) & 1u ? HWBP_RISCV_TYPE_MCONTROL
+									   : hwbpi_riscv_type(cpu);
+
 	memset(&regs->u.riscv, 0, sizeof(regs->u.riscv));
 	for (unsigned n = 0; n < hwbpi_riscv_ntrig(cpu); n++)
-		regs->u.riscv.tdata1[n] = type_bits(cpu);
+		regs->u.riscv.tdata1[n] = t << HWBP_RISCV_TDATA1_TYPE_SHIFT;
 }
 
 /*

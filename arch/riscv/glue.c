@@ -70,8 +70,13 @@ int hwbp_glue_write_regs(const struct hwbp_regs *regs)
 {
 	unsigned n;
 
+	uint64_t sel;
+
 	if (!regs || regs->arch != HWBP_ARCH_RISCV)
 		return -EINVAL;
+	/* tselect is the interrupted code's too (a debugger's, a kernel's
+	 * own trigger code): it is put back as it was. */
+	sel = CSR_READ(0x7a0);
 	n = hwbp_rv_ntrig();
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t t1 = regs->u.riscv.tdata1[i];
@@ -82,11 +87,13 @@ int hwbp_glue_write_regs(const struct hwbp_regs *regs)
 		CSR_WRITE(0x7a3, regs->u.riscv.tdata3[i]);
 		CSR_WRITE(0x7a1, t1);
 	}
+	CSR_WRITE(0x7a0, sel);
 	return 0;
 }
 
 void hwbp_glue_read_regs(struct hwbp_regs *regs)
 {
+	uint64_t sel = CSR_READ(0x7a0);
 	unsigned n = hwbp_rv_ntrig();
 
 	memset(regs, 0, sizeof(*regs));
@@ -97,6 +104,7 @@ void hwbp_glue_read_regs(struct hwbp_regs *regs)
 		regs->u.riscv.tdata2[i] = CSR_READ(0x7a2);
 		regs->u.riscv.tdata3[i] = CSR_READ(0x7a3);
 	}
+	CSR_WRITE(0x7a0, sel);
 }
 
 /* mcause 3 (breakpoint) and mtval, the address that matched (or 0). */

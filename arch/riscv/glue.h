@@ -46,6 +46,8 @@ unsigned hwbp_rv_ntrig(void);
  * hwbp_glue_read_regs - read every trigger's tdata1-3 into @regs (the
  *   hit bits included: hwbp_decode_status() reads them there).
  *
+ * Both leave tselect as they found it.
+ *
  * hwbp_glue_read_status - first thing in the breakpoint exception
  *   handler: mcause and mtval into @st (@st->ip, the handler's mepc, is
  *   left as it is).

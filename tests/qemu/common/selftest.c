@@ -87,7 +87,9 @@ static struct hwbp_request req(uint64_t addr)
 
 	memset(&q, 0, sizeof(q));
 	q.addr = addr;
-	q.len = 4;
+	/* 8 aligned bytes: one piece on every arch (QEMU's RISC-V triggers
+	 * have no 4-byte size, so 4 bytes would take both of its two). */
+	q.len = 8;
 	q.type = HWBP_W;
 	q.scope = HWBP_SCOPE_BOTH;
 	return q;

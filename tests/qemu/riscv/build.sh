@@ -28,7 +28,7 @@ KCOMMON="-O2 -Wall -Wextra -Werror -march=rv64imac_zicsr_zifencei -mabi=lp64 -mc
  -fno-pic -fno-pie -ffunction-sections -fdata-sections"
 CFLAGS="-ffreestanding -nostdlib -fno-builtin -fno-stack-protector -std=c11 $KCOMMON
  -I $ROOT/include -I $ROOT/generic -I $ROOT/tests/qemu/common -I $ROOT/sim
- -I $ROOT/tests/qemu/riscv/include"
+ -I $ROOT/tests/qemu/riscv/include -I $ROOT/arch/riscv"
 # libhwbp as a kernel compiles it: the freestanding core's one flag list
 # (generic/freestanding-flags.txt; it has no riscv64 line yet: common only).
 CORE_FLAGS="$(sed -n -e 's/^common: //p' -e 's/^riscv64: //p' "$ROOT/generic/freestanding-flags.txt")
@@ -48,8 +48,7 @@ cc tests/qemu/riscv/start.S start.o $CFLAGS
 cc tests/qemu/riscv/harness_riscv.c harness_riscv.o $CFLAGS
 cc tests/qemu/riscv/insn.c insn.o $CFLAGS
 cc tests/qemu/riscv/smp.c smp.o $CFLAGS
-# TEMPORARY: until arch/riscv/glue.c exists (glue_tmp.c says so).
-cc tests/qemu/riscv/glue_tmp.c glue_tmp.o $CORE_FLAGS
+cc arch/riscv/glue.c glue.o $CORE_FLAGS
 # libhwbp: every generic/*.c and every arch's caps, encode and decode.
 for f in generic/*.c arch/*/caps.c arch/*/encode.c arch/*/decode.c; do
 	cc "$f" "$(echo "$f" | tr / _ | sed 's/\.c$/.o/')" $CORE_FLAGS

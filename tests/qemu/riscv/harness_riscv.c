@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "glue_tmp.h"   /* integration: arch/riscv/glue.h */
+#include "glue.h"
 #include "rv.h"
 
 #define UART_THR 0
@@ -214,7 +214,7 @@ void arch_reset(const struct hwbp_cpu *cpu)
 		moved(p, n);
 	}
 	rv_w_tselect(0);
-	p->priv = 1;
+	p->priv = 3;   /* M-mode at reset, as the simulator's model */
 	p->running = RUN_NONE;
 }
 

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "glue_tmp.h"   /* integration: arch/riscv/glue.h */
+#include "glue.h"
 #include "rv.h"
 
 /* ------------------------------------------------------------------ */
@@ -209,7 +209,6 @@ static void fill_result(struct rv_hart *p, struct hwbp_sim_result *res)
 	res->st.ip = p->exc_epc;
 	res->st.u.riscv.cause = p->exc_cause;
 	res->st.u.riscv.tval = p->exc_tval;
-	/* addr/addr_known: as the sim model will report them (not yet). */
 }
 
 int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
@@ -250,6 +249,10 @@ int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 		return 0;
 	rv_rearm_all();
 	fill_result(p, res);
+	/* The data address: mtval of a load or store's breakpoint (the sim
+	 * model's addr); an instruction's is its own address, not data. */
+	res->addr = p->exc_tval;
+	res->addr_known = res->cls == HWBP_SIM_BREAKPOINT && a->op != HWBP_SIM_EXEC && p->exc_tval;
 	if (p->exc_count > 1)
 		h_printf("# note: %u breakpoint exceptions for one access\n", p->exc_count);
 	return 0;
