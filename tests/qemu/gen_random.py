@@ -16,8 +16,10 @@ rng = random.Random(SEED)
 HOT = []
 
 
-def accesses(lines):
-    """Accesses mostly at and around the watched offsets, some anywhere."""
+def accesses(lines, resume=False):
+    """Accesses mostly at and around the watched offsets, some anywhere
+    (with @resume, each followed by `resume`: a trigger fires before the
+    access, and the handler steps over it)."""
     for _ in range(rng.randint(4, 12)):
         size = rng.choice([1, 2, 4, 8])
         if HOT and rng.random() < 0.8:
@@ -27,6 +29,8 @@ def accesses(lines):
         if rng.random() < 0.7:
             off &= ~(size - 1)  # mostly aligned, sometimes not
         lines.append(f"{rng.choice(['read', 'write'])} B+{off:#x} {size}")
+        if resume:
+            lines.append("resume")
     HOT.clear()
 
 
@@ -72,6 +76,27 @@ def powerpc(lines):
     accesses(lines)
 
 
+def riscv(lines):
+    lines.append("cpu rv64-qemu")
+    # M-mode at reset; U and S now and then (the triggers' u/s/m bits decide)
+    for n in range(rng.randint(1, 2)):
+        off = rng.randrange(0, 0x200)
+        if rng.random() < 0.7:
+            off &= ~7
+        typ = rng.choice([2, 6])
+        bits = rng.choice([1, 2, 3])                      # load, store, both
+        bits |= rng.choice([0x40, 0x40, 0x48, 0x50, 0x58])  # m, with u and/or s
+        size = rng.choice([0, 0, 1, 2, 3])                # any, 1, 2 bytes, 4 (QEMU: 3)
+        size_field = size << 16                           # sizelo / size: bits 17:16
+        HOT.append(off)
+        lines.append(f"set tselect {n}")
+        lines.append(f"set tdata2 B+{off:#x}")
+        lines.append(f"set tdata1 {(typ << 60) | size_field | bits:#x}")
+    if rng.random() < 0.3:
+        lines.append(f"mode priv={rng.choice([0, 1, 3])}")
+    accesses(lines, resume=True)
+
+
 def watched(lines, cpu):
     lines.append(f"cpu {cpu}")
     if cpu == "cortex-a57":
@@ -88,8 +113,8 @@ def watched(lines, cpu):
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    gen = {"x86_64": x86, "aarch64": arm64, "ppc64": powerpc}[ARCH]
-    cpu = {"x86_64": "x86_64", "aarch64": "cortex-a57", "ppc64": "power10"}[ARCH]
+    gen = {"x86_64": x86, "aarch64": arm64, "ppc64": powerpc, "riscv64": riscv}[ARCH]
+    cpu = {"x86_64": "x86_64", "aarch64": "cortex-a57", "ppc64": "power10", "riscv64": "rv64-qemu"}[ARCH]
     for i in range(N):
         lines = [f"# random scenario {i} of seed {SEED} ({ARCH})"]
         if rng.random() < 0.3:
