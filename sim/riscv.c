@@ -356,6 +356,60 @@ static bool qemu_wp(const struct hwbp_cpu *cpu, const struct hwbpi_sim_cpu *c, u
 	return true;
 }
 
+/* QEMU's breakpoint of trigger @j: type 2/6 with execute and a mode bit
+ * (type2/6_breakpoint_insert()). */
+static bool qemu_bp(const struct hwbpi_sim_cpu *c, unsigned j)
+{
+	uint64_t t1 = c->regs.u.riscv.tdata1[j];
+
+	return qemu_enabled(t1) && (t1 & HWBP_RISCV_MC_EXECUTE);
+}
+
+/*
+ * An instruction at a QEMU breakpoint (HWBPI_Q_RV_EXEC_FIRST_BP):
+ * riscv_cpu_debug_check_breakpoint() walks every breakpoint of the CPU in
+ * list order (a trigger's is inserted at the tail whenever its tdata1 or
+ * tdata2 changes: c->wseq) and, for each, every trigger in index order;
+ * the first trigger with execute, tdata2 equal to that breakpoint's pc
+ * and the current mode fires, and env->badaddr (mtval) is that pc - not
+ * necessarily the instruction's, nor the trigger of the instruction's.
+ */
+static void qemu_exec(const struct hwbp_cpu *cpu, struct hwbpi_sim_cpu *c,
+		      const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
+{
+	unsigned n = hwbpi_rv_ntrig(cpu);
+	int priv = c->s.riscv.priv;
+	uint32_t done = 0;
+	bool at_pc = false;
+
+	for (unsigned j = 0; j < n; j++)
+		at_pc |= qemu_bp(c, j) && c->regs.u.riscv.tdata2[j] == a->addr;
+	if (!at_pc)
+		return;
+	for (unsigned k = 0; k < n; k++) {
+		int first = -1;
+		uint64_t pc;
+
+		for (unsigned j = 0; j < n; j++)
+			if (qemu_bp(c, j) && !(done & (1u << j)) &&
+			    (first < 0 || c->wseq[j] < c->wseq[first]))
+				first = (int)j;
+		if (first < 0)
+			return;
+		done |= 1u << first;
+		pc = c->regs.u.riscv.tdata2[first];
+		for (unsigned i = 0; i < n; i++) {
+			uint64_t t1 = c->regs.u.riscv.tdata1[i];
+
+			if ((t1 & HWBP_RISCV_MC_EXECUTE) && c->regs.u.riscv.tdata2[i] == pc &&
+			    qemu_common(t1, c->regs.u.riscv.tdata3[i], priv)) {
+				take(c, a, false, 1u << i, pc, a->addr, res);
+				return;
+			}
+		}
+	}
+}
+
 static void qemu_access(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
 			const struct hwbp_sim_access *a, uint64_t lo, uint64_t hi,
 			struct hwbp_sim_result *res)
@@ -365,7 +419,6 @@ static void qemu_access(const struct hwbp_cpu *cpu, int profile, struct hwbpi_si
 	uint32_t fired = 0;
 	uint64_t tval = 0;
 
-	(void)profile;
 	for (unsigned j = 0; j < n; j++) {
 		uint64_t t1 = c->regs.u.riscv.tdata1[j], t2 = c->regs.u.riscv.tdata2[j];
 		uint64_t wlo, wlast;
@@ -373,7 +426,9 @@ static void qemu_access(const struct hwbp_cpu *cpu, int profile, struct hwbpi_si
 		bool ok = false;
 
 		if (a->op == HWBP_SIM_EXEC) {
-			/* riscv_cpu_debug_check_breakpoint(): exact pc, any size */
+			if (hwbpi_quirk_on(profile, HWBPI_Q_RV_EXEC_FIRST_BP))
+				break;   /* qemu_exec() */
+			/* an exact pc, any size */
 			if (qemu_common(t1, c->regs.u.riscv.tdata3[j], priv) &&
 			    (t1 & HWBP_RISCV_MC_EXECUTE) && t2 == a->addr)
 				fired |= 1u << j;
@@ -400,6 +455,10 @@ static void qemu_access(const struct hwbp_cpu *cpu, int profile, struct hwbpi_si
 			first = (int)j;
 			tval = lo > wlo ? lo : wlo;
 		}
+	}
+	if (a->op == HWBP_SIM_EXEC && hwbpi_quirk_on(profile, HWBPI_Q_RV_EXEC_FIRST_BP)) {
+		qemu_exec(cpu, c, a, res);
+		return;
 	}
 	if (!fired)
 		return;

@@ -243,6 +243,18 @@ static const struct row rows[] = {
 	  { ON(MC2(ST | ALLP, 0, 0) | TIMING2, A), ON(MC2(ST | ALLP, 0, 0), A + 1) }, false, 0, 3, W, A, 4,
 	  BP, 2, false, A + 1 },
 
+	/* ---- execute triggers at two addresses: which one fires ---- */
+	{ "two execute triggers: the one at the instruction", SDM, HWBPI_Q_RV_EXEC_FIRST_BP, SDT,
+	  { ON(MC6(EX | ALLP, 0, 0), A), ON(MC6(EX | ALLP, 0, 0), A + 0x10) }, false, TC_ON, 3, X, A, 0,
+	  BP, 1, false, A },
+	{ "two execute triggers: QEMU's first breakpoint (trigger 1, written first) decides mtval",
+	  QEMU, HWBPI_Q_RV_EXEC_FIRST_BP, SDT,
+	  { ON(MC6(EX | ALLP, 0, 0), A), ON(MC6(EX | ALLP, 0, 0), A + 0x10) }, false, TC_ON, 3, X, A, 0,
+	  BP, 2, false, A + 0x10 },
+	{ "two execute triggers written 0 then 1: QEMU's first is trigger 0", QEMU, NQ, SDT,
+	  { ON(MC6(EX | ALLP, 0, 0), A), ON(MC6(EX | ALLP, 0, 0), A + 0x10) }, true, TC_ON, 3, X, A, 0,
+	  BP, 1, false, A },
+
 	/* ---- several triggers: which one mtval names ---- */
 	{ "two triggers: mtval of the lowest-numbered", SDM, HWBPI_Q_RV_FIRST_WATCHPOINT, SDT,
 	  { ON(MC6(LD | ALLP, 0, 0), A + 4), ON(MC6(LD | ALLP, 0, 0), A) }, false, TC_ON, 3, R, A, 8, BP, 3,
@@ -390,7 +402,7 @@ static void test_quirks_covered(void **state)
 		assert_false(hwbpi_quirk_on(HWBP_SIM_SDM, (enum hwbpi_quirk)q));
 		assert_false(hwbpi_quirk_on(HWBP_SIM_LINUX, (enum hwbpi_quirk)q));
 	}
-	assert_int_equal(nrv, 9);
+	assert_int_equal(nrv, 10);
 }
 
 /* ------------------------------------------------------------------ */

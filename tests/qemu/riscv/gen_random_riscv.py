@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""gen_random_riscv.py N SEED OUTDIR: N random RISC-V scenario files that go
+further than tests/qemu/gen_random.py, on QEMU's trigger module (rv64-qemu):
+both triggers rewritten in place (tselect, tdata2, tdata1 of type 2 and 6,
+load/store/execute, the u/s/m bits, the size codes QEMU reads as lengths),
+disarmed the QEMU way (the type with nothing enabled), reads of the trigger
+CSRs (`get`, in M-mode), execute triggers on the code arena's 4-byte slots,
+accesses from U, S and M (`mode priv=`), watches through the API between
+them, and every other file on 4 CPUs (`mode cpu=`: each hart its own
+triggers).  Each access is followed by `resume`.  No expectations: the
+canonical lines are compared with the simulator's qemu profile."""
+import os
+import random
+import sys
+
+N, SEED, OUT = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+rng = random.Random(SEED)
+DATA = [0x100 + 8 * k for k in range(8)]     # B+0x100 .. B+0x138
+CODE = [0x40 + 4 * k for k in range(8)]      # C+0x40 .. C+0x5c, 4-byte slots
+
+
+def trigger(lines, n):
+    lines.append(f"set tselect {n}")
+    if rng.random() < 0.3:
+        # an execute trigger on a code slot
+        lines.append(f"set tdata2 C+{rng.choice(CODE):#x}")
+        bits = 0x4
+    else:
+        lines.append(f"set tdata2 B+{rng.choice(DATA) + rng.choice([0, 0, 1, 2, 4]):#x}")
+        bits = rng.choice([1, 2, 3])
+    bits |= rng.choice([0x40, 0x48, 0x50, 0x58, 0x08, 0x10])   # m, u, s
+    typ = rng.choice([2, 6])
+    size = rng.choice([0, 0, 1, 2]) << 16
+    lines.append(f"set tdata1 {(typ << 60) | size | bits:#x}")
+
+
+def scenario(length, multi):
+    lines = ["cpu rv64-qemu"]
+    live = []
+    for _ in range(length):
+        k = rng.random()
+        if k < 0.15:
+            trigger(lines, rng.randrange(2))
+        elif k < 0.2:
+            # disarm: the type with nothing enabled (QEMU drops tdata1 = 0)
+            lines.append(f"set tselect {rng.randrange(2)}")
+            lines.append(f"set tdata1 {rng.choice([2, 6]) << 60:#x}")
+        elif k < 0.25:
+            lines.append("mode priv=3")
+            lines.append(f"get {rng.choice(['tselect', 'tdata1', 'tdata2', 'tinfo'])}")
+        elif k < 0.32:
+            lines.append(f"mode priv={rng.choice([0, 1, 3])}")
+        elif k < 0.36 and multi:
+            lines.append(f"mode cpu={rng.randrange(4)}")
+        elif k < 0.4 and len(live) < 1:
+            name = f"q{len(lines)}"
+            off = rng.choice(DATA) + rng.randrange(0, 8)
+            lines.append(f"watch {name} B+{off:#x} {rng.choice([1, 2, 8])} {rng.choice(['r', 'w', 'rw'])}")
+            live.append(name)
+        elif k < 0.44 and live:
+            lines.append(f"unwatch {live.pop()}")
+        elif k < 0.55:
+            lines.append(f"exec C+{rng.choice(CODE):#x}")
+            lines.append("resume")
+        else:
+            size = rng.choice([1, 2, 4, 8])
+            off = rng.choice(DATA) + rng.randrange(-8, 12)
+            if rng.random() < 0.7:
+                off &= ~(size - 1)
+            lines.append(f"{rng.choice(['read', 'write'])} B+{off:#x} {size}")
+            lines.append("resume")
+    return lines
+
+
+os.makedirs(OUT, exist_ok=True)
+for i in range(N):
+    with open(os.path.join(OUT, f"v{i:05d}.hws"), "w") as f:
+        f.write(f"# random riscv scenario {i} of seed {SEED}\n")
+        f.write("\n".join(scenario(rng.randint(20, 50), i % 2 == 1)) + "\n")
