@@ -144,16 +144,6 @@ void hwbpi_sim_x86_db_entry(int profile, struct hwbpi_sim_cpu *c)
 		c->regs.u.x86.dr7 &= ~DR7_GD;
 }
 
-uint32_t hwbpi_sim_x86_enabled(uint64_t dr7)
-{
-	uint32_t m = 0;
-
-	for (unsigned i = 0; i < HWBP_X86_SLOTS; i++)
-		if (enabled(dr7, i))
-			m |= 1u << i;
-	return m;
-}
-
 /* ------------------------------------------------------------------ */
 /*
  * QEMU's watchpoint list (qemu profile, quirk HWBPI_Q_X86_DATA_FIRST_SLOT).

@@ -65,8 +65,6 @@ static inline struct hwbpi_x86_start hwbpi_sim_x86_start(struct hwbpi_sim_cpu *c
 
 /* Entry to the #DB handler: GD cleared (sim/x86.c). */
 void hwbpi_sim_x86_db_entry(int profile, struct hwbpi_sim_cpu *c);
-/* The enabled slots of @dr7 (sim/x86.c). */
-uint32_t hwbpi_sim_x86_enabled(uint64_t dr7);
 
 /*
  * The end of an instruction that completed (sim/x86_step.c): the data

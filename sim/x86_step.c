@@ -46,7 +46,7 @@ static void db_trap(int profile, struct hwbpi_sim_cpu *c, uint32_t en, uint64_t 
 		    struct hwbp_sim_result *res)
 {
 	hwbpi_sim_x86_db_entry(profile, c);
-	db_result(c, HWBP_TIMING_AFTER, en & hwbpi_sim_x86_enabled(c->regs.u.x86.dr7), 0, res);
+	db_result(c, HWBP_TIMING_AFTER, en & hwbp_x86_enabled_slots(c->regs.u.x86.dr7), 0, res);
 	hwbpi_sim_x86_si_code(profile, res, cond);
 }
 

@@ -78,6 +78,18 @@ static inline unsigned hwbp_x86_en_shift(unsigned slot) { return 2u * slot; }
 static inline unsigned hwbp_x86_rw_shift(unsigned slot) { return 16u + 4u * slot; }
 static inline unsigned hwbp_x86_len_shift(unsigned slot) { return 18u + 4u * slot; }
 
+/* The slots DR7 enables (Ln or Gn), as a mask of DR0-DR3: what a #DB
+ * handler honours of DR6's B0-B3 (SDM Vol. 3 §17.2.3). */
+static inline uint32_t hwbp_x86_enabled_slots(uint64_t dr7)
+{
+	uint32_t m = 0;
+
+	for (unsigned i = 0; i < HWBP_X86_SLOTS; i++)
+		if ((dr7 >> hwbp_x86_en_shift(i)) & 3u)
+			m |= 1u << i;
+	return m;
+}
+
 /* Highest linear address a DRn can name: DRn are 32 bits outside 64-bit mode. */
 static inline uint64_t hwbp_x86_addr_max(const struct hwbp_cpu *cpu)
 {

@@ -46,6 +46,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <hwbp/x86.h>
+
 #include "harness.h"
 
 /* The simulator's arenas (sim/scenario.c), so that B+/C+ print the same. */
@@ -437,9 +439,6 @@ struct stop {
 
 static void stop_result(const struct stop *e, uint64_t addr, struct hwbp_sim_result *res)
 {
-	uint64_t dr7 = dr_peek(7);
-	uint32_t en = 0;
-
 	memset(res, 0, sizeof(*res));
 	res->cls = e->cls;
 	res->timing = e->before ? HWBP_TIMING_BEFORE : HWBP_TIMING_AFTER;
@@ -448,10 +447,7 @@ static void stop_result(const struct stop *e, uint64_t addr, struct hwbp_sim_res
 		return;
 	}
 	if (e->cls == HWBP_SIM_DB) {
-		for (unsigned s = 0; s < 4; s++)
-			if ((dr7 >> (2 * s)) & 3)
-				en |= 1u << s;
-		res->data_slots = (uint32_t)(e->dr6 & 0xf) & en;
+		res->data_slots = (uint32_t)(e->dr6 & 0xf) & hwbp_x86_enabled_slots(dr_peek(7));
 		res->st.u.x86.dr6 = e->dr6;
 		res->st.ip = e->before ? addr : 0;
 		strncpy(res->status[res->nstatus].name, "dr6", sizeof(res->status[0].name));

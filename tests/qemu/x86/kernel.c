@@ -25,6 +25,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <hwbp/x86.h>
+
 #include "harness.h"
 #include "platform.h"
 #include "glue.h"
@@ -338,16 +340,6 @@ static void status_dr6(struct hwbp_sim_result *res, uint64_t dr6)
 	res->status[0].value = dr6;
 }
 
-static uint32_t enabled_slots(uint64_t dr7)
-{
-	uint32_t m = 0;
-
-	for (unsigned i = 0; i < 4; i++)
-		if ((dr7 >> (2 * i)) & 3)
-			m |= 1u << i;
-	return m;
-}
-
 static int dr_index(const char *name)
 {
 	if (name[0] == 'd' && name[1] == 'r' && name[2] >= '0' && name[2] <= '7' && !name[3])
@@ -571,7 +563,7 @@ int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 	if (db.count) {
 		res->cls = HWBP_SIM_DB;
 		res->timing = db.fault ? HWBP_TIMING_BEFORE : HWBP_TIMING_AFTER;
-		res->data_slots = (uint32_t)(db.dr6 & DR6_B_MASK) & enabled_slots(hwbp_x86_dr7_shadow());
+		res->data_slots = (uint32_t)(db.dr6 & DR6_B_MASK) & hwbp_x86_enabled_slots(hwbp_x86_dr7_shadow());
 		res->inst_slots = 0;
 		status_dr6(res, db.dr6);
 		/* The sim knows the IP of an execute fault only. */

@@ -22,6 +22,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <hwbp/x86.h>
+
 #include "harness.h"
 #include "platform.h"
 #include "glue.h"
@@ -246,16 +248,6 @@ bool x86_step_exception(struct x86_frame *f)
 
 /* ------------------------------------------------------------ results */
 
-static uint32_t enabled_slots(uint64_t dr7)
-{
-	uint32_t m = 0;
-
-	for (unsigned i = 0; i < 4; i++)
-		if ((dr7 >> (2 * i)) & 3)
-			m |= 1u << i;
-	return m;
-}
-
 static void status(struct hwbp_sim_result *res, const char *name, uint64_t v)
 {
 	if (res->nstatus < HWBP_SIM_MAX_STATUS) {
@@ -272,7 +264,7 @@ static void fill(const struct ev *e, uint64_t insn, struct hwbp_sim_result *res)
 	switch (e->vec) {
 	case HWBP_X86_GLUE_VEC_DB:
 		res->cls = HWBP_SIM_DB;
-		res->data_slots = (uint32_t)(e->dr6 & 0xf) & enabled_slots(hwbp_x86_dr7_shadow());
+		res->data_slots = (uint32_t)(e->dr6 & 0xf) & hwbp_x86_enabled_slots(hwbp_x86_dr7_shadow());
 		res->st.u.x86.dr6 = e->dr6;
 		res->st.ip = e->before && insn == run.exec_target ? insn : 0;
 		status(res, "dr6", e->dr6);
