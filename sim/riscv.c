@@ -299,6 +299,9 @@ static void sdm_access(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim
 		if (a->op == HWBP_SIM_EXEC)
 			tv = (cpu->u.riscv.features & HWBP_RISCV_F_TVAL) ? a->addr : 0;
 		take(c, a, after, fired[after], tv, epc, res);
+		/* What a handler that reads and clears them (the glue) finds. */
+		if (cpu->u.riscv.features & HWBP_RISCV_F_HIT)
+			res->st.u.riscv.hits = fired[after];
 	}
 	/* The trap into M-mode: mpte = mte, mte = 0 (§5.7.6). */
 	if (hwbpi_rv_has_tcontrol(cpu)) {

@@ -194,20 +194,13 @@ int hwbpi_riscv_decode_slot(const struct hwbp_cpu *cpu, const struct hwbp_regs *
 	return ret;
 }
 
-/* The hit bit(s) of @t1: mcontrol hit (bit 20), mcontrol6 hit0/hit1. */
-static bool hit_set(uint64_t t1)
-{
-	if (TYPE_OF(t1) == HWBP_RISCV_TYPE_MCONTROL6)
-		return (t1 & (HWBP_RISCV_MC6_HIT0 | HWBP_RISCV_MC6_HIT1)) != 0;
-	return TYPE_OF(t1) == HWBP_RISCV_TYPE_MCONTROL && (t1 & HWBP_RISCV_MC2_HIT);
-}
-
 /*
  * Which triggers a breakpoint exception (cause 3) reports, best first:
- *  1. the hit bits (F_HIT): set by the trigger that fired (§5.5.10,
- *     §5.5.11; a pair's second trigger stands for its first).  They are
- *     in the LIVE tdata1, so only when @regs was read from the CPU
- *     (hwbp_glue_read_regs()); the registers hwbp wrote carry none.
+ *  1. the hit bits (F_HIT), as the handler read them into st->hits:
+ *     set by the trigger that fired (§5.5.10, §5.5.11; a pair's second
+ *     trigger stands for its first).  They live in the CPU's tdata1, not
+ *     in the registers hwbp wrote (@regs), so the status carries them,
+ *     as DR6 does on x86 (hwbp_glue_read_status() reads and clears them).
  *  2. tval (F_TVAL, nonzero): the triggers whose piece holds it (for an
  *     execute trigger, tval is the instruction's address).
  *  3. neither: every armed trigger (data, and execute ones at @ip):
@@ -232,7 +225,7 @@ int hwbpi_riscv_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_regs
 			enum hwbp_scope s;
 			unsigned head = second_of_pair(regs, k) ? k - 1 : k;
 
-			if (hit_set(regs->u.riscv.tdata1[k]) &&
+			if ((st->u.riscv.hits & (UINT64_C(1) << k)) &&
 			    trig_decode(cpu, regs, head, &p, &s) == 1)
 				slots |= 1u << head;
 		}
@@ -267,8 +260,9 @@ int hwbpi_riscv_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_regs
 	return 0;
 }
 
-/* mcause (or scause) says breakpoint; mtval (stval) the address. */
-const char *const hwbpi_riscv_status_fields[] = { "cause", "tval", NULL };
+/* mcause (or scause) says breakpoint; mtval (stval) the address; hits the
+ * triggers whose hit bits the handler found set. */
+const char *const hwbpi_riscv_status_fields[] = { "cause", "tval", "hits", NULL };
 
 int hwbpi_riscv_status_set(struct hwbp_status *st, const char *name, uint64_t value)
 {
@@ -278,6 +272,10 @@ int hwbpi_riscv_status_set(struct hwbp_status *st, const char *name, uint64_t va
 	}
 	if (hwbpi_streq(name, "tval")) {
 		st->u.riscv.tval = value;
+		return 0;
+	}
+	if (hwbpi_streq(name, "hits")) {
+		st->u.riscv.hits = value;
 		return 0;
 	}
 	return -ENOENT;

@@ -107,9 +107,45 @@ void hwbp_glue_read_regs(struct hwbp_regs *regs)
 	CSR_WRITE(0x7a0, sel);
 }
 
-/* mcause 3 (breakpoint) and mtval, the address that matched (or 0). */
+/* The hit bits of @t1 (mcontrol bit 20; mcontrol6 hit0, hit1). */
+static uint64_t hit_bits(uint64_t t1)
+{
+	switch ((t1 >> HWBP_RISCV_TDATA1_TYPE_SHIFT) & HWBP_RISCV_TDATA1_TYPE_MASK) {
+	case HWBP_RISCV_TYPE_MCONTROL:
+		return t1 & HWBP_RISCV_MC2_HIT;
+	case HWBP_RISCV_TYPE_MCONTROL6:
+		return t1 & (HWBP_RISCV_MC6_HIT0 | HWBP_RISCV_MC6_HIT1);
+	}
+	return 0;
+}
+
+/*
+ * mcause 3 (breakpoint), mtval (the address that matched, or 0) and the
+ * triggers whose hit bits are set.  The hit bits are sticky: the
+ * hardware sets them and only software clears them (§5.5.10 "hit"), so
+ * each one read is cleared here, or the next exception would report
+ * this one's trigger too.  Writing tdata1 back with the same enables
+ * re-arms nothing that was not armed.  A core without hit bits reads 0
+ * and nothing is written.
+ */
 void hwbp_glue_read_status(struct hwbp_status *st)
 {
+	uint64_t sel = CSR_READ(0x7a0);
+	unsigned n = hwbp_rv_ntrig();
+
 	st->u.riscv.cause = CSR_READ(mcause);
 	st->u.riscv.tval = CSR_READ(mtval);
+	st->u.riscv.hits = 0;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t t1, h;
+
+		CSR_WRITE(0x7a0, i);
+		t1 = CSR_READ(0x7a1);
+		h = hit_bits(t1);
+		if (!h)
+			continue;
+		st->u.riscv.hits |= UINT64_C(1) << i;
+		CSR_WRITE(0x7a1, t1 & ~h);
+	}
+	CSR_WRITE(0x7a0, sel);
 }

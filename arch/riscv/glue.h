@@ -43,14 +43,14 @@ unsigned hwbp_rv_ntrig(void);
  *   10.0 ignores a type-0 write, leaving the old trigger armed.
  *   Errors: -EINVAL (@regs NULL or of another arch).
  *
- * hwbp_glue_read_regs - read every trigger's tdata1-3 into @regs (the
- *   hit bits included: hwbp_decode_status() reads them there).
- *
- * Both leave tselect as they found it.
+ * hwbp_glue_read_regs - read every trigger's tdata1-3 into @regs.
  *
  * hwbp_glue_read_status - first thing in the breakpoint exception
- *   handler: mcause and mtval into @st (@st->ip, the handler's mepc, is
- *   left as it is).
+ *   handler: mcause, mtval and the triggers whose hit bits are set into
+ *   @st (@st->ip, the handler's mepc, is left as it is); the hit bits
+ *   it reads it clears, so that each exception reports its own.
+ *
+ * All three leave tselect as they found it.
  */
 int hwbp_glue_write_regs(const struct hwbp_regs *regs);
 void hwbp_glue_read_regs(struct hwbp_regs *regs);

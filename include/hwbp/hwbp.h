@@ -438,6 +438,11 @@ struct hwbp_status {
 			uint64_t cause;   /* mcause/scause: 3 (breakpoint) */
 			uint64_t tval;    /* mtval/stval: the address that matched
 					     (0 when the core writes none) */
+			uint64_t hits;    /* bit n: trigger n's tdata1 had its hit
+					     bit(s) set (the handler reads and
+					     clears them, as DR6 on x86); 0 when
+					     the core has none or they were not
+					     read */
 		} riscv;
 	} u;
 };
@@ -576,9 +581,10 @@ int hwbp_regs_apply(const struct hwbp_cpu *cpu, struct hwbp_regs *live,
 /*
  * hwbp_status_set - set the field @name of @st to @value: "ip" on every
  * arch; x86 "dr6"; arm64 "esr", "far"; powerpc "vector", "dsisr", "dar",
- * "srr1".  Returns 1 when the field identifies the event (dr6, esr,
- * vector; on powerpc also dsisr and dar, which set vector to 0x300 (DSI)
- * while vector is 0), 0 for an auxiliary field (ip, far, srr1).
+ * "srr1"; riscv "cause", "tval", "hits".  Returns 1 when the field
+ * identifies the event (dr6, esr, vector, cause; on powerpc also dsisr and
+ * dar, which set vector to 0x300 (DSI) while vector is 0), 0 for an
+ * auxiliary field (ip, far, srr1, tval, hits).
  * Errors: -EINVAL (NULL), -ENOENT (no such field on this arch).
  * Context: any.
  */

@@ -32,7 +32,6 @@
 #define MATCH(m) ((uint64_t)(m) << 7)
 #define CHAIN (1ull << 11)
 #define HIT0 (1ull << 22)
-#define HIT2 (1ull << 20)
 
 static struct hwbp_cpu preset(const char *name)
 {
@@ -363,13 +362,19 @@ static void test_decode_status(void **state)
 	/* tval outside every trigger (EBREAK): -ENOENT. */
 	st = st_of(3, 0x9000, 0x9000);
 	assert_int_equal(hwbp_decode_status(&cpu, &r, &st, &h), -ENOENT);
-	/* Hit bits win over tval: hit0 on the pair's second trigger names
-	 * the pair's first. */
+	/* Hit bits win over tval: trigger 2's (the pair's second) names the
+	 * pair's first. */
+	st = st_of(3, 0x1004, 0x400);
+	st.u.riscv.hits = 1u << 2;
+	assert_int_equal(hwbp_decode_status(&cpu, &r, &st, &h), 0);
+	assert_int_equal(h.data_slots, 1u << 1);
+	/* Hit bits in the written registers are not the status: not read. */
 	r.u.riscv.tdata1[2] |= HIT0;
 	st = st_of(3, 0x1004, 0x400);
 	assert_int_equal(hwbp_decode_status(&cpu, &r, &st, &h), 0);
-	assert_int_equal(h.data_slots, 1u << 1);
+	assert_int_equal(h.data_slots, 1u << 0);
 	r.u.riscv.tdata1[2] &= ~HIT0;
+
 	/* Neither (tval 0): every armed data trigger, and the execute one at ip. */
 	st = st_of(3, 0, 0x500);
 	assert_int_equal(hwbp_decode_status(&cpu, &r, &st, &h), 0);
@@ -379,15 +384,15 @@ static void test_decode_status(void **state)
 	assert_int_equal(hwbp_decode_status(&cpu, &r, &st, &h), 0);
 	assert_int_equal(h.data_slots, (1u << 0) | (1u << 1) | (1u << 3));
 
-	/* mcontrol's hit (bit 20) on the SiFive model, which has none: not read. */
+	/* Hits on the SiFive model, which has no hit bit: not read. */
 	cpu = preset("sifive-u74");
 	r = fresh(&cpu);
 	p = pc(0x1000, 16, HWBP_W);
 	assert_int_equal(hwbp_encode_piece(&cpu, &r, 0, false, &p, HWBP_SCOPE_USER, false), 0);
 	p = pc(0x2000, 16, HWBP_W);
 	assert_int_equal(hwbp_encode_piece(&cpu, &r, 1, false, &p, HWBP_SCOPE_USER, false), 0);
-	r.u.riscv.tdata1[1] |= HIT2;
 	st = st_of(3, 0x1008, 0x400);
+	st.u.riscv.hits = 1u << 1;
 	assert_int_equal(hwbp_decode_status(&cpu, &r, &st, &h), 0);
 	assert_int_equal(h.data_slots, 1u << 0);
 }
@@ -500,8 +505,11 @@ static void test_regs_and_status(void **state)
 	assert_int_equal(hwbp_status_set(&cpu, &st, "tval", 0x10), 0);
 	assert_int_equal(hwbp_status_set(&cpu, &st, "esr", 0), -ENOENT);
 	assert_string_equal(hwbp_status_field(&cpu, 0), "cause");
+	assert_int_equal(hwbp_status_set(&cpu, &st, "hits", 0x6), 0);
+	assert_true(st.u.riscv.cause == 3 && st.u.riscv.tval == 0x10 && st.u.riscv.hits == 0x6);
 	assert_string_equal(hwbp_status_field(&cpu, 1), "tval");
-	assert_null(hwbp_status_field(&cpu, 2));
+	assert_string_equal(hwbp_status_field(&cpu, 2), "hits");
+	assert_null(hwbp_status_field(&cpu, 3));
 }
 
 static void test_from_tinfo(void **state)

@@ -581,6 +581,8 @@ static void test_hits_tcontrol(void **state)
 		assert_int_equal(hwbp_sim_access(sim, 0, &a, &r), 0);
 		assert_int_equal(r.cls, BP);
 		assert_int_equal(r.data_slots, 0x6);
+		/* The status carries them (QEMU: none to read). */
+		assert_int_equal(r.st.u.riscv.hits, p == HWBP_SIM_SDM ? 0x6 : 0);
 		for (unsigned i = 1; i < 4; i++) {
 			uint64_t want = MC6(LD | PM, 0, 0);
 
@@ -624,6 +626,7 @@ static void test_hits_tcontrol(void **state)
 		assert_int_equal(r.cls, BP);
 		assert_int_equal(r.timing, HWBP_TIMING_AFTER);
 		assert_int_equal(r.data_slots, 1u << 5);
+		assert_int_equal(r.st.u.riscv.hits, 1u << 5);
 		assert_int_equal(r.st.ip, A + 4);
 		/* maskmax (read only) = 63 with F_NAPOT: any NAPOT size */
 		assert_int_equal(get(sim, "tdata1"), MC2(EX | PM, 0, 0) | TIMING2 | HWBP_RISCV_MC2_HIT |

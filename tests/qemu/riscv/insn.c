@@ -59,8 +59,12 @@ uint64_t rv_trap(struct rv_frame *f)
 			record(p, cause, st.u.riscv.tval, f->mepc);
 			/* Step over: no trigger armed, the same instruction
 			 * again (an `exec` target: the `ret` itself). */
-			if (p->exc_count == 1)
-				rv_capture(); /* the live tdata1s, hit bits included */
+			if (p->exc_count == 1) {
+				/* The glue read (and cleared) the hit bits:
+				 * QEMU 10 sets none (HWBPI_Q_RV_HIT_NEVER). */
+				p->exc_hits = st.u.riscv.hits;
+				rv_capture(); /* the live tdata1s */
+			}
 			rv_disarm_all();
 			return 0;
 		}
@@ -209,6 +213,7 @@ static void fill_result(struct rv_hart *p, struct hwbp_sim_result *res)
 	res->st.ip = p->exc_epc;
 	res->st.u.riscv.cause = p->exc_cause;
 	res->st.u.riscv.tval = p->exc_tval;
+	res->st.u.riscv.hits = p->exc_hits;
 }
 
 int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)

@@ -65,7 +65,7 @@ struct rv_hart {
 	volatile int probing, probe_fault;
 	uint64_t insn;                    /* the instruction's address */
 	volatile unsigned exc_count;
-	volatile uint64_t exc_cause, exc_tval, exc_epc;
+	volatile uint64_t exc_cause, exc_tval, exc_epc, exc_hits;
 };
 
 extern struct rv_hart rv_harts[RV_MAX_HARTS];
