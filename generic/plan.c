@@ -54,7 +54,7 @@ static int check(const struct hwbp_cpu *cpu, const struct hwbp_caps *caps,
 		 const struct hwbp_request *req, unsigned *hwtype, bool *widened)
 {
 	const struct hwbpi_arch_ops *ops = hwbpi_arch_ops(cpu->arch);
-	unsigned t = req->type;
+	unsigned t = req->type, slots;
 	int ret;
 
 	if (req->len == 0)
@@ -94,10 +94,16 @@ static int check(const struct hwbp_cpu *cpu, const struct hwbp_caps *caps,
 		if (ret)
 			return ret;
 	}
-	/* Nothing can hold a request longer than every slot's largest piece:
-	 * a limit of the CPU, not of the current load. */
-	if (!may_fit(caps, t == HWBP_X, req->len,
-		     (t == HWBP_X && !caps->shared) ? caps->inst_slots : caps->data_slots))
+	/*
+	 * Nothing can hold a request longer than every slot's largest piece:
+	 * a limit of the CPU, not of the current load.  An execute piece is
+	 * one instruction (inst_len) unless the arch counts its own tilings
+	 * (split_slots: its execute slots may match ranges, as RISC-V's
+	 * triggers do; that count is bounded, runs are counted at once).
+	 */
+	slots = (t == HWBP_X && !caps->shared) ? caps->inst_slots : caps->data_slots;
+	if (t == HWBP_X && ops->split_slots ? ops->split_slots(cpu, true, req->addr, req->len) > slots
+					    : !may_fit(caps, t == HWBP_X, req->len, slots))
 		return -ERANGE;
 	*hwtype = t;
 	return 0;

@@ -51,7 +51,9 @@ static void riscv_caps(const struct hwbp_cpu *cpu, struct hwbp_caps *caps)
 	caps->granule = 1;
 	caps->boundary = 0;
 	/* IALIGN 16 (C extension): an instruction starts on any 2-byte
-	 * boundary; one execute trigger (match 0) per parcel. */
+	 * boundary.  inst_len is the unit (match 0 on one parcel); where
+	 * NAPOT or chains exist, an execute trigger holds a range of them
+	 * (split_slots counts it). */
 	caps->inst_len = HWBP_RISCV_INST_LEN;
 	caps->inst_align = HWBP_RISCV_INST_LEN;
 	caps->data_timing = HWBP_TIMING_BEFORE;
@@ -82,15 +84,20 @@ static void riscv_caps(const struct hwbp_cpu *cpu, struct hwbp_caps *caps)
 	caps->addr_max = UINT64_MAX;
 }
 
-enum hwbpi_riscv_shape hwbpi_riscv_shape(const struct hwbp_cpu *cpu, uint64_t addr,
+enum hwbpi_riscv_shape hwbpi_riscv_shape(const struct hwbp_cpu *cpu, bool exec, uint64_t addr,
 					  uint64_t len)
 {
-	if (len == 0)
+	/* The smallest unit: a byte, or an execute piece's parcel. */
+	uint64_t unit = exec ? HWBP_RISCV_INST_LEN : 1;
+
+	if (len == 0 || len % unit || addr % unit)
 		return RV_NONE;
-	if (hwbpi_riscv_has(cpu, HWBP_RISCV_F_SIZE_AS_LEN) &&
+	/* QEMU's size-as-length is an access size: data only (its execute
+	 * triggers take size 0, type6_breakpoint_insert()). */
+	if (!exec && hwbpi_riscv_has(cpu, HWBP_RISCV_F_SIZE_AS_LEN) &&
 	    (len == 1 || len == 2 || len == 8) && addr % len == 0)
 		return RV_SIZED;
-	if (len == 1)
+	if (len == unit)
 		return RV_EXACT;
 	if (hwbpi_riscv_has(cpu, HWBP_RISCV_F_NAPOT) && hwbpi_is_pow2(len) &&
 	    len <= (UINT64_C(1) << hwbpi_riscv_maskmax(cpu)) && (addr & (len - 1)) == 0)
@@ -101,12 +108,12 @@ enum hwbpi_riscv_shape hwbpi_riscv_shape(const struct hwbp_cpu *cpu, uint64_t ad
 }
 
 /* The largest single-trigger block at @a for @r bytes (a power of two). */
-static uint64_t block(const struct hwbp_cpu *cpu, uint64_t a, uint64_t r)
+static uint64_t block(const struct hwbp_cpu *cpu, bool exec, uint64_t a, uint64_t r)
 {
 	uint64_t align = a ? (a & (~a + 1)) : (UINT64_C(1) << 63);
-	uint64_t b = UINT64_C(1) << 63;
+	uint64_t b = UINT64_C(1) << 63, unit = exec ? HWBP_RISCV_INST_LEN : 1;
 
-	while (b > 1 && (b > r || b > align || hwbpi_riscv_shape(cpu, a, b) == RV_NONE))
+	while (b > unit && (b > r || b > align || hwbpi_riscv_shape(cpu, exec, a, b) == RV_NONE))
 		b >>= 1;
 	return b;
 }
@@ -125,26 +132,28 @@ static void put(struct hwbp_piece *out, unsigned max, uint64_t n, uint64_t addr,
  * trigger holds are powers of two, each dividing the next, all aligned, so
  * "largest aligned block that fits" is optimal (as arm64's MASK tiling).
  * A range to the top of the space is one >= trigger where the model has
- * it.  Counting only (n >= max): runs of equal blocks in one step.
+ * it.  Counting only (n >= max): runs of equal blocks in one step.  An
+ * execute range is tiled the same way in parcels: generic code made
+ * addr and len multiples of one.
  */
-static uint64_t tile(const struct hwbp_cpu *cpu, uint64_t addr, uint64_t len,
+static uint64_t tile(const struct hwbp_cpu *cpu, bool exec, uint64_t addr, uint64_t len,
 		     struct hwbp_piece *out, unsigned max)
 {
-	uint64_t a = addr, r = len, n = 0, bmax = 1;
+	uint64_t a = addr, r = len, n = 0, bmax = exec ? HWBP_RISCV_INST_LEN : 1;
 
 	/* The largest block one trigger holds. */
 	if (hwbpi_riscv_has(cpu, HWBP_RISCV_F_NAPOT))
 		bmax = UINT64_C(1) << hwbpi_riscv_maskmax(cpu);
-	if (hwbpi_riscv_has(cpu, HWBP_RISCV_F_SIZE_AS_LEN) && bmax < 8)
+	if (!exec && hwbpi_riscv_has(cpu, HWBP_RISCV_F_SIZE_AS_LEN) && bmax < 8)
 		bmax = 8;
 	while (r) {
 		uint64_t b;
 
-		if (hwbpi_riscv_shape(cpu, a, r) == RV_GE_TOP) {
+		if (hwbpi_riscv_shape(cpu, exec, a, r) == RV_GE_TOP) {
 			put(out, max, n++, a, r);
 			break;
 		}
-		b = block(cpu, a, r);
+		b = block(cpu, exec, a, r);
 		if (n >= max && b == bmax && r / b > 1) {
 			/* Counting only: a run of the largest blocks at once
 			 * (huge ranges on a one-byte-trigger model). */
@@ -169,45 +178,38 @@ static unsigned clamp(uint64_t n)
 
 /* Single-trigger pieces, or one chained pair when that takes fewer slots
  * (ties keep the single pieces: they need no two consecutive slots). */
-static bool use_pair(const struct hwbp_cpu *cpu, uint64_t addr, uint64_t len)
+static bool use_pair(const struct hwbp_cpu *cpu, bool exec, uint64_t addr, uint64_t len)
 {
-	return hwbpi_riscv_pairs(cpu) && tile(cpu, addr, len, NULL, 0) > 2;
+	return hwbpi_riscv_pairs(cpu) && tile(cpu, exec, addr, len, NULL, 0) > 2;
 }
 
+/* Execute and data alike: one pool, and the same match modes for both
+ * (mcontrol.match compares tdata2 with the instruction's address). */
 static unsigned riscv_split(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
 			    uint64_t len, struct hwbp_piece *out, unsigned max)
 {
-	if (inst) {
-		/* One execute trigger (match 0) per 2-byte parcel; generic code
-		 * guarantees addr and len are multiples of 2. */
-		uint64_t n = len / HWBP_RISCV_INST_LEN;
-
-		for (uint64_t i = 0; i < n && i < max; i++)
-			put(out, max, i, addr + i * HWBP_RISCV_INST_LEN, HWBP_RISCV_INST_LEN);
-		return clamp(n);
-	}
-	if (use_pair(cpu, addr, len)) {
+	if (use_pair(cpu, inst, addr, len)) {
 		put(out, max, 0, addr, len);
 		return 1;
 	}
-	return clamp(tile(cpu, addr, len, out, max));
+	return clamp(tile(cpu, inst, addr, len, out, max));
 }
 
 static unsigned riscv_split_slots(const struct hwbp_cpu *cpu, bool inst, uint64_t addr,
 				  uint64_t len)
 {
-	if (inst)
-		return clamp(len / HWBP_RISCV_INST_LEN);
-	return use_pair(cpu, addr, len) ? 2 : clamp(tile(cpu, addr, len, NULL, 0));
+	return use_pair(cpu, inst, addr, len) ? 2 : clamp(tile(cpu, inst, addr, len, NULL, 0));
 }
 
-/* A data piece no single trigger holds is a chained pair: two slots. */
+/* A piece no single trigger holds is a chained pair: two slots. */
 unsigned hwbpi_riscv_piece_slots(const struct hwbp_cpu *cpu, bool inst,
 				 const struct hwbp_piece *piece)
 {
-	if (inst || piece->type == HWBP_X || !hwbpi_riscv_pairs(cpu))
+	bool exec = inst || piece->type == HWBP_X;
+
+	if (!hwbpi_riscv_pairs(cpu))
 		return 1;
-	return hwbpi_riscv_shape(cpu, piece->addr, piece->len) == RV_NONE ? 2 : 1;
+	return hwbpi_riscv_shape(cpu, exec, piece->addr, piece->len) == RV_NONE ? 2 : 1;
 }
 
 /* ----------------------------------------------------------- presets */

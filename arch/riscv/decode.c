@@ -125,7 +125,8 @@ static int trig_decode(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 		u2 = regs->u.riscv.tdata2[slot + 1];
 		if (TYPE_OF(u1) != type || MATCH_OF(u1) != HWBP_RISCV_MATCH_LT ||
 		    (u1 & HWBP_RISCV_MC_CHAIN) || (u1 & (ACCESS | MODES)) != (t1 & (ACCESS | MODES)) ||
-		    size_of(u1) || u2 <= t2)
+		    size_of(u1) || u2 <= t2 ||
+		    (ptype == HWBP_X && ((t2 | u2) & (HWBP_RISCV_INST_LEN - 1))))
 			return -EINVAL;
 		fill(p, t2, u2 - t2, ptype);
 		return 1;
@@ -155,7 +156,8 @@ static int trig_decode(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 		unsigned ones = 0;
 		uint64_t len;
 
-		if (!hwbpi_riscv_has(cpu, HWBP_RISCV_F_NAPOT) || size || ptype == HWBP_X)
+		/* Execute too: the instruction's address is the compare value. */
+		if (!hwbpi_riscv_has(cpu, HWBP_RISCV_F_NAPOT) || size)
 			return -EINVAL;
 		while (ones < 63 && ((t2 >> ones) & 1))
 			ones++;
@@ -167,7 +169,8 @@ static int trig_decode(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 	}
 	case HWBP_RISCV_MATCH_GE:
 		/* Alone: [tdata2, 2^64). */
-		if (!hwbpi_riscv_has(cpu, HWBP_RISCV_F_GE_LT) || size || t2 == 0 || ptype == HWBP_X)
+		if (!hwbpi_riscv_has(cpu, HWBP_RISCV_F_GE_LT) || size || t2 == 0 ||
+		    (ptype == HWBP_X && (t2 & (HWBP_RISCV_INST_LEN - 1))))
 			return -EINVAL;
 		fill(p, t2, 0 - t2, ptype);
 		return 1;

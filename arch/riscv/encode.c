@@ -100,56 +100,52 @@ int hwbpi_riscv_encode(const struct hwbp_cpu *cpu, struct hwbp_regs *regs,
 	uint64_t base = type_bits(cpu), priv = priv_bits(cpu, scope), acc;
 	uint64_t t1, t2, t1b = 0, t2b = 0;
 	unsigned n = hwbpi_riscv_ntrig(cpu);
-	bool pair = false;
+	bool pair = false, exec = piece->type == HWBP_X;
 
 	(void)local; /* x86 only */
 	(void)inst;  /* one pool: the piece's type says execute or data */
 	acc = access_bits(piece->type);
 	if (!priv || !acc || slot >= n || piece->len == 0)
 		return -EINVAL;
+	/* An execute piece is whole parcels: instructions start on 2 bytes. */
+	if (exec && ((piece->addr | piece->len) & (HWBP_RISCV_INST_LEN - 1)))
+		return -EINVAL;
 	base |= priv | acc;   /* action 0, dmode 0, select 0, timing 0 */
 
-	if (piece->type == HWBP_X) {
-		/* The instruction at tdata2 (match 0, size any). */
-		if (piece->len != HWBP_RISCV_INST_LEN || (piece->addr & 1))
-			return -EINVAL;
+	switch (hwbpi_riscv_shape(cpu, exec, piece->addr, piece->len)) {
+	case RV_EXACT:
+		/* The byte at tdata2, or the instruction there. */
 		t1 = base | match_bits(HWBP_RISCV_MATCH_EQUAL);
 		t2 = piece->addr;
-	} else {
-		switch (hwbpi_riscv_shape(cpu, piece->addr, piece->len)) {
-		case RV_EXACT:
-			t1 = base | match_bits(HWBP_RISCV_MATCH_EQUAL);
-			t2 = piece->addr;
-			break;
-		case RV_SIZED:
-			/* QEMU's reading of size: 1 and 2 bytes, 0 for 8. */
-			t1 = base | match_bits(HWBP_RISCV_MATCH_EQUAL) |
-			     size_bits(cpu, piece->len == 8 ? 0 : (unsigned)piece->len);
-			t2 = piece->addr;
-			break;
-		case RV_NAPOT:
-			/* §5.5: tdata2 = base | (len/2 - 1): the trailing ones
-			 * give the size (2^(ones + 1) bytes). */
-			t1 = base | match_bits(HWBP_RISCV_MATCH_NAPOT);
-			t2 = piece->addr | (piece->len / 2 - 1);
-			break;
-		case RV_GE_TOP:
-			t1 = base | match_bits(HWBP_RISCV_MATCH_GE);
-			t2 = piece->addr;
-			break;
-		case RV_NONE:
-		default:
-			/* Any range: trigger n >= start with chain = 1, trigger
-			 * n + 1 < end; both must match (§5.5, chain). */
-			if (!hwbpi_riscv_pairs(cpu) || slot + 1 >= n || piece->addr + piece->len == 0)
-				return -EINVAL;
-			pair = true;
-			t1 = base | match_bits(HWBP_RISCV_MATCH_GE) | HWBP_RISCV_MC_CHAIN;
-			t2 = piece->addr;
-			t1b = base | match_bits(HWBP_RISCV_MATCH_LT);
-			t2b = piece->addr + piece->len;
-			break;
-		}
+		break;
+	case RV_SIZED:
+		/* QEMU's reading of size: 1 and 2 bytes, 0 for 8. */
+		t1 = base | match_bits(HWBP_RISCV_MATCH_EQUAL) |
+		     size_bits(cpu, piece->len == 8 ? 0 : (unsigned)piece->len);
+		t2 = piece->addr;
+		break;
+	case RV_NAPOT:
+		/* §5.5: tdata2 = base | (len/2 - 1): the trailing ones
+		 * give the size (2^(ones + 1) bytes). */
+		t1 = base | match_bits(HWBP_RISCV_MATCH_NAPOT);
+		t2 = piece->addr | (piece->len / 2 - 1);
+		break;
+	case RV_GE_TOP:
+		t1 = base | match_bits(HWBP_RISCV_MATCH_GE);
+		t2 = piece->addr;
+		break;
+	case RV_NONE:
+	default:
+		/* Any range: trigger n >= start with chain = 1, trigger
+		 * n + 1 < end; both must match (§5.5, chain). */
+		if (!hwbpi_riscv_pairs(cpu) || slot + 1 >= n || piece->addr + piece->len == 0)
+			return -EINVAL;
+		pair = true;
+		t1 = base | match_bits(HWBP_RISCV_MATCH_GE) | HWBP_RISCV_MC_CHAIN;
+		t2 = piece->addr;
+		t1b = base | match_bits(HWBP_RISCV_MATCH_LT);
+		t2b = piece->addr + piece->len;
+		break;
 	}
 	regs->u.riscv.tdata1[slot] = t1;
 	regs->u.riscv.tdata2[slot] = t2;

@@ -50,16 +50,21 @@ static inline bool hwbpi_riscv_pairs(const struct hwbp_cpu *cpu)
 	       hwbpi_riscv_has(cpu, HWBP_RISCV_F_GE_LT) && hwbpi_riscv_ntrig(cpu) >= 2;
 }
 
-/* How one trigger watches a data piece (encode.c and decode.c agree). */
+/*
+ * How one trigger watches a piece (encode.c and decode.c agree).  @exec:
+ * an execute piece, whose compare value is the instruction's address
+ * (mcontrol select = 0), so its unit is the 2-byte parcel an instruction
+ * may start at (IALIGN 16 with C).
+ */
 enum hwbpi_riscv_shape {
 	RV_NONE = 0,   /* not one trigger */
-	RV_EXACT,      /* match 0, one byte (size any) */
+	RV_EXACT,      /* match 0: one byte, or an execute piece's one parcel (size any) */
 	RV_SIZED,      /* match 0 with size = len (F_SIZE_AS_LEN: 1, 2; 8 as size 0) */
 	RV_NAPOT,      /* match 1: a naturally aligned 2^k block, 2 <= 2^k */
 	RV_GE_TOP,     /* match 2 alone: [addr, 2^64) */
 };
 
-enum hwbpi_riscv_shape hwbpi_riscv_shape(const struct hwbp_cpu *cpu, uint64_t addr,
+enum hwbpi_riscv_shape hwbpi_riscv_shape(const struct hwbp_cpu *cpu, bool exec, uint64_t addr,
 					  uint64_t len);
 
 /* The ops, defined in caps.c, encode.c and decode.c. */

@@ -297,6 +297,83 @@ static void test_roundtrip(void **state)
 	}
 }
 
+/*
+ * Execute ranges: the compare value of an execute trigger is the
+ * instruction's address, so NAPOT blocks and chained pairs hold ranges of
+ * instructions (parcels) as they hold data; rv64-qemu has one parcel per
+ * trigger.
+ */
+static void test_exec_ranges(void **state)
+{
+	struct hwbp_cpu cpu = preset("rv64-sdtrig");
+	struct hwbp_regs r = fresh(&cpu);
+	struct hwbp_request req = { 0x1000, 64, HWBP_X, HWBP_SCOPE_USER, HWBP_REQ_EXACT };
+	struct hwbp_plan p;
+	struct hwbp_piece got;
+	struct hwbp_status st;
+	struct hwbp_hit h;
+	enum hwbp_scope s;
+
+	(void)state;
+	/* 64 aligned bytes: one NAPOT trigger, tdata2 = 0x1000 | 0x1f. */
+	assert_int_equal(hwbp_plan(&cpu, &req, 0, &p), 0);
+	assert_int_equal(p.n, 1);
+	assert_true(p.piece[0].addr == 0x1000 && p.piece[0].len == 64);
+	assert_int_equal(hwbp_plan_slots(&cpu, &p), 1);
+	assert_int_equal(hwbp_encode_piece(&cpu, &r, 0, true, &p.piece[0], HWBP_SCOPE_USER, false), 0);
+	assert_true(r.u.riscv.tdata1[0] == (T6 | EXEC | U | MATCH(1)));
+	assert_true(r.u.riscv.tdata2[0] == 0x101f);
+	assert_int_equal(hwbp_decode_slot(&cpu, &r, 0, true, &got, &s), 1);
+	assert_true(got.addr == 0x1000 && got.len == 64 && got.type == HWBP_X);
+	/* An instruction inside: tval is its address, the kind execute. */
+	memset(&st, 0, sizeof(st));
+	st.ip = 0x1022;
+	st.u.riscv.cause = 3;
+	st.u.riscv.tval = 0x1022;
+	assert_int_equal(hwbp_decode_status(&cpu, &r, &st, &h), 0);
+	assert_true(h.data_slots == 1 && h.kind == HWBP_X);
+
+	/* 10 bytes at 0x1002: 0x1002 (2) 0x1004 (4) 0x1008 (4) would be 3
+	 * triggers: one chained pair instead, >= 0x1002, < 0x100c. */
+	req.addr = 0x1002;
+	req.len = 10;
+	assert_int_equal(hwbp_plan(&cpu, &req, 0, &p), 0);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(hwbp_plan_slots(&cpu, &p), 2);
+	assert_int_equal(hwbp_encode_piece(&cpu, &r, 1, true, &p.piece[0], HWBP_SCOPE_USER, false), 0);
+	assert_true(r.u.riscv.tdata1[1] == (T6 | EXEC | U | MATCH(2) | CHAIN));
+	assert_true(r.u.riscv.tdata2[1] == 0x1002 && r.u.riscv.tdata2[2] == 0x100c);
+	assert_true(r.u.riscv.tdata1[2] == (T6 | EXEC | U | MATCH(3)));
+	assert_int_equal(hwbp_decode_slot(&cpu, &r, 1, true, &got, &s), 1);
+	assert_true(got.addr == 0x1002 && got.len == 10);
+	/* A pair off the parcel grid is not an execute piece. */
+	r.u.riscv.tdata2[2] = 0x100d;
+	assert_int_equal(hwbp_decode_slot(&cpu, &r, 1, true, &got, &s), -EINVAL);
+	got = pc(0x1001, 10, HWBP_X);
+	assert_int_equal(hwbp_encode_piece(&cpu, &r, 1, true, &got, HWBP_SCOPE_USER, false), -EINVAL);
+	/* Off the grid as a request: -EINVAL, as on every arch. */
+	req.addr = 0x1001;
+	assert_int_equal(hwbp_plan(&cpu, &req, 0, &p), -EINVAL);
+
+	/* SiFive: NAPOT up to 16 bytes, then pairs. */
+	cpu = preset("sifive-u74");
+	req = (struct hwbp_request){ 0x2000, 16, HWBP_X, HWBP_SCOPE_USER, HWBP_REQ_EXACT };
+	assert_int_equal(hwbp_plan(&cpu, &req, 0, &p), 0);
+	assert_int_equal(hwbp_plan_slots(&cpu, &p), 1);
+	req.len = 256;
+	assert_int_equal(hwbp_plan(&cpu, &req, 0, &p), 0);
+	assert_int_equal(hwbp_plan_slots(&cpu, &p), 2);
+
+	/* QEMU: one parcel per trigger, 2 triggers: 4 bytes fit, 6 never. */
+	cpu = preset("rv64-qemu");
+	req = (struct hwbp_request){ 0x1000, 4, HWBP_X, HWBP_SCOPE_USER, HWBP_REQ_EXACT };
+	assert_int_equal(hwbp_plan(&cpu, &req, 0, &p), 0);
+	assert_int_equal(p.n, 2);
+	assert_true(p.piece[0].len == 2 && p.piece[1].addr == 0x1002);
+	req.len = 6;
+	assert_int_equal(hwbp_plan(&cpu, &req, 0, &p), -ERANGE);
+}
+
 static void test_decode_slot_errors(void **state)
 {
 	struct hwbp_cpu cpu = preset("rv64-sdtrig");
@@ -564,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_encode),
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_exec_ranges),
 		cmocka_unit_test(test_decode_slot_errors),
 		cmocka_unit_test(test_decode_status),
 		cmocka_unit_test(test_slots_runs),

@@ -177,6 +177,18 @@ static const struct row rows[] = {
 	{ "execute trigger of size 16-bit: QEMU ignores size for execute", QEMU, HWBPI_Q_RV_SIZE_AS_LENGTH,
 	  SDT, { ON(MC6(EX | ALLP, 0, 2), A) }, false, TC_ON, 3, X, A, 0, BP, 1, false, A },
 
+	{ "execute NAPOT 64 bytes: an instruction inside (its address is the compare value)", SDM,
+	  HWBPI_Q_RV_TDATA1_WARL, SDT, { ON(MC6(EX | ALLP, 1, 0), A + 0x1f) }, false, TC_ON, 3, X, A + 0x22,
+	  0, BP, 1, false, A + 0x22 },
+	{ "execute NAPOT 64 bytes: the instruction after the block", SDM, NQ, SDT,
+	  { ON(MC6(EX | ALLP, 1, 0), A + 0x1f) }, false, TC_ON, 3, X, A + 0x40, 0, NO, 0, false, 0 },
+	{ "execute range >= A + 2 (chain), < A + 12: an instruction at A + 8", SDM, NQ, SDT,
+	  { ON(MC6(EX | ALLP, 2, 0) | CH, A + 2), ON(MC6(EX | ALLP, 3, 0), A + 12) }, true, TC_ON, 3, X,
+	  A + 8, 0, BP, 3, false, A + 8 },
+	{ "execute range: an instruction at its end (< is exclusive)", SDM, NQ, SDT,
+	  { ON(MC6(EX | ALLP, 2, 0) | CH, A + 2), ON(MC6(EX | ALLP, 3, 0), A + 12) }, true, TC_ON, 3, X,
+	  A + 12, 0, NO, 0, false, 0 },
+
 	/* ---- privilege: u/s/m bits (mcontrol.m/s/u) ---- */
 	{ "m only, from S-mode: no", BOTH, NQ, SDT, { ON(MC6(LD | PM, 0, 0), A) }, false, TC_ON, 1, R, A, 1,
 	  NO, 0, false, 0 },
