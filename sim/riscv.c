@@ -303,12 +303,7 @@ static void sdm_access(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim
 		if (cpu->u.riscv.features & HWBP_RISCV_F_HIT)
 			res->st.u.riscv.hits = fired[after];
 	}
-	/* The trap into M-mode: mpte = mte, mte = 0 (§5.7.6). */
-	if (hwbpi_rv_has_tcontrol(cpu)) {
-		uint64_t mte = c->s.riscv.tcontrol & HWBP_RISCV_TCONTROL_MTE;
-
-		c->s.riscv.tcontrol = mte ? HWBP_RISCV_TCONTROL_MPTE : 0;
-	}
+	hwbpi_sim_riscv_trap_m(cpu, c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -599,6 +594,7 @@ const struct hwbpi_sim_model hwbpi_sim_riscv = {
 	.reset = hwbpi_sim_riscv_reset,
 	.set_reg = hwbpi_sim_riscv_set_reg,
 	.get_reg = hwbpi_sim_riscv_get_reg,
+	.get_insn = hwbpi_sim_riscv_get_insn,
 	.mode = hwbpi_sim_riscv_mode,
 	.access = access_,
 	.resume = resume,

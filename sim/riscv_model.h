@@ -63,6 +63,10 @@ int hwbpi_sim_riscv_set_reg(const struct hwbp_cpu *cpu, int profile, struct hwbp
 			    const char *name, uint64_t value, struct hwbp_sim_result *res);
 int hwbpi_sim_riscv_get_reg(const struct hwbp_cpu *cpu, const struct hwbpi_sim_cpu *c,
 			    const char *name, uint64_t *value);
+int hwbpi_sim_riscv_get_insn(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+			     const char *name, uint64_t *value, struct hwbp_sim_result *res);
+/* A trap into M-mode (sdm): tcontrol.mpte = mte, mte = 0 (§5.7.6). */
+void hwbpi_sim_riscv_trap_m(const struct hwbp_cpu *cpu, struct hwbpi_sim_cpu *c);
 int hwbpi_sim_riscv_mode(const struct hwbp_cpu *cpu, struct hwbpi_sim_cpu *c, const char *key,
 			 uint64_t value);
 int hwbpi_sim_riscv_priv(const struct hwbpi_sim_cpu *c);

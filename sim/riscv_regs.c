@@ -327,6 +327,77 @@ int hwbpi_sim_riscv_get_reg(const struct hwbp_cpu *cpu, const struct hwbpi_sim_c
 	return -ENOENT;
 }
 
+void hwbpi_sim_riscv_trap_m(const struct hwbp_cpu *cpu, struct hwbpi_sim_cpu *c)
+{
+	if (hwbpi_rv_has_tcontrol(cpu)) {
+		uint64_t mte = c->s.riscv.tcontrol & HWBP_RISCV_TCONTROL_MTE;
+
+		c->s.riscv.tcontrol = mte ? HWBP_RISCV_TCONTROL_MPTE : 0;
+	}
+}
+
+/* The CSR numbers `get` reads with `csrr a0, CSR` (§5.7, Privileged spec). */
+static int csr_of(const char *name)
+{
+	static const struct {
+		const char *name;
+		int csr;
+	} csrs[] = {
+		{ "tselect", 0x7a0 }, { "tdata1", 0x7a1 }, { "tdata2", 0x7a2 }, { "tdata3", 0x7a3 },
+		{ "tinfo", 0x7a4 },   { "tcontrol", 0x7a5 }, { "mepc", 0x341 }, { "mcause", 0x342 },
+		{ "mtval", 0x343 },
+	};
+
+	for (unsigned i = 0; i < sizeof(csrs) / sizeof(csrs[0]); i++)
+		if (strcmp(csrs[i].name, name) == 0)
+			return csrs[i].csr;
+	return -1;
+}
+
+/*
+ * `get`: csrr a0, CSR.  The trigger CSRs and mcause/mtval/mepc are
+ * M-mode CSRs (CSR address bits 9:8 = 3): from U or S the instruction is
+ * illegal (Privileged spec §2.1, "Attempts to access a CSR without
+ * appropriate privilege level raise illegal-instruction exceptions"), and
+ * so is a CSR the hart lacks (tcontrol on a CPU without it, QEMU 10).  The
+ * exception: mcause 2, mtval the instruction's bits (QEMU writes them,
+ * riscv_cpu_do_interrupt(); the Privileged spec allows them or 0), taken
+ * to M-mode; the instruction does not complete.  mepc 0: the simulator
+ * does not know the instruction's address.
+ */
+int hwbpi_sim_riscv_get_insn(const struct hwbp_cpu *cpu, int profile, struct hwbpi_sim_cpu *c,
+			     const char *name, uint64_t *value, struct hwbp_sim_result *res)
+{
+	int csr = csr_of(name), ret;
+	uint64_t insn;
+
+	memset(res, 0, sizeof(*res));
+	if (csr < 0)
+		return -ENOENT;
+	ret = hwbpi_sim_riscv_get_reg(cpu, c, name, value);
+	if (strcmp(name, "tcontrol") == 0 && hwbpi_quirk_on(profile, HWBPI_Q_RV_TCONTROL_ABSENT))
+		ret = -ENOENT;
+	if (ret == 0 && c->s.riscv.priv == 3)
+		return 0;
+	if (ret && strcmp(name, "tcontrol") != 0)
+		return ret;
+	/* csrr a0, CSR = csrrs x10, CSR, x0: funct3 2, rd 10, SYSTEM. */
+	insn = (uint64_t)csr << 20 | 2u << 12 | 10u << 7 | 0x73u;
+	res->cls = HWBP_SIM_UD;
+	res->timing = HWBP_TIMING_BEFORE;
+	hwbpi_sim_status(res, "mcause", HWBP_RISCV_CAUSE_ILLEGAL);
+	hwbpi_sim_status(res, "mtval", insn);
+	res->st.u.riscv.cause = HWBP_RISCV_CAUSE_ILLEGAL;
+	res->st.u.riscv.tval = insn;
+	c->s.riscv.mcause = HWBP_RISCV_CAUSE_ILLEGAL;
+	c->s.riscv.mtval = insn;
+	c->s.riscv.mepc = 0;
+	c->pending = true;
+	if (profile == HWBP_SIM_SDM)
+		hwbpi_sim_riscv_trap_m(cpu, c);
+	return 0;
+}
+
 int hwbpi_sim_riscv_mode(const struct hwbp_cpu *cpu, struct hwbpi_sim_cpu *c, const char *key,
 			 uint64_t value)
 {

@@ -99,6 +99,7 @@
 
 /* Exception cause of a trigger whose action is 0. */
 #define HWBP_RISCV_CAUSE_BREAKPOINT 3
+#define HWBP_RISCV_CAUSE_ILLEGAL 2      /* illegal instruction (a CSR without the privilege) */
 
 /*
  * What a CPU model's triggers can do (struct hwbp_cpu u.riscv.features),

@@ -667,6 +667,43 @@ static void test_hits_tcontrol(void **state)
 /* The filter                                                          */
 /* ------------------------------------------------------------------ */
 
+/* `get` is csrr: M-mode CSRs are illegal instructions from U and S, and
+ * tcontrol wherever the hart lacks it (QEMU). */
+static void test_get_insn(void **state)
+{
+	struct hwbp_sim_result r;
+
+	(void)state;
+	for (int p = 0; p < 2; p++) {
+		struct hwbp_sim *sim = mk(SDT, p);
+
+		set(sim, "tcontrol", HWBP_RISCV_TCONTROL_MTE);
+		assert_int_equal(hwbp_sim_get_insn(sim, 0, "tinfo", &r), 0);
+		assert_int_equal(r.cls, NO);
+		assert_int_equal(hwbp_sim_get_insn(sim, 0, "tcontrol", &r), 0);
+		/* QEMU 10 has no tcontrol CSR (RV_TCONTROL_ABSENT) */
+		assert_int_equal(r.cls, p == HWBP_SIM_SDM ? NO : HWBP_SIM_UD);
+		assert_int_equal(hwbp_sim_resume(sim, 0, &r), 0);
+		for (int priv = 0; priv < 2; priv++) {
+			assert_int_equal(hwbp_sim_mode(sim, 0, "priv", (uint64_t)priv), 0);
+			assert_int_equal(hwbp_sim_get_insn(sim, 0, "tdata1", &r), 0);
+			assert_int_equal(r.cls, HWBP_SIM_UD);
+			assert_int_equal(r.st.u.riscv.cause, 2);
+			assert_int_equal(r.st.u.riscv.tval, 0x7a102573);   /* csrr a0, tdata1 */
+			assert_int_equal(get(sim, "mcause"), 2);
+			/* The trap went to M-mode: mpte = mte, mte = 0 (sdm). */
+			if (p == HWBP_SIM_SDM)
+				assert_int_equal(get(sim, "tcontrol"), HWBP_RISCV_TCONTROL_MPTE);
+			/* mret: mte = mpte */
+			assert_int_equal(hwbp_sim_resume(sim, 0, &r), 0);
+			if (p == HWBP_SIM_SDM)
+				assert_int_equal(get(sim, "tcontrol"), 0x88);
+		}
+		assert_int_equal(hwbp_sim_get_insn(sim, 0, "priv", &r), -ENOENT);
+		hwbp_sim_free(sim);
+	}
+}
+
 /*
  * The precomputed filter never changes a result: random trigger sets
  * (types, match modes, sizes, chains, privileges, tcontrol) and random
@@ -751,6 +788,7 @@ int main(void)
 		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_warl),
 		cmocka_unit_test(test_hits_tcontrol),
+		cmocka_unit_test(test_get_insn),
 		cmocka_unit_test(test_filter_random),
 	};
 

@@ -5,7 +5,7 @@ further than tests/qemu/gen_random.py, on QEMU's trigger module (rv64-qemu):
 both triggers rewritten in place (tselect, tdata2, tdata1 of type 2 and 6,
 load/store/execute, the u/s/m bits, the size codes QEMU reads as lengths),
 disarmed the QEMU way (the type with nothing enabled), reads of the trigger
-CSRs (`get`, in M-mode), execute triggers on the code arena's 4-byte slots,
+CSRs (`get`, illegal from U/S), execute triggers on the code arena's 4-byte slots,
 accesses from U, S and M (`mode priv=`), watches through the API between
 them, and every other file on 4 CPUs (`mode cpu=`: each hart its own
 triggers).  Each access is followed by `resume`.  No expectations: the
@@ -47,16 +47,24 @@ def scenario(length, multi):
             lines.append(f"set tselect {rng.randrange(2)}")
             lines.append(f"set tdata1 {rng.choice([2, 6]) << 60:#x}")
         elif k < 0.25:
-            lines.append("mode priv=3")
-            lines.append(f"get {rng.choice(['tselect', 'tdata1', 'tdata2', 'tinfo'])}")
+            # M-mode CSRs: from U/S an illegal instruction, as tcontrol
+            # (which QEMU 10 lacks) from any mode
+            if rng.random() < 0.6:
+                lines.append("mode priv=3")
+            lines.append(f"get {rng.choice(['tselect', 'tdata1', 'tdata2', 'tinfo', 'tcontrol'])}")
+            lines.append("resume")
         elif k < 0.32:
             lines.append(f"mode priv={rng.choice([0, 1, 3])}")
         elif k < 0.36 and multi:
             lines.append(f"mode cpu={rng.randrange(4)}")
         elif k < 0.4 and len(live) < 1:
             name = f"q{len(lines)}"
-            off = rng.choice(DATA) + rng.randrange(0, 8)
-            lines.append(f"watch {name} B+{off:#x} {rng.choice([1, 2, 8])} {rng.choice(['r', 'w', 'rw'])}")
+            if rng.random() < 0.2:
+                # an execute watch: one trigger per 2-byte parcel here
+                lines.append(f"watch {name} C+{rng.choice(CODE):#x} {rng.choice([2, 4])} x")
+            else:
+                off = rng.choice(DATA) + rng.randrange(0, 8)
+                lines.append(f"watch {name} B+{off:#x} {rng.choice([1, 2, 8])} {rng.choice(['r', 'w', 'rw'])}")
             live.append(name)
         elif k < 0.44 and live:
             lines.append(f"unwatch {live.pop()}")
