@@ -27,7 +27,8 @@
  *    get_impl_id (FID 1), once per hart;
  *  - DBTR num_triggers(0) (FID 0), set_shmem (FID 1) once per hart, on a
  *    static 5-word buffer of that hart;
- *  - install_triggers(1) (FID 3) and uninstall_triggers(idx, 1) (FID 5)
+ *  - install_triggers(1) (FID 3) and disable_triggers then
+ *    uninstall_triggers(idx, 1) (FID 7, 5; uninstall() says why both)
  *    for a changed slot.  One trigger per call: with one entry, both the
  *    spec's layout (§"Shared memory": 4 words, idx in word 0 on output)
  *    and OpenSBI's before 1.7 (5 words, idx in word 4; SBI spec version
@@ -223,10 +224,20 @@ static struct hart *this_hart(int *err)
 	return h;
 }
 
+/*
+ * disable_triggers first: OpenSBI's uninstall writes tdata1 = 0 then
+ * tdata2 = 0 (Debug spec 1.0 §5.5: writing 0 to tdata1 disables the
+ * trigger), but QEMU 10 ignores a tdata1 write of type 0, and the old
+ * trigger stays armed, now at address 0 (found by the riscv64-sbi
+ * harness: an execute trigger left so gave mtval 0 for another one's
+ * hit).  Disabled first, what stays behind has no mode bit.
+ */
 static int uninstall(struct hart *h, unsigned n)
 {
-	struct sbiret r = sbi_call(SBI_EXT_DBTR, DBTR_UNINSTALL, h->idx[n], 1, 0);
+	struct sbiret r = sbi_call(SBI_EXT_DBTR, DBTR_DISABLE, h->idx[n], 1, 0);
 
+	if (!r.error)
+		r = sbi_call(SBI_EXT_DBTR, DBTR_UNINSTALL, h->idx[n], 1, 0);
 	if (r.error)
 		return sbi_errno(r.error);
 	h->installed &= ~(1u << n);
