@@ -41,6 +41,8 @@ def scenario(length, multi):
             lines.append(f"mode priv={rng.choice([0, 1])}")
         elif k < 0.30 and multi:
             lines.append(f"mode cpu={rng.randrange(4)}")
+            # each CPU has its own privilege, M after reset: set it
+            lines.append(f"mode priv={rng.choice([0, 1])}")
         elif k < 0.45:
             lines.append(f"exec C+{rng.choice(CODE):#x}")
             lines.append("resume")
