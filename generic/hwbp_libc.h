@@ -37,12 +37,14 @@
 #endif
 #elif defined(HWBP_FREESTANDING)
 /* Linux's values (include/uapi/asm-generic/errno-base.h and errno.h; the
- * same on x86, arm64 and powerpc for these). */
+ * same on x86, arm64, powerpc and riscv for these). */
+#define EPERM 1
 #define ENOENT 2
 #define EIO 5
 #define ENOMEM 12
 #define EFAULT 14
 #define EBUSY 16
+#define ENODEV 19
 #define EINVAL 22
 #define ENOSPC 28
 #define ERANGE 34

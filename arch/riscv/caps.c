@@ -236,6 +236,14 @@ static const struct hwbpi_preset riscv_presets[] = {
 	RV("rv64-qemu", 2, 13, TINFO_2_6,
 	   HWBP_RISCV_F_SIZE_AS_LEN | HWBP_RISCV_F_TVAL | F_PRIV),
 	/*
+	 * The same harts as an S-mode kernel sees them through OpenSBI's
+	 * Debug Triggers extension (QEMU's -bios default; arch/riscv/
+	 * glue_sbi.c, tests/qemu/riscv/README.md): the kernel scope is s
+	 * alone, install_triggers refusing the m bit.
+	 */
+	RV("rv64-qemu-sbi", 2, 13, TINFO_2_6,
+	   HWBP_RISCV_F_SIZE_AS_LEN | HWBP_RISCV_F_TVAL | F_PRIV | HWBP_RISCV_F_SBI),
+	/*
 	 * The ratified Sdtrig trigger in full (Debug spec 1.0 §5.5.11):
 	 * mcontrol6, NAPOT with no limit, >=/<, chain, select, hit0/hit1,
 	 * size; 4 triggers (a common count, not a rule of the spec).

@@ -42,8 +42,9 @@ void hwbpi_riscv_reset(const struct hwbp_cpu *cpu, struct hwbp_regs *regs)
 /*
  * u / s / m for a scope.  "kernel" is S-mode and M-mode: an S-mode kernel
  * (Linux) runs in S, a bare-metal kernel (the glue's harness) in M; a
- * model without S-mode has M alone.  0 when the model lacks the u bit a
- * user scope needs.
+ * model without S-mode has M alone, one whose triggers are the SBI's
+ * (HWBP_RISCV_F_SBI) S alone.  0 when the model lacks the u bit a user
+ * scope needs.
  */
 static uint64_t priv_bits(const struct hwbp_cpu *cpu, enum hwbp_scope scope)
 {
@@ -51,6 +52,8 @@ static uint64_t priv_bits(const struct hwbp_cpu *cpu, enum hwbp_scope scope)
 
 	if (hwbpi_riscv_has(cpu, HWBP_RISCV_F_SMODE))
 		k |= HWBP_RISCV_MC_S;
+	if (hwbpi_riscv_has(cpu, HWBP_RISCV_F_SBI))
+		k &= ~HWBP_RISCV_MC_M;
 	if (!hwbpi_riscv_has(cpu, HWBP_RISCV_F_UMODE))
 		u = 0;
 	switch (scope) {

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * RISC-V glue for a kernel running in M-mode (a bare-metal kernel; an
- * S-mode kernel reaches the triggers through its SBI firmware instead,
- * which hwbp does not provide): the trigger CSRs (tselect, tdata1-3,
- * Debug spec 1.0 §5.5) and mcause/mtval through csrr/csrw.  Built
+ * RISC-V glue for a kernel running in M-mode (a bare-metal kernel): the
+ * trigger CSRs (tselect, tdata1-3, Debug spec 1.0 §5.5) and mcause/mtval
+ * through csrr/csrw; an S-mode kernel's is glue_sbi.c (below).  Built
  * freestanding for a riscv64 build machine and installed as
  * libhwbp-glue.a with this header as <hwbp/glue.h>; never part of the
  * hosted libraries.  The hwbp_rv_* functions are RISC-V's own
@@ -55,5 +54,21 @@ unsigned hwbp_rv_ntrig(void);
 int hwbp_glue_write_regs(const struct hwbp_regs *regs);
 void hwbp_glue_read_regs(struct hwbp_regs *regs);
 void hwbp_glue_read_status(struct hwbp_status *st);
+
+/*
+ * An S-mode kernel links glue_sbi.c instead of glue.c: the same three
+ * functions through its firmware's SBI Debug Triggers extension (SBI 3.0
+ * "Debug Triggers Extension"; OpenSBI 1.5's draft of it too), slot n
+ * being the SBI trigger the glue installed for it on this hart (each
+ * function's comment there says what differs: no chain, no m bit where
+ * the firmware refuses it, no hit bits, scause/stval).  Which file a
+ * kernel links decides CSRs or SBI; hwbp itself is the same.  The kernel
+ * provides the two primitives below; the glue adds two for a breakpoint
+ * handler that steps over an access.
+ */
+unsigned hwbp_rv_sbi_this_cpu(void);           /* this hart's number, < HWBP_RV_SBI_MAX_HARTS */
+unsigned long hwbp_rv_sbi_pa(const void *p);   /* the physical address of a glue static */
+int hwbp_rv_sbi_disable(uint32_t slots);       /* bit n: slot n; 0 or -errno */
+int hwbp_rv_sbi_enable(uint32_t slots);
 
 #endif /* HWBP_ARCH_RISCV_GLUE_H */

@@ -125,6 +125,13 @@
  * what the spec says; hwbp uses 1, 2 and 0 (8 bytes).
  */
 #define HWBP_RISCV_F_SIZE_AS_LEN (1u << 11)
+/*
+ * The kernel runs in S-mode and reaches the triggers through its SBI
+ * firmware (the Debug Triggers extension, arch/riscv/glue_sbi.c): the m
+ * bit is not the kernel's to set (OpenSBI's install_triggers refuses
+ * it, 1.5 to 1.9), so the kernel scope is s alone.
+ */
+#define HWBP_RISCV_F_SBI (1u << 12)
 /* Bits 29:24: log2 of the largest NAPOT range (mcontrol maskmax); 0 when
  * the model has no limit below 2^63 (mcontrol6 has no maskmax). */
 #define HWBP_RISCV_F_MASKMAX_SHIFT 24

@@ -33,6 +33,7 @@ static const struct {
 	{ "power9", HWBP_ARCH_POWERPC, 1, 1, false, 512, "Power ISA 3.0: DAWR0, CIABR" },
 	{ "power10", HWBP_ARCH_POWERPC, 2, 1, false, 512, "Power ISA 3.1: DAWR0, DAWR1, CIABR" },
 	{ "rv64-qemu", HWBP_ARCH_RISCV, 2, 2, true, 8, "QEMU 10.0 target/riscv/debug.c: RV_MAX_TRIGGERS 2; size read as bytes" },
+	{ "rv64-qemu-sbi", HWBP_ARCH_RISCV, 2, 2, true, 8, "rv64-qemu through OpenSBI's DBTR: kernel scope s alone" },
 	{ "rv64-sdtrig", HWBP_ARCH_RISCV, 4, 4, true, UINT64_MAX, "Debug spec 1.0 §5.5: one pool; a chained pair holds any range" },
 	{ "sifive-u74", HWBP_ARCH_RISCV, 4, 4, true, UINT64_MAX, "SiFive manuals, Debug: 4 breakpoint registers, chained ranges" },
 };

@@ -2,6 +2,10 @@
 # SPDX-License-Identifier: MIT
 # Build the RISC-V bare-metal harness: build.sh OUTDIR TABLE.c
 # -> OUTDIR/hwbp-harness-riscv64.elf (for run.sh / qemu-system-riscv64 -kernel).
+# HARNESS_SBI=1: the S-mode kernel under OpenSBI instead (README.md):
+# start.S with -DHARNESS_SBI, harness_sbi.c, smp_sbi.c and hwbp's
+# arch/riscv/glue_sbi.c in place of harness_riscv.c, smp.c and glue.c,
+# linked at 0x80200000.
 set -eu
 if [ $# -ne 2 ]; then
 	echo "usage: $0 OUTDIR TABLE.c" >&2
@@ -44,11 +48,17 @@ cc() { # cc SRC OBJNAME FLAGS...
 	$CC $* -c "$src" -o "$obj"
 	OBJS="$OBJS $obj"
 }
+if [ "${HARNESS_SBI:-0}" = 1 ]; then
+	CFLAGS="$CFLAGS -DHARNESS_SBI"
+	HARNESS=harness_sbi SMP=smp_sbi GLUE=glue_sbi LDBASE=-Wl,--defsym=__kernel_base=0x80200000
+else
+	HARNESS=harness_riscv SMP=smp GLUE=glue LDBASE=
+fi
 cc tests/qemu/riscv/start.S start.o $CFLAGS
-cc tests/qemu/riscv/harness_riscv.c harness_riscv.o $CFLAGS
+cc tests/qemu/riscv/$HARNESS.c $HARNESS.o $CFLAGS
 cc tests/qemu/riscv/insn.c insn.o $CFLAGS
-cc tests/qemu/riscv/smp.c smp.o $CFLAGS
-cc arch/riscv/glue.c glue.o $CORE_FLAGS
+cc tests/qemu/riscv/$SMP.c $SMP.o $CFLAGS
+cc arch/riscv/$GLUE.c $GLUE.o $CORE_FLAGS
 # libhwbp: every generic/*.c and every arch's caps, encode and decode.
 for f in generic/*.c arch/*/caps.c arch/*/encode.c arch/*/decode.c; do
 	cc "$f" "$(echo "$f" | tr / _ | sed 's/\.c$/.o/')" $CORE_FLAGS
@@ -59,6 +69,6 @@ cc tests/qemu/common/libc.c libc.o $CFLAGS_COMMON
 cc sim/format.c sim_format.o $CFLAGS_COMMON
 cc "$TABLE" table.o $CFLAGS_COMMON
 $CC -nostdlib -static -march=rv64imac_zicsr_zifencei -mabi=lp64 -Wl,--gc-sections \
-	-Wl,-T,tests/qemu/riscv/kernel.ld -Wl,--no-warn-rwx-segments -Wl,--build-id=none \
+	$LDBASE -Wl,-T,tests/qemu/riscv/kernel.ld -Wl,--no-warn-rwx-segments -Wl,--build-id=none \
 	-o "$OUT/hwbp-harness-riscv64.elf" $OBJS -lgcc
 echo "$OUT/hwbp-harness-riscv64.elf"

@@ -222,6 +222,8 @@ int arch_access(const struct hwbp_sim_access *a, struct hwbp_sim_result *res)
 	uint64_t pc;
 
 	memset(res, 0, sizeof(*res));
+	if (rv_priv_refused(p))
+		return -EOPNOTSUPP;
 	switch (a->op) {
 	case HWBP_SIM_READ:
 	case HWBP_SIM_WRITE:
@@ -292,6 +294,8 @@ int arch_get_reg(const char *name, struct hwbp_sim_result *res)
 			break;
 	if (k == sizeof(csr_names) / sizeof(csr_names[0]))
 		return -ENOENT;
+	if (rv_get_refused() || rv_priv_refused(p))
+		return -EOPNOTSUPP;
 	v = rv_insn(p, 0, 0, (uint64_t)rv_csr + 8 * (uint64_t)k, p->priv, RUN_GET);
 	if (p->exc_count) {
 		if (p->exc_cause == RV_CAUSE_BREAKPOINT)

@@ -20,7 +20,11 @@ TIMEOUT=${HARNESS_TIMEOUT:-120}
 # once (start.S).  HARNESS_SMP harts (scripts/harness: 4, or what
 # `mode cpu=N` needs; at most 8, the harness's own limit).
 SMP=${HARNESS_SMP:-4}
-timeout -k 5 "$TIMEOUT" "$QEMU" -M virt -bios none -m 256M -smp "$SMP" -nodefaults \
+# HARNESS_SBI=1: QEMU's OpenSBI (-bios default) in M-mode, the kernel
+# (built with HARNESS_SBI=1) entered in S-mode at 0x80200000.
+BIOS=none
+[ "${HARNESS_SBI:-0}" = 1 ] && BIOS=default
+timeout -k 5 "$TIMEOUT" "$QEMU" -M virt -bios "$BIOS" -m 256M -smp "$SMP" -nodefaults \
 	-serial stdio -display none -monitor none -no-reboot \
 	-kernel "$1" </dev/null
 rc=$?

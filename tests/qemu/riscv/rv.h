@@ -145,7 +145,35 @@ static inline void rv_w_tdata3(uint64_t v)
 int rv_try_read(unsigned csr, uint64_t *v);
 int rv_try_write(unsigned csr, uint64_t v);
 
-/* harness_riscv.c, for insn.c and smp.c: */
+/* HARNESS_SBI (an S-mode kernel): nothing runs at priv 3, M-mode being
+ * the firmware's; insn.c refuses such an instruction (the runner cuts the
+ * file there).  1 if refused, harness_why set; always 0 in M-mode. */
+static inline int rv_priv_refused(const struct rv_hart *p)
+{
+#ifdef HARNESS_SBI
+	if (p->priv == 3) {
+		harness_why = "riscv64-sbi: an S-mode kernel runs nothing in M-mode (priv=3)";
+		return 1;
+	}
+#endif
+	(void)p;
+	return 0;
+}
+
+/* HARNESS_SBI: `get` reads a trigger CSR, which is M-mode's: refused
+ * (from U/S it is an illegal instruction that OpenSBI redirects to S-mode,
+ * scause 2, but the simulator gives the value there). */
+static inline int rv_get_refused(void)
+{
+#ifdef HARNESS_SBI
+	harness_why = "riscv64-sbi: the trigger CSRs are M-mode's (an S-mode kernel has SBI DBTR only)";
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+/* harness_riscv.c (harness_sbi.c), for insn.c and smp.c (smp_sbi.c): */
 
 /* The triggers this hart has (tselect write/read-back at boot). */
 extern unsigned rv_ntrig;

@@ -17,8 +17,34 @@
  *
  * No compressed instructions anywhere in this file (.option norvc): the
  * stubs are 4 bytes each, so the trap handler knows every length.
+ *
+ * HARNESS_SBI (build.sh): the same in S-mode under OpenSBI (-bios
+ * default): the boot hart enters _start at 0x80200000 (a0 = hartid), the
+ * others rv_sbi_secondary through SBI HSM hart_start (a1 = their number);
+ * sscratch/sepc/sstatus/stvec/SRET in place of the M-mode CSRs and MRET,
+ * sstatus.SPP (U or S) in place of MPP.  A stub ends with `ebreak`, not
+ * `ecall` (an S-mode ecall is an SBI call, handled by the firmware): the
+ * trap entry turns a breakpoint exception AT an ebreak into cause 9, the
+ * stub's return, before rv_trap() sees it (a trigger's breakpoint has
+ * sepc at the access, never at an ebreak).
  */
 	.option	norvc
+
+#ifdef HARNESS_SBI
+#define XSCRATCH sscratch
+#define XEPC sepc
+#define XSTATUS sstatus
+#define XTVEC stvec
+#define XRET sret
+#define STUB_RET ebreak
+#else
+#define XSCRATCH mscratch
+#define XEPC mepc
+#define XSTATUS mstatus
+#define XTVEC mtvec
+#define XRET mret
+#define STUB_RET ecall
+#endif
 
 	.equ	MAX_HARTS, 8		/* rv.h RV_MAX_HARTS */
 	.equ	STACK_SHIFT, 14		/* 16 KiB stack per hart */
@@ -29,11 +55,20 @@
 	.section .text.boot, "ax"
 	.global	_start
 _start:
+#ifdef HARNESS_SBI
+	csrw	sie, zero
+	csrw	sstatus, zero
+	la	t0, rv_boot_hartid
+	sd	a0, 0(t0)		/* in .data: before .bss is cleared */
+	li	a0, 0			/* the boot hart is number 0 */
+#else
 	csrw	mie, zero
 	csrw	mstatus, zero
 	csrr	a0, mhartid
 	li	t0, MAX_HARTS
 	bgeu	a0, t0, 9f		/* a hart beyond the harness's: parked */
+#endif
+_start_common:
 	mv	tp, a0
 	la	sp, __stacks_top
 	slli	t0, a0, STACK_SHIFT
@@ -41,9 +76,9 @@ _start:
 	la	t0, __tstacks_top
 	slli	t1, a0, TSTACK_SHIFT
 	sub	t0, t0, t1
-	csrw	mscratch, t0
+	csrw	XSCRATCH, t0
 	la	t0, rv_trap_entry
-	csrw	mtvec, t0
+	csrw	XTVEC, t0
 	bnez	a0, 2f
 	/* Hart 0: .bss, then C. */
 	la	t0, __bss_start
@@ -68,6 +103,16 @@ _start:
 	call	rv_secondary_main
 	j	9b
 
+#ifdef HARNESS_SBI
+	/* hart_start's entry: a0 = hartid, a1 = its number (smp_sbi.c),
+	 * S-mode, satp = 0, sstatus.SIE = 0. */
+	.global	rv_sbi_secondary
+rv_sbi_secondary:
+	csrw	sie, zero
+	mv	a0, a1
+	j	_start_common
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Trap entry                                                          */
 /* ------------------------------------------------------------------ */
@@ -75,7 +120,7 @@ _start:
 	.balign	4
 	.global	rv_trap_entry
 rv_trap_entry:
-	csrrw	sp, mscratch, sp	/* sp = trap stack, mscratch = old sp */
+	csrrw	sp, XSCRATCH, sp	/* sp = trap stack, the scratch CSR = old sp */
 	addi	sp, sp, -FRAME
 	sd	x1, 8(sp)
 	sd	x3, 24(sp)
@@ -107,21 +152,34 @@ rv_trap_entry:
 	sd	x29, 232(sp)
 	sd	x30, 240(sp)
 	sd	x31, 248(sp)
-	csrr	t0, mscratch
+	csrr	t0, XSCRATCH
 	sd	t0, 16(sp)
-	csrr	t0, mepc
+	csrr	t0, XEPC
 	sd	t0, 256(sp)
-	csrr	t0, mstatus
+	csrr	t0, XSTATUS
 	sd	t0, 264(sp)
+#ifdef HARNESS_SBI
+	/* A stub's `ebreak` (its return): cause 9, as an ecall from S. */
+	csrr	t1, scause
+	li	t2, 3
+	bne	t1, t2, 1f
+	ld	t0, 256(sp)
+	lwu	t1, 0(t0)
+	li	t2, 0x00100073		/* ebreak */
+	bne	t1, t2, 1f
+	li	t1, 9
+	csrw	scause, t1
+1:
+#endif
 	mv	a0, sp
 	call	rv_trap			/* 0: back to the frame; 1: rv_run returns */
 	bnez	a0, rv_run_back
 	ld	t0, 256(sp)
-	csrw	mepc, t0
+	csrw	XEPC, t0
 	ld	t0, 264(sp)
-	csrw	mstatus, t0
+	csrw	XSTATUS, t0
 	addi	t0, sp, FRAME
-	csrw	mscratch, t0
+	csrw	XSCRATCH, t0
 	ld	x1, 8(sp)
 	ld	x3, 24(sp)
 	ld	x4, 32(sp)
@@ -153,7 +211,7 @@ rv_trap_entry:
 	ld	x30, 240(sp)
 	ld	x31, 248(sp)
 	ld	x2, 16(sp)
-	mret
+	XRET
 
 /*
  * uint64_t rv_run(a0 = operand, a1 = store value, a2 = pc, a3 = priv):
@@ -185,24 +243,32 @@ rv_run:
 	sd	s9, 88(t0)
 	sd	s10, 96(t0)
 	sd	s11, 104(t0)
-	csrw	mepc, a2
+	csrw	XEPC, a2
+#ifdef HARNESS_SBI
+	li	t1, 0x120		/* SPP (8) and SPIE (5) */
+	csrc	sstatus, t1
+	andi	a3, a3, 1		/* 0 U, 1 S (M refused before: insn.c) */
+	slli	t2, a3, 8
+	csrs	sstatus, t2
+#else
 	li	t1, 0x1880		/* MPP (12:11) and MPIE (7) */
 	csrc	mstatus, t1
 	andi	a3, a3, 3
 	slli	t2, a3, 11
 	csrs	mstatus, t2
+#endif
 	la	ra, rv_exec_back
-	mret
+	XRET
 
 	.global	rv_exec_back
 rv_exec_back:
-	ecall
+	STUB_RET
 
 rv_run_back:
 	/* sp = the trap frame of the stub's ecall (or of what ended it). */
 	ld	a0, 80(sp)
 	addi	t0, sp, FRAME
-	csrw	mscratch, t0
+	csrw	XSCRATCH, t0
 	la	t0, rv_ctx
 	slli	t1, tp, 7
 	add	t0, t0, t1
@@ -232,37 +298,37 @@ rv_run_back:
 	.global	rv_acc
 rv_acc:
 	lb	t0, 0(a0)
-	ecall
+	STUB_RET
 	lh	t0, 0(a0)
-	ecall
+	STUB_RET
 	lw	t0, 0(a0)
-	ecall
+	STUB_RET
 	ld	t0, 0(a0)
-	ecall
+	STUB_RET
 	sb	a1, 0(a0)
-	ecall
+	STUB_RET
 	sh	a1, 0(a0)
-	ecall
+	STUB_RET
 	sw	a1, 0(a0)
-	ecall
+	STUB_RET
 	sd	a1, 0(a0)
-	ecall
+	STUB_RET
 
 	.balign	8
 	.global	rv_csr
 rv_csr:
 	csrr	a0, 0x7a0
-	ecall
+	STUB_RET
 	csrr	a0, 0x7a1
-	ecall
+	STUB_RET
 	csrr	a0, 0x7a2
-	ecall
+	STUB_RET
 	csrr	a0, 0x7a3
-	ecall
+	STUB_RET
 	csrr	a0, 0x7a4
-	ecall
+	STUB_RET
 	csrr	a0, 0x7a5
-	ecall
+	STUB_RET
 
 	.data
 	.balign	8
@@ -270,6 +336,11 @@ rv_csr:
 rv_go:
 	.word	0		/* in .data: the others read it before .bss is clear */
 	.word	0
+#ifdef HARNESS_SBI
+	.global	rv_boot_hartid
+rv_boot_hartid:
+	.dword	0
+#endif
 
 	.bss
 	.balign	16
