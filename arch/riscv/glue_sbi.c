@@ -341,8 +341,8 @@ int hwbp_glue_write_regs(const struct hwbp_regs *regs)
  * disabled trigger reads without its mode bits), an empty one as it was
  * last written.  Where read_triggers refuses (OpenSBI 1.5 to 1.9 refuse
  * any range that reaches the last trigger: base + count >= total), the
- * glue's own copy of what it installed.  No hit bits: OpenSBI before 1.8
- * answers from its copy, not the CSRs.  Without DBTR (or the shared
+ * glue's own copy of what it installed.  No hit bits: OpenSBI 1.5.1
+ * answers from its copy, not the CSRs (measured).  Without DBTR (or the shared
  * memory), every slot as last written.  Context: as write_regs.
  */
 void hwbp_glue_read_regs(struct hwbp_regs *regs)
@@ -375,13 +375,16 @@ void hwbp_glue_read_regs(struct hwbp_regs *regs)
 /*
  * hwbp_glue_read_status - first thing in the S-mode handler of a
  * breakpoint exception (the firmware delegates cause 3: medeleg bit 3):
- * scause and stval into @st (@st->ip, the handler's sepc, is left as it
- * is).  No error; any context.
+ * scause and stval into @st, hits 0 (@st->ip, the handler's sepc, is
+ * left as it is).  No error; any context.
  */
 void hwbp_glue_read_status(struct hwbp_status *st)
 {
 	st->u.riscv.cause = CSR_READ(scause);
 	st->u.riscv.tval = CSR_READ(stval);
+	/* The hit bits are M-mode's; read_triggers gives OpenSBI's copy,
+	 * which has none (measured, 1.5.1): hwbp_decode() goes by stval. */
+	st->u.riscv.hits = 0;
 }
 
 /* Slots @slots' SBI triggers, one call each in slot order. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """compare.py SIM.out HARNESS.out ARCH SECONDS: compare canonical lines per
 file.  Files the harness skipped are counted as skipped, never as passed; a file
-it cut at a line ("# cut N: why") is compared up to that line and says so;
+it cut at a line ("# cut N: why") is compared up to that line and says so
+(cut before any line to compare: skipped);
 its "# note ..." lines are printed, not compared.
 Prints a summary line 'harness ARCH: N passed, N failed, N skipped' and,
 for mismatches, the differing lines; for random scenarios, the smallest
@@ -59,6 +60,11 @@ def main():
             rest = [l for l in want if int(l.split(":")[0]) >= at]
             want = [l for l in want if int(l.split(":")[0]) < at]
             lines_cut += len(rest)
+            if not want:
+                # Nothing ran that the simulator has a line for: not a pass.
+                skipped += 1
+                print(f"skipped {name}: cut at line {at} before any line to compare: {why}")
+                continue
             cut_files += 1
             print(f"cut {name} at line {at} ({len(want)} lines compared, {len(rest)} not run): {why}")
         lines += len(want)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """test_compare.py: compare.py's verdicts, table-driven: equal files pass, a
 different line fails, a skipped file is counted as skipped (never passed), a
-file the harness cut at line N is compared before N only and said so, a
+file the harness cut at line N is compared before N only and said so
+(cut before its first line to compare: skipped), a
 difference before the cut still fails, a missing file fails, a "# note"
 line is reported and not compared."""
 import os
@@ -26,8 +27,9 @@ ROWS = [
       "1 not run"]),
     ("cut, and a difference before it", ["== f", "3: class=db slots=dr0", "# cut 7: ring 0", "== END"],
      1, ["0 passed", "1 failed"]),
+    # Cut before any line to compare: nothing passed, so it is skipped.
     ("cut at the first line", ["== f", "# cut 1: GD", "== END"], 0,
-     ["1 passed (1 run up to", "0 lines compared", "3 not run"]),
+     ["0 passed", "0 failed", "1 skipped", "0 lines compared", "3 not run"]),
     ("missing", ["== g", "== END"], 1, ["0 passed", "1 failed"]),
     # A note is shown, not compared: the file still passes...
     ("a note", ["== f", "3: none", "# note x86: an extra #DB", "5: class=db slots=dr0",

@@ -43,6 +43,10 @@ def scenario(length, multi):
             lines.append(f"mode cpu={rng.randrange(4)}")
             # each CPU has its own privilege, M after reset: set it
             lines.append(f"mode priv={rng.choice([0, 1])}")
+        elif k < 0.33:
+            # a trigger CSR read from U/S: an illegal instruction
+            lines.append(f"get {rng.choice(['tselect', 'tdata1', 'tdata2', 'tinfo', 'tcontrol'])}")
+            lines.append("resume")
         elif k < 0.45:
             lines.append(f"exec C+{rng.choice(CODE):#x}")
             lines.append("resume")

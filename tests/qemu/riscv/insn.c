@@ -294,7 +294,8 @@ int arch_get_reg(const char *name, struct hwbp_sim_result *res)
 			break;
 	if (k == sizeof(csr_names) / sizeof(csr_names[0]))
 		return -ENOENT;
-	if (rv_get_refused() || rv_priv_refused(p))
+	/* (in S-mode, from U/S only: illegal, OpenSBI redirects it to S) */
+	if (rv_priv_refused(p))
 		return -EOPNOTSUPP;
 	v = rv_insn(p, 0, 0, (uint64_t)rv_csr + 8 * (uint64_t)k, p->priv, RUN_GET);
 	if (p->exc_count) {

@@ -160,19 +160,6 @@ static inline int rv_priv_refused(const struct rv_hart *p)
 	return 0;
 }
 
-/* HARNESS_SBI: `get` reads a trigger CSR, which is M-mode's: refused
- * (from U/S it is an illegal instruction that OpenSBI redirects to S-mode,
- * scause 2, but the simulator gives the value there). */
-static inline int rv_get_refused(void)
-{
-#ifdef HARNESS_SBI
-	harness_why = "riscv64-sbi: the trigger CSRs are M-mode's (an S-mode kernel has SBI DBTR only)";
-	return 1;
-#else
-	return 0;
-#endif
-}
-
 /* harness_riscv.c (harness_sbi.c), for insn.c and smp.c (smp_sbi.c): */
 
 /* The triggers this hart has (tselect write/read-back at boot). */
