@@ -7,7 +7,7 @@
 # (CPU and timestamp columns aside: the simulator's CPUs and clock are not
 # the kernel's).  A watch set the CPU cannot hold fails the same way on both.
 # Exit 77 (skipped) when qemu-system-x86_64 is missing.
-# The demo kernel is the one installed with hwbp (DATADIR/hwbp/qemu-x86);
+# The demo kernel is the one installed with hwbp (LIBDIR/hwbp/qemu-x86);
 # an hwbp of a build tree takes the build tree's (<build>/tracer/backends/qemu/qemu-x86)
 # unless HWBP_DATADIR says where.
 set -uo pipefail

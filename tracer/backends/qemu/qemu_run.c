@@ -23,7 +23,7 @@
 #include "backends/qemu/qemu_x86.h"
 
 #ifndef HWBP_INSTALL_DATADIR
-#define HWBP_INSTALL_DATADIR "/usr/local/share/hwbp"
+#define HWBP_INSTALL_DATADIR "/usr/local/lib/hwbp"
 #endif
 
 const char *hwbpi_datadir(void)
