@@ -6,6 +6,9 @@
 set -euo pipefail
 stage=$1
 export PKG_CONFIG_PATH="$stage/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+# Where the libraries are, as their .pc file says (lib, or Debian's
+# lib/<multiarch triplet> of a package).
+libdir=$(pkg-config --variable=libdir hwbp)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -82,7 +85,7 @@ for lib in hwbp hwbp-sim hwbp-trace; do
   c="$tmp/$lib.c"
   # shellcheck disable=SC2046
   cc -std=c11 -Wall -Wextra -Werror "$c" -o "$tmp/$lib-shared" $(pkg-config --cflags --libs "$lib")
-  LD_LIBRARY_PATH="$stage/lib" "$tmp/$lib-shared" || { echo "$lib: shared consumer FAILED"; fail=1; }
+  LD_LIBRARY_PATH="$libdir" "$tmp/$lib-shared" || { echo "$lib: shared consumer FAILED"; fail=1; }
   # shellcheck disable=SC2046
   cc -std=c11 -Wall -Wextra -Werror -static "$c" -o "$tmp/$lib-static" \
     $(pkg-config --static --cflags --libs "$lib")
@@ -92,7 +95,7 @@ for lib in hwbp hwbp-sim hwbp-trace; do
   fi
 done
 # One direction of dependency, visible in the shared libraries.
-needed() { readelf -d "$stage/lib/lib$1.so" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' '; }
+needed() { readelf -d "$libdir/lib$1.so" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' '; }
 echo "libhwbp needs: $(needed hwbp)"
 echo "libhwbp-sim needs: $(needed hwbp-sim)"
 echo "libhwbp-trace needs: $(needed hwbp-trace)"
