@@ -53,7 +53,7 @@ done
 # The root has the kernel's headers but not its image, whose postinst
 # would have run depmod: run it, so that the module indexes exist before
 # as they do on a system with the kernel (dkms runs depmod again).
-in_root depmod -a "$abi"
+in_root depmod -a "$abi" 2> /dev/null
 snapshot > "$out/before.list"
 echo "== apt-get install /debs/*.deb ($(ls "$root/debs" | wc -l) packages, version $version)"
 if in_root sh -c 'apt-get install -y /debs/*.deb' > "$out/install.log" 2>&1; then
