@@ -376,7 +376,8 @@ int hwbp_plan(const struct hwbp_cpu *cpu, const struct hwbp_request *req,
 /*
  * hwbp_plan_slots - the slots @plan takes on @cpu: one per piece, except
  * where one piece needs several triggers together (RISC-V: a range as a
- * chained pair of triggers, two consecutive slots).  Returns that count.
+ * chained pair of triggers, two consecutive slots).  Returns the number
+ * of slots.
  * Errors: -EINVAL (NULL, unknown arch, plan->n over HWBP_MAX_PIECES).
  * Context: any.
  */
@@ -774,7 +775,7 @@ const struct hwbp_plan *hwbp_plan_of(const struct hwbp_ctx *ctx, int id);
 /*
  * hwbp_free_slots - slots still free for a new request in the given place:
  * @task, else CPU @cpu or HWBP_CPU_ALL (the fewest free on any CPU).
- * Returns that count.
+ * Returns the number of free slots.
  * Errors: -EINVAL (NULL ctx, bad cpu, task not registered).
  * Context: not concurrently with a change of @ctx.
  */

@@ -175,8 +175,9 @@ int hwbp_sim_resume(struct hwbp_sim *sim, unsigned cpu, struct hwbp_sim_result *
 
 /*
  * hwbp_sim_run - replay @n accesses on @cpu, resuming after each exception;
- * returns how many raised one.  The benchmark's hot path.  No errors: 0
- * for a NULL argument or a bad cpu.  Context: the caller serialises calls on one simulator; allocates nothing.
+ * returns how many accesses raised one.  The benchmark's hot path.
+ * No errors: 0 for a NULL argument or a bad cpu.  Context: the caller
+ * serialises calls on one simulator; allocates nothing.
  */
 size_t hwbp_sim_run(struct hwbp_sim *sim, unsigned cpu,
 		    const struct hwbp_sim_access *a, size_t n);

@@ -325,7 +325,8 @@ size_t hwbp_ring_capacity(const struct hwbp_ring *r);
 bool hwbp_ring_push(struct hwbp_ring *r, const struct hwbp_trace_event *e);
 
 /* hwbp_ring_pop - the consumer (one thread, may run concurrently with the
- * producer): take up to @max events, oldest first; returns how many.
+ * producer): take up to @max events, oldest first; returns how many it
+ * took.
  * No errors.  Context: one consumer thread per ring, concurrently with the
  * producer; allocation-free, lock-free. */
 size_t hwbp_ring_pop(struct hwbp_ring *r, struct hwbp_trace_event *out, size_t max);
