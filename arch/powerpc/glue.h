@@ -25,9 +25,9 @@ unsigned hwbp_ppc_this_cpu(void);
  * The glue interface, the same in every arch/<a>/glue.h: what a kernel
  * links to reach this CPU's debug registers, behind hwbp's struct
  * hwbp_glue (its write_regs calls hwbp_glue_write_regs() on the CPU that
- * on_cpu runs it on).  Every function acts on the CPU it runs on: call it
- * with preemption (or interrupts) off.  No allocation, no lock; safe in
- * exception context.
+ * on_cpu runs it on).  Context: every function acts on the CPU it runs
+ * on: call it with preemption (or interrupts) off.  No allocation, no
+ * lock; safe in exception context.
  *
  * hwbp_glue_write_regs - write this CPU's address and control registers
  *   from @regs, never a status register (x86 DR6), with enables shared by
@@ -38,20 +38,22 @@ unsigned hwbp_ppc_this_cpu(void);
  *   an exception: x86 with DR7.GD armed twice in a row).
  *
  * hwbp_glue_read_regs - read this CPU's debug registers into @regs (every
- *   field of this arch, status registers included).
+ *   field of this arch, status registers included).  No errors.
  *
  * hwbp_glue_read_status - first thing in a debug exception handler: the
  *   arch's status registers into @st (x86 DR6; arm64 ESR_EL1, FAR_EL1;
  *   powerpc DSISR, DAR, SRR1), for hwbp_decode().  @st->ip and powerpc's
  *   vector are left as they are: the handler has them from its exception
- *   frame and vector.  Only the fields named are written.
+ *   frame and vector.  Only the fields named are written.  No errors.
  */
 int hwbp_glue_write_regs(const struct hwbp_regs *regs);
 void hwbp_glue_read_regs(struct hwbp_regs *regs);
 void hwbp_glue_read_status(struct hwbp_status *st);
 
-/* The last values written on this thread (DABR/DABRX, which POWER10
- * lacks, only live here). */
+/* hwbp_ppc_glue_shadow - the last values written on this thread, into
+ * @regs (DABR/DABRX, which POWER10 lacks, only live here).  No errors.
+ * Context: as for the glue interface: on the thread it acts on, with
+ * preemption (or interrupts) off; no allocation, no lock. */
 void hwbp_ppc_glue_shadow(struct hwbp_regs *regs);
 
 #endif

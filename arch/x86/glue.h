@@ -55,44 +55,52 @@ unsigned hwbp_x86_this_cpu(void);
 #define HWBP_X86_GLUE_DR6_BD (1ull << 13)
 
 /*
- * MOV to DRn (n = 0..7; 4 and 5 are the aliases of 6 and 7 with CR4.DE =
- * 0 and raise #UD with DE = 1).  Returns the vector raised (the register
- * is then unchanged, except that a general-detect #DB cleared DR7.GD and
- * set DR6.BD) or 0.  @de is CR4.DE as the caller set it (for the alias).
+ * x86's own functions (glue.c), on top of those primitives: each acts on
+ * the debug registers, and the shadow, of the CPU it runs on.
+ *
+ * hwbp_x86_dr_write - MOV to DRn (n = 0..7; 4 and 5 are the aliases of 6
+ *   and 7 with CR4.DE = 0 and raise #UD with DE = 1).  Returns the vector
+ *   raised (the register is then unchanged, except that a general-detect
+ *   #DB cleared DR7.GD and set DR6.BD) or 0.  @de is CR4.DE as the caller
+ *   set it (for the alias).  Errors: -EINVAL (@n above 7).
+ *
+ * hwbp_x86_dr_read - DRn (n = 0..3, 6, 7): the live value, or the shadow
+ *   while GD is armed (0 for another @n).  No errors.
+ *
+ * hwbp_x86_dr6_read_raw - DR6 from inside the #DB handler: the real
+ *   register.  With DR7.GD armed the MOV raises a general-detect #DB; the
+ *   value is read again and GD re-armed, BD cleared unless it was set
+ *   before.  No errors.
+ *
+ * hwbp_x86_dr7_shadow - DR7 as last written (GD included): no MOV.
+ *   No errors.
+ *
+ * hwbp_x86_dr_reset - DR0-DR3 = 0, DR7 = 0x400, DR6 = 0xFFFF0FF0
+ *   (disarming GD first).  No errors.
+ *
+ * hwbp_x86_db_entry - the #DB entry helper: the status a handler passes to
+ *   hwbp_decode(), into @st: DR6 (hwbp_glue_read_status()) and the
+ *   instruction pointer of the exception frame, @rip.  DR6 is left as it
+ *   is (the processor rewrites B0-B3 on every breakpoint #DB).  No errors.
+ *
+ * Context: on the CPU they act on, with preemption (or interrupts) off,
+ * as for the glue interface; no allocation, no lock; safe in exception
+ * context.
  */
 int hwbp_x86_dr_write(unsigned n, uint64_t v, int de);
-
-/* DRn (n = 0..3, 6, 7): the live value, or the shadow while GD is armed. */
 uint64_t hwbp_x86_dr_read(unsigned n);
-
-/*
- * DR6 from inside the #DB handler: the real register.  With DR7.GD armed
- * the MOV raises a general-detect #DB; the value is read again and GD
- * re-armed, BD cleared unless it was set before.
- */
 uint64_t hwbp_x86_dr6_read_raw(void);
-
-/* DR7 as last written (GD included): no MOV. */
 uint64_t hwbp_x86_dr7_shadow(void);
-
-/* DR0-DR3 = 0, DR7 = 0x400, DR6 = 0xFFFF0FF0 (disarming GD first). */
 void hwbp_x86_dr_reset(void);
-
-/*
- * The #DB entry helper: the status a handler passes to hwbp_decode():
- * DR6 (hwbp_glue_read_status()) and the instruction pointer of the
- * exception frame.  DR6 is left as it is (the processor rewrites B0-B3 on
- * every breakpoint #DB).
- */
 void hwbp_x86_db_entry(uint64_t rip, struct hwbp_status *st);
 
 /*
  * The glue interface, the same in every arch/<a>/glue.h: what a kernel
  * links to reach this CPU's debug registers, behind hwbp's struct
  * hwbp_glue (its write_regs calls hwbp_glue_write_regs() on the CPU that
- * on_cpu runs it on).  Every function acts on the CPU it runs on: call it
- * with preemption (or interrupts) off.  No allocation, no lock; safe in
- * exception context.
+ * on_cpu runs it on).  Context: every function acts on the CPU it runs
+ * on: call it with preemption (or interrupts) off.  No allocation, no
+ * lock; safe in exception context.
  *
  * hwbp_glue_write_regs - write this CPU's address and control registers
  *   from @regs, never a status register (x86 DR6), with enables shared by
@@ -103,13 +111,13 @@ void hwbp_x86_db_entry(uint64_t rip, struct hwbp_status *st);
  *   an exception: x86 with DR7.GD armed twice in a row).
  *
  * hwbp_glue_read_regs - read this CPU's debug registers into @regs (every
- *   field of this arch, status registers included).
+ *   field of this arch, status registers included).  No errors.
  *
  * hwbp_glue_read_status - first thing in a debug exception handler: the
  *   arch's status registers into @st (x86 DR6; arm64 ESR_EL1, FAR_EL1;
  *   powerpc DSISR, DAR, SRR1), for hwbp_decode().  @st->ip and powerpc's
  *   vector are left as they are: the handler has them from its exception
- *   frame and vector.  Only the fields named are written.
+ *   frame and vector.  Only the fields named are written.  No errors.
  */
 int hwbp_glue_write_regs(const struct hwbp_regs *regs);
 void hwbp_glue_read_regs(struct hwbp_regs *regs);

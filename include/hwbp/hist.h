@@ -36,9 +36,9 @@ struct hwbp_hist {
  * @kind.  Allocation-free; a hit whose (func, kind) has no entry when all
  * n are used increments that breakpoint's overrun counter.  Returns true
  * when the hit was counted in an entry; false for an overrun hit and for a
- * bad @bp or @kind (ignored).  One writer at a time per histogram (the
- * backend's hit path; a kernel keeps one per CPU); any context, an
- * exception handler included.
+ * bad @bp or @kind (ignored).  No errors.
+ * Context: one writer at a time per histogram (the backend's hit path; a
+ * kernel keeps one per CPU); any context, an exception handler included.
  */
 bool hwbp_hist_add(struct hwbp_hist *h, unsigned bp, uint64_t func, unsigned kind);
 

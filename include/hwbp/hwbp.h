@@ -100,22 +100,10 @@ extern "C" {
 #define HWBP_STATIC_ASSERT(c, m) _Static_assert(c, m)
 #endif
 
-/* The version of these headers; hwbp_version() is the library's. */
-#define HWBP_VERSION_MAJOR 0
-#define HWBP_VERSION_MINOR 2
-#define HWBP_VERSION_PATCH 0
-#define HWBP_VERSION_STRING "0.2.0"
-
-/*
- * hwbp_version - the version of the library actually linked ("0.2.0"),
- * which may differ from HWBP_VERSION_STRING of the headers a program was
- * built with.  No errors; any context.
- */
-const char *hwbp_version(void);
-
 /* ------------------------------------------------------------------ */
 /* Version.                                                            */
 /* ------------------------------------------------------------------ */
+/* The version of these headers; hwbp_version() is the library's. */
 #define HWBP_VERSION_MAJOR 0
 #define HWBP_VERSION_MINOR 2
 #define HWBP_VERSION_PATCH 0
@@ -125,8 +113,8 @@ const char *hwbp_version(void);
 
 /*
  * hwbp_version - the version of the library actually linked ("0.2.0"),
- * which may differ from HWBP_VERSION_STRING of the headers compiled
- * against.  No errors; any context.
+ * which may differ from HWBP_VERSION_STRING of the headers a program was
+ * built with.  No errors.  Context: any.
  */
 const char *hwbp_version(void);
 
@@ -196,6 +184,9 @@ enum hwbp_scope {
 #define HWBP_PPC_DAWR1 0x4u
 #define HWBP_PPC_CIABR 0x8u
 
+/* ------------------------------------------------------------------ */
+/* CPU models.                                                         */
+/* ------------------------------------------------------------------ */
 /*
  * A CPU model: the architecture plus the facts that change behaviour.
  * Build one with hwbp_cpu_preset(), hwbp_cpu_arm64_from_dfr0() or
@@ -238,7 +229,7 @@ struct hwbp_cpu {
 int hwbp_cpu_preset(const char *name, struct hwbp_cpu *out);
 
 /* hwbp_cpu_preset_name - the i-th preset name, or NULL past the last.
- * No errors; any context. */
+ * No errors.  Context: any. */
 const char *hwbp_cpu_preset_name(unsigned i);
 
 /*
@@ -246,6 +237,7 @@ const char *hwbp_cpu_preset_name(unsigned i);
  * Errors: -EINVAL (@out NULL, or DebugVer field below Armv8 debug (6)),
  *         -EOPNOTSUPP (more than HWBP_MAX_SLOTS watchpoints/breakpoints,
  *         which the 4-bit fields cannot encode anyway).
+ * Context: any.
  */
 int hwbp_cpu_arm64_from_dfr0(uint64_t dfr0, struct hwbp_cpu *out);
 
@@ -264,6 +256,7 @@ int hwbp_cpu_arm64_from_dfr0(uint64_t dfr0, struct hwbp_cpu *out);
  * Errors: -EINVAL (@out NULL, @ntrig 0, tinfo 1 (no trigger) or without
  *         type 2 or 6, a probe of another type), -EOPNOTSUPP (@ntrig over
  *         HWBP_MAX_SLOTS, or no m bit: triggers not usable from M-mode).
+ * Context: any.
  */
 int hwbp_cpu_riscv_from_tinfo(unsigned ntrig, uint64_t tinfo, uint64_t probe_napot,
 			      uint64_t probe_ge, struct hwbp_cpu *out);
@@ -322,7 +315,7 @@ struct hwbp_caps {
 int hwbp_caps_get(const struct hwbp_cpu *cpu, struct hwbp_caps *out);
 
 /* hwbp_type_supported - true when @type is native on @cpu (false for a
- * NULL or unknown CPU and an invalid type).  Context: any. */
+ * NULL or unknown CPU and an invalid type).  No errors.  Context: any. */
 bool hwbp_type_supported(const struct hwbp_cpu *cpu, unsigned type);
 
 /* ------------------------------------------------------------------ */
@@ -383,7 +376,8 @@ int hwbp_plan(const struct hwbp_cpu *cpu, const struct hwbp_request *req,
 /*
  * hwbp_plan_slots - the slots @plan takes on @cpu: one per piece, except
  * where one piece needs several triggers together (RISC-V: a range as a
- * chained pair of triggers, two consecutive slots).
+ * chained pair of triggers, two consecutive slots).  Returns the number
+ * of slots.
  * Errors: -EINVAL (NULL, unknown arch, plan->n over HWBP_MAX_PIECES).
  * Context: any.
  */
@@ -509,27 +503,36 @@ int hwbp_decode_status(const struct hwbp_cpu *cpu, const struct hwbp_regs *regs,
 		       const struct hwbp_status *st, struct hwbp_hit *hit);
 
 /*
- * Names for printing (static strings; any context):
- *   hwbp_type_name: "R", "W", "RW", "X", "none", ... ("invalid" past 7);
- *   hwbp_type_parse: "r"/"R", "w"/"W", "rw"/"RW", "x"/"X" into *type;
- *     errors: -EINVAL (NULL, anything else);
- *   hwbp_errno_name: "EINVAL", "EACCES" ... (sign ignored, "OK" for 0):
- *     every errno of the platform's <errno.h> on Linux, hosted or in a
- *     kernel; in a freestanding build only those the core returns;
- *     "EUNKNOWN" for a value with no name;
- *   hwbp_arch_name: "x86", "arm64", "powerpc", "riscv" ("unknown").
+ * Names for printing (static strings):
+ *
+ * hwbp_type_name - "R", "W", "RW", "X", "none", ... ("invalid" past 7).
+ *   No errors.  Context: any.
+ *
+ * hwbp_type_parse - "r"/"R", "w"/"W", "rw"/"RW", "x"/"X" into *type.
+ *   Errors: -EINVAL (NULL, anything else).  Context: any.
+ *
+ * hwbp_errno_name - "EINVAL", "EACCES" ... (sign ignored, "OK" for 0):
+ *   every errno of the platform's <errno.h> on Linux, hosted or in a
+ *   kernel; in a freestanding build only those the core returns;
+ *   "EUNKNOWN" for a value with no name.  No errors.  Context: any.
+ *
+ * hwbp_arch_name - "x86", "arm64", "powerpc", "riscv" ("unknown").
+ *   No errors.  Context: any.
  */
 const char *hwbp_type_name(unsigned type);
 int hwbp_type_parse(const char *s, unsigned *type);
 
 /*
  * hwbp_parse_u64 - the one number syntax of hwbp's inputs (command lines,
- * filter entries, option values): decimal digits, or 0x/0X and hex
- * digits; the whole string, no sign, no blank, no octal (a leading 0 is
- * still decimal).  Pure; any context.
- * Errors: -EINVAL (NULL, empty, or not a number), -ERANGE (over 2^64 - 1).
- * hwbp_parse_u64n: the same for the @len bytes at @s (a word inside a
- * line; no NUL needed).
+ *   filter entries, option values), into *@out: decimal digits, or 0x/0X
+ *   and hex digits; the whole string, no sign, no blank, no octal (a
+ *   leading 0 is still decimal).
+ *   Errors: -EINVAL (NULL, empty, or not a number), -ERANGE (over
+ *   2^64 - 1).  Context: any (pure).
+ *
+ * hwbp_parse_u64n - the same for the @len bytes at @s (a word inside a
+ *   line; no NUL needed).  Errors: as hwbp_parse_u64().  Context: any
+ *   (pure).
  */
 int hwbp_parse_u64(const char *s, uint64_t *out);
 int hwbp_parse_u64n(const char *s, size_t len, uint64_t *out);
@@ -593,12 +596,12 @@ int hwbp_status_set(const struct hwbp_cpu *cpu, struct hwbp_status *st, const ch
 
 /* hwbp_status_field - the i-th status field name of @cpu's arch ("dr6";
  * "esr", "far"; ...), NULL past the last or for a NULL/unknown CPU ("ip",
- * common to all, is not listed).  Context: any. */
+ * common to all, is not listed).  No errors.  Context: any. */
 const char *hwbp_status_field(const struct hwbp_cpu *cpu, unsigned i);
 
 /* hwbp_status_hint - which field(s) a status needs, for messages: "dr6",
  * "esr (and far)", "dsisr and dar" ("" for a NULL/unknown CPU).
- * Context: any. */
+ * No errors.  Context: any. */
 const char *hwbp_status_hint(const struct hwbp_cpu *cpu);
 
 /* ------------------------------------------------------------------ */
@@ -685,13 +688,16 @@ struct hwbp_ctx {
  * right after it, its per-CPU array of @ncpus slot sets
  * (hwbp_ctx_percpu() finds the array).  A kernel may as well place both
  * statically, or allocate the per-CPU array per CPU.
+ * No errors.  Context: any (arithmetic on @ncpus alone).
  */
 static inline size_t hwbp_ctx_size(unsigned ncpus)
 {
 	return sizeof(struct hwbp_ctx) + (size_t)ncpus * sizeof(struct hwbp_slots);
 }
 
-/* hwbp_ctx_percpu - the per-CPU array of an allocation of hwbp_ctx_size(). */
+/* hwbp_ctx_percpu - the per-CPU array of an allocation of hwbp_ctx_size():
+ * the address right after @ctx (nothing is read).  No errors.
+ * Context: any. */
 static inline struct hwbp_slots *hwbp_ctx_percpu(struct hwbp_ctx *ctx)
 {
 	return (struct hwbp_slots *)(void *)(ctx + 1);
@@ -763,12 +769,13 @@ int hwbp_modify(struct hwbp_ctx *ctx, int id, const struct hwbp_request *req);
 
 /* hwbp_plan_of - the plan of live request @id (NULL if none, or @ctx
  * NULL).  The pointer is valid until @id is modified or removed.
- * Context: not concurrently with a change of @ctx. */
+ * No errors.  Context: not concurrently with a change of @ctx. */
 const struct hwbp_plan *hwbp_plan_of(const struct hwbp_ctx *ctx, int id);
 
 /*
  * hwbp_free_slots - slots still free for a new request in the given place:
  * @task, else CPU @cpu or HWBP_CPU_ALL (the fewest free on any CPU).
+ * Returns the number of free slots.
  * Errors: -EINVAL (NULL ctx, bad cpu, task not registered).
  * Context: not concurrently with a change of @ctx.
  */

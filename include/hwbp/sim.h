@@ -99,10 +99,12 @@ struct hwbp_sim;
  * hwbp_sim_new - a simulator of @ncpus CPUs of model @cpu, at reset.
  * Errors (in *err when non-NULL; returns NULL): -EINVAL (NULL cpu, ncpus 0
  * or above HWBP_SIM_MAX_CPUS, bad profile), -ENOMEM.
+ * Context: allocates; any thread (distinct simulators are independent).
  */
 struct hwbp_sim *hwbp_sim_new(const struct hwbp_cpu *cpu, enum hwbp_sim_profile profile,
 			      unsigned ncpus, int *err);
-/* hwbp_sim_free - free @sim (NULL: nothing).  No errors. */
+/* hwbp_sim_free - free @sim (NULL: nothing).  No errors.
+ * Context: no other call on @sim at the same time, nor after. */
 void hwbp_sim_free(struct hwbp_sim *sim);
 
 /*
@@ -110,6 +112,7 @@ void hwbp_sim_free(struct hwbp_sim *sim);
  * scenarios.md).  The write itself may raise an exception (x86
  * DR7.GD): then *res says so and the register is not written.
  * Errors: -EINVAL (bad cpu, NULL), -ENOENT (no such register on this CPU).
+ * Context: the caller serialises calls on one simulator; allocates nothing.
  */
 int hwbp_sim_set_reg(struct hwbp_sim *sim, unsigned cpu, const char *name,
 		     uint64_t value, struct hwbp_sim_result *res);
@@ -120,13 +123,15 @@ int hwbp_sim_set_reg(struct hwbp_sim *sim, unsigned cpu, const char *name,
  * glue writes with each request: whatever holds debug exceptions off at
  * reset is released (arm64: the OS lock cleared and PSTATE.D = 0; x86 and
  * powerpc need nothing).  Not for scenario files, which set such state
- * themselves.  Errors: -EINVAL (NULL, bad cpu).  Caller serialises calls on
- * one simulator.
+ * themselves.  Errors: -EINVAL (NULL, bad cpu).  Context: the caller
+ * serialises calls on one simulator.
  */
 int hwbp_sim_debug_ready(struct hwbp_sim *sim, unsigned cpu);
 
 /* hwbp_sim_get_reg - read a register by name, as a debugger peeks at it
- * (no instruction runs).  Errors: -EINVAL, -ENOENT. */
+ * (no instruction runs).  Errors: -EINVAL (NULL, bad cpu), -ENOENT (no
+ * such register).  Context: the caller serialises calls on one
+ * simulator; allocates nothing. */
 int hwbp_sim_get_reg(const struct hwbp_sim *sim, unsigned cpu, const char *name,
 		     uint64_t *value);
 
@@ -137,8 +142,8 @@ int hwbp_sim_get_reg(const struct hwbp_sim *sim, unsigned cpu, const char *name,
  * DR4/DR5 with CR4.DE; an unprivileged read) and is single-stepped like
  * any other.  Without an exception res->cls is HWBP_SIM_NONE and
  * res->status[0] holds the value read under @name.
- * Errors: -EINVAL (NULL, bad cpu), -ENOENT (no such register).  Allocates
- * nothing.
+ * Errors: -EINVAL (NULL, bad cpu), -ENOENT (no such register).
+ * Context: the caller serialises calls on one simulator; allocates nothing.
  */
 int hwbp_sim_get_insn(struct hwbp_sim *sim, unsigned cpu, const char *name,
 		      struct hwbp_sim_result *res);
@@ -146,6 +151,7 @@ int hwbp_sim_get_insn(struct hwbp_sim *sim, unsigned cpu, const char *name,
 /*
  * hwbp_sim_mode - set execution state (el, pr, hv, cpl).
  * Errors: -EINVAL (bad cpu or value), -ENOENT (key unknown for this arch).
+ * Context: the caller serialises calls on one simulator; allocates nothing.
  */
 int hwbp_sim_mode(struct hwbp_sim *sim, unsigned cpu, const char *key, uint64_t value);
 
@@ -153,6 +159,7 @@ int hwbp_sim_mode(struct hwbp_sim *sim, unsigned cpu, const char *key, uint64_t 
  * hwbp_sim_access - perform one access on @cpu.  Allocation-free; accesses
  * that no armed slot is near cost one range compare.
  * Errors: -EINVAL (bad cpu, op or size).
+ * Context: the caller serialises calls on one simulator.
  */
 int hwbp_sim_access(struct hwbp_sim *sim, unsigned cpu, const struct hwbp_sim_access *a,
 		    struct hwbp_sim_result *res);
@@ -161,34 +168,42 @@ int hwbp_sim_access(struct hwbp_sim *sim, unsigned cpu, const struct hwbp_sim_ac
  * hwbp_sim_resume - return from the last exception as a kernel would (x86:
  * RF for an execute fault; arm64/ppc: step over the access with the
  * watchpoint disabled, then re-enable).  *res is the result of completing
- * the instruction.  Errors: -EINVAL.
+ * the instruction.  Errors: -EINVAL (NULL, bad cpu).
+ * Context: the caller serialises calls on one simulator; allocates nothing.
  */
 int hwbp_sim_resume(struct hwbp_sim *sim, unsigned cpu, struct hwbp_sim_result *res);
 
 /*
  * hwbp_sim_run - replay @n accesses on @cpu, resuming after each exception;
- * returns how many raised one.  The benchmark's hot path.  No errors: 0
- * for a NULL argument or a bad cpu.
+ * returns how many accesses raised one.  The benchmark's hot path.
+ * No errors: 0 for a NULL argument or a bad cpu.  Context: the caller
+ * serialises calls on one simulator; allocates nothing.
  */
 size_t hwbp_sim_run(struct hwbp_sim *sim, unsigned cpu,
 		    const struct hwbp_sim_access *a, size_t n);
 
-/* The glue through which a struct hwbp_ctx writes the simulated CPUs (its
- * calls run on the caller's thread, as direct calls); NULL for NULL. */
+/* hwbp_sim_glue - the glue through which a struct hwbp_ctx writes the
+ * simulated CPUs (its calls run on the caller's thread, as direct calls);
+ * NULL for NULL.  No errors.  Context: any thread; the calls made through
+ * the glue are calls on @sim, which the caller serialises with the others. */
 const struct hwbp_glue *hwbp_sim_glue(struct hwbp_sim *sim);
 
-/* Privilege of @cpu now: 0 kernel, 1 user (for struct hwbp_access).
- * Errors: -EINVAL (NULL, bad cpu). */
+/* hwbp_sim_priv - the privilege of @cpu now (for struct hwbp_access).
+ * Returns 0 for kernel, 1 for user.  Errors: -EINVAL (NULL, bad cpu).
+ * Context: the caller serialises calls on one simulator. */
 int hwbp_sim_priv(const struct hwbp_sim *sim, unsigned cpu);
 
-/* "none", "db", ... "trace" (the names `expect class` takes); "unknown"
- * for a value outside enum hwbp_sim_class. */
+/* hwbp_sim_class_name - "none", "db", ... "trace" (the names `expect
+ * class` takes); "unknown" for a value outside enum hwbp_sim_class.  A
+ * static string.  No errors.  Context: any. */
 const char *hwbp_sim_class_name(enum hwbp_sim_class cls);
 
 /*
  * The profile table: one row per way QEMU (the qemu profile) or Linux's
  * ptrace layer (the linux profile) departs from the manuals.
- * hwbp_sim_quirk(i) returns row i or NULL past the end.
+ *
+ * hwbp_sim_quirk - row @i of the profile table, or NULL past the end (a
+ *   constant table).  No errors.  Context: any.
  */
 struct hwbp_sim_quirk {
 	const char *id;
@@ -233,6 +248,9 @@ struct hwbp_scenario_stats {
  *         HWBP_SCENARIO_LINE_MAX bytes, never cut: @errbuf holds
  *         "FILE:LINE:COL: line longer than 65536 bytes", COL the first
  *         byte past the limit, and nothing ran), -ENOMEM.
+ * Context: allocates (its simulators are its own, freed before it
+ *         returns) and writes to opts->out; any thread; not in a signal
+ *         handler (stdio).
  */
 int hwbp_scenario_run(const char *file, const char *text, size_t len,
 		      const struct hwbp_scenario_opts *opts,
@@ -253,6 +271,7 @@ int hwbp_scenario_run(const char *file, const char *text, size_t len,
  *         or of the copy (tmpfile(), its writes: -ENOSPC ...), with
  *         @errbuf empty; a read error is reported by the first pass (before
  *         anything ran) unless the file changed.
+ * Context: as hwbp_scenario_run(); one caller per stream @in.
  */
 int hwbp_scenario_run_file(const char *file, FILE *in, const struct hwbp_scenario_opts *opts,
 			   struct hwbp_scenario_stats *stats, char *errbuf, size_t errlen);
@@ -264,6 +283,7 @@ int hwbp_scenario_run_file(const char *file, FILE *in, const struct hwbp_scenari
  * Arena addresses become B/C offsets.
  * Errors: -EINVAL (does not parse: @errbuf as for hwbp_scenario_run()),
  *         -EOVERFLOW (a line too long, as there), -ENOMEM.
+ * Context: as hwbp_scenario_run().
  */
 int hwbp_scenario_compile(const char *file, const char *text, size_t len, FILE *out,
 			  char *errbuf, size_t errlen);
@@ -272,7 +292,7 @@ int hwbp_scenario_compile(const char *file, const char *text, size_t len, FILE *
  * hwbp_scenario_compile_file - hwbp_scenario_compile() of the lines of @in,
  * read as hwbp_scenario_run_file() reads them (two passes, nothing printed
  * unless all of it parses).  Errors: as hwbp_scenario_run_file() (-EINVAL
- * for a NULL @in or @out).
+ * for a NULL @in or @out).  Context: as hwbp_scenario_run_file().
  */
 int hwbp_scenario_compile_file(const char *file, FILE *in, FILE *out, char *errbuf,
 			       size_t errlen);

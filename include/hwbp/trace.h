@@ -42,14 +42,19 @@ struct hwbp_sym {
 
 struct hwbp_symtab;
 
-/* hwbp_symtab_new - an empty table.  Errors (NULL, *err): -ENOMEM. */
+/* hwbp_symtab_new - an empty table.  Errors (NULL, *err): -ENOMEM.
+ * Context: allocates; any thread. */
 struct hwbp_symtab *hwbp_symtab_new(int *err);
+/* hwbp_symtab_free - free @t and its symbols (NULL: nothing).  No errors.
+ * Context: no other call on @t at the same time, nor after. */
 void hwbp_symtab_free(struct hwbp_symtab *t);
 
 /*
  * hwbp_symtab_add - add one symbol (the name is copied).
  * Errors: -EINVAL (NULL or empty name), -EBUSY (table already finished),
  *         -ENOMEM.
+ * Context: one thread at a time per table, before hwbp_symtab_finish();
+ *         allocates.
  */
 int hwbp_symtab_add(struct hwbp_symtab *t, const char *name, uint64_t addr,
 		    uint64_t size, char type);
@@ -72,6 +77,7 @@ int hwbp_symtab_add(struct hwbp_symtab *t, const char *name, uint64_t addr,
  * Errors: -ENOENT (no such file) and other open() errors as they are
  *         (-EACCES...), -EINVAL (not ELF / no symbol table), -EBUSY,
  *         -ENOMEM, -EIO, -EOPNOTSUPP (built without libelf).
+ * Context: as hwbp_symtab_add(); reads the file.
  */
 int hwbp_symtab_load_elf(struct hwbp_symtab *t, const char *path, uint64_t bias);
 
@@ -82,10 +88,15 @@ int hwbp_symtab_load_elf(struct hwbp_symtab *t, const char *path, uint64_t bias)
  * Errors: -ENOENT and other open() errors as they are, -EINVAL (a
  *         malformed line: *line says which, when non-NULL), -EBUSY,
  *         -ENOMEM, -EIO.
+ * Context: as hwbp_symtab_add(); reads the file.
  */
 int hwbp_symtab_load_map(struct hwbp_symtab *t, const char *path, unsigned *line);
 
-/* Same, from memory (for tests and fuzzing). */
+/* hwbp_symtab_load_map_text - hwbp_symtab_load_map() of the @len bytes at
+ * @text, from memory (for tests and fuzzing); a malformed line adds
+ * nothing.  Returns the number added.  Errors: -EINVAL (@t NULL, @text NULL
+ * with @len, a malformed line: *line says which, when non-NULL), -EBUSY,
+ * -ENOMEM.  Context: as hwbp_symtab_add(). */
 int hwbp_symtab_load_map_text(struct hwbp_symtab *t, const char *text, size_t len,
 			      unsigned *line);
 
@@ -93,6 +104,7 @@ int hwbp_symtab_load_map_text(struct hwbp_symtab *t, const char *text, size_t le
  * hwbp_symtab_finish - sort, infer missing sizes, build the lookup tables.
  * After it the table is read-only and lookups are allocation-free.
  * Errors: -EINVAL (NULL), -ENOMEM.
+ * Context: as hwbp_symtab_add(): the last call that changes @t.
  */
 int hwbp_symtab_finish(struct hwbp_symtab *t);
 
@@ -115,6 +127,7 @@ int hwbp_symtab_finish(struct hwbp_symtab *t);
  * demangled name (C1/C2 constructors, the same function in two files:
  * the first added wins), NULL when overloads differ (tracer-internal
  * hwbpi_symtab_resolve() names them).
+ * Returns the symbol, or NULL if none, or not finished.
  * Cost: a name as given hashes; a qualified one scans the table (O(n)).
  * A demangled one demangles only the symbols whose mangled name spells
  * its last identifier ("17cli_options_mutex": a few, ~3 ms among a
@@ -122,19 +135,26 @@ int hwbp_symtab_finish(struct hwbp_symtab *t);
  * operator, a constructor), names overloads, or misses: then the first
  * such lookup demangles every name into an index (~0.1 s there), which
  * later lookups hash.  Never at load: a program looked up by its table's
- * own names never demangles.  Any thread once finished (the index is
- * published lock-free; a lookup that cannot allocate finds only names
- * as given).  NULL if none, or not finished.
+ * own names never demangles.  No errors.
+ * Context: any thread once finished (the index is published lock-free; a
+ * lookup that cannot allocate finds only names as given).
  */
 const struct hwbp_sym *hwbp_symtab_find(const struct hwbp_symtab *t, const char *name);
 
-/* The function (type t/T/w/W/i) containing @ip, or NULL.  O(log n), no
- * allocation.  Where symbols share an address the first added wins. */
+/* hwbp_symtab_func - the function (type t/T/w/W/i) containing @ip, or NULL
+ * (also before hwbp_symtab_finish()).  O(log n), no allocation.  Where
+ * symbols share an address the first added wins.  No errors.
+ * Context: any thread once finished. */
 const struct hwbp_sym *hwbp_symtab_func(const struct hwbp_symtab *t, uint64_t ip);
 
-/* The symbol of any type containing @addr (for symbol+offset), or NULL. */
+/* hwbp_symtab_at - the symbol of any type containing @addr (for
+ * symbol+offset), or NULL (also before hwbp_symtab_finish()).  As
+ * hwbp_symtab_func(): O(log n), no allocation.  No errors.
+ * Context: any thread once finished. */
 const struct hwbp_sym *hwbp_symtab_at(const struct hwbp_symtab *t, uint64_t addr);
 
+/* hwbp_symtab_count - the symbols @t holds (0 for NULL).  No errors.
+ * Context: not concurrently with a call that adds to @t. */
 size_t hwbp_symtab_count(const struct hwbp_symtab *t);
 
 /* ------------------------------------------------------------------ */
@@ -178,6 +198,7 @@ struct hwbp_trace_entry {
  *    symbol has it as it is; a lone "*" is all watches ("*:---").
  * Errors: -EINVAL with *col = the 1-based column of the offending character
  *         (and *msg a static description), -ERANGE (a number overflows).
+ * Context: any; allocates nothing.
  */
 int hwbp_trace_filter_parse(const char *s, struct hwbp_trace_entry *out, unsigned *col,
 			    const char **msg);
@@ -222,8 +243,12 @@ struct hwbp_trace_event {
 /*
  * hwbp_hist_init - allocate (at setup) @nbp histograms of @n entries.
  * Errors: -EINVAL (nbp or n 0, or absurdly large), -ENOMEM.
+ * Context: allocates; no other call on @h at the same time.
  */
 int hwbp_hist_init(struct hwbp_hist *h, unsigned nbp, unsigned n);
+/* hwbp_hist_fini - free what hwbp_hist_init() allocated and zero @h (NULL:
+ * nothing).  No errors.  Context: no other call on @h at the same time,
+ * no hwbp_hist_add() after. */
 void hwbp_hist_fini(struct hwbp_hist *h);
 
 /* (hwbp_hist_add, the hit path: <hwbp/hist.h>) */
@@ -238,6 +263,8 @@ void hwbp_hist_fini(struct hwbp_hist *h);
  * names wider than 60 columns are shortened (see hwbp_hist_print_flags).
  * Not on the hit path: it allocates to sort.
  * Errors: -EINVAL, -ENOMEM, -EIO (the stream failed).
+ * Context: not concurrently with hwbp_hist_add() on @h; not in a signal
+ * handler (stdio).
  */
 int hwbp_hist_print(const struct hwbp_hist *h, const char *const *names,
 		    const struct hwbp_symtab *syms, FILE *out);
@@ -260,6 +287,7 @@ int hwbp_hist_print(const struct hwbp_hist *h, const char *const *names,
  * unchanged; rows still sort by the full name.  HWBP_HIST_WIDE prints
  * every name in full.  hwbp_hist_print is @flags 0.
  * Errors: as hwbp_hist_print; -EINVAL also for an unknown flag.
+ * Context: as hwbp_hist_print.
  */
 #define HWBP_HIST_DEMANGLE 1u
 #define HWBP_HIST_WIDE 2u
@@ -276,28 +304,39 @@ struct hwbp_ring;
  * of events, at least 2), allocated once at setup.  With @overwrite a full
  * ring drops its oldest event for the new one, else the new one.
  * Errors (NULL, *err): -EINVAL (too small), -ENOMEM.
+ * Context: allocates (at setup); any thread.
  */
 struct hwbp_ring *hwbp_ring_new(size_t bytes, bool overwrite, int *err);
+/* hwbp_ring_free - free @r (NULL: nothing).  No errors.
+ * Context: once its producer and consumer are done with it. */
 void hwbp_ring_free(struct hwbp_ring *r);
 
-/* Events the ring holds at most. */
+/* hwbp_ring_capacity - the events the ring holds at most (0 for NULL).
+ * No errors.  Context: any (fixed at hwbp_ring_new()). */
 size_t hwbp_ring_capacity(const struct hwbp_ring *r);
 
 /*
- * Producer (one thread): record one event.  Returns false when an event
- * was lost (the new one with discard, the oldest with overwrite).
- * Allocation-free, lock-free, no system call.
+ * hwbp_ring_push - the producer (one thread): record one event.  Returns
+ * false when an event was lost (the new one with discard, the oldest with
+ * overwrite).  No errors.
+ * Context: one producer thread per ring, concurrently with the consumer;
+ * allocation-free, lock-free, no system call.
  */
 bool hwbp_ring_push(struct hwbp_ring *r, const struct hwbp_trace_event *e);
 
-/* Consumer (one thread, may run concurrently with the producer): take up
- * to @max events, oldest first; returns how many. */
+/* hwbp_ring_pop - the consumer (one thread, may run concurrently with the
+ * producer): take up to @max events, oldest first; returns how many it
+ * took.
+ * No errors.  Context: one consumer thread per ring, concurrently with the
+ * producer; allocation-free, lock-free. */
 size_t hwbp_ring_pop(struct hwbp_ring *r, struct hwbp_trace_event *out, size_t max);
 
 /*
- * Accounting: events pushed, and events lost (never recorded, or
- * overwritten before the consumer took them).  Once the producer stopped
- * and the consumer drained the ring: produced = popped + lost, exactly.
+ * hwbp_ring_stats - the accounting: events pushed (*@produced), and events
+ * lost (*@lost: never recorded, or overwritten before the consumer took
+ * them); either pointer may be NULL, and a NULL @r counts 0.  Once the
+ * producer stopped and the consumer drained the ring: produced = popped +
+ * lost, exactly.  No errors.  Context: any thread, any time.
  */
 void hwbp_ring_stats(const struct hwbp_ring *r, uint64_t *produced, uint64_t *lost);
 
@@ -382,16 +421,19 @@ struct hwbp_trace_backend {
 
 /*
  * hwbp_trace_backend_find - the registered backend called @name, or NULL.
+ *
  * hwbp_trace_backend_at - the @i-th registered backend (registry order,
- * which is also the order in which a default is chosen), NULL past the
- * last.  Backends that need Linux are registered only there.
- * No error; any context (the registry is a constant table).
+ *   which is also the order in which a default is chosen), NULL past the
+ *   last.
+ *
+ * Backends that need Linux are registered only there.
+ * No error.  Context: any (the registry is a constant table).
  */
 const struct hwbp_trace_backend *hwbp_trace_backend_find(const char *name);
 const struct hwbp_trace_backend *hwbp_trace_backend_at(unsigned i);
 
-/* The option @name of @b, or NULL when @b does not take it.  No error;
- * any context. */
+/* hwbp_trace_backend_option - the option @name of @b, or NULL when @b does
+ * not take it.  No error.  Context: any. */
 const struct hwbp_trace_backend_option *
 hwbp_trace_backend_option(const struct hwbp_trace_backend *b, const char *name);
 
@@ -405,7 +447,8 @@ hwbp_trace_backend_option(const struct hwbp_trace_backend *b, const char *name);
  * (nothing is left behind).  @err (may be NULL) gets a one-line reason.
  * Errors: -EINVAL (NULL @cpu), -EOPNOTSUPP (not Linux, or no debug
  * registers for ptrace here), -EPERM (ptrace not permitted), fork and
- * wait errors.  Not in a signal handler; forks (flushes stdio first).
+ * wait errors.  Context: not in a signal handler; forks (flushes stdio
+ * first).
  */
 int hwbp_trace_host_cpu(struct hwbp_cpu *cpu, char *err, size_t errlen);
 
@@ -434,11 +477,13 @@ struct hwbp_trace_output {
 /*
  * hwbp_trace_session_new - an empty session for backend @b.
  * Errors (NULL, *err when non-NULL): -EINVAL (NULL @b), -ENOMEM.
+ * Context: allocates; any thread.
  */
 struct hwbp_trace_session *hwbp_trace_session_new(const struct hwbp_trace_backend *b, int *err);
 
-/* Close the backend (if opened: a started command is ended, an attached
- * process let go) and free everything.  NULL is a no-op.  Not while
+/* hwbp_trace_session_free - close the backend (if opened: a started command
+ * is ended, an attached process let go) and free everything.  NULL is a
+ * no-op.  No errors.  Context: the thread that uses @s; not while
  * hwbp_trace_session_run() runs, not in a signal handler. */
 void hwbp_trace_session_free(struct hwbp_trace_session *s);
 
@@ -477,6 +522,7 @@ void hwbp_trace_session_free(struct hwbp_trace_session *s);
  * or none for an option that takes one, a "stack" that is not a number),
  * -ERANGE (a "stack" depth beyond 1..64), -ENOENT (the backend does not
  * take @name), -EBUSY (already set, or the session ran).
+ * Context: the thread that uses @s, before it runs.
  */
 int hwbp_trace_session_option(struct hwbp_trace_session *s, const char *name, const char *value);
 
@@ -485,6 +531,7 @@ int hwbp_trace_session_option(struct hwbp_trace_session *s, const char *name, co
  * @argv NULL-terminated, @argv[0] searched in PATH.
  * Errors (message set): -EINVAL (NULL or empty), -ENOENT (the backend
  * runs no command), -EBUSY.
+ * Context: the thread that uses @s, before it runs.
  */
 int hwbp_trace_session_command(struct hwbp_trace_session *s, char *const argv[]);
 
@@ -494,6 +541,7 @@ int hwbp_trace_session_command(struct hwbp_trace_session *s, char *const argv[])
  * x86_64, a real process's kernel model).
  * Errors (message set): -EINVAL (NULL, unknown preset), -ENOENT (the
  * backend has a fixed CPU), -EBUSY.
+ * Context: the thread that uses @s, before it runs.
  */
 int hwbp_trace_session_cpu(struct hwbp_trace_session *s, const char *preset);
 
@@ -501,13 +549,15 @@ int hwbp_trace_session_cpu(struct hwbp_trace_session *s, const char *preset);
  * hwbp_trace_session_symbols - a System.map or /proc/kallsyms to add to
  * the backend's symbols (read at run).  Errors: -EINVAL, -ENOSPC (more
  * than 8), -EBUSY.
+ * Context: the thread that uses @s, before it runs.
  */
 int hwbp_trace_session_symbols(struct hwbp_trace_session *s, const char *path);
 
 /*
- * hwbp_trace_session_entry - a filter entry (SYM[+OFF][/LEN]:rwx), applied
+ * hwbp_trace_session_entry, hwbp_trace_session_filter_file - the watches.
+ * hwbp_trace_session_entry: a filter entry (SYM[+OFF][/LEN]:rwx), applied
  * in the order given once the backend's symbols are loaded; @where names
- * its origin in messages ("-e").  hwbp_trace_session_filter_file - a file
+ * its origin in messages ("-e").  hwbp_trace_session_filter_file: a file
  * of entries, one a line ('#' comments; at most 65536 bytes a line, a
  * longer line or a NUL byte is refused by run with -EOVERFLOW or -EINVAL,
  * never cut), applied where it was given.  An entry whose name is a
@@ -521,13 +571,16 @@ int hwbp_trace_session_symbols(struct hwbp_trace_session *s, const char *path);
  * the backend's to say, as for entries given one by one.
  * Errors: -EINVAL (NULL), -ENOSPC (more than 2 * HWBP_MAX_REQUESTS),
  * -EBUSY.  A bad entry is reported by hwbp_trace_session_run().
+ * Context: the thread that uses @s, before it runs.
  */
 int hwbp_trace_session_entry(struct hwbp_trace_session *s, const char *entry, const char *where);
 int hwbp_trace_session_filter_file(struct hwbp_trace_session *s, const char *path);
 
-/* Histogram or trace mode, outputs.  Errors: -EINVAL (NULL; CTF without
- * trace mode; trace mode without an output), -ERANGE with input set
- * (ring_bytes above 64 MiB per CPU), -EBUSY. */
+/* hwbp_trace_session_mode, hwbp_trace_session_output - histogram or trace
+ * mode (*@m), and the outputs (*@o), copied into the session.
+ * Errors: -EINVAL (NULL; CTF without trace mode; trace mode without an
+ * output), -ERANGE with input set (ring_bytes above 64 MiB per CPU),
+ * -EBUSY.  Context: the thread that uses @s, before it runs. */
 int hwbp_trace_session_mode(struct hwbp_trace_session *s, const struct hwbp_trace_mode *m);
 int hwbp_trace_session_output(struct hwbp_trace_session *s, const struct hwbp_trace_output *o);
 
@@ -539,6 +592,7 @@ int hwbp_trace_session_output(struct hwbp_trace_session *s, const struct hwbp_tr
  * (a benchmark of the hit path), and hwbp_trace_session_run() runs.
  * Errors: as hwbp_trace_session_run() before its run; -EBUSY (prepared
  * already).  After an error only hwbp_trace_session_free() is useful.
+ * Context: the thread that uses @s.
  */
 int hwbp_trace_session_prepare(struct hwbp_trace_session *s);
 
@@ -561,25 +615,28 @@ int hwbp_trace_session_prepare(struct hwbp_trace_session *s);
  * Writes to the hist stream, and the text stream's error, are not
  * reported here: the caller checks the streams (ferror, fclose) as it
  * closes them; after a failed text write errno is its errno.
+ * Context: the thread that uses @s (hwbp_trace_session_stop() may run
+ * meanwhile, in a signal handler).
  */
 int hwbp_trace_session_run(struct hwbp_trace_session *s);
 
 /*
- * hwbp_trace_session_stop - async-signal-safe: make a running
- * hwbp_trace_session_run() end soon (a signal handler; install it without
- * SA_RESTART so that the backend's waits return).  What was gathered so
- * far is still written.
+ * hwbp_trace_session_stop - make a running hwbp_trace_session_run() end
+ * soon (a signal handler; install it without SA_RESTART so that the
+ * backend's waits return).  What was gathered so far is still written.
+ * No error.  Context: async-signal-safe; any thread.
  */
 void hwbp_trace_session_stop(struct hwbp_trace_session *s);
 
 /*
- * hwbp_trace_session_stop_signal - async-signal-safe: as
- * hwbp_trace_session_stop(), for signal @sig received by the caller: a
+ * hwbp_trace_session_stop_signal - as hwbp_trace_session_stop(), for
+ * signal @sig received by the caller: a
  * command the backend started (-- CMD) is sent @sig too, as a terminal
  * sends it to its foreground process group (0: nothing is sent, e.g. when
  * the terminal sent it to the command itself).  A second stop hurries:
  * the backend ends at once (a started command is killed), still leaving
  * an attached process disarmed.  No error.
+ * Context: async-signal-safe; any thread.
  */
 void hwbp_trace_session_stop_signal(struct hwbp_trace_session *s, int sig);
 
@@ -587,6 +644,7 @@ void hwbp_trace_session_stop_signal(struct hwbp_trace_session *s, int sig);
  * hwbp_trace_session_message - the one-line reason of the last error ("" if
  * none); *input (may be NULL) is set when it was the caller's input (a bad
  * entry, option or file: a usage error) rather than the trace failing.
+ * No errors.  Context: the thread that uses @s.
  */
 const char *hwbp_trace_session_message(const struct hwbp_trace_session *s, bool *input);
 
@@ -594,16 +652,17 @@ const char *hwbp_trace_session_message(const struct hwbp_trace_session *s, bool 
  * hwbp_trace_session_wait_status - true, with *@status (may be NULL) the
  * wait status (waitpid(2)) of the command the backend started, once that
  * command ended; false when the session started no command or it has not
- * ended.  No error.
+ * ended.  No error.  Context: the thread that uses @s.
  */
 bool hwbp_trace_session_wait_status(const struct hwbp_trace_session *s, int *status);
 
 /*
  * hwbp_trace_session_hit - the hit path for a backend: one event into the
- * session's histogram or its CPU's ring.  Allocation-free, no lock, no
- * system call; histogram mode one caller at a time, trace mode one caller
- * per CPU (ev->cpu).  Only between a successful prepare and
- * hwbp_trace_session_free(), and not concurrently with run()'s own hits.
+ * session's histogram or its CPU's ring.  No errors.
+ * Context: allocation-free, no lock, no system call; histogram mode one
+ * caller at a time, trace mode one caller per CPU (ev->cpu).  Only
+ * between a successful prepare and hwbp_trace_session_free(), and not
+ * concurrently with run()'s own hits.
  */
 void hwbp_trace_session_hit(struct hwbp_trace_session *s, const struct hwbp_trace_event *ev);
 
@@ -615,7 +674,7 @@ void hwbp_trace_session_hit(struct hwbp_trace_session *s, const struct hwbp_trac
  * histogram entry is the (stack, kind)'s, and in trace mode ev->stack is
  * set to the stack's id (0: the table of stacks was full, counted in the
  * summary); without it, this is hwbp_trace_session_hit() and ev->stack
- * is set to 0.  The same context rules.
+ * is set to 0.  No errors.  Context: as hwbp_trace_session_hit().
  */
 void hwbp_trace_session_hit_frames(struct hwbp_trace_session *s, struct hwbp_trace_event *ev,
 				   const uint64_t *callers, unsigned n);
@@ -624,20 +683,21 @@ void hwbp_trace_session_hit_frames(struct hwbp_trace_session *s, struct hwbp_tra
  * hwbp_trace_session_hist - histogram mode: the session's histogram (one
  * breakpoint per watch, in the order the entries gave them), from a
  * successful prepare until hwbp_trace_session_free(); NULL otherwise
- * (trace mode, not prepared, NULL @s).  Read-only: its counts are those of
- * the hits so far, so read them while no hit is being fed (after run(), or
- * between the caller's own hwbp_trace_session_hit() calls).  No error.
+ * (trace mode, not prepared, NULL @s).  No error.
+ * Context: read-only: its counts are those of the hits so far, so read
+ * them while no hit is being fed (after run(), or between the caller's own
+ * hwbp_trace_session_hit() calls).
  */
 const struct hwbp_hist *hwbp_trace_session_hist(const struct hwbp_trace_session *s);
 
 /*
  * hwbp_trace_session_ring - trace mode: CPU @cpu's ring, from a successful
  * prepare until hwbp_trace_session_free(); NULL otherwise (histogram mode,
- * not prepared, @cpu beyond the backend's CPUs, NULL @s).  Popping events
- * from it makes the caller the ring's consumer: only while run() is not
- * running (run drains the rings itself), and what the caller took is not
- * written to the session's outputs.  hwbp_ring_stats() on it may be read
- * any time.  No error.
+ * not prepared, @cpu beyond the backend's CPUs, NULL @s).  No error.
+ * Context: the thread that uses @s.  Popping events from it makes the
+ * caller the ring's consumer: only while run() is not running (run drains
+ * the rings itself), and what the caller took is not written to the
+ * session's outputs.  hwbp_ring_stats() on it may be read any time.
  */
 struct hwbp_ring *hwbp_trace_session_ring(struct hwbp_trace_session *s, unsigned cpu);
 
@@ -657,8 +717,8 @@ struct hwbp_trace_lackey_counts {
  * does, counting into *@c (zeroed first) without replaying anything: to
  * check a trace before a session replays it, or to time the parser alone.
  * Errors: -EINVAL (NULL), -EIO (the stream failed: ferror(@in); *@c holds
- * what was read).  Allocates nothing; one caller per stream (it reads
- * without the stream's lock); not in a signal handler (stdio).
+ * what was read).  Context: allocates nothing; one caller per stream (it
+ * reads without the stream's lock); not in a signal handler (stdio).
  */
 int hwbp_trace_lackey_scan(FILE *in, struct hwbp_trace_lackey_counts *c);
 
@@ -678,7 +738,7 @@ int hwbp_trace_lackey_scan(FILE *in, struct hwbp_trace_lackey_counts *c);
  * hwbp_decoder_open - a decoder for @arch.  Errors: -EOPNOTSUPP (an arch
  *   whose exception reports the access, arm64 and powerpc; or a build
  *   without Capstone), -ENOMEM, -EINVAL (@out NULL).
- * hwbp_decoder_close - free it (NULL: nothing).
+ * hwbp_decoder_close - free it (NULL: nothing).  No errors.
  * hwbp_decoder_access - the access of the instruction that ended at @ip:
  *   @code holds the @n bytes at @start, a known instruction boundary at
  *   or before @ip (a function's start), up to at least @ip, better 15
@@ -709,7 +769,7 @@ int hwbp_decoder_open(enum hwbp_arch arch, struct hwbp_decoder **out);
  * instructions of @insn_len bytes each from @start, every one of them an
  * access of @size bytes at @addr of kind @kind given @regs/@known; a trap
  * after instruction k ends at start + k * insn_len.  Errors: -EINVAL
- * (@out NULL), -EOPNOTSUPP (no decoder for @arch).  Any context.
+ * (@out NULL), -EOPNOTSUPP (no decoder for @arch).  Context: any.
  */
 struct hwbp_decoder_sample {
 	const uint8_t *code;
