@@ -58,6 +58,7 @@ cc tests/qemu/riscv/start.S start.o $CFLAGS
 cc tests/qemu/riscv/$HARNESS.c $HARNESS.o $CFLAGS
 cc tests/qemu/riscv/insn.c insn.o $CFLAGS
 cc tests/qemu/riscv/$SMP.c $SMP.o $CFLAGS
+cc tests/qemu/riscv/machine.c machine.o $CFLAGS
 cc arch/riscv/$GLUE.c $GLUE.o $CORE_FLAGS
 # libhwbp: every generic/*.c and every arch's caps, encode and decode.
 for f in generic/*.c arch/*/caps.c arch/*/encode.c arch/*/decode.c; do

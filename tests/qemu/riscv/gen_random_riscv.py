@@ -14,10 +14,11 @@ import os
 import random
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rvgen import CODE, DATA, access, write_files  # noqa: E402
+
 N, SEED, OUT = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 rng = random.Random(SEED)
-DATA = [0x100 + 8 * k for k in range(8)]     # B+0x100 .. B+0x138
-CODE = [0x40 + 4 * k for k in range(8)]      # C+0x40 .. C+0x5c, 4-byte slots
 
 
 def trigger(lines, n):
@@ -72,17 +73,8 @@ def scenario(length, multi):
             lines.append(f"exec C+{rng.choice(CODE):#x}")
             lines.append("resume")
         else:
-            size = rng.choice([1, 2, 4, 8])
-            off = rng.choice(DATA) + rng.randrange(-8, 12)
-            if rng.random() < 0.7:
-                off &= ~(size - 1)
-            lines.append(f"{rng.choice(['read', 'write'])} B+{off:#x} {size}")
-            lines.append("resume")
+            access(rng, lines, DATA)
     return lines
 
 
-os.makedirs(OUT, exist_ok=True)
-for i in range(N):
-    with open(os.path.join(OUT, f"v{i:05d}.hws"), "w") as f:
-        f.write(f"# random riscv scenario {i} of seed {SEED}\n")
-        f.write("\n".join(scenario(rng.randint(20, 50), i % 2 == 1)) + "\n")
+write_files(rng, N, SEED, OUT, "v", "riscv", scenario)

@@ -3,8 +3,8 @@
 """gen_random_sbi.py N SEED OUTDIR: N random scenario files an S-mode kernel
 can run whole (the riscv64-sbi harness, tests/qemu/riscv/README.md): cpu
 rv64-qemu-sbi (kernel scope without the m bit), accesses and execs from
-U and S only (no `get`: the trigger CSRs are M-mode's) (`mode priv=0|1` first), triggers only through `watch`
-and `unwatch` (every scope, every type, lengths the planner splits or
+U and S only (`mode priv=0|1` first), `get`s of the trigger CSRs (from
+U/S: illegal instructions), triggers only through `watch` and `unwatch` (every scope, every type, lengths the planner splits or
 enlarges, data and code), and every other file on 4 CPUs (`mode cpu=`).
 Each access is followed by `resume`.  No expectations: the canonical lines
 are compared with the simulator's qemu profile."""
@@ -12,10 +12,11 @@ import os
 import random
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rvgen import CODE, DATA, access, write_files  # noqa: E402
+
 N, SEED, OUT = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 rng = random.Random(SEED * 7 + 3)   # not the same stream as the riscv64 files
-DATA = [0x100 + 8 * k for k in range(8)]     # B+0x100 .. B+0x138
-CODE = [0x40 + 4 * k for k in range(8)]      # C+0x40 .. C+0x5c, 4-byte slots
 
 
 def scenario(length, multi):
@@ -51,17 +52,8 @@ def scenario(length, multi):
             lines.append(f"exec C+{rng.choice(CODE):#x}")
             lines.append("resume")
         else:
-            size = rng.choice([1, 2, 4, 8])
-            off = rng.choice(hot) + rng.randrange(-8, 12)
-            if rng.random() < 0.7:
-                off &= ~(size - 1)
-            lines.append(f"{rng.choice(['read', 'write'])} B+{off:#x} {size}")
-            lines.append("resume")
+            access(rng, lines, hot)
     return lines
 
 
-os.makedirs(OUT, exist_ok=True)
-for i in range(N):
-    with open(os.path.join(OUT, f"s{i:05d}.hws"), "w") as f:
-        f.write(f"# random riscv64-sbi scenario {i} of seed {SEED}\n")
-        f.write("\n".join(scenario(rng.randint(20, 50), i % 2 == 1)) + "\n")
+write_files(rng, N, SEED, OUT, "s", "riscv64-sbi", scenario)

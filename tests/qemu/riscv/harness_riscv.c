@@ -36,7 +36,6 @@
 /* Exit status of a harness that cannot run scenarios yet (run.sh). */
 #define EXIT_NOT_INTEGRATED 5
 
-extern char __arena_b[], __arena_c[];
 void rv_main(void);
 
 struct rv_hart rv_harts[RV_MAX_HARTS];
@@ -157,39 +156,7 @@ void rv_rearm_all(void)
 /* ------------------------------------------------------------------ */
 /* harness.h                                                           */
 /* ------------------------------------------------------------------ */
-uint64_t arch_arena_b(void)
-{
-	return (uint64_t)__arena_b;
-}
-
-uint64_t arch_arena_c(void)
-{
-	return (uint64_t)__arena_c;
-}
-
-const char *arch_machine_model(void)
-{
-	return "rv64-qemu";
-}
-
-const char *arch_cpu_unsupported(const struct hwbp_cpu *cpu)
-{
-	if (cpu->arch != HWBP_ARCH_RISCV)
-		return "not a RISC-V CPU";
-	if (cpu->u.riscv.ntrig > rv_ntrig)
-		return "more triggers than this hart has (QEMU 10: 2)";
-	return NULL;
-}
-
-unsigned arch_ncpus(void)
-{
-	return rv_ncpus();
-}
-
-int arch_on_cpu(unsigned cpu, int (*fn)(void *), void *arg)
-{
-	return rv_smp_call(cpu, fn, arg);
-}
+/* (the machine's answers, arch_arena_*, arch_ncpus, arch_on_cpu...: machine.c) */
 
 /*
  * Every trigger of this hart: tdata1 = 0, tdata2 = tdata3 = 0; where

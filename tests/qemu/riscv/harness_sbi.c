@@ -30,7 +30,6 @@
 #define UART_LSR_THRE 0x20
 #define ALL_SLOTS 0xffffffffu
 
-extern char __arena_b[], __arena_c[];
 void rv_main(void);
 
 struct rv_hart rv_harts[RV_MAX_HARTS];
@@ -118,39 +117,7 @@ void rv_rearm_all(void)
 			rv_puts("\n# FATAL: riscv64-sbi: enable_triggers failed\n");
 }
 
-uint64_t arch_arena_b(void)
-{
-	return (uint64_t)__arena_b;
-}
-
-uint64_t arch_arena_c(void)
-{
-	return (uint64_t)__arena_c;
-}
-
-const char *arch_machine_model(void)
-{
-	return "rv64-qemu-sbi";
-}
-
-const char *arch_cpu_unsupported(const struct hwbp_cpu *cpu)
-{
-	if (cpu->arch != HWBP_ARCH_RISCV)
-		return "not a RISC-V CPU";
-	if (cpu->u.riscv.ntrig > rv_ntrig)
-		return "more triggers than the firmware offers (OpenSBI on QEMU 10: 2)";
-	return NULL;
-}
-
-unsigned arch_ncpus(void)
-{
-	return rv_ncpus();
-}
-
-int arch_on_cpu(unsigned cpu, int (*fn)(void *), void *arg)
-{
-	return rv_smp_call(cpu, fn, arg);
-}
+/* (the machine's answers, arch_arena_*, arch_ncpus, arch_on_cpu...: machine.c) */
 
 int arch_write_regs(const struct hwbp_regs *regs)
 {

@@ -191,6 +191,14 @@ extern uint64_t rv_run(uint64_t operand, uint64_t value, uint64_t pc, uint64_t p
 unsigned rv_smp_init(void);
 unsigned rv_ncpus(void);
 int rv_smp_call(unsigned hart, int (*fn)(void *), void *arg);
+
+/* machine.c: the mailbox of arch_on_cpu's calls.  serve: on hart @me,
+ * after its wake-up bit was cleared, run the call if it is for @me.
+ * call: from hart 0, -EINVAL past the harts, @fn at once on itself, else
+ * the mailbox, kick(@hart), and a wait (60 s, then FATAL) for its end. */
+void rv_mailbox_serve(unsigned me);
+int rv_mailbox_call(unsigned hart, int (*fn)(void *), void *arg, void (*kick)(unsigned hart));
+extern char __arena_b[], __arena_c[];
 void rv_secondary_main(void);
 uint64_t rv_mtime(void);
 

@@ -26,9 +26,8 @@
  * mstatus.MIE), but it is never taken as a trap: the call runs in thread
  * context, on the hart's own stack, where a trigger's breakpoint
  * exception or an ECALL traps as on hart 0.  The target clears
- * msip[self] first, then reads the mailbox (so no call is lost: the
- * mailbox was written before the bit was set), runs the call, stores the
- * result and sets `done` (release); hart 0 waits for `done` (acquire).
+ * msip[self] first, then serves the mailbox (machine.c, shared with the
+ * S-mode harness).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -42,19 +41,9 @@
 #define MTIME (RV_CLINT_BASE + 0xbff8)  /* the ACLINT MTIMER's mtime (virt) */
 #define MTIME_HZ 10000000ull            /* virt: 10 MHz */
 #define UP_TIMEOUT_S 10                 /* a hart must be up by then */
-#define CALL_TIMEOUT_S 60               /* and a call done (one scenario command) */
 
 static unsigned ncpus = 1;
 static volatile uint8_t up[RV_MAX_HARTS];
-
-/* The one call in flight (only hart 0 sends, and waits for its end). */
-static struct {
-	int (*volatile fn)(void *);
-	void *volatile arg;
-	volatile unsigned target;
-	volatile int ret;
-	volatile int done;
-} call;
 
 extern volatile uint32_t rv_go;
 
@@ -108,35 +97,19 @@ void rv_secondary_main(void)
 			continue;
 		}
 		msip_w(me, 0);
-		if (call.fn && call.target == me) {
-			int (*fn)(void *) = call.fn;
-
-			call.ret = fn(call.arg);
-			call.fn = 0;
-			__atomic_store_n(&call.done, 1, __ATOMIC_RELEASE);
-		}
+		rv_mailbox_serve(me);
 	}
+}
+
+/* The wake-up: msip_w fences the mailbox before the device write. */
+static void kick(unsigned hart)
+{
+	msip_w(hart, 1);
 }
 
 int rv_smp_call(unsigned hart, int (*fn)(void *), void *arg)
 {
-	uint64_t t0;
-
-	if (hart >= ncpus)
-		return -EINVAL;
-	if (hart == rv_this_hart())
-		return fn(arg);
-	call.arg = arg;
-	call.target = hart;
-	call.done = 0;
-	call.fn = fn;
-	msip_w(hart, 1);
-	t0 = rv_mtime();
-	while (!__atomic_load_n(&call.done, __ATOMIC_ACQUIRE)) {
-		if (rv_mtime() - t0 > MTIME_HZ * CALL_TIMEOUT_S)
-			fatal("a call by IPI did not end", hart, 0);
-	}
-	return call.ret;
+	return rv_mailbox_call(hart, fn, arg, kick);
 }
 
 unsigned rv_smp_init(void)

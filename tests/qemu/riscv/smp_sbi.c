@@ -11,7 +11,7 @@
  * it enters S-mode there with a1 = its number (SBI spec, "Hart State
  * Management Extension", HART_START).
  *
- * Calls: the mailbox as in smp.c, then send_ipi(mask, base): the firmware
+ * Calls: the mailbox (machine.c), then send_ipi(mask, base): the firmware
  * raises sip.SSIP on the target (SBI spec, "IPI Extension").  The target
  * waits in WFI with sie.SSIE = 1 and sstatus.SIE = 0: the pending
  * interrupt wakes it and is never taken (the privileged ISA, "Wait for
@@ -28,7 +28,6 @@
 #define SIE_SSIE (1ull << 1)
 #define TIME_HZ 10000000ull   /* virt's timebase */
 #define UP_TIMEOUT_S 10
-#define CALL_TIMEOUT_S 60
 
 #define SBI_HSM 0x48534Dul
 #define SBI_IPI 0x735049ul
@@ -42,14 +41,6 @@ extern char rv_sbi_secondary[];
 static unsigned ncpus = 1;
 static unsigned long hartid_of[RV_MAX_HARTS];
 static volatile uint8_t up[RV_MAX_HARTS];
-
-static struct {
-	int (*volatile fn)(void *);
-	void *volatile arg;
-	volatile unsigned target;
-	volatile int ret;
-	volatile int done;
-} call;
 
 static long sbi3(unsigned long eid, unsigned long fid, unsigned long a0, unsigned long a1,
 		 unsigned long a2, long *value)
@@ -97,38 +88,25 @@ void rv_secondary_main(void)
 			continue;
 		}
 		__asm__ volatile("csrc sip, %0" : : "r"(SIP_SSIP) : "memory");
-		if (call.fn && call.target == me) {
-			int (*fn)(void *) = call.fn;
-
-			call.ret = fn(call.arg);
-			call.fn = 0;
-			__atomic_store_n(&call.done, 1, __ATOMIC_RELEASE);
-		}
+		rv_mailbox_serve(me);
 	}
 }
 
-int rv_smp_call(unsigned hart, int (*fn)(void *), void *arg)
+/* The wake-up: send_ipi(mask 1, base = the target's hartid), after a
+ * fence that orders the mailbox before the ecall. */
+static void kick(unsigned hart)
 {
-	uint64_t t0;
 	long e;
 
-	if (hart >= ncpus)
-		return -EINVAL;
-	if (hart == rv_this_hart())
-		return fn(arg);
-	call.arg = arg;
-	call.target = hart;
-	call.done = 0;
-	call.fn = fn;
 	__asm__ volatile("fence rw, rw" ::: "memory");
 	e = sbi3(SBI_IPI, 0, 1ul, hartid_of[hart], 0, NULL);
 	if (e)
 		fatal("send_ipi failed", hart, e);
-	t0 = rv_mtime();
-	while (!__atomic_load_n(&call.done, __ATOMIC_ACQUIRE))
-		if (rv_mtime() - t0 > TIME_HZ * CALL_TIMEOUT_S)
-			fatal("a call by IPI did not end", hart, 0);
-	return call.ret;
+}
+
+int rv_smp_call(unsigned hart, int (*fn)(void *), void *arg)
+{
+	return rv_mailbox_call(hart, fn, arg, kick);
 }
 
 unsigned rv_smp_init(void)
