@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the Linux backends share (backends/linux/): the one header of this
- * folder that the ptrace, perf and module backends include, besides
- * session/backend.h.  Children and tracees (child.c), the processes they
- * trace (process.c), the kernel scope (kernel.c), store-only twins
- * (twins.c), user stacks (unwind.h) and the arch's Linux glue (glue.h,
+ * folder that the ptrace, perf and module backends (and the race
+ * detector, tracer/race/) include, besides session/backend.h.  Children
+ * and tracees (child.c, seize.c), the processes they trace (process.c),
+ * the kernel scope (kernel.c), store-only twins (twins.c), code traps
+ * (traps.c), user stacks (unwind.h) and the arch's Linux glue (glue.h,
  * arch/<a>/linux.c).  Linux only.  Every function that takes a session
  * reports its error as the session's message (hwbpi_fail) and returns the
  * negative errno.
@@ -227,6 +228,53 @@ int hwbpi_process_callgraph(struct hwbpi_view *s, enum hwbpi_callgraph *out);
 /* Process @pid is gone or a zombie (not ours: we cannot wait for it).
  * Context: a kill(2) and a read of /proc/PID/stat. */
 bool hwbpi_process_gone(pid_t pid);
+
+/* ---- code traps planted in a tracee (traps.c) ----------------------- */
+
+/*
+ * A table of traps (the arch's trap instruction, hwbpi_linux_trap, over
+ * the first bytes of an instruction), each with the bytes it replaced,
+ * reference-counted: the ptrace backend's arming and release functions,
+ * the race detector's sampled instructions.  The process's threads share
+ * the text, so any stopped thread of it may plant or remove one.
+ */
+struct hwbpi_trap {
+	uint64_t addr;
+	uint8_t orig[4];         /* the trap's length of bytes before it */
+	unsigned refs;           /* its uses; 0: a free entry */
+};
+struct hwbpi_traps {
+	struct hwbpi_trap *t;
+	unsigned n, cap;         /* entries used (free ones among them), the most */
+	unsigned live;           /* entries planted (refs > 0) */
+};
+
+/* An empty table of at most @cap traps.  Errors: -EINVAL (@cap 0),
+ * -ENOMEM.  hwbpi_traps_fini(): free it (the code is not touched). */
+int hwbpi_traps_init(struct hwbpi_traps *T, unsigned cap);
+void hwbpi_traps_fini(struct hwbpi_traps *T);
+
+/* The planted trap at @addr, or NULL.  No error; no system call. */
+struct hwbpi_trap *hwbpi_trap_at(const struct hwbpi_traps *T, uint64_t addr);
+
+/* A trap at @addr in the process of stopped thread @tid (one more use of
+ * it if it is there).  Errors: -ENOSPC (the table is full), -EOPNOTSUPP
+ * (no trap instruction for this CPU), ptrace's (-EIO, -EFAULT, -ESRCH). */
+int hwbpi_trap_plant(struct hwbpi_traps *T, pid_t tid, uint64_t addr);
+
+/* One use of the trap at @addr less; its bytes back once none is left.
+ * Errors: -ENOENT (no trap there), ptrace's. */
+int hwbpi_trap_unplant(struct hwbpi_traps *T, pid_t tid, uint64_t addr);
+
+/* Write @tp's trap (@trap) or its original bytes into the process of
+ * stopped thread @tid, the table unchanged (a step over it; a fork
+ * child's copy of the text).  Errors: ptrace's. */
+int hwbpi_trap_poke(pid_t tid, const struct hwbpi_trap *tp, bool trap);
+
+/* Every planted trap's bytes (@trap) or original bytes into the process
+ * of @tid: before a detach, or into a forked child's copy.  No error
+ * (a failed write leaves that word as it was). */
+void hwbpi_traps_poke_all(const struct hwbpi_traps *T, pid_t tid, bool trap);
 
 /* ---- the access behind a data hit, decoded (access.c) -------------- */
 
