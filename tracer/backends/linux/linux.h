@@ -122,6 +122,47 @@ int hwbpi_child_wait(pid_t pid, int *st);
  */
 int hwbpi_child_run_to_entry(pid_t pid, const char *cmd, char *err, size_t errlen);
 
+/* ---- seize.c: seized tracees ------------------------------------------ */
+
+/*
+ * hwbpi_seize_spawn - fork; the child stops itself, is PTRACE_SEIZEd with
+ * @opts (| PTRACE_O_EXITKILL: it dies with the tracer), then execs @argv
+ * (PATH searched) or, with @fn, calls @fn(@arg) and exits with its value.
+ * *@pid is left in a ptrace-stop: just past its execve()
+ * (PTRACE_EVENT_EXEC), or before @fn (a SIGSTOP signal-delivery stop).
+ * Seized rather than PTRACE_TRACEME'd: it can be PTRACE_INTERRUPTed and
+ * reports group-stops as such.
+ * Errors: -ENOENT, -EACCES... (@argv[0] cannot be run: a line in @err,
+ *         the child reaped), -EPERM (ptrace not permitted), -EIO (it
+ *         ended first: reaped), -EINVAL, waitpid's, fork's and pipe's.
+ */
+int hwbpi_seize_spawn(char *const argv[], int (*fn)(void *), void *arg, unsigned long opts,
+		      pid_t *pid, char *err, size_t errlen);
+
+/*
+ * hwbpi_seize_threads - PTRACE_SEIZE (with @opts, no EXITKILL: an
+ * attached process outlives its tracer) and PTRACE_INTERRUPT each thread
+ * of process @pid that cb->known() does not know, wait for its stop and
+ * give it to cb->add() with its wait status (it stays stopped; a
+ * signal-delivery stop that came first is the caller's to deliver), or
+ * with status -1 a thread a seized one created meanwhile (auto-attached:
+ * its first stop comes through the caller's own wait); again until a
+ * pass over /proc/PID/task finds no new thread.
+ * Errors: -ESRCH (no such process), -EPERM (not permitted: another
+ *         tracer, or kernel.yama.ptrace_scope; the line says which),
+ *         ptrace's, -EINVAL, cb->add()'s (-ENOMEM).
+ */
+struct hwbpi_seize_cb {
+	bool (*known)(void *arg, pid_t tid);
+	int (*add)(void *arg, pid_t tid, int status);
+	void *arg;
+};
+int hwbpi_seize_threads(pid_t pid, unsigned long opts, const struct hwbpi_seize_cb *cb,
+			char *err, size_t errlen);
+
+/* A number field of /proc/TID/status ("Tgid", "TracerPid"), or -1. */
+pid_t hwbpi_proc_status_field(pid_t tid, const char *field);
+
 /* The kernel's debug-register model for stopped thread @tid (hwbpi_linux_cpu),
  * with a one-line reason.  Errors: those of hwbpi_linux_cpu(). */
 int hwbpi_child_model(pid_t tid, struct hwbp_cpu *cpu, char *err, size_t errlen);

@@ -536,7 +536,7 @@ static void stop_step(struct hwbpi_pt_loop *L)
 static struct thr *first_stop(struct hwbpi_pt_loop *L, pid_t w)
 {
 	struct hwbpi_ptrace *s = L->s;
-	pid_t tgid = hwbpi_ptrace_status_field(w, "Tgid");
+	pid_t tgid = hwbpi_proc_status_field(w, "Tgid");
 	bool newproc;
 	struct thr *th;
 	struct proc *p;
@@ -593,7 +593,7 @@ static int on_clone(struct hwbpi_pt_loop *L, struct thr *th, pid_t w, int ev)
 	pid_t tgid = th->tgid, ptgid = th->tgid;
 
 	ptrace(PTRACE_GETEVENTMSG, w, NULL, &nt);
-	if (ev != PTRACE_EVENT_CLONE || hwbpi_ptrace_status_field((pid_t)nt, "Tgid") == (pid_t)nt)
+	if (ev != PTRACE_EVENT_CLONE || hwbpi_proc_status_field((pid_t)nt, "Tgid") == (pid_t)nt)
 		tgid = (pid_t)nt;
 	if (nt && !hwbpi_ptrace_thr_find(s, (pid_t)nt)) {
 		struct proc *pp, *np;

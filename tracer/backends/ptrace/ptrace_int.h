@@ -140,8 +140,6 @@ void hwbpi_ptrace_thr_del(struct hwbpi_ptrace *s, pid_t tid);
  * (the watched bytes, to tell writes by value).  NULL: none / -ENOMEM. */
 struct proc *hwbpi_ptrace_proc_find(struct hwbpi_ptrace *s, pid_t tgid);
 struct proc *hwbpi_ptrace_proc_add(struct hwbpi_ptrace *s, pid_t tgid, size_t shadow_len);
-/* A number field of /proc/TID/status ("Tgid", "TracerPid"), or -1. */
-pid_t hwbpi_ptrace_status_field(pid_t tid, const char *field);
 /* A session of process @pid with the kernel's model @cpu (NULL: -ENOMEM). */
 struct hwbpi_ptrace *hwbpi_ptrace_session_new(pid_t pid, bool attached, const struct hwbp_cpu *cpu);
 

@@ -477,7 +477,7 @@ void hwbpi_pt_objs_unplant(struct hwbpi_pt_loop *L, pid_t tid)
 {
 	struct hwbpi_pt_objs *O = L->objs;
 
-	if (!O || !O->planted || hwbpi_ptrace_status_field(tid, "Tgid") != L->s->pid)
+	if (!O || !O->planted || hwbpi_proc_status_field(tid, "Tgid") != L->s->pid)
 		return;
 	hwbpi_traps_poke_all(&O->traps, tid, false);
 	O->planted = false;
