@@ -122,6 +122,17 @@ int hwbpi_child_wait(pid_t pid, int *st);
  */
 int hwbpi_child_run_to_entry(pid_t pid, const char *cmd, char *err, size_t errlen);
 
+/*
+ * hwbpi_linux_fires - do the debug registers fire on this machine?  A
+ * forked child gets a write watch through the glue and stores 3 times: 0
+ * when 3 traps came.  Asked once per process (a fork failure aside).
+ * Errors (@err: one line): -ENODEV ("hardware breakpoints do not fire on
+ * this machine": some hypervisors drop them), -EOPNOTSUPP (no glue, or
+ * no debug registers for ptrace), -EPERM, fork's and the planner's.
+ * Context: forks (stdio flushed first); not in a signal handler.
+ */
+int hwbpi_linux_fires(char *err, size_t errlen);
+
 /* ---- seize.c: seized tracees ------------------------------------------ */
 
 /*
@@ -162,6 +173,11 @@ int hwbpi_seize_threads(pid_t pid, unsigned long opts, const struct hwbpi_seize_
 
 /* A number field of /proc/TID/status ("Tgid", "TracerPid"), or -1. */
 pid_t hwbpi_proc_status_field(pid_t tid, const char *field);
+
+/* SIGTRAP pending for thread @tid (SigPnd of /proc/TID/status: the
+ * thread's own queue, where force_sig() puts a debug trap): before a
+ * detach, a hit's trap still to come would kill the process. */
+bool hwbpi_proc_trap_pending(pid_t tid);
 
 /* The kernel's debug-register model for stopped thread @tid (hwbpi_linux_cpu),
  * with a one-line reason.  Errors: those of hwbpi_linux_cpu(). */

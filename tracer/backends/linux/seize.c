@@ -42,6 +42,24 @@ pid_t hwbpi_proc_status_field(pid_t tid, const char *field)
 	return v;
 }
 
+bool hwbpi_proc_trap_pending(pid_t tid)
+{
+	char p[64], line[256];
+	unsigned long long m = 0;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/proc/%d/status", (int)tid);
+	f = fopen(p, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "SigPnd:", 7) == 0) {
+			m = strtoull(line + 7, NULL, 16);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return m & (1ull << (SIGTRAP - 1));
+}
+
 /* The next stop of seized child @pid, other stops on the way passed
  * through: @ev (a PTRACE_EVENT_*), or with @ev 0 a signal-delivery stop
  * of @sig.  Errors: -EIO (it ended; @what says so), waitpid's. */

@@ -473,24 +473,6 @@ static bool group_stop(pid_t tid)
 	return ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) && errno == EINVAL;
 }
 
-bool hwbpi_ptrace_trap_pending(pid_t tid)
-{
-	char p[64], line[256];
-	unsigned long long m = 0;
-	FILE *f;
-
-	snprintf(p, sizeof(p), "/proc/%d/status", (int)tid);
-	f = fopen(p, "re");
-	while (f && fgets(line, sizeof(line), f))
-		if (strncmp(line, "SigPnd:", 7) == 0) {
-			m = strtoull(line + 7, NULL, 16);
-			break;
-		}
-	if (f)
-		fclose(f);
-	return m & (1ull << (SIGTRAP - 1));
-}
-
 static bool stop_sig(int sig)
 {
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
@@ -572,7 +554,7 @@ static void detach_stopped(struct hwbpi_pt_loop *L, struct thr *th, pid_t w, int
 	hwbpi_ptrace_disarm(s, w);
 	if (ev == 0 && sig == SIGTRAP) {
 		ptrace(PTRACE_DETACH, w, NULL, NULL);   /* suppressed */
-	} else if (hwbpi_ptrace_trap_pending(w)) {
+	} else if (hwbpi_proc_trap_pending(w)) {
 		th->step = false;
 		hwbpi_child_resume(w, ev == 0 && !group_stop(w) ? sig : 0);
 		return;

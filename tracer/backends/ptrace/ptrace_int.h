@@ -195,9 +195,6 @@ bool hwbpi_pt_kind(const struct hwbpi_watch *w, unsigned hwtype, bool changed,
  * for a write those before it, val[1]; their first min(@len, 8). */
 void hwbpi_pt_set_values(struct hwbp_trace_event *ev, uint64_t len, const uint64_t val[2]);
 
-/* SIGTRAP pending for thread @tid (SigPnd of /proc/TID/status: the
- * thread's own queue, where force_sig() puts the debug trap). */
-bool hwbpi_ptrace_trap_pending(pid_t tid);
 
 /* The registers thread @th holds (or is to hold): the plan's, with its
  * own copies of the thread-local watches; nothing armed when those

@@ -427,7 +427,7 @@ void hwbpi_pt_objs_tick(struct hwbpi_pt_loop *L, struct thr *th, bool may_rotate
 	 * to the object in the slot now (the next interrupt rotates). */
 	if (O->timer && may_rotate) {
 		now = now_ns();
-		if (now - O->rot_at >= O->rotate_ns && !hwbpi_ptrace_trap_pending(th->tid))
+		if (now - O->rot_at >= O->rotate_ns && !hwbpi_proc_trap_pending(th->tid))
 			rotate(L, th, now);
 	}
 	p = hwbpi_ptrace_proc_find(L->s, th->tgid);
