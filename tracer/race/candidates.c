@@ -144,6 +144,8 @@ static void sort_unique(struct hwbpi_race_cands *c)
 {
 	size_t k = 0;
 
+	if (!c->n)
+		return;
 	qsort(c->ip, c->n, sizeof(*c->ip), cmp_u64);
 	for (size_t i = 0; i < c->n; i++)
 		if (!k || c->ip[k - 1] != c->ip[i])
