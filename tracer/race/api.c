@@ -67,13 +67,16 @@ void hwbp_race_free(struct hwbp_race *r)
 }
 
 static int bad(struct hwbp_race *r, int ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The caller's input was bad: one line, ending with the errno's name. */
 static int bad(struct hwbp_race *r, int ret, const char *fmt, ...)
 {
+	char line[sizeof(r->run.msg) - 16];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(r->run.msg, sizeof(r->run.msg), fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	snprintf(r->run.msg, sizeof(r->run.msg), "%s: %s", line, hwbp_errno_name(ret));
 	r->run.input = true;
 	return ret;
 }
@@ -233,6 +236,22 @@ int hwbp_race_diag(struct hwbp_race *r, FILE *f, const char *prefix)
 	return 0;
 }
 
+/* The run's line ends with its errno's name, as every error of hwbp
+ * does (unless it says it already). */
+static int named(struct hwbp_race *r, int ret)
+{
+	const char *name = hwbp_errno_name(ret);
+	size_t n = strlen(r->run.msg);
+
+	if (!ret || strstr(r->run.msg, name))
+		return ret;
+	if (!n)
+		snprintf(r->run.msg, sizeof(r->run.msg), "%s", name);
+	else if (n + strlen(name) + 3 < sizeof(r->run.msg))
+		snprintf(r->run.msg + n, sizeof(r->run.msg) - n, ": %s", name);
+	return ret;
+}
+
 int hwbp_race_run(struct hwbp_race *r)
 {
 	if (!r)
@@ -252,7 +271,7 @@ int hwbp_race_run(struct hwbp_race *r)
 	r->run.note = note;
 	r->run.note_arg = r;
 	r->run.input = false;
-	return hwbpi_race_run(&r->run);
+	return named(r, hwbpi_race_run(&r->run));
 }
 
 void hwbp_race_stop(struct hwbp_race *r, int sig)
