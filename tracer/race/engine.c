@@ -162,6 +162,8 @@ static int on_status(struct hwbpi_race_loop *L, pid_t w, int st)
 		}
 		if (L->w.st != W_IDLE && w == L->w.owner)
 			hwbpi_race_window_drop(L);
+		else if (L->w.st != W_IDLE)
+			L->w.exited = true;
 		hwbpi_race_thr_del(L, w);
 		hwbpi_race_window_step(L, hwbpi_race_now());
 		return 0;

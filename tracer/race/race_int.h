@@ -63,6 +63,11 @@ struct window {
 	uint8_t before[HWBPI_RACE_ACCESS_MAX];
 	bool have_before;
 	bool caught;                 /* some access was caught (a race or an atomic) */
+	bool hit;                    /* a watch fired, whether or not its access was
+				      * told: a changed value then has its writer */
+	bool exited;                 /* a thread ended meanwhile: the kernel writes its
+				      * thread id's word (CLONE_CHILD_CLEARTID), which
+				      * no watch sees and which is no race */
 	bool exact;                  /* the watch holds exactly [lo, lo + len) */
 	uint64_t opened_ns, deadline_ns;
 	struct hwbp_regs regs;       /* the other threads' registers */

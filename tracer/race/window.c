@@ -282,6 +282,7 @@ void hwbpi_race_on_hit(struct hwbpi_race_loop *L, struct rthr *th)
 	if (win) {
 		int ret = caught_access(L, th, win, &b, &atomic);
 
+		win->hit = true;
 		if (ret == 0 && !((win->a.kind | b.kind) & HWBP_W))
 			ret = -ENOENT;   /* two reads: no race (an RW watch's read of a write) */
 		if (ret == 0 && atomic) {
@@ -306,30 +307,50 @@ void hwbpi_race_on_hit(struct hwbpi_race_loop *L, struct rthr *th)
 
 /* ---- the window's course ------------------------------------------------ */
 
-/* The delay is over: the bytes compared (a change no watch caught is an
- * unseen writer), and the watch taken back from the other threads. */
-static void close_window(struct hwbpi_race_loop *L)
+/* Whether a thread that held this window's watch has a trap still
+ * queued (its hit made, not yet reported: the stop that disarmed it came
+ * first), which will be caught late; then no change is unseen. */
+static bool hit_pending(const struct hwbpi_race_loop *L)
+{
+	for (size_t i = 0; i < L->nthr; i++)
+		if (L->thr[i].win == L->w.id && L->thr[i].tid != L->w.owner &&
+		    hwbpi_proc_trap_pending(L->thr[i].tid))
+			return true;
+	return false;
+}
+
+/* The bytes compared once every other thread is disarmed, the held
+ * thread not yet run: a change that no watch caught (nor will: no hit
+ * queued) was made by a writer the watches do not see. */
+static void unseen_writer(struct hwbpi_race_loop *L)
 {
 	struct window *w = &L->w;
 	uint8_t after[HWBPI_RACE_ACCESS_MAX];
+	struct hwbpi_race_pair p;
+	long i;
 
-	if (w->st == W_OPEN && w->have_before && !w->caught &&
-	    read_mem(w->owner, w->lo, after, w->len) == 0 && memcmp(after, w->before, w->len)) {
-		struct hwbpi_race_pair p;
-		long i;
+	if (!w->have_before || w->caught || w->hit || w->exited ||
+	    read_mem(w->owner, w->lo, after, w->len) ||
+	    !memcmp(after, w->before, w->len) || hit_pending(L))
+		return;
+	memset(&p, 0, sizeof(p));
+	p.a = w->a;
+	p.unseen = true;
+	p.lo = w->lo;
+	p.len = w->len;
+	p.before = hwbpi_value_of_bytes(w->before, w->len);
+	p.after = hwbpi_value_of_bytes(after, w->len);
+	i = hwbpi_race_pairs_add(&L->r->pairs, &p);
+	if (i >= 0 && L->r->pairs.p[i].count == 1)
+		hwbpi_race_where(L->pid, w->lo, L->r->pairs.p[i].where, sizeof(p.where));
+	L->r->counts.unseen++;
+}
 
-		memset(&p, 0, sizeof(p));
-		p.a = w->a;
-		p.unseen = true;
-		p.lo = w->lo;
-		p.len = w->len;
-		p.before = hwbpi_value_of_bytes(w->before, w->len);
-		p.after = hwbpi_value_of_bytes(after, w->len);
-		i = hwbpi_race_pairs_add(&L->r->pairs, &p);
-		if (i >= 0 && L->r->pairs.p[i].count == 1)
-			hwbpi_race_where(L->pid, w->lo, L->r->pairs.p[i].where, sizeof(p.where));
-		L->r->counts.unseen++;
-	}
+/* The delay is over: the watch taken back from the other threads. */
+static void close_window(struct hwbpi_race_loop *L)
+{
+	struct window *w = &L->w;
+
 	if (w->opened_ns)
 		L->r->counts.held_ns += hwbpi_race_now() - w->opened_ns;
 	w->st = W_CLOSING;
@@ -337,11 +358,14 @@ static void close_window(struct hwbpi_race_loop *L)
 	hwbpi_race_spread(L);
 }
 
-/* Every other thread disarmed: the held thread runs its instruction. */
+/* Every other thread disarmed: the bytes compared, and the held thread
+ * runs its instruction. */
 static void end_window(struct hwbpi_race_loop *L)
 {
 	struct rthr *owner = hwbpi_race_thr_find(L, L->w.owner);
 
+	if (owner && L->w.opened_ns)
+		unseen_writer(L);
 	if (L->w.req >= 0)
 		hwbp_remove(&L->ctx, L->w.req);
 	L->w.req = -1;
