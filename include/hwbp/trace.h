@@ -915,7 +915,7 @@ void hwbp_race_free(struct hwbp_race *r);
  * "exclude"), -EBUSY (given twice, or the run ran).
  * Context: the run's thread, before it runs.
  */
-#define HWBP_RACE_RATE_DEFAULT 20
+#define HWBP_RACE_RATE_DEFAULT 10
 #define HWBP_RACE_DELAY_MS_DEFAULT 5
 int hwbp_race_option(struct hwbp_race *r, const char *name, const char *value);
 
