@@ -86,8 +86,8 @@ static void summary(const struct hwbp_race_stats *st, unsigned races)
 
 static void text_side(FILE *out, const struct hwbp_race_access *a)
 {
-	fprintf(out, "    %s of %" PRIu64 " bytes by thread %" PRIu32 " in ", kind_word(a->kind), a->size,
-	       a->tid);
+	fprintf(out, "    %s of %" PRIu64 " byte%s by thread %" PRIu32 " in ", kind_word(a->kind),
+		a->size, a->size == 1 ? "" : "s", a->tid);
 	if (a->func)
 		fprintf(out, "%s+0x%" PRIx64, a->func, a->func_off);
 	else
@@ -109,7 +109,8 @@ static void text_race(FILE *out, unsigned i, const struct hwbp_race_report *rep)
 		fprintf(out, "%s", rep->var);
 	else
 		fprintf(out, "%s", rep->where ? rep->where : "memory");
-	fprintf(out, " (0x%" PRIx64 ", %" PRIu64 " bytes)\n", rep->addr, rep->len);
+	fprintf(out, " (0x%" PRIx64 ", %" PRIu64 " byte%s)\n", rep->addr, rep->len,
+		rep->len == 1 ? "" : "s");
 	text_side(out, &rep->a);
 	if (rep->unseen)
 		fprintf(out, "    value changed by an unseen writer during the delay: 0x%" PRIx64

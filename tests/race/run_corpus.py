@@ -3,6 +3,8 @@
 find in a comment,
 
     expect: race FUNC FUNC     a race between an access in each function
+    expect: unseen FUNC        a value that FUNC's sampled access saw changed
+                               by a writer no watch caught (the kernel)
     expect: none               no report at all
     runs: N                    how many runs a sampling detector is given
 
@@ -28,12 +30,15 @@ TIMEOUT = 120
 
 def expectation(path):
     text = open(path).read()
-    m = re.search(r"expect: (race (\w+) (\w+)|none)", text)
+    m = re.search(r"expect: (race (\w+) (\w+)|unseen (\w+)|none)", text)
     n = re.search(r"runs: (\d+)", text)
     if not m or not n:
         sys.exit(f"{path}: no 'expect:' or 'runs:' line")
-    pair = sorted([m.group(2), m.group(3)]) if m.group(2) else None
-    return pair, int(n.group(1))
+    if m.group(2):
+        return ("conflict", sorted([m.group(2), m.group(3)])), int(n.group(1))
+    if m.group(4):
+        return ("unseen-writer", [m.group(4)]), int(n.group(1))
+    return None, int(n.group(1))
 
 
 def timed(argv):
@@ -42,10 +47,10 @@ def timed(argv):
     return p, time.monotonic() - t
 
 
-def found(report, pair):
+def found(report, want):
+    kind, funcs = want
     for r in report["races"]:
-        funcs = sorted(a["function"] or "?" for a in r["accesses"])
-        if r["kind"] == "conflict" and funcs == pair:
+        if r["kind"] == kind and sorted(a["function"] or "?" for a in r["accesses"]) == funcs:
             return True
     return False
 
@@ -98,7 +103,8 @@ def main():
                 continue
             _, plain = timed([exe])
             ok, what, used, raced = check(exe, pair, runs)
-            want = f"race {pair[0]} {pair[1]}" if pair else "none"
+            want = f"{'race' if pair[0] == 'conflict' else 'unseen'} {' '.join(pair[1])}" \
+                if pair else "none"
             print(f"{'ok  ' if ok else 'FAIL'} {name[:-2]:<20} expect {want:<28} {what} "
                   f"[{used}/{runs} runs; plain {plain:.2f} s, under hwbp race {raced:.2f} s]")
             fails += not ok
