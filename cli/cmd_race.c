@@ -265,14 +265,13 @@ static int open_output(const struct ropts *o, FILE **out)
 	return 0;
 }
 
-/* The report, and the output checked and closed. */
-static int print_report(struct hwbp_race *r, const struct ropts *o, FILE *out, const int *status)
+/* How the report's output is named in a write error. */
+static const char *output_name(const struct ropts *o, char *buf, size_t n)
 {
-	char what[600] = "stdout";
-
-	if (o->output)
-		snprintf(what, sizeof(what), "--output '%s'", o->output);
-	return race_print(r, out, what, o->json, o->cmd, status);
+	if (!o->output)
+		return "stdout";
+	snprintf(buf, n, "--output '%s'", o->output);
+	return buf;
 }
 
 int hwbp_cli_race(int argc, char **argv)
@@ -280,6 +279,7 @@ int hwbp_cli_race(int argc, char **argv)
 	struct sigaction old[NSTOP_SIGS];
 	struct ropts o;
 	struct hwbp_race *r;
+	char what[600];
 	FILE *out;
 	int done, ret, rc, status = 0;
 	bool have_status;
@@ -299,14 +299,19 @@ int hwbp_cli_race(int argc, char **argv)
 	}
 	if ((rc = configure(r, &o)) == 0) {
 		catch_stops(r, old);
-		if (hwbp_race_run(r))
+		if ((ret = hwbp_race_run(r)))
 			rc = run_error(r);
 		release_stops(old);
+		/* A run that failed says so in JSON too, as plan and decode do. */
+		if (ret && o.json)
+			rc = race_print_error(out, output_name(&o, what, sizeof(what)), ret,
+					      hwbp_race_message(r, NULL)) ? EXIT_REFUSED : rc;
 	}
 	have_status = hwbp_race_wait_status(r, &status);
 	if (rc == 0)
-		rc = print_report(r, &o, out, have_status ? &status : NULL);
-	else if (out != stdout)
+		rc = race_print(r, out, output_name(&o, what, sizeof(what)), o.json, o.cmd,
+				have_status ? &status : NULL);
+	else if (out != stdout && !(ret && o.json))
 		fclose(out);
 	if (rc == 0 && hwbp_race_count(r))
 		rc = HWBP_CLI_EXIT_RACE;

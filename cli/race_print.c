@@ -237,3 +237,13 @@ int race_print(struct hwbp_race *r, FILE *out, const char *what, bool json, char
 	}
 	return cli_close_output(out, what);
 }
+
+int race_print_error(FILE *out, const char *what, int err, const char *msg)
+{
+	fprintf(out, "{\"error\": ");
+	json_str(out, hwbp_errno_name(err));
+	fprintf(out, ", \"message\": ");
+	json_str(out, msg);
+	fprintf(out, "}\n");
+	return cli_close_output(out, what);
+}

@@ -24,4 +24,9 @@
 int race_print(struct hwbp_race *r, FILE *out, const char *what, bool json, char *const *cmd,
 	       const int *status);
 
+/* race_print_error - a run that failed with @err, as JSON on @out:
+ * {"error": "ENAME", "message": "..."}; @out checked and closed as
+ * race_print() does.  Returns 0 or 1. */
+int race_print_error(FILE *out, const char *what, int err, const char *msg);
+
 #endif

@@ -104,6 +104,9 @@ CASES = [
     (["race", "--delay", "1001", "--", "true"], 2, r"bad --delay '1001': at most 1000: ERANGE"),
     (["race", "--duration", "-1", "--", "true"], 2, r"bad --duration '-1'.*: EINVAL"),
     (["race", "--only", "", "--", "true"], 2, r"bad --only '': .*: EINVAL"),
+    # A run that fails is JSON too: no such process (or, on a machine whose
+    # debug registers do not fire, ENODEV: the check comes first).
+    (["race", "--json", "-p", "999999"], 1, r'^\{"error": "E[A-Z]+", "message": ".*"\}\n'),
     (["race", "--output", "/nonexistent/dir/r.json", "--", "true"], 2,
      r"cannot write --output '/nonexistent/dir/r.json': .*: ENOENT"),
     (["bench", "--help"], 0, r"usage: hwbp bench sim.*hwbp bench trace"),
