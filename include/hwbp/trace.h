@@ -892,10 +892,9 @@ struct hwbp_race_report {
  * -ENOMEM.  Context: allocates; any thread. */
 struct hwbp_race *hwbp_race_new(int *err);
 
-/* hwbp_race_free - end what remains of the run (a process still traced is
- * let go: an attached one as it was, a started one killed) and free it.
- * NULL: nothing.  No errors.  Context: the run's thread; not while
- * hwbp_race_run() runs, not in a signal handler. */
+/* hwbp_race_free - free the run and its reports (nothing is traced once
+ * hwbp_race_run() returned).  NULL: nothing.  No errors.  Context: the
+ * run's thread; not while hwbp_race_run() runs, not in a signal handler. */
 void hwbp_race_free(struct hwbp_race *r);
 
 /*

@@ -86,14 +86,18 @@ static int begin(struct hwbpi_race_loop *L)
 		return ret ? ret : hwbpi_child_run_to_entry(L->pid, r->argv[0], r->msg, sizeof(r->msg));
 	}
 	L->attached = true;
-	L->pid = r->pid;
+	/* A thread's id given: its process's (the threads it creates carry
+	 * that Tgid, and a thread of another one is a fork's). */
+	L->pid = hwbpi_proc_status_field(r->pid, "Tgid");
+	if (L->pid <= 0)
+		L->pid = r->pid;
 	{
 		struct hwbpi_seize_cb cb = { seize_known, seize_add, L };
 
-		ret = hwbpi_seize_threads(r->pid, HWBPI_RACE_OPTS, &cb, r->msg, sizeof(r->msg));
+		ret = hwbpi_seize_threads(L->pid, HWBPI_RACE_OPTS, &cb, r->msg, sizeof(r->msg));
 	}
 	if (ret == 0 && !(th = hwbpi_race_stopped(L)))
-		ret = fail(r, -ESRCH, false, "process %d ended while being attached", (int)r->pid);
+		ret = fail(r, -ESRCH, false, "process %d ended while being attached", (int)L->pid);
 	return ret ? ret : hwbpi_child_model(th->tid, &L->cpu, r->msg, sizeof(r->msg));
 }
 
