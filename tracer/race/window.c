@@ -210,6 +210,20 @@ void hwbpi_race_on_trap(struct hwbpi_race_loop *L, struct rthr *th, long c)
 
 /* ---- what a watch catches ------------------------------------------------ */
 
+/* The code read at @start (@len bytes) as the program has it: the other
+ * traps planted there replaced by the bytes they hide, or a decoder
+ * walking forward from the function's start would fall out of step at
+ * the first one. */
+static void untrap(const struct hwbpi_race_loop *L, uint8_t *code, uint64_t start, uint64_t len)
+{
+	for (unsigned i = 0; i < L->traps.n; i++) {
+		const struct hwbpi_trap *t = &L->traps.t[i];
+
+		if (t->refs && t->addr >= start && t->addr + hwbpi_linux_trap_len <= start + len)
+			memcpy(code + (t->addr - start), t->orig, hwbpi_linux_trap_len);
+	}
+}
+
 /* The instruction that ended at stopped @th's PC (a data trap comes
  * after the access) and its access that touched @win's bytes, into *@b;
  * *@atomic set for a locked instruction.  Errors: -ENOENT (no function,
@@ -233,6 +247,7 @@ static int caught_access(struct hwbpi_race_loop *L, struct rthr *th, const struc
 	if (read_mem(th->tid, f->addr, L->code, (size_t)len) &&
 	    read_mem(th->tid, f->addr, L->code, (size_t)(len = pc - f->addr)))
 		return -EFAULT;
+	untrap(L, L->code, f->addr, len);
 	if ((ret = L->ia->at_trap(L->dec, L->code, (size_t)len, f->addr, pc, &regs, in, &n)))
 		return ret;
 	for (unsigned i = 0; i < n; i++)
