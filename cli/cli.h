@@ -22,4 +22,7 @@ int hwbp_cli_bench(int argc, char **argv);
 /* hwbp trace ... */
 int hwbp_cli_trace(int argc, char **argv);
 
+/* hwbp race ... */
+int hwbp_cli_race(int argc, char **argv);
+
 #endif

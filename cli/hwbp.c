@@ -36,6 +36,7 @@ static const struct command commands[] = {
 	{ "decode", hwbp_cli_decode, "decode a debug exception's status into slots and requests" },
 	{ "sim", hwbp_cli_sim, "run scenario files on the simulator" },
 	{ "trace", hwbp_cli_trace, "watch symbols by name: usage histograms or traces" },
+	{ "race", hwbp_cli_race, "find data races in an unmodified program (DataCollider's method)" },
 	{ "bench", hwbp_cli_bench, "benchmarks (bench sim, bench trace)" },
 };
 
@@ -51,7 +52,7 @@ static int main_help(void)
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		printf("  %-8s %s\n", commands[i].name, commands[i].summary);
 	printf("Every command takes --help and --version. Exit status: 0 success, 1 the\n"
-	       "request failed, 2 a bad command line.\n");
+	       "request failed, 2 a bad command line (race: 66 when it found a race).\n");
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Bash completion for hwbp(1): commands, each command's options, and the
 # values of --cpu (from `hwbp caps --list`), --scope, --profile, --backend,
-# --format and --sort, and directories for --debug-dir.  Plain bash (no bash-completion helpers needed), installed
+# --format and --sort, directories for --debug-dir, and files for race's
+# --output.  Plain bash (no bash-completion helpers needed), installed
 # as share/bash-completion/completions/hwbp.
 
 _hwbp_presets()
@@ -26,6 +27,7 @@ _hwbp_options()
 		"--overwrite --force --no-demangle --wide --stack --folded --duration --kernel --cpus" \
 		"--vmlinux --kinds --call-graph --debug-dir --sort --srcline --dry-run --json --percpu-all" \
 		"--release --objects --rotate --objects-log --" ;;
+	race) echo "-p --pid --rate --delay --duration --seed --only --exclude --json -o --output" ;;
 	"bench sim") echo "--accesses" ;;
 	"bench trace") echo "--hits --lookups --dwfl-lookups --symbols --lackey-mb --buffer-kb" ;;
 	esac
@@ -34,7 +36,7 @@ _hwbp_options()
 _hwbp()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-	local commands="caps plan encode decode sim trace bench help" cmd words
+	local commands="caps plan encode decode sim trace race bench help" cmd words
 
 	COMPREPLY=()
 	# "=" breaks words by default: "--cpu=x8" comes as --cpu, =, x8.
@@ -77,6 +79,12 @@ _hwbp()
 	--debug-dir)
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		return
+		;;
+	-o | --output)
+		if [[ $cmd == race ]]; then
+			mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+			return
+		fi
 		;;
 	--filter-file | --lackey | --elf | --symbols | --trace | --folded | --objects-log)
 		# --symbols of bench trace is a number, of trace a file.

@@ -28,6 +28,12 @@
  * (mov rax, [rax]) cannot be computed from the registers after it: that
  * access is reported without its address.  LEA and the hint NOPs have a
  * memory operand but access no memory: none.
+ *
+ * For the race detector (tracer/race/), the same decoder walks a
+ * function's instructions and classes each (scan: what cannot race by
+ * definition, and why), and decodes the instruction a thread is stopped
+ * on, before it runs (at_pc: the registers still hold its address, even
+ * where it loads into its own base).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -124,22 +130,25 @@ static unsigned kind_of(uint8_t access)
 }
 
 /* A string instruction's element at RSI or RDI: the register moved by
- * the element's size after each iteration. */
-static void string_op(struct hwbpi_insn *o, const struct hwbpi_insn_regs *r, const cs_x86_op *op)
+ * the element's size after each iteration (@before: not yet). */
+static void string_op(struct hwbpi_insn *o, const struct hwbpi_insn_regs *r, const cs_x86_op *op,
+		      bool before)
 {
 	int d = dwarf_of(op->mem.base);
 	uint64_t v = 0, fl = 0;
 	bool known = reg(r, d, &v) && reg(r, D_RFLAGS, &fl);
 
-	if (known)
+	if (known && !before)
 		v = fl & RFLAGS_DF ? v + op->size : v - op->size;
 	add(o, v, known, op->size, kind_of(op->access));
 }
 
 /* An explicit memory operand's address: segment base + base + index *
- * scale + displacement (RIP-relative: from the next instruction). */
+ * scale + displacement (RIP-relative: from the next instruction).  With
+ * @before the registers are those before the instruction: a register it
+ * writes still holds the address's part. */
 static void mem_op(const struct hwbpi_insn_dec *dec, struct hwbpi_insn *o,
-		   const struct hwbpi_insn_regs *r, const cs_x86_op *op, unsigned kind)
+		   const struct hwbpi_insn_regs *r, const cs_x86_op *op, unsigned kind, bool before)
 {
 	const x86_op_mem *m = &op->mem;
 	uint64_t ea = (uint64_t)m->disp, v = 0;
@@ -150,13 +159,13 @@ static void mem_op(const struct hwbpi_insn_dec *dec, struct hwbpi_insn *o,
 	} else if (m->base != X86_REG_INVALID) {
 		int d = dwarf_of(m->base);
 
-		known = reg(r, d, &v) && !writes(dec, d);
+		known = reg(r, d, &v) && (before || !writes(dec, d));
 		ea += v;
 	}
 	if (known && m->index != X86_REG_INVALID) {
 		int d = dwarf_of(m->index);
 
-		known = reg(r, d, &v) && !writes(dec, d);
+		known = reg(r, d, &v) && (before || !writes(dec, d));
 		ea += v * (uint64_t)m->scale;
 	}
 	if (known && m->segment == X86_REG_FS)
@@ -225,9 +234,11 @@ static bool is_string(unsigned id)
 	}
 }
 
-/* The accesses of the instruction just decoded. */
+/* The accesses of the instruction just decoded, from the registers after
+ * it (or with @before, before it: then without its implicit stack
+ * slot). */
 static void accesses(const struct hwbpi_insn_dec *dec, const struct hwbpi_insn_regs *r,
-		     struct hwbpi_insn *o)
+		     struct hwbpi_insn *o, bool before)
 {
 	const cs_x86 *x = &dec->in->detail->x86;
 	unsigned id = dec->in->id;
@@ -248,15 +259,17 @@ static void accesses(const struct hwbpi_insn_dec *dec, const struct hwbpi_insn_r
 		else if (simd(dec))
 			kind = k == 0 ? HWBP_W : HWBP_R;
 		if (string)
-			string_op(o, r, op);
+			string_op(o, r, op, before);
 		else
-			mem_op(dec, o, r, op, kind);
+			mem_op(dec, o, r, op, kind, before);
 	}
-	stack_op(dec, o, r);
+	if (!before)
+		stack_op(dec, o, r);
+	o->atomic = o->n && (x->prefix[0] == X86_PREFIX_LOCK || id == X86_INS_XCHG);
 }
 
 static void fill(const struct hwbpi_insn_dec *dec, const struct hwbpi_insn_regs *r,
-		 struct hwbpi_insn *o)
+		 struct hwbpi_insn *o, bool before)
 {
 	memset(o, 0, sizeof(*o));
 	o->ip = dec->in->address;
@@ -264,7 +277,7 @@ static void fill(const struct hwbpi_insn_dec *dec, const struct hwbpi_insn_regs 
 	/* (cut at the field's end: it names the instruction in messages) */
 	snprintf(o->text, sizeof(o->text), "%.31s%s%.31s", dec->in->mnemonic,
 		 dec->in->op_str[0] ? " " : "", dec->in->op_str);
-	accesses(dec, r, o);
+	accesses(dec, r, o, before);
 }
 
 static int x86_at_trap(struct hwbpi_insn_dec *d, const uint8_t *code, size_t n, uint64_t start,
@@ -301,7 +314,7 @@ static int x86_at_trap(struct hwbpi_insn_dec *d, const uint8_t *code, size_t n, 
 		left = (size_t)(ip - found);
 		at = found;
 		if (cs_disasm_iter(d->h, &p, &left, &at, d->in) && d->in->address + d->in->size == ip) {
-			fill(d, regs, &out[(*nout)++]);
+			fill(d, regs, &out[(*nout)++], false);
 			d->bound[b].pc = ip;
 			d->bound[b].start = start;
 			d->bound[b].at = found;
@@ -315,12 +328,150 @@ static int x86_at_trap(struct hwbpi_insn_dec *d, const uint8_t *code, size_t n, 
 		if (cs_disasm_iter(d->h, &p, &left, &at, d->in) && is_string(d->in->id)) {
 			struct hwbpi_insn tmp;
 
-			fill(d, regs, &tmp);
+			fill(d, regs, &tmp, false);
 			if (tmp.rep)
 				out[(*nout)++] = tmp;
 		}
 	}
 	return *nout ? 0 : -ENOENT;
+}
+
+/* ---- the race detector's side: classes and sampled instructions ---- */
+
+/* Whether the operand is one of its own thread's stack slots: based on
+ * RSP, or on RBP where the function keeps its frame there (@fp). */
+static bool stack_mem(const x86_op_mem *m, bool fp)
+{
+	int d = dwarf_of(m->base);
+
+	return d == D_RSP || (fp && d == D_RBP);
+}
+
+/* Memory operands that touch no data: an address computed (LEA), a hint
+ * (NOP with an operand, prefetches), the cache line flushed. */
+static bool no_data(unsigned id)
+{
+	switch (id) {
+	case X86_INS_LEA: case X86_INS_NOP: case X86_INS_PREFETCH: case X86_INS_PREFETCHNTA:
+	case X86_INS_PREFETCHT0: case X86_INS_PREFETCHT1: case X86_INS_PREFETCHT2:
+	case X86_INS_PREFETCHW: case X86_INS_CLFLUSH: case X86_INS_CLFLUSHOPT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* An instruction whose only memory access is its own stack slot. */
+static bool implicit_stack(unsigned id)
+{
+	switch (id) {
+	case X86_INS_PUSH: case X86_INS_POP: case X86_INS_CALL: case X86_INS_RET:
+	case X86_INS_LEAVE: case X86_INS_ENTER: case X86_INS_PUSHFQ: case X86_INS_POPFQ:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The class (enum hwbpi_insn_class) of the instruction just decoded, in
+ * a function that keeps its frame in RBP when @fp. */
+static unsigned classify(const struct hwbpi_insn_dec *dec, bool fp)
+{
+	const cs_x86 *x = &dec->in->detail->x86;
+	unsigned id = dec->in->id, nmem = 0, nstack = 0;
+	bool tls = false, wide = false, odd = false;
+
+	if (no_data(id))
+		return HWBPI_INSN_NOMEM;
+	for (unsigned k = 0; k < x->op_count; k++) {
+		const cs_x86_op *op = &x->operands[k];
+
+		if (op->type != X86_OP_MEM)
+			continue;
+		nmem++;
+		nstack += stack_mem(&op->mem, fp);
+		tls |= op->mem.segment == X86_REG_FS || op->mem.segment == X86_REG_GS;
+		wide |= op->size > 16 || op->size == 0;
+		/* an index that is no general register (a gather's vector) */
+		odd |= op->mem.index != X86_REG_INVALID && dwarf_of(op->mem.index) < 0;
+		odd |= !kind_of(op->access);
+	}
+	if (!nmem)
+		return implicit_stack(id) ? HWBPI_INSN_STACK : HWBPI_INSN_NOMEM;
+	if (is_string(id))
+		return HWBPI_INSN_STRING;
+	if (x->prefix[0] == X86_PREFIX_LOCK)
+		return HWBPI_INSN_LOCKED;
+	if (id == X86_INS_XCHG)
+		return HWBPI_INSN_ATOMIC;   /* SDM Vol. 2B XCHG: locked whatever the prefix */
+	if (tls)
+		return HWBPI_INSN_TLS;
+	if (id == X86_INS_CALL || id == X86_INS_JMP)
+		return HWBPI_INSN_BRANCH;
+	if (wide || odd)
+		return HWBPI_INSN_UNWATCHABLE;
+	return nstack == nmem ? HWBPI_INSN_STACK : HWBPI_INSN_PLAIN;
+}
+
+/* Whether the instruction just decoded is PUSH RBP (@push) or MOV RBP,
+ * RSP: the two that make RBP the frame pointer. */
+static bool frame_step(const struct hwbpi_insn_dec *dec, bool push)
+{
+	const cs_x86 *x = &dec->in->detail->x86;
+
+	if (push)
+		return dec->in->id == X86_INS_PUSH && x->op_count == 1 &&
+		       x->operands[0].type == X86_OP_REG && x->operands[0].reg == X86_REG_RBP;
+	return dec->in->id == X86_INS_MOV && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+	       x->operands[0].reg == X86_REG_RBP && x->operands[1].type == X86_OP_REG &&
+	       x->operands[1].reg == X86_REG_RSP;
+}
+
+/* The prologue is looked for in a function's first instructions (ENDBR64
+ * and a register push or two may come first). */
+#define PROLOGUE_INSNS 4
+
+static int x86_scan(struct hwbpi_insn_dec *d, const uint8_t *code, size_t n, uint64_t start,
+		    int (*each)(void *arg, uint64_t ip, unsigned len, unsigned cls), void *arg)
+{
+	const uint8_t *p = code;
+	uint64_t at = start;
+	size_t left = n;
+	unsigned k = 0;
+	bool pushed = false, fp = false;
+	int ret;
+
+	if (!d || !code || !each)
+		return -EINVAL;
+	/* Forward over the function: x86 code has no instruction boundary
+	 * to resynchronise on, so the walk ends at the first undecodable
+	 * byte (cs_disasm_iter() fails there). */
+	while (left && cs_disasm_iter(d->h, &p, &left, &at, d->in)) {
+		if (k++ < PROLOGUE_INSNS && !fp) {
+			if (frame_step(d, true))
+				pushed = true;
+			else if (pushed && frame_step(d, false))
+				fp = true;
+		}
+		if ((ret = each(arg, d->in->address, d->in->size, classify(d, fp))))
+			return ret;
+	}
+	return 0;
+}
+
+static int x86_at_pc(struct hwbpi_insn_dec *d, const uint8_t *code, size_t n, uint64_t ip,
+		     const struct hwbpi_insn_regs *regs, struct hwbpi_insn *out)
+{
+	const uint8_t *p = code;
+	uint64_t at = ip;
+	size_t left = n;
+
+	if (!d || !code || !regs || !out)
+		return -EINVAL;
+	if (!cs_disasm_iter(d->h, &p, &left, &at, d->in))
+		return -ENOENT;
+	fill(d, regs, out, true);
+	return 0;
 }
 
 static int x86_open(struct hwbpi_insn_dec **out)
@@ -374,6 +525,8 @@ static const struct hwbp_decoder_sample x86_sample = {
 const struct hwbpi_insn_arch hwbpi_insn_x86 = {
 	.name = "x86-64 (Capstone)",
 	.at_trap = x86_at_trap,
+	.scan = x86_scan,
+	.at_pc = x86_at_pc,
 	.open = x86_open,
 	.close = x86_close,
 	.sample = &x86_sample,

@@ -787,6 +787,209 @@ int hwbp_decoder_access(struct hwbp_decoder *d, const void *code, size_t n, uint
 			uint64_t ip, const uint64_t *regs, unsigned nregs, uint64_t known,
 			uint64_t lo, uint64_t len, struct hwbp_access *acc);
 
+/* ------------------------------------------------------------------ */
+/* Data races: `hwbp race` (DataCollider's method).                     */
+/* ------------------------------------------------------------------ */
+/*
+ * A race run samples the memory-access instructions of a user process's
+ * code: a code trap on a random few (re-sampled as they are taken); when
+ * a thread reaches one, the access it is about to make is decoded, a
+ * hardware watch on those bytes is armed in every other thread (a read:
+ * writes watched; a write: every access), and the thread is held for a
+ * short delay.  Another thread's conflicting access during it traps in
+ * the act: a race, both instructions known.  The bytes are compared
+ * before and after the delay too (a change no watch saw: an unseen
+ * writer).  Stack accesses, locked and atomic instructions and
+ * thread-local ones are never sampled; a caught access made by an atomic
+ * instruction is not a race.  Linux on x86-64, through ptrace.
+ *
+ *   r = hwbp_race_new(&err);
+ *   hwbp_race_option(r, "rate", "50");          (and "delay", "only"...)
+ *   hwbp_race_command(r, argv);                 (or option "pid")
+ *   ret = hwbp_race_run(r);                     (a one-line reason: hwbp_race_message)
+ *   for (i = 0; hwbp_race_report(r, i, &rep) == 0; i++) ...
+ *   hwbp_race_free(r);
+ *
+ * Strings passed in are borrowed: they must outlive the run.  A run is
+ * used by one thread, except hwbp_race_stop(), which may run in a signal
+ * handler.
+ */
+struct hwbp_race;
+
+/* Why instructions of the sampled code were left out (struct
+ * hwbp_race_stats, skipped[]); hwbp_race_skip_name() names each. */
+enum hwbp_race_skip {
+	HWBP_RACE_SKIP_STACK = 0,    /* the thread's own stack (stack or frame pointer,
+				      * pushes, pops, calls, returns) */
+	HWBP_RACE_SKIP_LOCKED,       /* a locked (atomic) read-modify-write */
+	HWBP_RACE_SKIP_ATOMIC,       /* atomic without a lock prefix (XCHG) */
+	HWBP_RACE_SKIP_TLS,          /* thread-local (through the thread pointer) */
+	HWBP_RACE_SKIP_STRING,       /* a string instruction (a range in registers) */
+	HWBP_RACE_SKIP_BRANCH,       /* a code pointer read to jump or call through */
+	HWBP_RACE_SKIP_UNWATCHABLE,  /* wider than 16 bytes, a gather, a kind not known */
+	HWBP_RACE_SKIPS
+};
+
+/* hwbp_race_skip_name - "stack", "locked", "atomic", "thread-local",
+ * "string", "branch", "unwatchable"; NULL past the last.  No error.
+ * Context: any. */
+const char *hwbp_race_skip_name(unsigned reason);
+
+/* How a run went.  Counts of accesses caught are before deduplication. */
+struct hwbp_race_stats {
+	uint64_t seed;                /* the random choice's seed (option "seed") */
+	unsigned objects;             /* objects whose code was sampled */
+	uint64_t functions;           /* functions walked */
+	uint64_t instructions;        /* instructions decoded in them */
+	uint64_t candidates;          /* memory accesses that may race: sampled at random */
+	uint64_t skipped[HWBP_RACE_SKIPS];   /* left out, by reason */
+	uint64_t unsized;             /* functions of unknown size: not walked */
+	uint64_t traps;               /* code traps armed */
+	uint64_t samples;             /* taken: a watch armed in the other threads, held */
+	uint64_t passed;              /* taken while another sample ran, or not decoded */
+	uint64_t alone;               /* taken with no other thread to race with */
+	uint64_t synced;              /* taken at an address an atomic was seen at */
+	uint64_t conflicts;           /* conflicting accesses caught (races) */
+	uint64_t unseen;              /* values changed with no access caught */
+	uint64_t atomic;              /* accesses caught made by atomic instructions */
+	uint64_t undecoded;           /* accesses caught whose instruction did not decode:
+				       * not reported */
+	uint64_t threads;             /* threads seen */
+	uint64_t held_ns;             /* time sampled threads were held, in total */
+};
+
+/* One side of a race.  Strings are the run's, alive until
+ * hwbp_race_free(); NULL when not known. */
+struct hwbp_race_access {
+	uint64_t ip;                  /* the instruction (its first byte); 0: not known */
+	uint64_t addr;                /* the bytes it accessed ... */
+	uint64_t size;                /* ... (0: not known) */
+	unsigned kind;                /* HWBP_R, HWBP_W, both (read-modify-write); 0: not known */
+	uint32_t tid;                 /* the thread (a Linux TID) */
+	const char *func;             /* the function holding ip (demangled) */
+	uint64_t func_off;            /* ip - the function's start */
+	const char *object;           /* the file holding ip (its last path component) */
+	const char *file;             /* the source file (DWARF line table) */
+	unsigned line;                /* its line, 0: none */
+};
+
+/* A race, deduplicated by its pair of instructions. */
+struct hwbp_race_report {
+	bool unseen;                  /* the bytes changed during the delay and no access was
+				       * caught: @b is not known */
+	uint64_t count;               /* how often it was caught */
+	uint64_t addr, len;           /* the watched bytes: @a's access */
+	const char *var;              /* the data symbol holding addr, NULL: none */
+	uint64_t var_off;             /* addr - its start */
+	const char *where;            /* with no symbol: the mapping ("[heap]", "anonymous"...) */
+	uint64_t before, after;       /* unseen: the first 8 bytes before and after the delay
+				       * (little-endian in the low bytes) */
+	struct hwbp_race_access a;    /* the sampled access (the thread that was held) */
+	struct hwbp_race_access b;    /* the other access, caught by the watch */
+};
+
+/* hwbp_race_new - an empty run.  Errors (NULL, *err when non-NULL):
+ * -ENOMEM.  Context: allocates; any thread. */
+struct hwbp_race *hwbp_race_new(int *err);
+
+/* hwbp_race_free - free the run and its reports (nothing is traced once
+ * hwbp_race_run() returned).  NULL: nothing.  No errors.  Context: the
+ * run's thread; not while hwbp_race_run() runs, not in a signal handler. */
+void hwbp_race_free(struct hwbp_race *r);
+
+/*
+ * hwbp_race_option - set option @name (without dashes) to @value, parsed
+ * as the command line spells it: "pid" (a process to attach to, instead
+ * of a command), "rate" (code traps armed per second, 1..100000, default
+ * HWBP_RACE_RATE_DEFAULT), "delay" (how long a sampled thread is held,
+ * milliseconds with up to 3 decimals, 0.001..1000, default
+ * HWBP_RACE_DELAY_MS_DEFAULT), "duration" (seconds, up to 3 decimals:
+ * the sampling stops then; a started command gets SIGTERM, an attached
+ * process is let go), "seed" (the random choice's, a number; default from
+ * the clock), "only" and "exclude" (an object by its file's last path
+ * component, libfoo.so.1: sample its code, or not; each up to 16 times;
+ * without "only", the executable's code).
+ * Errors (message set, input): -EINVAL (NULL, unknown option, a bad
+ * value), -ERANGE (a number out of its range), -ENOSPC (a 17th "only" or
+ * "exclude"), -EBUSY (given twice, or the run ran).
+ * Context: the run's thread, before it runs.
+ */
+#define HWBP_RACE_RATE_DEFAULT 10
+#define HWBP_RACE_DELAY_MS_DEFAULT 5
+int hwbp_race_option(struct hwbp_race *r, const char *name, const char *value);
+
+/*
+ * hwbp_race_command - the command to start (-- CMD [ARGS]): @argv
+ * NULL-terminated, @argv[0] searched in PATH; it is held at its entry
+ * point while its code is walked.  Errors (message set, input): -EINVAL
+ * (NULL or empty; with option "pid"), -EBUSY.  Context: the run's
+ * thread, before it runs.
+ */
+int hwbp_race_command(struct hwbp_race *r, char *const argv[]);
+
+/*
+ * hwbp_race_diag - where notes go (a line each, @prefix before it; NULL
+ * @f: none, the default).  Errors: -EINVAL (NULL @r), -EBUSY.
+ * Context: the run's thread, before it runs.
+ */
+int hwbp_race_diag(struct hwbp_race *r, FILE *f, const char *prefix);
+
+/*
+ * hwbp_race_run - start the command (or attach to the process), walk its
+ * code, sample until it ends, the duration is over or hwbp_race_stop()
+ * is called, and keep the races found (hwbp_race_report()).  An attached
+ * process is left as it was: no trap left in its code, no debug register
+ * armed, every thread running.  The caller's SIGCHLD is blocked while it
+ * runs (its thread's mask is restored at the end).  Once per run.
+ * Errors (one line: hwbp_race_message, input set for a usage error):
+ * -EINVAL (no command and no pid), -ENODEV (the debug registers do not
+ * fire on this machine), -EOPNOTSUPP (not Linux, a CPU without a decoder:
+ * x86-64 only; a build without Capstone), -EPERM (ptrace not permitted),
+ * -ESRCH (no such process), the command's exec errors (-ENOENT,
+ * -EACCES), -ECHILD (it ended before its entry point), -ENOENT (nothing
+ * to sample: no function symbols, no memory access; input when --only
+ * names no mapped object), -ENOMEM, -EBUSY (ran).
+ * Context: the run's thread (it becomes the tracer); not in a signal
+ * handler.
+ */
+int hwbp_race_run(struct hwbp_race *r);
+
+/*
+ * hwbp_race_stop - make a running hwbp_race_run() end soon: no more
+ * samples, the one in progress closed, every thread let go; a started
+ * command is sent @sig (0: nothing, e.g. the terminal sent it already)
+ * and waited for.  A second call kills a started command.  No error.
+ * Context: async-signal-safe (install the handler without SA_RESTART);
+ * any thread.
+ */
+void hwbp_race_stop(struct hwbp_race *r, int sig);
+
+/* hwbp_race_message - the one-line reason of the last error ("" if none);
+ * *input (may be NULL) set when it was the caller's input.  No errors.
+ * Context: the run's thread. */
+const char *hwbp_race_message(const struct hwbp_race *r, bool *input);
+
+/* hwbp_race_wait_status - true, with *@status (may be NULL) the wait
+ * status of the command the run started, once it ended; false otherwise.
+ * No error.  Context: the run's thread. */
+bool hwbp_race_wait_status(const struct hwbp_race *r, int *status);
+
+/*
+ * hwbp_race_report - the @i-th race found (in the order first caught)
+ * into *@out, after hwbp_race_run().  Errors: -EINVAL (NULL), -ENOENT
+ * (@i past the last: hwbp_race_count() of them).  Context: the run's
+ * thread; allocates once (the names).
+ */
+int hwbp_race_report(struct hwbp_race *r, unsigned i, struct hwbp_race_report *out);
+
+/* hwbp_race_count - races found so far (0 for NULL).  No error.
+ * Context: the run's thread. */
+unsigned hwbp_race_count(const struct hwbp_race *r);
+
+/* hwbp_race_stats - how the run went, into *@out.  Errors: -EINVAL
+ * (NULL).  Context: the run's thread. */
+int hwbp_race_stats(const struct hwbp_race *r, struct hwbp_race_stats *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,7 +14,7 @@
 # ("symbols/symbols.h").  The order, lowest first:
 #   util < symbols < events < output < session
 #        < backends/linux, backends/replay  (what backends share)
-#        < backends/<name>                  (one backend each)
+#        < backends/<name>, race            (one backend each; the race detector)
 #        < registry
 # A backend (backends/<name>/) includes, of the tracer, nothing but
 # session/backend.h, the shared backends' interfaces and its own folder:

@@ -76,6 +76,13 @@ plant_include tracer/backends/perf/backend.c '#include "backends/ptrace/ptrace.h
 # A backend reaching past session/backend.h.
 plant_include tracer/backends/sim/sim.c '#include "events/events.h"' \
   'a backend includes session/backend.h'
+# The race detector including a backend's own header (it stands beside
+# them, on what backends/linux shares), and reaching past
+# session/backend.h.
+plant_include tracer/race/pairs.c '#include "backends/ptrace/ptrace.h"' \
+  'is in backends/ptrace, which is not below race'
+plant_include tracer/race/sampler.c '#include "symbols/symbols.h"' \
+  'a backend includes session/backend.h'
 # The session including a backend.
 plant_include tracer/session/session.c '#include "backends/sim/sim.h"' \
   'is in backends/sim, which is not below session'
@@ -91,6 +98,8 @@ plant_call symbols hwbpi_tracer_hit 'takes hwbpi_tracer_hit from'
 plant_call output hwbpi_fail 'takes hwbpi_fail from'
 plant_call backends/perf hwbpi_ptrace_attach 'which is not below it'
 plant_call backends/linux hwbpi_perf_counted 'which is not below it'
+plant_call race hwbpi_ptrace_selftest 'which is not below it'
+plant_call backends/ptrace hwbpi_race_candidates 'which is not below it'
 
 [ $fail = 0 ] && echo "$n planted violations, each found"
 exit $fail

@@ -3,7 +3,8 @@
 # may depend only on rooms of a lower rank) and its interface header:
 #   util, insn 0 < symbols 1 < types 2 < objects 3 < events 4 < output 5
 #   < session 6 < backends/linux, backends/replay 7 (what backends share)
-#   < backends/<name> 8 (one backend each: every other folder there)
+#   < backends/<name> 8 (one backend each: every other folder there),
+#     race 8 (the race detector: beside the backends, none of theirs)
 #   < registry 9
 # rooms_load SRCDIR fills the caller's associative arrays rank[ROOM] and
 # iface[ROOM] (a backend's: the header named as its folder, else its one
@@ -30,5 +31,6 @@ rooms_load() {
       [ -e "$h" ] && { iface[$d]=${h#"$src"/tracer/}; break; }
     done
   done
+  add_room race 8 "race/race.h"
   add_room registry 9 ""
 }

@@ -18,7 +18,7 @@ HWBP = sys.argv[1]
 HOST_ONLY = sys.argv[2:] == ["--host"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCENARIO = sorted(glob.glob(os.path.join(HERE, "..", "scenarios", "x86", "*.hws")))[0]
-COMMANDS = ["caps", "plan", "encode", "decode", "sim", "trace", "bench"]
+COMMANDS = ["caps", "plan", "encode", "decode", "sim", "trace", "race", "bench"]
 
 # (argv, exit status, regex that stdout+stderr must match)
 CASES = [
@@ -88,6 +88,27 @@ CASES = [
     (["trace", "--demo", "--hist-entries", "4", "-e", "jiffies:rw-"], 0, r"jiffies: 4 functions, overrun \d+"),
     (["trace", "--demo", "--cpu", "cortex-a57", "-e", "pid_max:r--"], 0, r"R\s+pid_max\s+alloc_pid\s+200"),
     (["trace", "--demo", "-e", "pid_max:rw-", "--trace", "-"], 0, r"\s+2\s+\d+ pid_max\+0x0 R alloc_pid"),
+    (["race", "--help"], 0, r"usage: hwbp race.*-p PID.*Exit status: 66"),
+    (["race"], 2, r"give a command \(-- CMD\) or a process \(-p PID\): EINVAL"),
+    (["race", "--"], 2, r"-- needs a command to run: EINVAL"),
+    (["race", "./prog"], 2, r"unexpected argument './prog' \(the command goes after --\): EINVAL"),
+    (["race", "--frob", "--", "true"], 2, r"unexpected option '--frob'"),
+    (["race", "-p"], 2, r"-p needs a process id: EINVAL"),
+    (["race", "-p", "0"], 2, r"bad --pid '0': expected 1..2147483647: ERANGE"),
+    (["race", "-p", "12x"], 2, r"bad --pid '12x': not a number: EINVAL"),
+    (["race", "-p", "1", "--", "true"], 2, r"-p and -- CMD: give one: EINVAL"),
+    (["race", "--rate", "0", "--", "true"], 2, r"bad --rate '0': expected 1..100000: ERANGE"),
+    (["race", "--rate", "5", "--rate", "6", "--", "true"], 2, r"--rate given twice: EBUSY"),
+    (["race", "--delay", "0", "--", "true"], 2, r"bad --delay '0' \(milliseconds.*: EINVAL"),
+    (["race", "--delay", "1.2345", "--", "true"], 2, r"bad --delay '1.2345'.*: EINVAL"),
+    (["race", "--delay", "1001", "--", "true"], 2, r"bad --delay '1001': at most 1000: ERANGE"),
+    (["race", "--duration", "-1", "--", "true"], 2, r"bad --duration '-1'.*: EINVAL"),
+    (["race", "--only", "", "--", "true"], 2, r"bad --only '': .*: EINVAL"),
+    # A run that fails is JSON too: no such process (or, on a machine whose
+    # debug registers do not fire, ENODEV: the check comes first).
+    (["race", "--json", "-p", "999999"], 1, r'^\{"error": "E[A-Z]+", "message": ".*"\}\n'),
+    (["race", "--output", "/nonexistent/dir/r.json", "--", "true"], 2,
+     r"cannot write --output '/nonexistent/dir/r.json': .*: ENOENT"),
     (["bench", "--help"], 0, r"usage: hwbp bench sim.*hwbp bench trace"),
     (["bench", "nosuch"], 2, r"unknown benchmark 'nosuch'"),
     (["bench", "trace", "--hits", "0"], 2, r"bad --hits '0'"),
@@ -198,7 +219,7 @@ FULL_CASES = [["--help"], ["--version"], ["caps", "--list"], ["caps", "--version
               ["encode", "--cpu", "x86_64", "0x1000", "4", "w"],
               ["decode", "--cpu", "x86_64", "--watch", "0x1000,4,w", "dr6=0xffff0ff1"],
               ["sim", "--quirks"], ["sim", SCENARIO], ["bench", "--help"],
-              ["trace", "--demo", "-e", "pid_max:rw-"]]
+              ["trace", "--demo", "-e", "pid_max:rw-"], ["race", "--help"]]
 
 # `hwbp bench trace` with tiny counts: every figure is a "bench NAME VALUE
 # UNIT" line with a number (the values are the machine's, not checked).

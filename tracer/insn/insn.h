@@ -10,6 +10,10 @@
  * operand's read/write access; arch/insn.c holds the one table of them.
  * Without Capstone (-Ddecode=disabled) every arch's decoder says so.
  *
+ * The race detector (tracer/race/) asks the same decoders which
+ * instructions of a function may race (scan) and what a sampled one is
+ * about to access (at_pc).
+ *
  * Depends on nothing of the tracer; used by the backends that see real
  * hits.  A decoder is one thread's at a time.
  */
@@ -49,12 +53,40 @@ struct hwbpi_insn {
 	uint64_t ip;                 /* its address */
 	unsigned len;
 	bool rep;                    /* a REP string instruction */
+	bool atomic;                 /* its memory access is atomic by itself: a locked
+				      * instruction, or one the CPU always locks (x86
+				      * LOCK prefix, XCHG with memory) */
 	char text[64];               /* "mov qword ptr [rip + 0x10], rax" */
 	unsigned n;
 	struct hwbpi_insn_access acc[HWBPI_INSN_ACCESSES];
 };
 
 struct hwbpi_insn_dec;
+
+/*
+ * What an instruction's data accesses can be to a race detector
+ * (tracer/race/): only PLAIN ones may race with another thread's as the
+ * C11 memory model defines a data race (two accesses, one a write, not
+ * both atomic, neither ordered before the other); the others cannot by
+ * definition, or cannot be watched, and each says why.
+ */
+enum hwbpi_insn_class {
+	HWBPI_INSN_NOMEM = 0,        /* no data access (also an address computed, a
+				      * prefetch, a hint) */
+	HWBPI_INSN_PLAIN,            /* a plain load, store or read-modify-write */
+	HWBPI_INSN_STACK,            /* its own thread's stack only: the stack pointer's,
+				      * or the frame pointer's in a function that keeps
+				      * one, and pushes, pops, calls and returns */
+	HWBPI_INSN_LOCKED,           /* atomic: a lock prefix */
+	HWBPI_INSN_ATOMIC,           /* atomic without one (x86 XCHG with memory) */
+	HWBPI_INSN_TLS,              /* thread-local: through the thread pointer's segment */
+	HWBPI_INSN_STRING,           /* a string instruction: its range is a count in a
+				      * register */
+	HWBPI_INSN_BRANCH,           /* reads a code pointer to jump or call through */
+	HWBPI_INSN_UNWATCHABLE,      /* wider than 16 bytes, an index that is no general
+				      * register (a gather), or an access of unknown kind */
+	HWBPI_INSN_NCLASS
+};
 
 /* An arch's decoder (arch/<a>/insn.c). */
 struct hwbpi_insn_arch {
@@ -76,6 +108,30 @@ struct hwbpi_insn_arch {
 	int (*at_trap)(struct hwbpi_insn_dec *d, const uint8_t *code, size_t n, uint64_t start,
 		       uint64_t ip, const struct hwbpi_insn_regs *regs, struct hwbpi_insn out[2],
 		       unsigned *nout);
+	/*
+	 * Each instruction of a function, from its first byte @start (@code:
+	 * its @n bytes), in order: @each(@arg, address, length, class: enum
+	 * hwbpi_insn_class); a nonzero return stops the walk and is
+	 * returned.  The function's own frame is told from its prologue
+	 * (x86: PUSH RBP; MOV RBP, RSP), so that a frame-pointer access is
+	 * STACK there and PLAIN where that register is a general one.  The
+	 * walk stops at the first bytes that are no instruction (data in
+	 * the code): nothing past them is given, since a trap planted off an
+	 * instruction's first byte would corrupt the program.
+	 * NULL where the arch has no decoder.  Errors: @each's, -EINVAL.
+	 * Context: no allocation; the decoder is the caller's.
+	 */
+	int (*scan)(struct hwbpi_insn_dec *d, const uint8_t *code, size_t n, uint64_t start,
+		    int (*each)(void *arg, uint64_t ip, unsigned len, unsigned cls), void *arg);
+	/*
+	 * The instruction that starts at @ip (@code: @n bytes from @ip, at
+	 * least its length) and its explicit memory accesses, from @regs as
+	 * they are before it runs (a thread stopped on a trap planted there);
+	 * the implicit stack accesses (PUSH, CALL...) are not given.
+	 * Errors: -ENOENT (no instruction there), -EINVAL.
+	 */
+	int (*at_pc)(struct hwbpi_insn_dec *d, const uint8_t *code, size_t n, uint64_t ip,
+		     const struct hwbpi_insn_regs *regs, struct hwbpi_insn *out);
 	/* Open and close a decoder.  Errors: -EOPNOTSUPP (built without
 	 * Capstone, or none here), -ENOMEM. */
 	int (*open)(struct hwbpi_insn_dec **out);

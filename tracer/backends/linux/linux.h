@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the Linux backends share (backends/linux/): the one header of this
- * folder that the ptrace, perf and module backends include, besides
- * session/backend.h.  Children and tracees (child.c), the processes they
- * trace (process.c), the kernel scope (kernel.c), store-only twins
- * (twins.c), user stacks (unwind.h) and the arch's Linux glue (glue.h,
+ * folder that the ptrace, perf and module backends (and the race
+ * detector, tracer/race/) include, besides session/backend.h.  Children
+ * and tracees (child.c, seize.c), the processes they trace (process.c),
+ * the kernel scope (kernel.c), store-only twins (twins.c), code traps
+ * (traps.c), user stacks (unwind.h) and the arch's Linux glue (glue.h,
  * arch/<a>/linux.c).  Linux only.  Every function that takes a session
  * reports its error as the session's message (hwbpi_fail) and returns the
  * negative errno.
@@ -121,6 +122,63 @@ int hwbpi_child_wait(pid_t pid, int *st);
  */
 int hwbpi_child_run_to_entry(pid_t pid, const char *cmd, char *err, size_t errlen);
 
+/*
+ * hwbpi_linux_fires - do the debug registers fire on this machine?  A
+ * forked child gets a write watch through the glue and stores 3 times: 0
+ * when 3 traps came.  Asked once per process (a fork failure aside).
+ * Errors (@err: one line): -ENODEV ("hardware breakpoints do not fire on
+ * this machine": some hypervisors drop them), -EOPNOTSUPP (no glue, or
+ * no debug registers for ptrace), -EPERM, fork's and the planner's.
+ * Context: forks (stdio flushed first); not in a signal handler.
+ */
+int hwbpi_linux_fires(char *err, size_t errlen);
+
+/* ---- seize.c: seized tracees ------------------------------------------ */
+
+/*
+ * hwbpi_seize_spawn - fork; the child stops itself, is PTRACE_SEIZEd with
+ * @opts (| PTRACE_O_EXITKILL: it dies with the tracer), then execs @argv
+ * (PATH searched) or, with @fn, calls @fn(@arg) and exits with its value.
+ * *@pid is left in a ptrace-stop: just past its execve()
+ * (PTRACE_EVENT_EXEC), or before @fn (a SIGSTOP signal-delivery stop).
+ * Seized rather than PTRACE_TRACEME'd: it can be PTRACE_INTERRUPTed and
+ * reports group-stops as such.
+ * Errors: -ENOENT, -EACCES... (@argv[0] cannot be run: a line in @err,
+ *         the child reaped), -EPERM (ptrace not permitted), -EIO (it
+ *         ended first: reaped), -EINVAL, waitpid's, fork's and pipe's.
+ */
+int hwbpi_seize_spawn(char *const argv[], int (*fn)(void *), void *arg, unsigned long opts,
+		      pid_t *pid, char *err, size_t errlen);
+
+/*
+ * hwbpi_seize_threads - PTRACE_SEIZE (with @opts, no EXITKILL: an
+ * attached process outlives its tracer) and PTRACE_INTERRUPT each thread
+ * of process @pid that cb->known() does not know, wait for its stop and
+ * give it to cb->add() with its wait status (it stays stopped; a
+ * signal-delivery stop that came first is the caller's to deliver), or
+ * with status -1 a thread a seized one created meanwhile (auto-attached:
+ * its first stop comes through the caller's own wait); again until a
+ * pass over /proc/PID/task finds no new thread.
+ * Errors: -ESRCH (no such process), -EPERM (not permitted: another
+ *         tracer, or kernel.yama.ptrace_scope; the line says which),
+ *         ptrace's, -EINVAL, cb->add()'s (-ENOMEM).
+ */
+struct hwbpi_seize_cb {
+	bool (*known)(void *arg, pid_t tid);
+	int (*add)(void *arg, pid_t tid, int status);
+	void *arg;
+};
+int hwbpi_seize_threads(pid_t pid, unsigned long opts, const struct hwbpi_seize_cb *cb,
+			char *err, size_t errlen);
+
+/* A number field of /proc/TID/status ("Tgid", "TracerPid"), or -1. */
+pid_t hwbpi_proc_status_field(pid_t tid, const char *field);
+
+/* SIGTRAP pending for thread @tid (SigPnd of /proc/TID/status: the
+ * thread's own queue, where force_sig() puts a debug trap): before a
+ * detach, a hit's trap still to come would kill the process. */
+bool hwbpi_proc_trap_pending(pid_t tid);
+
 /* The kernel's debug-register model for stopped thread @tid (hwbpi_linux_cpu),
  * with a one-line reason.  Errors: those of hwbpi_linux_cpu(). */
 int hwbpi_child_model(pid_t tid, struct hwbp_cpu *cpu, char *err, size_t errlen);
@@ -227,6 +285,53 @@ int hwbpi_process_callgraph(struct hwbpi_view *s, enum hwbpi_callgraph *out);
 /* Process @pid is gone or a zombie (not ours: we cannot wait for it).
  * Context: a kill(2) and a read of /proc/PID/stat. */
 bool hwbpi_process_gone(pid_t pid);
+
+/* ---- code traps planted in a tracee (traps.c) ----------------------- */
+
+/*
+ * A table of traps (the arch's trap instruction, hwbpi_linux_trap, over
+ * the first bytes of an instruction), each with the bytes it replaced,
+ * reference-counted: the ptrace backend's arming and release functions,
+ * the race detector's sampled instructions.  The process's threads share
+ * the text, so any stopped thread of it may plant or remove one.
+ */
+struct hwbpi_trap {
+	uint64_t addr;
+	uint8_t orig[4];         /* the trap's length of bytes before it */
+	unsigned refs;           /* its uses; 0: a free entry */
+};
+struct hwbpi_traps {
+	struct hwbpi_trap *t;
+	unsigned n, cap;         /* entries used (free ones among them), the most */
+	unsigned live;           /* entries planted (refs > 0) */
+};
+
+/* An empty table of at most @cap traps.  Errors: -EINVAL (@cap 0),
+ * -ENOMEM.  hwbpi_traps_fini(): free it (the code is not touched). */
+int hwbpi_traps_init(struct hwbpi_traps *T, unsigned cap);
+void hwbpi_traps_fini(struct hwbpi_traps *T);
+
+/* The planted trap at @addr, or NULL.  No error; no system call. */
+struct hwbpi_trap *hwbpi_trap_at(const struct hwbpi_traps *T, uint64_t addr);
+
+/* A trap at @addr in the process of stopped thread @tid (one more use of
+ * it if it is there).  Errors: -ENOSPC (the table is full), -EOPNOTSUPP
+ * (no trap instruction for this CPU), ptrace's (-EIO, -EFAULT, -ESRCH). */
+int hwbpi_trap_plant(struct hwbpi_traps *T, pid_t tid, uint64_t addr);
+
+/* One use of the trap at @addr less; its bytes back once none is left.
+ * Errors: -ENOENT (no trap there), ptrace's. */
+int hwbpi_trap_unplant(struct hwbpi_traps *T, pid_t tid, uint64_t addr);
+
+/* Write @tp's trap (@trap) or its original bytes into the process of
+ * stopped thread @tid, the table unchanged (a step over it; a fork
+ * child's copy of the text).  Errors: ptrace's. */
+int hwbpi_trap_poke(pid_t tid, const struct hwbpi_trap *tp, bool trap);
+
+/* Every planted trap's bytes (@trap) or original bytes into the process
+ * of @tid: before a detach, or into a forked child's copy.  No error
+ * (a failed write leaves that word as it was). */
+void hwbpi_traps_poke_all(const struct hwbpi_traps *T, pid_t tid, bool trap);
 
 /* ---- the access behind a data hit, decoded (access.c) -------------- */
 

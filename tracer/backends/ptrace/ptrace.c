@@ -473,24 +473,6 @@ static bool group_stop(pid_t tid)
 	return ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) && errno == EINVAL;
 }
 
-bool hwbpi_ptrace_trap_pending(pid_t tid)
-{
-	char p[64], line[256];
-	unsigned long long m = 0;
-	FILE *f;
-
-	snprintf(p, sizeof(p), "/proc/%d/status", (int)tid);
-	f = fopen(p, "re");
-	while (f && fgets(line, sizeof(line), f))
-		if (strncmp(line, "SigPnd:", 7) == 0) {
-			m = strtoull(line + 7, NULL, 16);
-			break;
-		}
-	if (f)
-		fclose(f);
-	return m & (1ull << (SIGTRAP - 1));
-}
-
 static bool stop_sig(int sig)
 {
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
@@ -536,7 +518,7 @@ static void stop_step(struct hwbpi_pt_loop *L)
 static struct thr *first_stop(struct hwbpi_pt_loop *L, pid_t w)
 {
 	struct hwbpi_ptrace *s = L->s;
-	pid_t tgid = hwbpi_ptrace_status_field(w, "Tgid");
+	pid_t tgid = hwbpi_proc_status_field(w, "Tgid");
 	bool newproc;
 	struct thr *th;
 	struct proc *p;
@@ -572,7 +554,7 @@ static void detach_stopped(struct hwbpi_pt_loop *L, struct thr *th, pid_t w, int
 	hwbpi_ptrace_disarm(s, w);
 	if (ev == 0 && sig == SIGTRAP) {
 		ptrace(PTRACE_DETACH, w, NULL, NULL);   /* suppressed */
-	} else if (hwbpi_ptrace_trap_pending(w)) {
+	} else if (hwbpi_proc_trap_pending(w)) {
 		th->step = false;
 		hwbpi_child_resume(w, ev == 0 && !group_stop(w) ? sig : 0);
 		return;
@@ -593,7 +575,7 @@ static int on_clone(struct hwbpi_pt_loop *L, struct thr *th, pid_t w, int ev)
 	pid_t tgid = th->tgid, ptgid = th->tgid;
 
 	ptrace(PTRACE_GETEVENTMSG, w, NULL, &nt);
-	if (ev != PTRACE_EVENT_CLONE || hwbpi_ptrace_status_field((pid_t)nt, "Tgid") == (pid_t)nt)
+	if (ev != PTRACE_EVENT_CLONE || hwbpi_proc_status_field((pid_t)nt, "Tgid") == (pid_t)nt)
 		tgid = (pid_t)nt;
 	if (nt && !hwbpi_ptrace_thr_find(s, (pid_t)nt)) {
 		struct proc *pp, *np;

@@ -140,8 +140,6 @@ void hwbpi_ptrace_thr_del(struct hwbpi_ptrace *s, pid_t tid);
  * (the watched bytes, to tell writes by value).  NULL: none / -ENOMEM. */
 struct proc *hwbpi_ptrace_proc_find(struct hwbpi_ptrace *s, pid_t tgid);
 struct proc *hwbpi_ptrace_proc_add(struct hwbpi_ptrace *s, pid_t tgid, size_t shadow_len);
-/* A number field of /proc/TID/status ("Tgid", "TracerPid"), or -1. */
-pid_t hwbpi_ptrace_status_field(pid_t tid, const char *field);
 /* A session of process @pid with the kernel's model @cpu (NULL: -ENOMEM). */
 struct hwbpi_ptrace *hwbpi_ptrace_session_new(pid_t pid, bool attached, const struct hwbp_cpu *cpu);
 
@@ -197,9 +195,6 @@ bool hwbpi_pt_kind(const struct hwbpi_watch *w, unsigned hwtype, bool changed,
  * for a write those before it, val[1]; their first min(@len, 8). */
 void hwbpi_pt_set_values(struct hwbp_trace_event *ev, uint64_t len, const uint64_t val[2]);
 
-/* SIGTRAP pending for thread @tid (SigPnd of /proc/TID/status: the
- * thread's own queue, where force_sig() puts the debug trap). */
-bool hwbpi_ptrace_trap_pending(pid_t tid);
 
 /* The registers thread @th holds (or is to hold): the plan's, with its
  * own copies of the thread-local watches; nothing armed when those

@@ -45,12 +45,6 @@
 #define MAX_RETURNS 256     /* calls whose return is awaited (recursion, threads) */
 #define SHADOW 64           /* bytes of an object's field kept to tell writes */
 
-struct trap {
-	uint64_t addr;
-	uint8_t orig[4];         /* the trap's length of bytes before it */
-	unsigned refs;           /* arming, release and return uses */
-};
-
 /* A call whose return is awaited: its thread, where it returns to, the
  * stack pointer at its entry (a recursive call's inner return has a
  * lower one), and for scope the object it armed. */
@@ -68,8 +62,7 @@ struct held {
 };
 
 struct hwbpi_pt_objs {
-	struct trap trap[MAX_TRAPS];
-	unsigned ntrap;
+	struct hwbpi_traps traps;      /* backends/linux/traps.c */
 	struct pending ret[MAX_RETURNS];
 	unsigned nret;
 	uint64_t ret_lost;       /* returns not awaited: the table was full */
@@ -95,72 +88,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* ---- traps ---------------------------------------------------------- */
-
-static struct trap *trap_at(struct hwbpi_pt_objs *O, uint64_t addr)
-{
-	for (unsigned i = 0; i < O->ntrap; i++)
-		if (O->trap[i].refs && O->trap[i].addr == addr)
-			return &O->trap[i];
-	return NULL;
-}
-
-/* The trap's bytes at @tp (or the original ones back), in the word
- * read now: another trap within the same word keeps its own bytes. */
-static int poke(pid_t tid, const struct trap *tp, bool trap)
-{
-	long w;
-
-	errno = 0;
-	w = ptrace(PTRACE_PEEKTEXT, tid, (void *)(uintptr_t)tp->addr, NULL);
-	if (errno)
-		return -errno;
-	memcpy(&w, trap ? hwbpi_linux_trap : tp->orig, hwbpi_linux_trap_len);
-	return ptrace(PTRACE_POKETEXT, tid, (void *)(uintptr_t)tp->addr, (void *)w) ? -errno : 0;
-}
-
-/* A trap at @addr (one more use of it).  Errors: -ENOSPC, ptrace's. */
-static int plant(struct hwbpi_pt_objs *O, pid_t tid, uint64_t addr)
-{
-	struct trap *tp = trap_at(O, addr);
-	int ret;
-
-	if (tp) {
-		tp->refs++;
-		return 0;
-	}
-	for (unsigned i = 0; i < O->ntrap && !tp; i++)
-		if (!O->trap[i].refs)
-			tp = &O->trap[i];
-	if (!tp && O->ntrap == MAX_TRAPS)
-		return -ENOSPC;
-	if (!tp)
-		tp = &O->trap[O->ntrap++];
-	{
-		long w;
-
-		errno = 0;
-		w = ptrace(PTRACE_PEEKTEXT, tid, (void *)(uintptr_t)addr, NULL);
-		if (errno)
-			return -errno;
-		memcpy(tp->orig, &w, hwbpi_linux_trap_len);
-	}
-	tp->addr = addr;
-	ret = poke(tid, tp, true);
-	tp->refs = ret ? 0 : 1;
-	return ret;
-}
-
-/* One use of the trap at @addr less; the code back when none is left
- * (unless a thread is stepping over it: its step puts nothing back). */
-static void unplant(struct hwbpi_pt_objs *O, pid_t tid, uint64_t addr)
-{
-	struct trap *tp = trap_at(O, addr);
-
-	if (tp && --tp->refs == 0)
-		poke(tid, tp, false);
 }
 
 /* ---- the slots ------------------------------------------------------ */
@@ -322,7 +249,7 @@ static void on_trap(struct hwbpi_pt_loop *L, struct thr *th, uint64_t addr,
 			continue;
 		if (sp->arm.addr == addr && (sp->arm.ret || sp->scope)) {
 			/* Its return awaited: where it returns to, once per call. */
-			if (O->nret == MAX_RETURNS || !c->ra || plant(O, th->tid, c->ra)) {
+			if (O->nret == MAX_RETURNS || !c->ra || hwbpi_trap_plant(&O->traps, th->tid, c->ra)) {
 				O->ret_lost++;
 			} else {
 				O->ret[O->nret++] = (struct pending){ th->tid, c->ra, c->sp,
@@ -351,7 +278,7 @@ static void on_trap(struct hwbpi_pt_loop *L, struct thr *th, uint64_t addr,
 		O->ret[k] = O->ret[--O->nret];
 		if ((unsigned)best == O->nret)
 			best = (int)k;
-		unplant(O, th->tid, addr);
+		hwbpi_trap_unplant(&O->traps, th->tid, addr);
 		if (L->t->w[p.watch].obj.arm.ret)
 			arm_obj(L, th, p.watch, c->ret, addr, now);
 		else
@@ -368,15 +295,15 @@ bool hwbpi_pt_objs_trap(struct hwbpi_pt_loop *L, struct thr *th)
 	if (!O || !O->planted || hwbpi_linux_pc(th->tid, &pc))
 		return false;
 	addr = pc - hwbpi_linux_trap_pc_after;
-	if (!trap_at(O, addr) || hwbpi_linux_call(th->tid, &c))
+	if (!hwbpi_trap_at(&O->traps, addr) || hwbpi_linux_call(th->tid, &c))
 		return false;
 	if (hwbpi_linux_trap_pc_after)
 		hwbpi_linux_set_pc(th->tid, addr);
 	on_trap(L, th, addr, &c, now_ns());
 	/* Over the original instruction: one step, then the trap again
 	 * (hwbpi_pt_objs_step_done). */
-	if (trap_at(O, addr)) {
-		poke(th->tid, trap_at(O, addr), false);
+	if (hwbpi_trap_at(&O->traps, addr)) {
+		hwbpi_trap_poke(th->tid, hwbpi_trap_at(&O->traps, addr), false);
 		th->sbp_at = addr;
 	}
 	return true;
@@ -384,10 +311,10 @@ bool hwbpi_pt_objs_trap(struct hwbpi_pt_loop *L, struct thr *th)
 
 void hwbpi_pt_objs_step_done(struct hwbpi_pt_loop *L, struct thr *th)
 {
-	struct trap *tp = L->objs ? trap_at(L->objs, th->sbp_at) : NULL;
+	struct hwbpi_trap *tp = L->objs ? hwbpi_trap_at(&L->objs->traps, th->sbp_at) : NULL;
 
 	if (tp && L->objs->planted)
-		poke(th->tid, tp, true);
+		hwbpi_trap_poke(th->tid, tp, true);
 	th->sbp_at = 0;
 }
 
@@ -500,7 +427,7 @@ void hwbpi_pt_objs_tick(struct hwbpi_pt_loop *L, struct thr *th, bool may_rotate
 	 * to the object in the slot now (the next interrupt rotates). */
 	if (O->timer && may_rotate) {
 		now = now_ns();
-		if (now - O->rot_at >= O->rotate_ns && !hwbpi_ptrace_trap_pending(th->tid))
+		if (now - O->rot_at >= O->rotate_ns && !hwbpi_proc_trap_pending(th->tid))
 			rotate(L, th, now);
 	}
 	p = hwbpi_ptrace_proc_find(L->s, th->tgid);
@@ -542,7 +469,7 @@ void hwbpi_pt_objs_rewind(struct hwbpi_pt_loop *L, pid_t tid)
 	    ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) || si.si_code == TRAP_TRACE ||
 	    si.si_code == TRAP_HWBKPT)
 		return;
-	if (trap_at(L->objs, pc - hwbpi_linux_trap_pc_after))
+	if (hwbpi_trap_at(&L->objs->traps, pc - hwbpi_linux_trap_pc_after))
 		hwbpi_linux_set_pc(tid, pc - hwbpi_linux_trap_pc_after);
 }
 
@@ -550,11 +477,9 @@ void hwbpi_pt_objs_unplant(struct hwbpi_pt_loop *L, pid_t tid)
 {
 	struct hwbpi_pt_objs *O = L->objs;
 
-	if (!O || !O->planted || hwbpi_ptrace_status_field(tid, "Tgid") != L->s->pid)
+	if (!O || !O->planted || hwbpi_proc_status_field(tid, "Tgid") != L->s->pid)
 		return;
-	for (unsigned i = 0; i < O->ntrap; i++)
-		if (O->trap[i].refs)
-			poke(tid, &O->trap[i], false);
+	hwbpi_traps_poke_all(&O->traps, tid, false);
 	O->planted = false;
 }
 
@@ -578,6 +503,10 @@ int hwbpi_pt_objs_start(struct hwbpi_pt_loop *L, pid_t tid, char *err, size_t er
 	O = calloc(1, sizeof(*O));
 	if (!O)
 		return -ENOMEM;
+	if (hwbpi_traps_init(&O->traps, MAX_TRAPS)) {
+		free(O);
+		return -ENOMEM;
+	}
 	L->objs = O;
 	O->rotate_ns = t->rotate_ns ? t->rotate_ns : HWBPI_OBJ_ROTATE_MS * UINT64_C(1000000);
 	O->rot_at = now_ns();
@@ -586,9 +515,9 @@ int hwbpi_pt_objs_start(struct hwbpi_pt_loop *L, pid_t tid, char *err, size_t er
 
 		if (!t->w[i].object)
 			continue;
-		ret = plant(O, tid, sp->arm.addr);
+		ret = hwbpi_trap_plant(&O->traps, tid, sp->arm.addr);
 		if (ret == 0 && !sp->scope)
-			ret = plant(O, tid, sp->rel.addr);
+			ret = hwbpi_trap_plant(&O->traps, tid, sp->rel.addr);
 		if (ret)
 			hwbpi_say(err, errlen, "%s: cannot plant a trap at %s (%s)", t->w[i].name,
 				  sp->arm.func, hwbp_errno_name(ret));
@@ -625,6 +554,7 @@ void hwbpi_pt_objs_end(struct hwbpi_pt_loop *L)
 			L->t->w[i].objs.ret_lost = O->ret_lost;
 			hwbpi_objtab_close(&L->t->w[i].objs, now);
 		}
+	hwbpi_traps_fini(&O->traps);
 	free(O);
 	L->objs = NULL;
 }

@@ -157,27 +157,6 @@ struct proc *hwbpi_ptrace_proc_add(struct hwbpi_ptrace *s, pid_t tgid, size_t sh
 	return p;
 }
 
-/* A field of /proc/TID/status ("Tgid": a CLONE event may be a thread or a
- * process; "TracerPid"). */
-pid_t hwbpi_ptrace_status_field(pid_t tid, const char *field)
-{
-	char p[64], line[256];
-	size_t fl = strlen(field);
-	pid_t v = -1;
-	FILE *f;
-
-	snprintf(p, sizeof(p), "/proc/%d/status", (int)tid);
-	f = fopen(p, "re");
-	while (f && fgets(line, sizeof(line), f))
-		if (strncmp(line, field, fl) == 0 && line[fl] == ':') {
-			v = (pid_t)atoi(line + fl + 1);
-			break;
-		}
-	if (f)
-		fclose(f);
-	return v;
-}
-
 struct hwbpi_ptrace *hwbpi_ptrace_session_new(pid_t pid, bool attached, const struct hwbp_cpu *cpu)
 {
 	struct hwbpi_ptrace *s = calloc(1, sizeof(*s));
