@@ -22,7 +22,7 @@
 #include "race_print.h"
 #include "util.h"
 
-enum { OPT_RATE = 256, OPT_DELAY, OPT_DURATION, OPT_SEED, OPT_ONLY, OPT_EXCLUDE, OPT_JSON,
+enum { OPT_RATE = 256, OPT_DELAY, OPT_DURATION, OPT_SEED, OPT_STACK, OPT_ONLY, OPT_EXCLUDE, OPT_JSON,
        OPT_OUTPUT, OPT_HELP, OPT_VERSION };
 
 #define MAX_OPTS 48
@@ -38,7 +38,8 @@ struct ropts {
 static int race_help(void)
 {
 	printf("usage: hwbp race [--rate N] [--delay MS] [--duration SEC] [--seed N]\n"
-	       "                 [--only OBJ]... [--exclude OBJ]... [--json] [-o FILE]\n"
+	       "                 [--stack N] [--only OBJ]... [--exclude OBJ]... [--json]\n"
+	       "                 [-o FILE]\n"
 	       "                 -- CMD [ARGS]\n"
 	       "       hwbp race [OPTION]... -p PID\n"
 	       "       hwbp race --version | --help\n"
@@ -47,11 +48,13 @@ static int race_help(void)
 	       "one, a hardware watch on the bytes it is about to access is armed in every\n"
 	       "other thread (a read: writes watched; a write: every access) and the thread\n"
 	       "is held for the delay. Another thread's conflicting access meanwhile is a\n"
-	       "race, reported with both instructions, functions, source lines, threads and\n"
-	       "the variable; a value that changed with no access caught is reported as an\n"
-	       "unseen writer. Stack, locked, atomic and thread-local accesses are never\n"
-	       "sampled (a summary on stderr says how many of each), and an access caught\n"
-	       "from an atomic instruction is no race. Races are counted once per pair of\n"
+	       "race, reported with both instructions, functions, source lines, callers,\n"
+	       "threads and the variable (typed, as cfg.limits[2], where DWARF says); a value\n"
+	       "that changed with no access caught is reported as an unseen writer. Stack,\n"
+	       "locked, atomic and thread-local accesses are never sampled (a summary on\n"
+	       "stderr says how many of each), and an access caught from an atomic\n"
+	       "instruction, to an object DWARF types atomic (_Atomic, std::atomic) or in\n"
+	       "std::atomic's code is no race. Races are counted once per pair of\n"
 	       "instructions. Linux on x86-64 (ptrace and the debug registers).\n"
 	       "  -p, --pid PID      attach to a running process (left as it was at the end)\n"
 	       "  --rate N           code traps armed per second (default %d; each one\n"
@@ -59,6 +62,7 @@ static int race_help(void)
 	       "  --delay MS         how long a sampled thread is held (default %d ms)\n"
 	       "  --duration SEC     stop sampling after SEC seconds (a command gets SIGTERM)\n"
 	       "  --seed N           the random choice's seed (default: from the clock)\n"
+	       "  --stack N          callers per access in a report (0..16, default 8)\n"
 	       "  --only OBJ         sample OBJ's code (a file's last path component, as\n"
 	       "                     libfoo.so.1; up to 16); default: the executable's\n"
 	       "  --exclude OBJ      do not sample OBJ's code\n"
@@ -78,6 +82,7 @@ static const struct option longs[] = {
 	{ "delay", required_argument, NULL, OPT_DELAY },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "stack", required_argument, NULL, OPT_STACK },
 	{ "only", required_argument, NULL, OPT_ONLY },
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -96,6 +101,7 @@ static const char *run_option(int c)
 	case OPT_DELAY: return "delay";
 	case OPT_DURATION: return "duration";
 	case OPT_SEED: return "seed";
+	case OPT_STACK: return "stack";
 	case OPT_ONLY: return "only";
 	case OPT_EXCLUDE: return "exclude";
 	default: return NULL;

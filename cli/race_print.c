@@ -59,6 +59,14 @@ static void json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+static void json_str_or_null(FILE *out, const char *s)
+{
+	if (s)
+		json_str(out, s);
+	else
+		fprintf(out, "null");
+}
+
 static void json_hex(FILE *out, uint64_t v)
 {
 	fprintf(out, "\"0x%" PRIx64 "\"", v);
@@ -77,33 +85,49 @@ static void summary(const struct hwbp_race_stats *st, unsigned races)
 	fprintf(stderr, "\nhwbp: race: %" PRIu64 " traps armed, %" PRIu64 " samples (%" PRIu64
 		" more taken while one ran, %" PRIu64 " alone), %" PRIu64 " threads, held %.1f ms;"
 		" caught %" PRIu64 " conflicts, %" PRIu64 " unseen writes, %" PRIu64 " atomic, %"
-		PRIu64 " undecoded: %u race%s; seed %" PRIu64 "\n", st->traps, st->samples,
-		st->passed, st->alone, st->threads, (double)st->held_ns / 1e6, st->conflicts,
-		st->unseen, st->atomic, st->undecoded, races, races == 1 ? "" : "s", st->seed);
+		PRIu64 " undecoded; %" PRIu64 " atomic by their types: %u race%s; seed %" PRIu64 "\n",
+		st->traps, st->samples, st->passed, st->alone, st->threads, (double)st->held_ns / 1e6,
+		st->conflicts, st->unseen, st->atomic, st->undecoded, st->atomic_objects, races,
+		races == 1 ? "" : "s", st->seed);
 }
 
 /* ---- text ----------------------------------------------------------- */
+
+/* "func+0x1a (file.c:7) [object]", or the bare address. */
+static void text_place(FILE *out, uint64_t ip, const char *func, uint64_t off, const char *file,
+		       unsigned line, const char *object)
+{
+	if (func)
+		fprintf(out, "%s+0x%" PRIx64, func, off);
+	else
+		fprintf(out, "0x%" PRIx64, ip);
+	if (file)
+		fprintf(out, " (%s:%u)", file, line);
+	if (object)
+		fprintf(out, " [%s]", object);
+	fprintf(out, "\n");
+}
 
 static void text_side(FILE *out, const struct hwbp_race_access *a)
 {
 	fprintf(out, "    %s of %" PRIu64 " byte%s by thread %" PRIu32 " in ", kind_word(a->kind),
 		a->size, a->size == 1 ? "" : "s", a->tid);
-	if (a->func)
-		fprintf(out, "%s+0x%" PRIx64, a->func, a->func_off);
-	else
-		fprintf(out, "0x%" PRIx64, a->ip);
-	if (a->file)
-		fprintf(out, " (%s:%u)", a->file, a->line);
-	if (a->object)
-		fprintf(out, " [%s]", a->object);
-	fprintf(out, "\n");
+	text_place(out, a->ip, a->func, a->func_off, a->file, a->line, a->object);
+	for (unsigned k = 0; k < a->ncallers; k++) {
+		const struct hwbp_race_frame *f = &a->callers[k];
+
+		fprintf(out, "      called from ");
+		text_place(out, f->ip, f->func, f->func_off, f->file, f->line, f->object);
+	}
 }
 
 static void text_race(FILE *out, unsigned i, const struct hwbp_race_report *rep)
 {
 	fprintf(out, "%s %u: caught %" PRIu64 " time%s on ", rep->unseen ? "unseen writer" : "race", i + 1,
 	       rep->count, rep->count == 1 ? "" : "s");
-	if (rep->var && rep->var_off)
+	if (rep->expr && strcmp(rep->expr, rep->var) != 0)
+		fprintf(out, "%s", rep->expr);
+	else if (rep->var && rep->var_off)
 		fprintf(out, "%s+0x%" PRIx64, rep->var, rep->var_off);
 	else if (rep->var)
 		fprintf(out, "%s", rep->var);
@@ -126,27 +150,34 @@ static void json_side(FILE *out, const struct hwbp_race_access *a)
 	fprintf(out, "{\"ip\": ");
 	json_hex(out, a->ip);
 	fprintf(out, ", \"function\": ");
-	if (a->func)
-		json_str(out, a->func);
-	else
-		fprintf(out, "null");
+	json_str_or_null(out, a->func);
 	fprintf(out, ", \"offset\": ");
 	json_hex(out, a->func_off);
 	fprintf(out, ", \"object\": ");
-	if (a->object)
-		json_str(out, a->object);
-	else
-		fprintf(out, "null");
+	json_str_or_null(out, a->object);
 	fprintf(out, ", \"file\": ");
-	if (a->file)
-		json_str(out, a->file);
-	else
-		fprintf(out, "null");
+	json_str_or_null(out, a->file);
 	fprintf(out, ", \"line\": %u, \"tid\": %" PRIu32 ", \"kind\": ", a->line, a->tid);
 	json_str(out, kind_letters(a->kind));
 	fprintf(out, ", \"address\": ");
 	json_hex(out, a->addr);
-	fprintf(out, ", \"size\": %" PRIu64 "}", a->size);
+	fprintf(out, ", \"size\": %" PRIu64 ", \"callers\": [", a->size);
+	for (unsigned k = 0; k < a->ncallers; k++) {
+		const struct hwbp_race_frame *f = &a->callers[k];
+
+		fprintf(out, "%s{\"ip\": ", k ? ", " : "");
+		json_hex(out, f->ip);
+		fprintf(out, ", \"function\": ");
+		json_str_or_null(out, f->func);
+		fprintf(out, ", \"offset\": ");
+		json_hex(out, f->func_off);
+		fprintf(out, ", \"object\": ");
+		json_str_or_null(out, f->object);
+		fprintf(out, ", \"file\": ");
+		json_str_or_null(out, f->file);
+		fprintf(out, ", \"line\": %u}", f->line);
+	}
+	fprintf(out, "]}");
 }
 
 static void json_race(FILE *out, const struct hwbp_race_report *rep)
@@ -155,17 +186,13 @@ static void json_race(FILE *out, const struct hwbp_race_report *rep)
 	       rep->unseen ? "unseen-writer" : "conflict", rep->count);
 	json_hex(out, rep->addr);
 	fprintf(out, ", \"length\": %" PRIu64 ", \"variable\": ", rep->len);
-	if (rep->var)
-		json_str(out, rep->var);
-	else
-		fprintf(out, "null");
+	json_str_or_null(out, rep->var);
 	fprintf(out, ", \"variable_offset\": ");
 	json_hex(out, rep->var_off);
+	fprintf(out, ", \"expression\": ");
+	json_str_or_null(out, rep->expr);
 	fprintf(out, ", \"where\": ");
-	if (rep->where)
-		json_str(out, rep->where);
-	else
-		fprintf(out, "null");
+	json_str_or_null(out, rep->where);
 	if (rep->unseen) {
 		fprintf(out, ", \"before\": ");
 		json_hex(out, rep->before);
@@ -209,9 +236,10 @@ static void json_head(FILE *out, const struct hwbp_race_stats *st, char *const *
 	fprintf(out, "},\n  \"traps\": %" PRIu64 ", \"samples\": %" PRIu64 ", \"passed\": %" PRIu64
 	       ", \"alone\": %" PRIu64 ", \"synced\": %" PRIu64 ", \"threads\": %" PRIu64
 	       ", \"held_ms\": %.3f,\n  \"caught\": {\"conflicts\": %" PRIu64 ", \"unseen\": %" PRIu64
-	       ", \"atomic\": %" PRIu64 ", \"undecoded\": %" PRIu64 "},\n", st->traps, st->samples,
-	       st->passed, st->alone, st->synced, st->threads, (double)st->held_ns / 1e6,
-	       st->conflicts, st->unseen, st->atomic, st->undecoded);
+	       ", \"atomic\": %" PRIu64 ", \"undecoded\": %" PRIu64 "},\n  \"atomic_by_type\": %"
+	       PRIu64 ",\n", st->traps, st->samples, st->passed, st->alone, st->synced, st->threads,
+	       (double)st->held_ns / 1e6, st->conflicts, st->unseen, st->atomic, st->undecoded,
+	       st->atomic_objects);
 }
 
 int race_print(struct hwbp_race *r, FILE *out, const char *what, bool json, char *const *cmd,

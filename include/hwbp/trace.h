@@ -852,10 +852,25 @@ struct hwbp_race_stats {
 	uint64_t conflicts;           /* conflicting accesses caught (races) */
 	uint64_t unseen;              /* values changed with no access caught */
 	uint64_t atomic;              /* accesses caught made by atomic instructions */
+	uint64_t atomic_objects;      /* samples and accesses caught that were atomic
+				       * operations in plain instructions: on an object
+				       * DWARF types atomic (C11 _Atomic, C++ std::atomic),
+				       * or in a std::atomic member function: not races */
 	uint64_t undecoded;           /* accesses caught whose instruction did not decode:
 				       * not reported */
 	uint64_t threads;             /* threads seen */
 	uint64_t held_ns;             /* time sampled threads were held, in total */
+};
+
+/* A caller of a race's access: the return address into it, and its
+ * names as struct hwbp_race_access gives them (the line: the call's). */
+struct hwbp_race_frame {
+	uint64_t ip;                  /* the return address */
+	const char *func;             /* demangled, NULL: none */
+	uint64_t func_off;
+	const char *object;
+	const char *file;
+	unsigned line;                /* 0: none */
 };
 
 /* One side of a race.  Strings are the run's, alive until
@@ -871,6 +886,9 @@ struct hwbp_race_access {
 	const char *object;           /* the file holding ip (its last path component) */
 	const char *file;             /* the source file (DWARF line table) */
 	unsigned line;                /* its line, 0: none */
+	const struct hwbp_race_frame *callers;   /* innermost first, as unwound when
+						  * the race was first caught */
+	unsigned ncallers;            /* 0: none (option "stack" 0, no unwinding) */
 };
 
 /* A race, deduplicated by its pair of instructions. */
@@ -881,6 +899,10 @@ struct hwbp_race_report {
 	uint64_t addr, len;           /* the watched bytes: @a's access */
 	const char *var;              /* the data symbol holding addr, NULL: none */
 	uint64_t var_off;             /* addr - its start */
+	const char *expr;             /* the object at addr as its DWARF type names it:
+				       * "cfg.limits[2]" (var then each member or index
+				       * down to the innermost holding addr), NULL: no
+				       * symbol, or no DWARF types it */
 	const char *where;            /* with no symbol: the mapping ("[heap]", "anonymous"...) */
 	uint64_t before, after;       /* unseen: the first 8 bytes before and after the delay
 				       * (little-endian in the low bytes) */
@@ -906,7 +928,9 @@ void hwbp_race_free(struct hwbp_race *r);
  * HWBP_RACE_DELAY_MS_DEFAULT), "duration" (seconds, up to 3 decimals:
  * the sampling stops then; a started command gets SIGTERM, an attached
  * process is let go), "seed" (the random choice's, a number; default from
- * the clock), "only" and "exclude" (an object by its file's last path
+ * the clock), "stack" (callers given per side of a report, 0..16,
+ * default 8; DWARF call frame information, frame pointers without libdw),
+ * "only" and "exclude" (an object by its file's last path
  * component, libfoo.so.1: sample its code, or not; each up to 16 times;
  * without "only", the executable's code).
  * Errors (message set, input): -EINVAL (NULL, unknown option, a bad

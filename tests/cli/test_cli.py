@@ -104,6 +104,8 @@ CASES = [
     (["race", "--delay", "1001", "--", "true"], 2, r"bad --delay '1001': at most 1000: ERANGE"),
     (["race", "--duration", "-1", "--", "true"], 2, r"bad --duration '-1'.*: EINVAL"),
     (["race", "--only", "", "--", "true"], 2, r"bad --only '': .*: EINVAL"),
+    (["race", "--stack", "17", "--", "true"], 2, r"bad --stack '17': expected 0..16: ERANGE"),
+    (["race", "--stack", "x", "--", "true"], 2, r"bad --stack 'x': not a number: EINVAL"),
     # A run that fails is JSON too: no such process (or, on a machine whose
     # debug registers do not fire, ENODEV: the check comes first).
     (["race", "--json", "-p", "999999"], 1, r'^\{"error": "E[A-Z]+", "message": ".*"\}\n'),

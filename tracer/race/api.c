@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "race/race.h"
+#include "types/types.h"
 
 struct hwbp_race {
 	struct hwbpi_race_run run;
@@ -23,6 +24,7 @@ struct hwbp_race {
 	struct hwbpi_demangler *dm;
 	struct hwbp_race_report *rep;   /* the reports, made at the first ask */
 	size_t nrep;
+	struct hwbp_race_frame *frames; /* their callers */
 };
 
 static const char *const skip_names[HWBP_RACE_SKIPS] = {
@@ -50,6 +52,7 @@ struct hwbp_race *hwbp_race_new(int *err)
 		return NULL;
 	r->run.rate = HWBP_RACE_RATE_DEFAULT;
 	r->run.delay_ns = (uint64_t)HWBP_RACE_DELAY_MS_DEFAULT * 1000000u;
+	r->run.stack_depth = HWBPI_RACE_FRAMES_DEFAULT;
 	return r;
 }
 
@@ -60,9 +63,11 @@ void hwbp_race_free(struct hwbp_race *r)
 	hwbpi_race_cands_free(&r->run.cands);
 	hwbpi_race_pairs_free(&r->run.pairs);
 	hwbp_symtab_free(r->run.syms);
+	hwbpi_typer_free(r->run.typer);
 	hwbpi_dwarf_free(r->run.dwarf);
 	hwbpi_demangler_free(r->dm);
 	free(r->rep);
+	free(r->frames);
 	free(r);
 }
 
@@ -192,6 +197,9 @@ int hwbp_race_option(struct hwbp_race *r, const char *name, const char *v)
 		ret = span(r, name, v, 31536000, 1000000u, &u->duration_ns);
 	} else if (strcmp(name, "seed") == 0) {
 		ret = number(r, name, v, 0, UINT64_MAX, &u->seed);
+	} else if (strcmp(name, "stack") == 0) {
+		ret = number(r, name, v, 0, HWBPI_RACE_FRAMES, &n);
+		u->stack_depth = (unsigned)n;
 	} else if (strcmp(name, "pid") == 0) {
 		ret = number(r, name, v, 1, 0x7fffffff, &n);
 		if (ret == 0 && u->argv)
@@ -330,21 +338,39 @@ int hwbp_race_stats(const struct hwbp_race *r, struct hwbp_race_stats *out)
 	out->conflicts = k->conflicts;
 	out->unseen = k->unseen;
 	out->atomic = k->atomic;
+	out->atomic_objects = k->atomic_objects;
 	out->undecoded = k->undecoded;
 	out->threads = k->threads;
 	out->held_ns = k->held_ns;
 	return 0;
 }
 
-/* One side's names. */
-static void side(struct hwbp_race *r, const struct hwbpi_race_side *s, struct hwbp_race_access *o)
+/* The names of return address @ip into @f (the line: the call's, one
+ * byte before, as a debugger gives a caller's). */
+static void frame(struct hwbp_race *r, uint64_t ip, struct hwbp_race_frame *f)
 {
+	memset(f, 0, sizeof(*f));
+	f->ip = ip;
+	f->func = hwbpi_demangler_name(r->dm, hwbpi_race_func(&r->run, ip - 1, &f->func_off));
+	f->func_off += f->func ? 1 : 0;
+	f->object = hwbpi_race_object(&r->run, ip - 1);
+	hwbpi_race_line(&r->run, ip - 1, &f->file, &f->line);
+}
+
+/* One side's names; its @n callers @stack into @fr (which has room). */
+static void side(struct hwbp_race *r, const struct hwbpi_race_side *s, const uint64_t *stack,
+		 unsigned n, struct hwbp_race_frame *fr, struct hwbp_race_access *o)
+{
+	for (unsigned k = 0; k < n; k++)
+		frame(r, stack[k], &fr[k]);
 	memset(o, 0, sizeof(*o));
 	o->ip = s->ip;
 	o->addr = s->addr;
 	o->size = s->size;
 	o->kind = s->kind;
 	o->tid = (uint32_t)s->tid;
+	o->callers = n ? fr : NULL;
+	o->ncallers = n;
 	if (!s->ip)
 		return;
 	o->func = hwbpi_demangler_name(r->dm, hwbpi_race_func(&r->run, s->ip, &o->func_off));
@@ -355,20 +381,30 @@ static void side(struct hwbp_race *r, const struct hwbpi_race_side *s, struct hw
 /* The reports of every race so far, their names resolved. */
 static int make_reports(struct hwbp_race *r)
 {
-	const struct hwbpi_race_pairs *t = &r->run.pairs;
+	struct hwbpi_race_pairs *t = &r->run.pairs;
 	int err = 0;
 
 	if (r->rep && r->nrep == t->n)
 		return 0;
 	if (!r->dm && !(r->dm = hwbpi_demangler_new(&err)))
 		return err;
+	struct hwbp_race_frame *fr;
+	size_t nfr = 0;
+
 	free(r->rep);
+	free(r->frames);
 	r->nrep = 0;
-	if (!(r->rep = calloc(t->n ? t->n : 1, sizeof(*r->rep))))
+	r->frames = NULL;
+	for (size_t i = 0; i < t->n; i++)
+		nfr += t->p[i].nstack[0] + t->p[i].nstack[1];
+	if (!(r->rep = calloc(t->n ? t->n : 1, sizeof(*r->rep))) ||
+	    !(r->frames = calloc(nfr ? nfr : 1, sizeof(*r->frames))))
 		return -ENOMEM;
+	fr = r->frames;
 	for (size_t i = 0; i < t->n; i++) {
-		const struct hwbpi_race_pair *p = &t->p[i];
+		struct hwbpi_race_pair *p = &t->p[i];
 		struct hwbp_race_report *o = &r->rep[i];
+		bool atomic;
 
 		o->unseen = p->unseen;
 		o->count = p->count;
@@ -376,10 +412,15 @@ static int make_reports(struct hwbp_race *r)
 		o->len = p->len;
 		o->var = hwbpi_race_var(&r->run, p->lo, &o->var_off);
 		o->where = o->var || !p->where[0] ? NULL : p->where;
+		if (o->var && !p->expr[0])
+			hwbpi_race_typed(&r->run, p->lo, p->expr, sizeof(p->expr), &atomic);
+		o->expr = p->expr[0] ? p->expr : NULL;
 		o->before = p->before;
 		o->after = p->after;
-		side(r, &p->a, &o->a);
-		side(r, &p->b, &o->b);
+		side(r, &p->a, p->stack[0], p->nstack[0], fr, &o->a);
+		fr += p->nstack[0];
+		side(r, &p->b, p->stack[1], p->nstack[1], fr, &o->b);
+		fr += p->nstack[1];
 	}
 	r->nrep = t->n;
 	return 0;

@@ -42,6 +42,8 @@
 
 #include "session/backend.h"
 
+struct hwbpi_typer;
+
 /* ---- candidates.c --------------------------------------------------- */
 
 #define HWBPI_RACE_MAX_OBJS 16
@@ -77,6 +79,7 @@ struct hwbpi_race_cands {
 };
 #define HWBPI_RACE_TRAP_ON 1u        /* a trap is planted there now */
 #define HWBPI_RACE_TRAP_EVER 2u      /* one was, once: a thread may still stop on it */
+#define HWBPI_RACE_CAND_ATOMIC 4u    /* an atomic operation (atomic.c): never again */
 
 /* Reads @len bytes of code at @addr into @buf: 0 or -errno. */
 typedef int (*hwbpi_race_read_fn)(void *arg, uint64_t addr, void *buf, size_t len);
@@ -109,6 +112,10 @@ struct hwbpi_race_side {
 	pid_t tid;
 };
 
+/* The callers a report gives each side at most (option "stack"). */
+#define HWBPI_RACE_FRAMES 16
+#define HWBPI_RACE_FRAMES_DEFAULT 8
+
 /* A race: the sampled access (a), the one caught (b; unseen: no b, the
  * bytes changed from before to after).  @count: how often. */
 struct hwbpi_race_pair {
@@ -118,6 +125,11 @@ struct hwbpi_race_pair {
 	uint64_t before, after;      /* unseen: their first 8 before and after the delay */
 	uint64_t count;
 	char where[64];              /* what holds lo when no symbol does ("[heap]"...) */
+	char expr[96];               /* lo's typed name (atomic.c), made for the report */
+	/* the callers of a's and of b's function when first caught, innermost
+	 * first (return addresses) */
+	uint64_t stack[2][HWBPI_RACE_FRAMES];
+	unsigned nstack[2];
 };
 
 struct hwbpi_race_pairs {
@@ -177,7 +189,7 @@ long hwbpi_race_pick(const struct hwbpi_race_cands *c, struct hwbpi_race_rng *r)
  * meaning, field by field). */
 struct hwbpi_race_counts {
 	uint64_t traps, samples, passed, alone, synced_skips, conflicts, unseen, atomic,
-		 undecoded, threads, held_ns;
+		 atomic_objects, undecoded, threads, held_ns;
 };
 
 struct hwbpi_race_run {
@@ -188,6 +200,7 @@ struct hwbpi_race_run {
 	uint64_t delay_ns;           /* how long a sampled thread is held */
 	uint64_t duration_ns;        /* 0: until the process ends */
 	uint64_t seed;
+	unsigned stack_depth;        /* callers per side, 0..HWBPI_RACE_FRAMES */
 	struct hwbpi_race_sel sel;
 	void (*note)(void *arg, const char *line);   /* one line for the user, or NULL */
 	void *note_arg;
@@ -196,6 +209,7 @@ struct hwbpi_race_run {
 	/* made by the run, freed by hwbpi_race_run_fini() */
 	struct hwbp_symtab *syms;
 	struct hwbpi_dwarf *dwarf;
+	struct hwbpi_typer *typer;   /* variables' types (atomic.c), made when first asked */
 	struct hwbpi_race_cands cands;
 	struct hwbpi_race_pairs pairs;
 	struct hwbpi_race_counts counts;
@@ -221,6 +235,24 @@ struct hwbpi_race_run {
  * a signal handler (install it without SA_RESTART).
  */
 int hwbpi_race_run(struct hwbpi_race_run *r);
+
+/* ---- atomic.c ------------------------------------------------------- */
+
+/* Whether the instruction at @ip is an atomic operation though its bytes
+ * are a plain load or store: code of a C++ std::atomic class's member
+ * function, or inlined from one (DWARF).  No error: false when unknown. */
+bool hwbpi_race_atomic_code(const struct hwbpi_race_run *r, uint64_t ip);
+
+/*
+ * hwbpi_race_typed - the typed name of the byte at @addr of a data symbol
+ * as its DWARF type spells it ("cfg.limits[2].lo"; just the symbol when
+ * it is a scalar) into @out (@n bytes), and *@atomic: an object on the
+ * way to that byte is atomic (C11 _Atomic, C++ std::atomic): no access
+ * to it races.  Errors: -ENOENT (no symbol holds @addr, or no DWARF
+ * types it; *@atomic false), -ENOMEM, -EINVAL.
+ */
+int hwbpi_race_typed(struct hwbpi_race_run *r, uint64_t addr, char *out, size_t n,
+		     bool *atomic);
 
 /* ---- names.c -------------------------------------------------------- */
 

@@ -104,6 +104,8 @@ struct hwbpi_race_loop {
 	bool maint_asked;            /* a thread was interrupted to plant traps */
 	unsigned vforks;             /* vfork children sharing the memory now: no planting */
 	uint64_t end_ns;             /* --duration's end, 0: none */
+	struct hwbpi_unwinder uw;    /* a race's callers, the first time it is caught */
+	bool uw_ok;                  /* uw ready (r->stack_depth and it could be made) */
 	uint8_t code[65536 + HWBPI_RACE_INSN_MAX];   /* a function's code, decoded */
 };
 

@@ -105,7 +105,7 @@ long hwbpi_race_pick(const struct hwbpi_race_cands *c, struct hwbpi_race_rng *r)
 	for (size_t k = 0; k < c->n; k++) {
 		size_t i = (start + k) % c->n;
 
-		if (!(c->state[i] & HWBPI_RACE_TRAP_ON))
+		if (!(c->state[i] & (HWBPI_RACE_TRAP_ON | HWBPI_RACE_CAND_ATOMIC)))
 			return (long)i;
 	}
 	return -1;

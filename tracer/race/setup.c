@@ -177,6 +177,21 @@ static int ready(struct hwbpi_race_loop *L)
 	if (ret)
 		return fail(r, ret, false, "setting up: %s", hwbp_errno_name(ret));
 	L->w.req = L->last.req = -1;
+	/* Callers: the process's modules now (at its entry point every
+	 * library it needs is mapped); one that cannot be read costs the
+	 * reports their callers, not the run. */
+	if (r->stack_depth) {
+		char why[256];
+
+		L->uw_ok = hwbpi_unwinder_init(&L->uw, HWBPI_CG_DEFAULT, L->pid, why,
+					       sizeof(why)) == 0;
+		if (!L->uw_ok && r->note) {
+			char line[320];
+
+			snprintf(line, sizeof(line), "no callers in the reports: %s", why);
+			r->note(r->note_arg, line);
+		}
+	}
 	L->sampling = true;
 	hwbpi_race_rng_seed(&L->rng, r->seed);
 	hwbpi_race_budget_init(&L->budget, r->rate, hwbpi_race_now());
@@ -267,6 +282,8 @@ int hwbpi_race_run(struct hwbpi_race_run *r)
 	if (L->dec)
 		L->ia->close(L->dec);
 	hwbpi_traps_fini(&L->traps);
+	if (L->uw_ok)
+		hwbpi_unwinder_fini(&L->uw);
 	free(L->thr);
 	free(L);
 	return ret;

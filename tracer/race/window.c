@@ -51,6 +51,16 @@ static void add_syncvar(struct hwbpi_race_loop *L, uint64_t addr)
 		L->syncvar[L->sync_at++ % HWBPI_RACE_SYNCVARS] = addr;
 }
 
+/* Whether the object at @addr is atomic by its variable's type
+ * (atomic.c).  Then no access to it races (C11 5.1.2.4p25). */
+static bool atomic_object(struct hwbpi_race_loop *L, uint64_t addr)
+{
+	char name[8];
+	bool atomic = false;
+
+	return hwbpi_race_typed(L->r, addr, name, sizeof(name), &atomic) == 0 && atomic;
+}
+
 /* ---- traps ------------------------------------------------------------ */
 
 static void take_out(struct hwbpi_race_loop *L, pid_t tid, long c)
@@ -185,6 +195,7 @@ void hwbpi_race_on_trap(struct hwbpi_race_loop *L, struct rthr *th, long c)
 {
 	uint64_t ip = L->r->cands.ip[c];
 	struct hwbpi_race_side a;
+	bool code;
 
 	/* One-shot: the instruction's own bytes are back at once, so that
 	 * the threads that reach it meanwhile run it, watched. */
@@ -199,6 +210,15 @@ void hwbpi_race_on_trap(struct hwbpi_race_loop *L, struct rthr *th, long c)
 	}
 	if (is_syncvar(L, a.addr, a.size)) {
 		L->r->counts.synced_skips++;
+		return;
+	}
+	if ((code = hwbpi_race_atomic_code(L->r, a.ip)) || atomic_object(L, a.addr)) {
+		/* an atomic operation though a plain instruction: one of an
+		 * atomic class's is never sampled again, nor the object */
+		L->r->counts.atomic_objects++;
+		if (code)
+			L->r->cands.state[c] |= HWBPI_RACE_CAND_ATOMIC;
+		add_syncvar(L, a.addr);
 		return;
 	}
 	if (!others(L, th->tid)) {
@@ -260,7 +280,35 @@ static int caught_access(struct hwbpi_race_loop *L, struct rthr *th, const struc
 			*atomic = in[i].atomic;
 			return 0;
 		}
+	/* An access whose address the registers after it no longer give (a
+	 * load into its own base register: "mov rax, [rax]", everywhere in
+	 * -O0 code).  When the watch held exactly the window's bytes and the
+	 * instruction that ended at the PC has one memory access, the
+	 * hardware has said where it went: those bytes. */
+	if (win->exact && n >= 1 && in[0].n == 1 && !in[0].acc[0].addr_known) {
+		const struct hwbpi_insn_access *x = &in[0].acc[0];
+
+		*b = (struct hwbpi_race_side){ in[0].ip, win->lo, x->size, x->kind, th->tid };
+		*atomic = in[0].atomic;
+		return 0;
+	}
 	return -ENOENT;
+}
+
+/* A race caught the first time: what holds its bytes, and the callers of
+ * each side's function (@a held, @b stopped at its hit, 0: none), read
+ * now, while both threads are stopped where they made their accesses. */
+static void first_seen(struct hwbpi_race_loop *L, struct hwbpi_race_pair *p, pid_t a, pid_t b,
+		       uint64_t lo)
+{
+	unsigned depth = L->r->stack_depth;
+
+	hwbpi_race_where(L->pid, lo, p->where, sizeof(p->where));
+	if (!L->uw_ok || !depth)
+		return;
+	p->nstack[0] = hwbpi_unwind_thread(&L->uw, a, p->stack[0], depth);
+	if (b)
+		p->nstack[1] = hwbpi_unwind_thread(&L->uw, b, p->stack[1], depth);
 }
 
 /* Record the race of @win's access with @b. */
@@ -277,7 +325,7 @@ static void record(struct hwbpi_race_loop *L, const struct window *win,
 	p.len = win->len;
 	i = hwbpi_race_pairs_add(&L->r->pairs, &p);
 	if (i >= 0 && L->r->pairs.p[i].count == 1)
-		hwbpi_race_where(L->pid, win->lo, L->r->pairs.p[i].where, sizeof(p.where));
+		first_seen(L, &L->r->pairs.p[i], win->owner, b->tid, win->lo);
 	L->r->counts.conflicts++;
 }
 
@@ -300,7 +348,12 @@ void hwbpi_race_on_hit(struct hwbpi_race_loop *L, struct rthr *th)
 		win->hit = true;
 		if (ret == 0 && !((win->a.kind | b.kind) & HWBP_W))
 			ret = -ENOENT;   /* two reads: no race (an RW watch's read of a write) */
-		if (ret == 0 && atomic) {
+		if (ret == 0 && !atomic && (hwbpi_race_atomic_code(L->r, b.ip) ||
+					    atomic_object(L, b.addr))) {
+			L->r->counts.atomic_objects++;
+			add_syncvar(L, win->lo);
+			win->caught = true;
+		} else if (ret == 0 && atomic) {
 			L->r->counts.atomic++;
 			add_syncvar(L, win->lo);
 			win->caught = true;
@@ -357,7 +410,7 @@ static void unseen_writer(struct hwbpi_race_loop *L)
 	p.after = hwbpi_value_of_bytes(after, w->len);
 	i = hwbpi_race_pairs_add(&L->r->pairs, &p);
 	if (i >= 0 && L->r->pairs.p[i].count == 1)
-		hwbpi_race_where(L->pid, w->lo, L->r->pairs.p[i].where, sizeof(p.where));
+		first_seen(L, &L->r->pairs.p[i], w->owner, 0, w->lo);
 	L->r->counts.unseen++;
 }
 

@@ -20,6 +20,7 @@
 #include "symbols/symbols_int.h"
 
 #ifdef HWBP_HAVE_LIBDW
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #endif
 
@@ -487,5 +488,54 @@ int hwbpi_dwarf_srcline(struct hwbpi_dwarf *d, uint64_t ip, const char **file, u
 #else
 	(void)ip;
 	return d && file && line ? -EOPNOTSUPP : -EINVAL;
+#endif
+}
+
+#ifdef HWBP_HAVE_LIBDW
+/* The name of inlined function @scope: its abstract origin's linkage
+ * (mangled) name where it has one, else its plain name. */
+static const char *inlined_name(Dwarf_Die *scope)
+{
+	Dwarf_Attribute a;
+	const char *nm = dwarf_formstring(dwarf_attr_integrate(scope, DW_AT_linkage_name, &a));
+
+	if (!nm)
+		nm = dwarf_formstring(dwarf_attr_integrate(scope, DW_AT_MIPS_linkage_name, &a));
+	return nm ? nm : dwarf_diename(scope);
+}
+#endif
+
+int hwbpi_dwarf_inlined(struct hwbpi_dwarf *d, uint64_t ip, unsigned i, const char **name)
+{
+#ifdef HWBP_HAVE_LIBDW
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Addr bias = 0;
+	Dwfl_Module *m;
+	unsigned k = 0;
+	int n, ret = -ENOENT;
+
+	if (!d || !name)
+		return -EINVAL;
+	for (size_t f = 0; f < d->nf; f++)
+		report(d, d->f[f]);
+	m = d->dwfl ? dwfl_addrmodule(d->dwfl, ip) : NULL;
+	if (!m || !(cu = dwfl_module_addrdie(m, ip, &bias)))
+		return -ENOENT;
+	/* dwarf_getscopes(): innermost first, each inlined_subroutine whose
+	 * ranges hold the address, out to the CU. */
+	n = dwarf_getscopes(cu, ip - bias, &scopes);
+	for (int s = 0; s < n; s++) {
+		if (dwarf_tag(&scopes[s]) != DW_TAG_inlined_subroutine || k++ != i)
+			continue;
+		*name = inlined_name(&scopes[s]);
+		ret = *name ? 0 : -ENOENT;
+		break;
+	}
+	free(scopes);
+	return ret;
+#else
+	(void)ip;
+	(void)i;
+	return d && name ? -EOPNOTSUPP : -EINVAL;
 #endif
 }

@@ -119,4 +119,15 @@ int hwbpi_dwarf_srcline(struct hwbpi_dwarf *d, uint64_t ip, const char **file, u
 int hwbpi_dwarf_debug_at(struct hwbpi_dwarf *d, unsigned i, uint64_t addr, const char **path,
 			 uint64_t *bias);
 
+/*
+ * hwbpi_dwarf_inlined - the @i-th function inlined at @ip (0: the
+ * innermost, then each one it was inlined into), as its DWARF names it:
+ * the linkage (mangled) name where it has one, else its plain name; a
+ * borrowed string, alive as long as @d.  The race detector asks whether
+ * an access lies in an inlined atomic operation (C++'s std::atomic).
+ * Returns 0, -ENOENT (no such, or no DWARF holds @ip), -EOPNOTSUPP (no
+ * libdw), -EINVAL.  Not cached: the caller asks once per instruction.
+ */
+int hwbpi_dwarf_inlined(struct hwbpi_dwarf *d, uint64_t ip, unsigned i, const char **name);
+
 #endif /* HWBP_TRACER_DWARF_H */

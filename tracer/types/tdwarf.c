@@ -88,6 +88,37 @@ static bool strip(Dwarf_Die *d)
 	return true;
 }
 
+/* Whether an object of type @d (not stripped) is atomic: an _Atomic
+ * qualifier on the way to the type (C11 6.7.3: every access to it is an
+ * atomic operation, whatever the memory order, and a relaxed one compiles
+ * to a plain load or store), or a C++ class of libstdc++'s <atomic>,
+ * whose every member function is an atomic operation ([atomics.types.
+ * generic]).  A C++ class is known by its name alone (DW_AT_name has no
+ * namespace): "atomic<T>", "__atomic_base<T>" and the rest. */
+static bool atomic_type(Dwarf_Die d)
+{
+	static const char *const cxx[] = { "atomic<", "__atomic_base<", "__atomic_float<",
+					   "atomic_ref<", "__atomic_ref<", "atomic_flag" };
+	const char *nm;
+	int tag;
+
+	for (int i = 0; i < 64; i++) {
+		tag = dwarf_tag(&d);
+		if (tag == DW_TAG_atomic_type)
+			return true;
+		if (!is_qualifier(tag))
+			break;
+		if (!type_of(&d, &d))
+			return false;
+	}
+	if ((tag != DW_TAG_structure_type && tag != DW_TAG_class_type) || !(nm = name_of(&d)))
+		return false;
+	for (size_t k = 0; k < sizeof(cxx) / sizeof(cxx[0]); k++)
+		if (strncmp(nm, cxx[k], strlen(cxx[k])) == 0)
+			return true;
+	return false;
+}
+
 static uint64_t udata(Dwarf_Die *d, int at, uint64_t dflt)
 {
 	Dwarf_Attribute a;
@@ -190,6 +221,7 @@ static int t_info(struct hwbpi_tsrc *s, uint64_t id, struct hwbpi_tinfo *o)
 	if (!die_at(t, id, &d))
 		return -ENOENT;
 	spell(t, &d, dim, o->name, sizeof(o->name), 0);
+	o->atomic = !dim && atomic_type(d);
 	if (!strip(&d)) {
 		o->kind = HWBPI_TK_OTHER;
 		return 0;

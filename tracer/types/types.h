@@ -101,6 +101,10 @@ struct hwbpi_tinfo {
 	uint64_t nelem;              /* array: elements; UINT64_MAX: no bound ("x[]") */
 	struct hwbpi_type target;    /* pointer: what it points to; array: its element */
 	char name[HWBPI_TYPE_NAME_LEN];   /* as C spells it: "struct net", "u8", "int *" */
+	bool atomic;                 /* every access to it is atomic: C11's _Atomic
+				      * among the qualifiers looked through, or one
+				      * of C++'s std::atomic classes (DWARF only: BTF
+				      * keeps no _Atomic) */
 };
 
 /* A member found by name (inside anonymous members too: their offsets
