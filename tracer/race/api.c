@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "race/race.h"
-#include "types/types.h"
 
 struct hwbp_race {
 	struct hwbpi_race_run run;

@@ -34,8 +34,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "race/race.h"
-#include "types/types.h"
+#include "race/race.h"   /* (types/ through session/backend.h) */
 
 /* The members of libstdc++'s <atomic>, demangled: each is an atomic
  * operation ([atomics.types.generic]), whatever code it compiles to. */
