@@ -292,18 +292,12 @@ void hwbp_race_stop(struct hwbp_race *r, int sig)
 
 const char *hwbp_race_message(const struct hwbp_race *r, bool *input)
 {
-	if (input)
-		*input = r && r->run.input;
-	return r ? r->run.msg : "";
+	return hwbpi_outcome_msg(r ? r->run.msg : NULL, r && r->run.input, input);
 }
 
 bool hwbp_race_wait_status(const struct hwbp_race *r, int *status)
 {
-	if (!r || !r->run.have_status)
-		return false;
-	if (status)
-		*status = r->run.status;
-	return true;
+	return r && hwbpi_outcome_status(r->run.have_status, r->run.status, status);
 }
 
 unsigned hwbp_race_count(const struct hwbp_race *r)

@@ -338,18 +338,12 @@ void hwbp_trace_session_stop_signal(struct hwbp_trace_session *s, int sig)
 
 const char *hwbp_trace_session_message(const struct hwbp_trace_session *s, bool *input)
 {
-	if (input)
-		*input = s ? s->v.input : false;
-	return s ? s->v.msg : "";
+	return hwbpi_outcome_msg(s ? s->v.msg : NULL, s && s->v.input, input);
 }
 
 bool hwbp_trace_session_wait_status(const struct hwbp_trace_session *s, int *status)
 {
-	if (!s || !s->v.have_status)
-		return false;
-	if (status)
-		*status = s->v.status;
-	return true;
+	return s && hwbpi_outcome_status(s->v.have_status, s->v.status, status);
 }
 
 void hwbp_trace_session_hit(struct hwbp_trace_session *s, const struct hwbp_trace_event *ev)

@@ -6,6 +6,7 @@
 #ifndef HWBP_TRACER_UTIL_H
 #define HWBP_TRACER_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,5 +47,24 @@ static inline int hwbpi_hexval(char c)
 /* Print a one-line message for the user into @err (any of them may be
  * NULL/0: then nothing).  Shared by the tracer and its backends. */
 void hwbpi_say(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* What the public accessors of a run's outcome answer (a session's and a
+ * race run's: hwbp_trace_session_message(), hwbp_race_message() and their
+ * _wait_status()): its one-line error @msg ("" when @msg is NULL, the run
+ * not made) with *@input (may be NULL) whether the caller's input was at
+ * fault; and a started command's wait status, when @have one. */
+static inline const char *hwbpi_outcome_msg(const char *msg, bool was_input, bool *input)
+{
+	if (input)
+		*input = msg && was_input;
+	return msg ? msg : "";
+}
+
+static inline bool hwbpi_outcome_status(bool have, int st, int *status)
+{
+	if (have && status)
+		*status = st;
+	return have;
+}
 
 #endif /* HWBP_TRACER_UTIL_H */
