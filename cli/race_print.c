@@ -125,7 +125,9 @@ static void text_race(FILE *out, unsigned i, const struct hwbp_race_report *rep)
 {
 	fprintf(out, "%s %u: caught %" PRIu64 " time%s on ", rep->unseen ? "unseen writer" : "race", i + 1,
 	       rep->count, rep->count == 1 ? "" : "s");
-	if (rep->expr && strcmp(rep->expr, rep->var) != 0)
+	if (rep->expr && !rep->var)
+		fprintf(out, "%s in %s", rep->expr, rep->where ? rep->where : "memory");
+	else if (rep->expr && strcmp(rep->expr, rep->var) != 0)
 		fprintf(out, "%s", rep->expr);
 	else if (rep->var && rep->var_off)
 		fprintf(out, "%s+0x%" PRIx64, rep->var, rep->var_off);

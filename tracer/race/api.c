@@ -63,6 +63,7 @@ void hwbp_race_free(struct hwbp_race *r)
 	hwbpi_race_pairs_free(&r->run.pairs);
 	hwbp_symtab_free(r->run.syms);
 	hwbpi_typer_free(r->run.typer);
+	free(r->run.ptrs);
 	hwbpi_dwarf_free(r->run.dwarf);
 	hwbpi_demangler_free(r->dm);
 	free(r->rep);
@@ -405,8 +406,9 @@ static int make_reports(struct hwbp_race *r)
 		o->len = p->len;
 		o->var = hwbpi_race_var(&r->run, p->lo, &o->var_off);
 		o->where = o->var || !p->where[0] ? NULL : p->where;
-		if (o->var && !p->expr[0])
-			hwbpi_race_typed(&r->run, p->lo, p->expr, sizeof(p->expr), &atomic);
+		if (o->var && !p->expr[0])   /* (a heap object's: made when first seen) */
+			hwbpi_race_typed(&r->run, p->lo, NULL, NULL, p->expr, sizeof(p->expr),
+					 &atomic);
 		o->expr = p->expr[0] ? p->expr : NULL;
 		o->before = p->before;
 		o->after = p->after;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Atomic objects a plain instruction accesses, and the typed names of
- * the variables a report names (race/race.h).
+ * Atomic operations in plain instructions (race/race.h): the code side
+ * here, the object side in typed.c (a variable's type on the way to the
+ * accessed bytes).
  *
  * An atomic access needs no lock prefix when it is a load or a store: on
  * x86-64 (and arm64) a relaxed, acquire or sequentially consistent load
@@ -21,17 +22,15 @@
  *    inlined from one (at -O2: DW_TAG_inlined_subroutine scopes).  This
  *    also covers heap objects, whose type no symbol gives.
  *
- * What neither tells: an _Atomic member of a heap object in C, read and
- * written only with relaxed or acquire/release accesses (no lock prefix
- * anywhere, no variable's type).  That is said in docs/tracer.md.
+ * What neither tells: an _Atomic member of a C heap object that no
+ * global pointer points at (typed.c names heap objects through those),
+ * read and written only with relaxed or acquire/release accesses (no lock
+ * prefix anywhere).  That is said in docs/tracer.md.
  *
  * Neither runs on a hot path: once per sampled instruction and per
  * caught access, in the tracer's thread.
  */
 #include <errno.h>
-#include <inttypes.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "race/race.h"   /* (types/ through session/backend.h) */
@@ -70,121 +69,4 @@ bool hwbpi_race_atomic_code(const struct hwbpi_race_run *r, uint64_t ip)
 		if (atomic_name(nm))
 			return true;
 	return false;
-}
-
-/* ---- typed names ------------------------------------------------------------ */
-
-/* Count snprintf's @k into @at; once a step did not fit @n, the name
- * stays as it was before it (the walk goes on: *atomic is its answer). */
-static void fits(int k, size_t n, size_t *at, char *out)
-{
-	if (*at == SIZE_MAX)
-		return;
-	if (k < 0 || (size_t)k >= n - *at) {
-		out[*at] = '\0';
-		*at = SIZE_MAX;
-		return;
-	}
-	*at += (size_t)k;
-}
-
-/* The member of struct/union @ti holding byte @off (its name, offset and
- * type into the out parameters); false: none (padding). */
-static bool member_at(struct hwbpi_tsrc *src, const struct hwbpi_tinfo *ti, uint64_t off,
-		      const char **name, uint64_t *moff, struct hwbpi_type *mtype)
-{
-	const char *nm;
-
-	for (unsigned i = 0; src->ops->member_name(src, ti->id, i, &nm); i++) {
-		struct hwbpi_member m;
-		struct hwbpi_tinfo mi;
-		uint64_t lo, bytes;
-
-		if (src->ops->member(src, ti->id, nm, &m) || m.type.src->ops->info(m.type.src,
-										m.type.id, &mi))
-			continue;
-		lo = m.bit_off / 8;
-		bytes = m.bit_size ? (m.bit_off % 8 + m.bit_size + 7) / 8 : mi.size;
-		if (off >= lo && off < lo + bytes) {
-			*name = nm;
-			*moff = lo;
-			*mtype = m.type;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* From variable @type, byte @off: the steps to the innermost object that
- * holds it, into @out after @at bytes; *@atomic when one of them is. */
-static void walk(struct hwbpi_type type, uint64_t off, char *out, size_t n, size_t at,
-		 bool *atomic)
-{
-	for (int depth = 0; depth < 16; depth++) {
-		struct hwbpi_tsrc *src = type.src;
-		struct hwbpi_tinfo ti;
-		const char *nm;
-		uint64_t moff;
-
-		if (src->ops->info(src, type.id, &ti))
-			return;
-		if (ti.atomic) {
-			*atomic = true;   /* its insides are the library's */
-			return;
-		}
-		if (ti.kind == HWBPI_TK_STRUCT || ti.kind == HWBPI_TK_UNION) {
-			if (!member_at(src, &ti, off, &nm, &moff, &type))
-				return;
-			if (at != SIZE_MAX)
-				fits(snprintf(out + at, n - at, ".%s", nm), n, &at, out);
-			off -= moff;
-		} else if (ti.kind == HWBPI_TK_ARRAY) {
-			struct hwbpi_tinfo el;
-
-			if (ti.target.src->ops->info(ti.target.src, ti.target.id, &el) || !el.size)
-				return;
-			if (at != SIZE_MAX)
-				fits(snprintf(out + at, n - at, "[%" PRIu64 "]", off / el.size), n,
-				     &at, out);
-			off %= el.size;
-			type = ti.target;
-		} else {
-			return;
-		}
-	}
-}
-
-int hwbpi_race_typed(struct hwbpi_race_run *r, uint64_t addr, char *out, size_t n,
-		     bool *atomic)
-{
-	struct hwbpi_typer_opts o = { .dwarf = r ? r->dwarf : NULL };
-	const struct hwbp_sym *s;
-	struct hwbpi_tsrc *src;
-	struct hwbpi_tvar v;
-	unsigned pos = 0;
-	uint64_t off;
-	char why[8] = "";
-
-	if (!r || !out || !n || !atomic)
-		return -EINVAL;
-	out[0] = '\0';
-	*atomic = false;
-	if (!hwbpi_race_var(r, addr, &off) || !r->dwarf ||
-	    !(s = hwbp_symtab_at(r->syms, addr)))
-		return -ENOENT;
-	if (!r->typer && !(r->typer = hwbpi_typer_new(&o)))
-		return -ENOMEM;
-	while ((src = hwbpi_typer_next(r->typer, s->addr, false, &pos, why, sizeof(why)))) {
-		char name[256];
-
-		/* the symbol table's name, demangled: a C++ global's DWARF
-		 * name is qualified the same way (tdwarf's find_var) */
-		hwbpi_demangle(s->name, name, sizeof(name));
-		if (src->ops->find_var(src, name, s->addr, &v) == 0) {
-			snprintf(out, n, "%s", name);
-			walk(v.type, off, out, n, strlen(out), atomic);
-			return 0;
-		}
-	}
-	return -ENOENT;
 }

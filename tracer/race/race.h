@@ -209,7 +209,11 @@ struct hwbpi_race_run {
 	/* made by the run, freed by hwbpi_race_run_fini() */
 	struct hwbp_symtab *syms;
 	struct hwbpi_dwarf *dwarf;
-	struct hwbpi_typer *typer;   /* variables' types (atomic.c), made when first asked */
+	struct hwbpi_typer *typer;   /* variables' types (typed.c), made when first asked */
+	const struct hwbp_sym **ptrs;   /* the pointer-sized globals of the objects
+					 * sampled (typed.c), made when first asked */
+	size_t nptrs;
+	bool ptrs_made;
 	struct hwbpi_race_cands cands;
 	struct hwbpi_race_pairs pairs;
 	struct hwbpi_race_counts counts;
@@ -243,16 +247,26 @@ int hwbpi_race_run(struct hwbpi_race_run *r);
  * function, or inlined from one (DWARF).  No error: false when unknown. */
 bool hwbpi_race_atomic_code(const struct hwbpi_race_run *r, uint64_t ip);
 
+/* ---- typed.c -------------------------------------------------------- */
+
+/* The farthest a global pointer may point before the bytes it is asked
+ * to name (a struct's size, at most). */
+#define HWBPI_RACE_OBJ_MAX (UINT64_C(1) << 20)
+
 /*
- * hwbpi_race_typed - the typed name of the byte at @addr of a data symbol
- * as its DWARF type spells it ("cfg.limits[2].lo"; just the symbol when
- * it is a scalar) into @out (@n bytes), and *@atomic: an object on the
- * way to that byte is atomic (C11 _Atomic, C++ std::atomic): no access
- * to it races.  Errors: -ENOENT (no symbol holds @addr, or no DWARF
- * types it; *@atomic false), -ENOMEM, -EINVAL.
+ * hwbpi_race_typed - the typed name of the byte at @addr into @out (@n
+ * bytes) and *@atomic: an object on the way to that byte is atomic (C11
+ * _Atomic, C++ std::atomic): no access to it races.  A data symbol's
+ * bytes: the symbol, then its DWARF type walked down ("cfg.limits[2].hi";
+ * just the symbol when it is a scalar).  Other bytes, when @rd reads the
+ * process's memory (NULL: it is gone): a pointer-sized global of the
+ * sampled objects whose value points at most its pointee's size before
+ * them, as C names it ("table->rows[3].count").  Errors: -ENOENT (no
+ * symbol, no pointer, or no DWARF types it; *@atomic false), -ENOMEM,
+ * -EINVAL.  Context: the tracer's thread; the process stopped or gone.
  */
-int hwbpi_race_typed(struct hwbpi_race_run *r, uint64_t addr, char *out, size_t n,
-		     bool *atomic);
+int hwbpi_race_typed(struct hwbpi_race_run *r, uint64_t addr, hwbpi_race_read_fn rd, void *rarg,
+		     char *out, size_t n, bool *atomic);
 
 /* ---- names.c -------------------------------------------------------- */
 

@@ -51,14 +51,21 @@ static void add_syncvar(struct hwbpi_race_loop *L, uint64_t addr)
 		L->syncvar[L->sync_at++ % HWBPI_RACE_SYNCVARS] = addr;
 }
 
-/* Whether the object at @addr is atomic by its variable's type
- * (atomic.c).  Then no access to it races (C11 5.1.2.4p25). */
+static int read_fn(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	return read_mem(*(pid_t *)arg, addr, buf, len);
+}
+
+/* Whether the object at @addr is atomic by its variable's type, or the
+ * type a global pointer to it has (typed.c).  Then no access to it races
+ * (C11 5.1.2.4p25). */
 static bool atomic_object(struct hwbpi_race_loop *L, uint64_t addr)
 {
 	char name[8];
 	bool atomic = false;
 
-	return hwbpi_race_typed(L->r, addr, name, sizeof(name), &atomic) == 0 && atomic;
+	return hwbpi_race_typed(L->r, addr, read_fn, &L->pid, name, sizeof(name), &atomic) == 0 &&
+	       atomic;
 }
 
 /* ---- traps ------------------------------------------------------------ */
@@ -302,8 +309,11 @@ static void first_seen(struct hwbpi_race_loop *L, struct hwbpi_race_pair *p, pid
 		       uint64_t lo)
 {
 	unsigned depth = L->r->stack_depth;
+	bool atomic;
 
 	hwbpi_race_where(L->pid, lo, p->where, sizeof(p->where));
+	/* a heap object's name needs the pointers' values: now */
+	hwbpi_race_typed(L->r, lo, read_fn, &L->pid, p->expr, sizeof(p->expr), &atomic);
 	if (!L->uw_ok || !depth)
 		return;
 	p->nstack[0] = hwbpi_unwind_thread(&L->uw, a, p->stack[0], depth);

@@ -11,6 +11,12 @@ get_hi(), each called from a thread function.  Within RUNS runs of
     get_hi's read, on the source line marked "caller: writer" /
     "caller: reader" in typed.c.
 
+heap.c, built -O0 and -O2: a heap object a global pointer points at;
+within RUNS runs the race on its rows[3].count must be found and named
+"table->rows[3].count", and its _Atomic member epoch (release stores,
+acquire loads: plain MOVs) must never be reported in any run, and be
+judged atomic by its type at least once.
+
 relaxed.c and relaxed.cpp, each built -O0 and -O2: C11 _Atomic and C++
 std::atomic accessed with relaxed and acquire/release orders, every one a
 plain MOV on x86-64.  In each of RUNS runs hwbp race must exit 0 with no
@@ -83,6 +89,30 @@ def check_typed(tmp):
     return False, f"not found in {RUNS} runs"
 
 
+def check_heap(tmp, opt):
+    src = os.path.join(SRC, "heap.c")
+    exe = os.path.join(tmp, "heap" + opt)
+    build(CC, src, exe, opt)
+    found = judged = 0
+    for k in range(1, RUNS + 1):
+        rc, rep, err = race(exe, "--stack", "0")
+        if rep is None:
+            return False, f"run {k}: exit {rc}, no JSON: {err.strip()[-300:]}"
+        for r in rep["races"]:
+            if r["expression"] != "table->rows[3].count":
+                return False, f"run {k}: a report on {r['expression'] or r['where']!r}, only " \
+                              "table->rows[3].count races"
+        if rep["races"] and not found:
+            found = k
+        judged += rep["atomic_by_type"]
+    if not found:
+        return False, f"table->rows[3].count not found in {RUNS} runs"
+    if not judged:
+        return False, f"epoch never judged atomic in {RUNS} runs: its silence proves nothing"
+    return True, f"table->rows[3].count found in run {found}; epoch never reported, " \
+                 f"{judged} accesses atomic by type"
+
+
 def check_relaxed(tmp, name, compiler, opt):
     src = os.path.join(SRC, name)
     exe = os.path.join(tmp, name.replace(".", "_") + opt)
@@ -107,7 +137,9 @@ def check_relaxed(tmp, name, compiler, opt):
 def main():
     fails = 0
     with tempfile.TemporaryDirectory() as tmp:
-        cases = [("typed.c -O0", lambda: check_typed(tmp))]
+        cases = [("typed.c -O0", lambda: check_typed(tmp)),
+                 ("heap.c -O0", lambda: check_heap(tmp, "-O0")),
+                 ("heap.c -O2", lambda: check_heap(tmp, "-O2"))]
         for name, compiler in (("relaxed.c", CC), ("relaxed.cpp", CXX)):
             for opt in ("-O0", "-O2"):
                 cases.append((f"{name} {opt}",
