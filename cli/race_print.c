@@ -93,18 +93,21 @@ static void summary(const struct hwbp_race_stats *st, unsigned races)
 
 /* ---- text ----------------------------------------------------------- */
 
+/* An access's own place, as its callers' are given. */
+#define place_of(a) ((struct hwbp_race_frame){ (a)->ip, (a)->func, (a)->func_off, (a)->object, \
+					       (a)->file, (a)->line })
+
 /* "func+0x1a (file.c:7) [object]", or the bare address. */
-static void text_place(FILE *out, uint64_t ip, const char *func, uint64_t off, const char *file,
-		       unsigned line, const char *object)
+static void text_place(FILE *out, const struct hwbp_race_frame *f)
 {
-	if (func)
-		fprintf(out, "%s+0x%" PRIx64, func, off);
+	if (f->func)
+		fprintf(out, "%s+0x%" PRIx64, f->func, f->func_off);
 	else
-		fprintf(out, "0x%" PRIx64, ip);
-	if (file)
-		fprintf(out, " (%s:%u)", file, line);
-	if (object)
-		fprintf(out, " [%s]", object);
+		fprintf(out, "0x%" PRIx64, f->ip);
+	if (f->file)
+		fprintf(out, " (%s:%u)", f->file, f->line);
+	if (f->object)
+		fprintf(out, " [%s]", f->object);
 	fprintf(out, "\n");
 }
 
@@ -112,12 +115,10 @@ static void text_side(FILE *out, const struct hwbp_race_access *a)
 {
 	fprintf(out, "    %s of %" PRIu64 " byte%s by thread %" PRIu32 " in ", kind_word(a->kind),
 		a->size, a->size == 1 ? "" : "s", a->tid);
-	text_place(out, a->ip, a->func, a->func_off, a->file, a->line, a->object);
+	text_place(out, &place_of(a));
 	for (unsigned k = 0; k < a->ncallers; k++) {
-		const struct hwbp_race_frame *f = &a->callers[k];
-
 		fprintf(out, "      called from ");
-		text_place(out, f->ip, f->func, f->func_off, f->file, f->line, f->object);
+		text_place(out, &a->callers[k]);
 	}
 }
 
@@ -147,37 +148,35 @@ static void text_race(FILE *out, unsigned i, const struct hwbp_race_report *rep)
 
 /* ---- JSON ----------------------------------------------------------- */
 
+/* The place fields of an access or a caller ("ip" ... "line"). */
+static void json_place(FILE *out, const struct hwbp_race_frame *f)
+{
+	fprintf(out, "\"ip\": ");
+	json_hex(out, f->ip);
+	fprintf(out, ", \"function\": ");
+	json_str_or_null(out, f->func);
+	fprintf(out, ", \"offset\": ");
+	json_hex(out, f->func_off);
+	fprintf(out, ", \"object\": ");
+	json_str_or_null(out, f->object);
+	fprintf(out, ", \"file\": ");
+	json_str_or_null(out, f->file);
+	fprintf(out, ", \"line\": %u", f->line);
+}
+
 static void json_side(FILE *out, const struct hwbp_race_access *a)
 {
-	fprintf(out, "{\"ip\": ");
-	json_hex(out, a->ip);
-	fprintf(out, ", \"function\": ");
-	json_str_or_null(out, a->func);
-	fprintf(out, ", \"offset\": ");
-	json_hex(out, a->func_off);
-	fprintf(out, ", \"object\": ");
-	json_str_or_null(out, a->object);
-	fprintf(out, ", \"file\": ");
-	json_str_or_null(out, a->file);
-	fprintf(out, ", \"line\": %u, \"tid\": %" PRIu32 ", \"kind\": ", a->line, a->tid);
+	fprintf(out, "{");
+	json_place(out, &place_of(a));
+	fprintf(out, ", \"tid\": %" PRIu32 ", \"kind\": ", a->tid);
 	json_str(out, kind_letters(a->kind));
 	fprintf(out, ", \"address\": ");
 	json_hex(out, a->addr);
 	fprintf(out, ", \"size\": %" PRIu64 ", \"callers\": [", a->size);
 	for (unsigned k = 0; k < a->ncallers; k++) {
-		const struct hwbp_race_frame *f = &a->callers[k];
-
-		fprintf(out, "%s{\"ip\": ", k ? ", " : "");
-		json_hex(out, f->ip);
-		fprintf(out, ", \"function\": ");
-		json_str_or_null(out, f->func);
-		fprintf(out, ", \"offset\": ");
-		json_hex(out, f->func_off);
-		fprintf(out, ", \"object\": ");
-		json_str_or_null(out, f->object);
-		fprintf(out, ", \"file\": ");
-		json_str_or_null(out, f->file);
-		fprintf(out, ", \"line\": %u}", f->line);
+		fprintf(out, "%s{", k ? ", " : "");
+		json_place(out, &a->callers[k]);
+		fprintf(out, "}");
 	}
 	fprintf(out, "]}");
 }
