@@ -922,8 +922,8 @@ void hwbp_race_free(struct hwbp_race *r);
 /*
  * hwbp_race_option - set option @name (without dashes) to @value, parsed
  * as the command line spells it: "pid" (a process to attach to, instead
- * of a command), "rate" (code traps armed per second, 1..100000, default
- * HWBP_RACE_RATE_DEFAULT), "delay" (how long a sampled thread is held,
+ * of a command), "rate" (code traps armed per second, up to 3 decimals,
+ * 0.001..100000: 0.5 is one trap every 2 s; default HWBP_RACE_RATE_DEFAULT), "delay" (how long a sampled thread is held,
  * milliseconds with up to 3 decimals, 0.001..1000, default
  * HWBP_RACE_DELAY_MS_DEFAULT), "duration" (seconds, up to 3 decimals:
  * the sampling stops then; a started command gets SIGTERM, an attached

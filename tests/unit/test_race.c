@@ -254,7 +254,7 @@ static void test_budget(void **state)
 	struct hwbpi_race_budget b;
 
 	(void)state;
-	hwbpi_race_budget_init(&b, 20, 100 * SEC);
+	hwbpi_race_budget_init(&b, 20000, 100 * SEC);   /* 20 a second */
 	assert_int_equal(hwbpi_race_budget_wait(&b, 100 * SEC), 0);
 	assert_int_equal(hwbpi_race_budget_take(&b, 100 * SEC, 5), 5);    /* at most @max */
 	assert_int_equal(hwbpi_race_budget_take(&b, 100 * SEC, 100), 15);  /* the rest stayed */
@@ -264,6 +264,23 @@ static void test_budget(void **state)
 	assert_int_equal(hwbpi_race_budget_take(&b, 100 * SEC + SEC / 2, 100), 9);
 	/* a long pause fills one second's worth, no more */
 	assert_int_equal(hwbpi_race_budget_take(&b, 200 * SEC, 1000), 20);
+
+	/* A rate under one a second (--rate 0.25): one trap at the start,
+	 * the next 4 s later; the fills in between (a poll every 200 ms)
+	 * lose no thousandth to rounding. */
+	hwbpi_race_budget_init(&b, 250, 10 * SEC);
+	assert_int_equal(hwbpi_race_budget_take(&b, 10 * SEC, 100), 1);
+	assert_true(hwbpi_race_budget_wait(&b, 10 * SEC) == 4 * SEC);
+	for (uint64_t t = 10 * SEC; t < 14 * SEC; t += SEC / 5 + 3)
+		assert_int_equal(hwbpi_race_budget_take(&b, t, 100), 0);
+	assert_true(hwbpi_race_budget_wait(&b, 14 * SEC - 1) == 1);
+	assert_int_equal(hwbpi_race_budget_take(&b, 14 * SEC, 100), 1);
+	/* the slowest, --rate 0.001: one trap each 1000 s */
+	hwbpi_race_budget_init(&b, 1, 0);
+	assert_int_equal(hwbpi_race_budget_take(&b, 0, 100), 1);
+	for (uint64_t t = 0; t < 1000 * SEC; t += SEC / 5)
+		assert_int_equal(hwbpi_race_budget_take(&b, t, 100), 0);
+	assert_int_equal(hwbpi_race_budget_take(&b, 1000 * SEC, 100), 1);
 }
 
 static void test_pick(void **state)

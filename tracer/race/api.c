@@ -49,7 +49,7 @@ struct hwbp_race *hwbp_race_new(int *err)
 		*err = r ? 0 : -ENOMEM;
 	if (!r)
 		return NULL;
-	r->run.rate = HWBP_RACE_RATE_DEFAULT;
+	r->run.millirate = (uint64_t)HWBP_RACE_RATE_DEFAULT * 1000u;
 	r->run.delay_ns = (uint64_t)HWBP_RACE_DELAY_MS_DEFAULT * 1000000u;
 	r->run.stack_depth = HWBPI_RACE_FRAMES_DEFAULT;
 	return r;
@@ -126,7 +126,8 @@ static int number(struct hwbp_race *r, const char *name, const char *v, uint64_t
 	return 0;
 }
 
-/* --delay MS or --duration SEC into ns. */
+/* --delay MS or --duration SEC into ns (@unit_ns: the ns of one unit);
+ * --rate into thousandths (@unit_ns 1). */
 static int span(struct hwbp_race *r, const char *name, const char *v, uint64_t max,
 		uint64_t unit_ns, uint64_t *ns)
 {
@@ -135,7 +136,8 @@ static int span(struct hwbp_race *r, const char *name, const char *v, uint64_t m
 
 	if (ret == -EINVAL || (ret == 0 && !t))
 		return bad(r, -EINVAL, "bad --%s '%s' (%s with up to 3 decimals, more than 0)", name, v,
-			   unit_ns == 1000u ? "milliseconds" : "seconds");
+			   unit_ns == 1u ? "traps per second" : unit_ns == 1000u ? "milliseconds" :
+			   "seconds");
 	if (ret || t > max * 1000)
 		return bad(r, -ERANGE, "bad --%s '%s': at most %llu", name, v, (unsigned long long)max);
 	*ns = t * unit_ns;
@@ -189,8 +191,8 @@ int hwbp_race_option(struct hwbp_race *r, const char *name, const char *v)
 			return bad(r, -EBUSY, "--%s given twice", name);
 	}
 	if (strcmp(name, "rate") == 0) {
-		ret = number(r, name, v, 1, 100000, &n);
-		u->rate = (unsigned)n;
+		/* thousandths: a trap every N seconds is a rate under one */
+		ret = span(r, name, v, 100000, 1u, &u->millirate);
 	} else if (strcmp(name, "delay") == 0) {
 		ret = span(r, name, v, 1000, 1000u, &u->delay_ns);
 	} else if (strcmp(name, "duration") == 0) {

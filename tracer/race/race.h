@@ -160,18 +160,19 @@ uint64_t hwbpi_race_rand(struct hwbpi_race_rng *r);
 uint64_t hwbpi_race_rand_below(struct hwbpi_race_rng *r, uint64_t n);
 
 /*
- * The budget of traps: @rate armed per second, as a bucket that fills
- * with time up to one second's worth (the first second's are there at
- * the start, so that a short program is sampled from its first
+ * The budget of traps: @millirate thousandths of a trap armed per second
+ * (--rate 0.5: 500), as a bucket that fills with time up to one second's
+ * worth, and at least one trap (the first second's are there at the
+ * start, so that a short program is sampled from its first
  * instructions).  hwbpi_race_budget_take(): how many may be armed at
  * @now_ns, at most @max (they are taken; the others stay).  No error.
  */
 struct hwbpi_race_budget {
-	unsigned rate;
-	uint64_t last_ns;
+	uint64_t millirate;
+	uint64_t last_ns;            /* the time the bucket is filled up to */
 	uint64_t milli;              /* thousandths of a trap in the bucket */
 };
-void hwbpi_race_budget_init(struct hwbpi_race_budget *b, unsigned rate, uint64_t now_ns);
+void hwbpi_race_budget_init(struct hwbpi_race_budget *b, uint64_t millirate, uint64_t now_ns);
 unsigned hwbpi_race_budget_take(struct hwbpi_race_budget *b, uint64_t now_ns, unsigned max);
 /* The time from @now_ns until one more trap may be armed (ns). */
 uint64_t hwbpi_race_budget_wait(const struct hwbpi_race_budget *b, uint64_t now_ns);
@@ -196,7 +197,7 @@ struct hwbpi_race_run {
 	/* given */
 	char *const *argv;           /* -- CMD, or NULL */
 	pid_t pid;                   /* -p PID, 0 */
-	unsigned rate;               /* traps armed per second */
+	uint64_t millirate;          /* thousandths of a trap armed per second */
 	uint64_t delay_ns;           /* how long a sampled thread is held */
 	uint64_t duration_ns;        /* 0: until the process ends */
 	uint64_t seed;

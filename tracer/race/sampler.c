@@ -43,28 +43,40 @@ uint64_t hwbpi_race_rand_below(struct hwbpi_race_rng *r, uint64_t n)
 }
 
 #define MILLI_PER_TRAP 1000u
+#define NS_PER_SEC UINT64_C(1000000000)
 
-void hwbpi_race_budget_init(struct hwbpi_race_budget *b, unsigned rate, uint64_t now_ns)
+/* The bucket's size: one second's traps, and at least one (a rate under
+ * one a second would never fill a whole trap). */
+static uint64_t full(const struct hwbpi_race_budget *b)
 {
-	b->rate = rate;
-	b->last_ns = now_ns;
-	b->milli = (uint64_t)rate * MILLI_PER_TRAP;   /* the first second's, at once */
+	return b->millirate > MILLI_PER_TRAP ? b->millirate : MILLI_PER_TRAP;
 }
 
-/* The bucket filled for the time since it was last: rate per second, up
- * to one second's worth. */
+void hwbpi_race_budget_init(struct hwbpi_race_budget *b, uint64_t millirate, uint64_t now_ns)
+{
+	b->millirate = millirate;
+	b->last_ns = now_ns;
+	b->milli = full(b);   /* the first second's, at once */
+}
+
+/* The bucket filled for the time since it was last: millirate
+ * thousandths a second, up to full(). */
 static void fill(struct hwbpi_race_budget *b, uint64_t now_ns)
 {
-	uint64_t full = (uint64_t)b->rate * MILLI_PER_TRAP;
-
 	if (now_ns > b->last_ns) {
-		/* thousandths of a trap: rate * ns / 1e6, without overflow for
-		 * rates up to 2^32 and gaps up to a year */
+		/* millirate * dt / 1e9, without overflow for rates up to 2^32
+		 * thousandths a second and gaps up to a year */
 		uint64_t dt = now_ns - b->last_ns;
-		uint64_t add = dt / 1000000u * b->rate + dt % 1000000u * b->rate / 1000000u;
+		uint64_t add = dt / NS_PER_SEC * b->millirate +
+			       dt % NS_PER_SEC * b->millirate / NS_PER_SEC;
 
-		b->milli = b->milli + add > full ? full : b->milli + add;
-		b->last_ns = now_ns;
+		b->milli = b->milli + add > full(b) ? full(b) : b->milli + add;
+		/* the time the whole thousandths stand for: a remainder is
+		 * kept for the next fill, so slow rates lose nothing */
+		b->last_ns = add >= full(b) || !b->millirate ? now_ns :
+			     b->last_ns + (add * NS_PER_SEC + b->millirate - 1) / b->millirate;
+		if (b->last_ns > now_ns)
+			b->last_ns = now_ns;
 	}
 }
 
@@ -86,11 +98,13 @@ uint64_t hwbpi_race_budget_wait(const struct hwbpi_race_budget *b, uint64_t now_
 	uint64_t need;
 
 	fill(&c, now_ns);
-	if (c.milli >= MILLI_PER_TRAP || !c.rate)
-		return c.rate ? 0 : UINT64_MAX;
+	if (c.milli >= MILLI_PER_TRAP || !c.millirate)
+		return c.millirate ? 0 : UINT64_MAX;
 	need = MILLI_PER_TRAP - c.milli;
-	/* ns for @need thousandths at rate per second, rounded up */
-	return (need * 1000000u + c.rate - 1) / c.rate;
+	/* ns for @need thousandths at millirate a second, rounded up, from
+	 * the time the bucket was last filled for */
+	need = c.last_ns + (need * NS_PER_SEC + c.millirate - 1) / c.millirate;
+	return need > now_ns ? need - now_ns : 0;
 }
 
 long hwbpi_race_pick(const struct hwbpi_race_cands *c, struct hwbpi_race_rng *r)

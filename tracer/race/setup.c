@@ -194,7 +194,7 @@ static int ready(struct hwbpi_race_loop *L)
 	}
 	L->sampling = true;
 	hwbpi_race_rng_seed(&L->rng, r->seed);
-	hwbpi_race_budget_init(&L->budget, r->rate, hwbpi_race_now());
+	hwbpi_race_budget_init(&L->budget, r->millirate, hwbpi_race_now());
 	return 0;
 }
 
