@@ -70,7 +70,8 @@ def main():
         exe = os.path.join(tmp, "spin")
         subprocess.run([CC, "-O0", "-g", "-pthread", "-o", exe, os.path.join(SRC, "attach", "spin.c")],
                        check=True)
-        prog = subprocess.Popen([exe, "4"], stdout=subprocess.PIPE, text=True)
+        prog = subprocess.Popen([exe, "stdin"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                text=True)
         check(prog.stdout.readline().strip() == "ready", "spin did not start")
         for n in (1, 2):
             p, pairs = race(["-p", str(prog.pid), "--duration", "0.7"], os.path.join(tmp, f"a{n}.json"))
@@ -80,7 +81,7 @@ def main():
             check(re.search(r"TracerPid:\s+0\n", status) is not None, f"attach {n}: still traced")
             check(code_intact(prog.pid, exe), f"attach {n}: the code is not the file's")
             time.sleep(0.2)
-        rest = prog.communicate(timeout=60)[0]
+        rest = prog.communicate(input="stop\n", timeout=60)[0]
         check(prog.returncode == 0 and rest.startswith("done"),
               f"after the attaches: exit {prog.returncode}, output {rest!r}")
         p, pairs = race(["--duration", "0.7", "--", exe, "30"], os.path.join(tmp, "c.json"))

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * For tests/race/attach_test.py: two threads race on a counter for the
- * seconds given (argv[1]), after saying "ready" once both run; then main
- * exits 0.  A trap left in its code, or a watch left armed, would end it
- * with SIGTRAP instead.
+ * seconds given (argv[1]), or until a line comes on standard input (argv[1]
+ * "stdin": as long as the test needs, however slow the machine: under
+ * TCG an attach takes seconds), after saying "ready" once both run; then
+ * main exits 0.  A trap left in its code, or a watch left armed, would end
+ * it with SIGTRAP instead.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 long counter;
@@ -30,7 +33,14 @@ int main(int argc, char **argv)
 	pthread_create(&b, NULL, spin_bump, NULL);
 	printf("ready\n");
 	fflush(stdout);
-	nanosleep(&ts, NULL);
+	if (argc > 1 && strcmp(argv[1], "stdin") == 0) {
+		char line[16];
+
+		if (!fgets(line, sizeof(line), stdin))
+			line[0] = '\0';
+	} else {
+		nanosleep(&ts, NULL);
+	}
 	stop = 1;
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
