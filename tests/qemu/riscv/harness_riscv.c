@@ -26,13 +26,6 @@
 #include "glue.h"
 #include "rv.h"
 
-#define UART_THR 0
-#define UART_LSR 5
-#define UART_LSR_THRE 0x20
-
-#define TEST_PASS 0x5555u
-#define TEST_FAIL 0x3333u
-
 /* Exit status of a harness that cannot run scenarios yet (run.sh). */
 #define EXIT_NOT_INTEGRATED 5
 
@@ -44,54 +37,11 @@ unsigned rv_ntrig;
  * every hart's the same way): what arch_reset() goes back to. */
 static uint64_t boot1[HWBP_MAX_SLOTS], boot2[HWBP_MAX_SLOTS], boot3[HWBP_MAX_SLOTS];
 
-/* ------------------------------------------------------------------ */
-/* UART, exit                                                          */
-/* ------------------------------------------------------------------ */
-void arch_putc(char c)
-{
-	volatile uint8_t *u = (volatile uint8_t *)RV_UART_BASE;
-
-	if (c == '\n')
-		arch_putc('\r');
-	while (!(u[UART_LSR] & UART_LSR_THRE))
-		;
-	u[UART_THR] = (uint8_t)c;
-}
-
-void rv_puts(const char *s)
-{
-	while (*s)
-		arch_putc(*s++);
-}
-
-void rv_puthex(uint64_t v)
-{
-	rv_puts("0x");
-	for (int i = 60; i >= 0; i -= 4)
-		arch_putc("0123456789abcdef"[(v >> i) & 0xf]);
-}
-
-/* sifive_test (QEMU hw/misc/sifive_test.c): 0x5555 exits QEMU with 0,
- * (code << 16) | 0x3333 with status code. */
-__attribute__((noreturn)) void arch_exit(int code)
-{
-	uint32_t v = code == 0 ? TEST_PASS : ((uint32_t)(code & 0xffff) << 16) | TEST_FAIL;
-
-	__asm__ volatile("fence rw, rw" ::: "memory");
-	*(volatile uint32_t *)RV_TEST_BASE = v;
-	for (;;)
-		__asm__ volatile("wfi");
-}
+/* (the console, arch_exit and rv_moved: machine.c) */
 
 /* ------------------------------------------------------------------ */
 /* The shadow: tdata1 of each trigger, and QEMU's list order           */
 /* ------------------------------------------------------------------ */
-static void moved(struct rv_hart *p, unsigned n)
-{
-	if (n < HWBP_MAX_SLOTS)
-		p->seq[n] = ++p->seq_now;
-}
-
 /* tdata1 without its enables: mcontrol/mcontrol6 load, store, execute,
  * U, S, M (bits 6:0) and mcontrol6's VS, VU (24:23); 0 for any other type. */
 static uint64_t disarmed(uint64_t t1)
@@ -178,7 +128,7 @@ void arch_reset(const struct hwbp_cpu *cpu)
 		if (rv_r_tdata1() != boot1[n])
 			rv_w_tdata1(boot1[n]);
 		p->shadow1[n] = rv_r_tdata1();
-		moved(p, n);
+		rv_moved(p, n);
 	}
 	rv_w_tselect(0);
 	p->priv = 3;   /* M-mode at reset, as the simulator's model */
@@ -201,7 +151,7 @@ int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
 		if (n < rv_ntrig) {
 			p->shadow1[n] = rv_r_tdata1();
 			if (p->shadow1[n] != old)
-				moved(p, (unsigned)n);
+				rv_moved(p, (unsigned)n);
 		}
 		return 0;
 	}
@@ -209,7 +159,7 @@ int arch_set_reg(const char *name, uint64_t value, struct hwbp_sim_result *res)
 		old = rv_r_tdata2();
 		rv_w_tdata2(value);
 		if (n < rv_ntrig && rv_r_tdata2() != old)
-			moved(p, (unsigned)n);
+			rv_moved(p, (unsigned)n);
 		return 0;
 	}
 	if (strcmp(name, "tdata3") == 0) {
@@ -249,7 +199,7 @@ int arch_write_regs(const struct hwbp_regs *regs)
 		p->shadow1[n] = after.u.riscv.tdata1[n];
 		if (after.u.riscv.tdata1[n] != before.u.riscv.tdata1[n] ||
 		    after.u.riscv.tdata2[n] != before.u.riscv.tdata2[n])
-			moved(p, n);
+			rv_moved(p, n);
 	}
 	return ret ? -EINVAL : 0;
 }

@@ -26,8 +26,6 @@
 #include "glue.h"
 #include "rv.h"
 
-#define UART_LSR 5
-#define UART_LSR_THRE 0x20
 #define ALL_SLOTS 0xffffffffu
 
 void rv_main(void);
@@ -46,46 +44,7 @@ unsigned long hwbp_rv_sbi_pa(const void *p)
 	return (unsigned long)p;
 }
 
-void arch_putc(char c)
-{
-	volatile uint8_t *u = (volatile uint8_t *)RV_UART_BASE;
-
-	if (c == '\n')
-		arch_putc('\r');
-	while (!(u[UART_LSR] & UART_LSR_THRE))
-		;
-	u[0] = (uint8_t)c;
-}
-
-void rv_puts(const char *s)
-{
-	while (*s)
-		arch_putc(*s++);
-}
-
-void rv_puthex(uint64_t v)
-{
-	rv_puts("0x");
-	for (int i = 60; i >= 0; i -= 4)
-		arch_putc("0123456789abcdef"[(v >> i) & 0xf]);
-}
-
-/* sifive_test (OpenSBI leaves it to S-mode: its domain region R/W). */
-__attribute__((noreturn)) void arch_exit(int code)
-{
-	uint32_t v = code == 0 ? 0x5555u : ((uint32_t)(code & 0xffff) << 16) | 0x3333u;
-
-	__asm__ volatile("fence rw, rw" ::: "memory");
-	*(volatile uint32_t *)RV_TEST_BASE = v;
-	for (;;)
-		__asm__ volatile("wfi");
-}
-
-static void moved(struct rv_hart *p, unsigned n)
-{
-	if (n < HWBP_MAX_SLOTS)
-		p->seq[n] = ++p->seq_now;
-}
+/* (the console, arch_exit and rv_moved: machine.c) */
 
 /* No hit bits to capture (the firmware's copy has none). */
 void rv_capture(void)
@@ -132,7 +91,7 @@ int arch_write_regs(const struct hwbp_regs *regs)
 		p->shadow1[n] = after.u.riscv.tdata1[n];
 		if (after.u.riscv.tdata1[n] != before.u.riscv.tdata1[n] ||
 		    after.u.riscv.tdata2[n] != before.u.riscv.tdata2[n])
-			moved(p, n);
+			rv_moved(p, n);
 	}
 	if (ret == -EIO) {
 		/* A refusal of the firmware's, not of hwbp's (the runner cuts
@@ -164,7 +123,7 @@ void arch_reset(const struct hwbp_cpu *cpu)
 	(void)cpu;
 	arch_write_regs(&r);
 	for (unsigned n = 0; n < rv_ntrig; n++)
-		moved(p, n);
+		rv_moved(p, n);
 	p->priv = 3;
 	p->running = RUN_NONE;
 }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * What the M-mode harness (smp.c, harness_riscv.c) and the S-mode one
- * (HARNESS_SBI: smp_sbi.c, harness_sbi.c) share: the mailbox of
- * arch_on_cpu's calls, and the harness.h answers that depend only on the
- * machine.  Only the wake-up differs (smp.c: the CLINT's msip; smp_sbi.c:
+ * (HARNESS_SBI: smp_sbi.c, harness_sbi.c) share: the console and the exit
+ * (OpenSBI leaves the UART and sifive_test to S-mode: its domain's regions
+ * are R/W), QEMU's order of the triggers' watchpoints (rv_moved), the
+ * mailbox of arch_on_cpu's calls, and the harness.h answers that depend
+ * only on the machine.  Only the wake-up differs (smp.c: the CLINT's msip; smp_sbi.c:
  * the SBI's send_ipi), passed in as a function.
  *
  * The mailbox: one call in flight (only hart 0 sends, and waits for its
@@ -27,6 +29,13 @@
 #define MODEL "rv64-qemu"
 #define TOO_FEW "more triggers than this hart has (QEMU 10: 2)"
 #endif
+
+#define UART_THR 0
+#define UART_LSR 5
+#define UART_LSR_THRE 0x20
+
+#define TEST_PASS 0x5555u
+#define TEST_FAIL 0x3333u
 
 #define TIME_HZ 10000000ull      /* -M virt's timebase (mtime, rdtime) */
 #define CALL_TIMEOUT_S 60        /* a call's end (one scenario command) */
@@ -108,4 +117,48 @@ unsigned arch_ncpus(void)
 int arch_on_cpu(unsigned cpu, int (*fn)(void *), void *arg)
 {
 	return rv_smp_call(cpu, fn, arg);
+}
+
+/* ---- the console, the exit ------------------------------------------ */
+
+void arch_putc(char c)
+{
+	volatile uint8_t *u = (volatile uint8_t *)RV_UART_BASE;
+
+	if (c == '\n')
+		arch_putc('\r');
+	while (!(u[UART_LSR] & UART_LSR_THRE))
+		;
+	u[UART_THR] = (uint8_t)c;
+}
+
+void rv_puts(const char *s)
+{
+	while (*s)
+		arch_putc(*s++);
+}
+
+void rv_puthex(uint64_t v)
+{
+	rv_puts("0x");
+	for (int i = 60; i >= 0; i -= 4)
+		arch_putc("0123456789abcdef"[(v >> i) & 0xf]);
+}
+
+/* sifive_test (QEMU hw/misc/sifive_test.c): 0x5555 exits QEMU with 0,
+ * (code << 16) | 0x3333 with status code. */
+__attribute__((noreturn)) void arch_exit(int code)
+{
+	uint32_t v = code == 0 ? TEST_PASS : ((uint32_t)(code & 0xffff) << 16) | TEST_FAIL;
+
+	__asm__ volatile("fence rw, rw" ::: "memory");
+	*(volatile uint32_t *)RV_TEST_BASE = v;
+	for (;;)
+		__asm__ volatile("wfi");
+}
+
+void rv_moved(struct rv_hart *p, unsigned n)
+{
+	if (n < HWBP_MAX_SLOTS)
+		p->seq[n] = ++p->seq_now;
 }

@@ -167,6 +167,8 @@ extern unsigned rv_ntrig;
 
 /* A string on the UART, no formatting (safe in the trap handler). */
 void rv_puts(const char *s);
+/* QEMU's list order: trigger @n of hart @p (re)armed now (machine.c). */
+void rv_moved(struct rv_hart *p, unsigned n);
 void rv_puthex(uint64_t v);
 
 /*
