@@ -38,7 +38,8 @@ struct ropts {
 static int race_help(void)
 {
 	printf("usage: hwbp race [--rate N] [--delay MS] [--duration SEC] [--seed N]\n"
-	       "                 [--stack N] [--only OBJ]... [--exclude OBJ]... [--json]\n"
+	       "                 [--stack N] [--only OBJ[:FUNC]]... [--exclude OBJ[:FUNC]]...\n"
+	       "                 [--json]\n"
 	       "                 [-o FILE]\n"
 	       "                 -- CMD [ARGS]\n"
 	       "       hwbp race [OPTION]... -p PID\n"
@@ -64,9 +65,10 @@ static int race_help(void)
 	       "  --duration SEC     stop sampling after SEC seconds (a command gets SIGTERM)\n"
 	       "  --seed N           the random choice's seed (default: from the clock)\n"
 	       "  --stack N          callers per access in a report (0..16, default 8)\n"
-	       "  --only OBJ         sample OBJ's code (a file's last path component, as\n"
-	       "                     libfoo.so.1; up to 16); default: the executable's\n"
-	       "  --exclude OBJ      do not sample OBJ's code\n"
+	       "  --only OBJ[:FUNC]  sample OBJ's code (a file's last path component, as\n"
+	       "                     libfoo.so.1), or its functions matching the pattern\n"
+	       "                     FUNC (prog:worker_*); up to 16; default: the executable\n"
+	       "  --exclude OBJ[:FUNC]  do not sample OBJ's code, or those functions\n"
 	       "  --json             the report as JSON (addresses as \"0x...\" strings)\n"
 	       "  -o, --output FILE  the report into FILE (made anew), not onto stdout,\n"
 	       "                     which the command writes too\n"

@@ -931,8 +931,10 @@ void hwbp_race_free(struct hwbp_race *r);
  * the clock), "stack" (callers given per side of a report, 0..16,
  * default 8; DWARF call frame information, frame pointers without libdw),
  * "only" and "exclude" (an object by its file's last path
- * component, libfoo.so.1: sample its code, or not; each up to 16 times;
- * without "only", the executable's code).
+ * component, libfoo.so.1: sample its code, or not; "OBJ:GLOB": only its
+ * functions that match the fnmatch(3) pattern, by the symbol's name or
+ * its demangled one; each up to 16 times; without "only", the
+ * executable's code).
  * Errors (message set, input): -EINVAL (NULL, unknown option, a bad
  * value), -ERANGE (a number out of its range), -ENOSPC (a 17th "only" or
  * "exclude"), -EBUSY (given twice, or the run ran).

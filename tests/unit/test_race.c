@@ -44,6 +44,41 @@ static void test_chosen(void **state)
 	assert_false(hwbpi_race_chosen(NULL, "prog"));
 }
 
+/* --only OBJ:GLOB and --exclude OBJ:GLOB: functions of an object. */
+static void test_func_chosen(void **state)
+{
+	const char *only[] = { "prog:worker_*", "libq.so.1" };
+	const char *excl[] = { "libq.so.1:q_debug*", "prog:worker_init" };
+	struct hwbpi_race_sel s = { .exe = "/tmp/x/prog" };
+
+	(void)state;
+	/* no --only: the executable, every function */
+	assert_true(hwbpi_race_func_chosen(&s, "/tmp/x/prog", "main"));
+	s.only[0] = only[0];
+	s.nonly = 1;
+	assert_true(hwbpi_race_chosen(&s, "/tmp/x/prog"));
+	assert_true(hwbpi_race_func_chosen(&s, "/tmp/x/prog", "worker_run"));
+	assert_false(hwbpi_race_func_chosen(&s, "/tmp/x/prog", "main"));
+	assert_false(hwbpi_race_chosen(&s, "/lib/libq.so.1"));
+	s.only[1] = only[1];
+	s.nonly = 2;
+	assert_true(hwbpi_race_func_chosen(&s, "/lib/libq.so.1", "q_push"));
+	/* an excluded pattern leaves its object chosen, its functions out */
+	s.exclude[0] = excl[0];
+	s.exclude[1] = excl[1];
+	s.nexclude = 2;
+	assert_true(hwbpi_race_chosen(&s, "/lib/libq.so.1"));
+	assert_false(hwbpi_race_func_chosen(&s, "/lib/libq.so.1", "q_debug_dump"));
+	assert_true(hwbpi_race_func_chosen(&s, "/lib/libq.so.1", "q_pop"));
+	assert_false(hwbpi_race_func_chosen(&s, "/tmp/x/prog", "worker_init"));
+	assert_true(hwbpi_race_func_chosen(&s, "/tmp/x/prog", "worker_loop"));
+	/* a C++ function by its demangled name */
+	s.only[0] = "prog:Queue::push*";
+	assert_true(hwbpi_race_func_chosen(&s, "/tmp/x/prog", "_ZN5Queue4pushEi") ==
+		    hwbpi_demangle_available());
+	assert_false(hwbpi_race_func_chosen(&s, "/tmp/x/prog", "_ZN5Queue3popEv"));
+}
+
 /* ---- candidates ------------------------------------------------------- */
 
 #define PROG 0x555500001000u
@@ -315,6 +350,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_chosen),
+		cmocka_unit_test(test_func_chosen),
 		cmocka_unit_test(test_candidates_exe),
 		cmocka_unit_test(test_candidates_only_exclude),
 		cmocka_unit_test(test_pairs),

@@ -9,6 +9,7 @@
  * function from its symbol's start.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,22 +27,70 @@ static const char *last_part(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* Whether entry @e ("OBJ" or "OBJ:GLOB") names object @name; *@glob its
+ * function pattern (NULL: the whole object). */
+static bool entry_names(const char *e, const char *name, const char **glob)
+{
+	const char *colon = strchr(e, ':');
+	const char *obj = last_part(e);
+	size_t n = colon ? (size_t)(colon - obj) : strlen(obj);
+
+	if (colon && colon < obj)   /* a '/' after the ':': no pattern */
+		n = strlen(obj), colon = NULL;
+	*glob = colon ? colon + 1 : NULL;
+	return strlen(name) == n && strncmp(obj, name, n) == 0;
+}
+
 bool hwbpi_race_chosen(const struct hwbpi_race_sel *sel, const char *path)
 {
-	const char *name;
+	const char *name, *glob;
 
 	if (!sel || !path)
 		return false;
 	name = last_part(path);
 	for (unsigned i = 0; i < sel->nexclude; i++)
-		if (strcmp(last_part(sel->exclude[i]), name) == 0)
+		if (entry_names(sel->exclude[i], name, &glob) && !glob)
 			return false;
 	if (!sel->nonly)
 		return sel->exe && strcmp(last_part(sel->exe), name) == 0;
 	for (unsigned i = 0; i < sel->nonly; i++)
-		if (strcmp(last_part(sel->only[i]), name) == 0)
+		if (entry_names(sel->only[i], name, &glob))
 			return true;
 	return false;
+}
+
+/* Whether glob @g matches function @f, by its symbol's name or, for a C++
+ * one, its demangled name ("Queue::push*"). */
+static bool func_matches(const char *g, const char *f)
+{
+	char dm[512];
+
+	if (fnmatch(g, f, 0) == 0)
+		return true;
+	return hwbpi_demangle(f, dm, sizeof(dm)) != -EINVAL && strcmp(dm, f) != 0 &&
+	       fnmatch(g, dm, 0) == 0;
+}
+
+bool hwbpi_race_func_chosen(const struct hwbpi_race_sel *sel, const char *path, const char *func)
+{
+	const char *name, *glob;
+	bool any = false, whole = !sel || !sel->nonly;
+
+	if (!sel || !path || !func)
+		return false;
+	name = last_part(path);
+	for (unsigned i = 0; i < sel->nexclude; i++)
+		if (entry_names(sel->exclude[i], name, &glob) && glob && func_matches(glob, func))
+			return false;
+	for (unsigned i = 0; i < sel->nonly; i++) {
+		if (!entry_names(sel->only[i], name, &glob))
+			continue;
+		if (!glob)
+			whole = true;
+		else
+			any = any || func_matches(glob, func);
+	}
+	return whole || any;
 }
 
 static int grow(struct hwbpi_race_cands *c)
@@ -176,7 +225,8 @@ int hwbpi_race_candidates(const struct hwbp_symtab *syms, const struct hwbpi_rac
 		if (!f || f->addr != starts[i] || (i && starts[i] == prev))
 			continue;
 		prev = starts[i];
-		if (object_chosen(syms, sel, f->addr, &last, out))
+		if (object_chosen(syms, sel, f->addr, &last, out) &&
+		    hwbpi_race_func_chosen(sel, last, f->name))
 			ret = walk_func(f, a, d, rd, rarg, &buf, &bufn, out);
 	}
 	free(buf);

@@ -49,7 +49,10 @@ struct hwbpi_typer;
 #define HWBPI_RACE_MAX_OBJS 16
 
 /* Which objects' code is sampled: by the last component of the file's
- * path (libfoo.so.1); with no --only, the executable (@exe) alone. */
+ * path (libfoo.so.1); with no --only, the executable (@exe) alone.  An
+ * entry "OBJ:GLOB" chooses (or, in @exclude, leaves out) only the
+ * functions of OBJ that match GLOB (fnmatch(3), on the symbol's name or
+ * its demangled one). */
 struct hwbpi_race_sel {
 	const char *only[HWBPI_RACE_MAX_OBJS];
 	unsigned nonly;
@@ -61,6 +64,10 @@ struct hwbpi_race_sel {
 /* Whether @sel chooses the object at @path (a path or a bare name: its
  * last component is compared).  No error; no system call. */
 bool hwbpi_race_chosen(const struct hwbpi_race_sel *sel, const char *path);
+
+/* Whether @sel chooses function @func of the object at @path (chosen by
+ * hwbpi_race_chosen()).  No error; no system call. */
+bool hwbpi_race_func_chosen(const struct hwbpi_race_sel *sel, const char *path, const char *func);
 
 /* The candidates: the PLAIN instructions of the chosen objects' functions,
  * ascending, and what the walk left out. */

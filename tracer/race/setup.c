@@ -130,6 +130,18 @@ static int symbols(struct hwbpi_race_loop *L)
 	return 0;
 }
 
+/* Whether an --only or --exclude entry has a function pattern. */
+static bool has_pattern(const struct hwbpi_race_sel *sel)
+{
+	for (unsigned i = 0; i < sel->nonly; i++)
+		if (strchr(sel->only[i], ':'))
+			return true;
+	for (unsigned i = 0; i < sel->nexclude; i++)
+		if (strchr(sel->exclude[i], ':'))
+			return true;
+	return false;
+}
+
 /* The decoder and the candidates.  Errors: -EOPNOTSUPP (no decoder),
  * -ENOENT (nothing to sample: input when --only chose it), -ENOMEM. */
 static int candidates(struct hwbpi_race_loop *L)
@@ -152,6 +164,9 @@ static int candidates(struct hwbpi_race_loop *L)
 		return fail(r, -ENOENT, true, "--only %s: no object of that name is mapped in "
 			    "process %d (its last path component, as libfoo.so.1)", r->sel.only[0],
 			    (int)L->pid);
+	if (c->objects && !c->functions && has_pattern(&r->sel))
+		return fail(r, -ENOENT, true, "--only/--exclude: no function of %s matches (a "
+			    "pattern after OBJ:, as prog:worker_*)", c->first_obj);
 	if (!c->objects || !c->functions)
 		return fail(r, -ENOENT, false, "%s: no function symbols to sample (a stripped "
 			    "program? --only chooses a library)", c->objects ? c->first_obj : r->exe);

@@ -17,6 +17,8 @@ within RUNS runs the race on its rows[3].count must be found and named
 acquire loads: plain MOVs) must never be reported in any run, and be
 judged atomic by its type at least once.
 
+--only typed:get_* walks get_hi() alone; typed:nosuch_* is refused.
+
 relaxed.c and relaxed.cpp, each built -O0 and -O2: C11 _Atomic and C++
 std::atomic accessed with relaxed and acquire/release orders, every one a
 plain MOV on x86-64.  In each of RUNS runs hwbp race must exit 0 with no
@@ -89,6 +91,21 @@ def check_typed(tmp):
     return False, f"not found in {RUNS} runs"
 
 
+def check_only(tmp):
+    """--only OBJ:FUNC samples those functions alone; a pattern that
+    matches none is a usage error (exit 2, ENOENT), with nothing run."""
+    exe = os.path.join(tmp, "typed")
+    rc, rep, err = race(exe, "--only", "typed:get_*")
+    if rep is None or rc not in (0, 66):
+        return False, f"--only typed:get_*: exit {rc}: {err.strip()[-300:]}"
+    if rep["functions"] != 1:
+        return False, f"--only typed:get_*: {rep['functions']} functions walked, not 1 (get_hi)"
+    rc, rep, err = race(exe, "--only", "typed:nosuch_*")
+    if rc != 2 or "no function of typed matches" not in err or "ENOENT" not in err:
+        return False, f"--only typed:nosuch_*: exit {rc}, {err.strip()[-200:]!r}"
+    return True, "--only typed:get_* walked get_hi alone; typed:nosuch_* refused (ENOENT)"
+
+
 def check_heap(tmp, opt):
     src = os.path.join(SRC, "heap.c")
     exe = os.path.join(tmp, "heap" + opt)
@@ -138,6 +155,7 @@ def main():
     fails = 0
     with tempfile.TemporaryDirectory() as tmp:
         cases = [("typed.c -O0", lambda: check_typed(tmp)),
+                 ("typed --only", lambda: check_only(tmp)),
                  ("heap.c -O0", lambda: check_heap(tmp, "-O0")),
                  ("heap.c -O2", lambda: check_heap(tmp, "-O2"))]
         for name, compiler in (("relaxed.c", CC), ("relaxed.cpp", CXX)):
