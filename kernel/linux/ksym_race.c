@@ -17,9 +17,11 @@
  * on every OTHER CPU (a read: writes only; a write: reads and writes),
  * a busy wait of DELAY_US, the watches disarmed, the bytes read again.
  * A watch that fired, or bytes that changed, is a race: one record in
- * race_reports ("A_IP A_CPU A_PID A_KIND B_IP B_CPU B_PID ADDR SIZE
- * BEFORE AFTER A_COMM B_COMM", B_IP 0 when nobody was caught: an unseen
- * writer; B_IP is the hardware's, past the access on x86).
+ * race_reports ("A_IP A_CPU A_PID A_KIND B_IP B_EXACT B_KIND B_CPU B_PID
+ * ADDR SIZE BEFORE AFTER A_COMM B_COMM", B_IP 0 when nobody was caught:
+ * an unseen writer; B_EXACT 1: B_IP is a site's first byte and B_KIND
+ * its kind, else B_IP is the hardware's, past the access on x86, and
+ * B_KIND 0).
  *
  * The watches are one breakpoint per CPU, registered at start
  * (register_wide_hw_breakpoint()) on a placeholder no code touches, since
@@ -33,8 +35,11 @@
  * when it read the same odd value before and after reading race_cur.
  *
  * The bound: DELAY_US at most RACE_DELAY_MAX (500 us) and RATE *
- * DELAY_US at most RACE_DUTY_MAX (50 ms a second): a CPU is held with
- * IRQs off for at most 0.5 ms at a time and 5% of a second in all, while
+ * DELAY_US at most RACE_DUTY_MAX (50 ms a second); a sample waits at
+ * most DELAY_US for the other CPUs to arm, then DELAY_US: a CPU is held
+ * with IRQs off (the int3 path: the post-handler keeps the kprobes from
+ * being optimised) for at most 1 ms at a time and 10% of a second in all,
+ * while
  * the soft-lockup detector wants 10 s without a schedule and RCU's stall
  * warning 21 s without a quiescent state; one sample at a time in the
  * whole system (race_busy).
@@ -70,15 +75,20 @@ struct race_site {
 };
 
 struct race_cpu {
-	call_single_data_t csd;
-	atomic_t pending;          /* csds sent, not yet run */
+	call_single_data_t csd;    /* initialised once (ksym_race_init()): never
+				    * while it may still be queued */
+	atomic_t pending;          /* async csds sent, not yet run */
 	int slot;                  /* our breakpoint's debug slot, -1: none */
 	unsigned long saved;       /* its registered type and length bits */
+	int armed_seq;             /* the race_seq its slot was last armed for */
+	struct race_site *stepping;   /* our kprobe's instruction runs out of line
+				       * here now (pre- to post-handler) */
 };
 
 struct race_rec {
 	u64 a_ip, b_ip, addr, before, after;
-	u32 size, a_kind;
+	u32 size, a_kind, b_kind;
+	bool b_exact;              /* b_ip is the instruction's first byte (a site's) */
 	int a_cpu, b_cpu;
 	pid_t a_pid, b_pid;
 	char a_comm[TASK_COMM_LEN], b_comm[TASK_COMM_LEN];
@@ -97,7 +107,15 @@ static unsigned rate = 10, delay_us = 200;
 static atomic_t race_busy, race_seq, budget_left;
 static unsigned long budget_epoch;
 static struct { unsigned long addr; unsigned len; bool rw; int cpu; } race_cur;
-static struct { atomic_t taken; unsigned long ip; int cpu; pid_t pid; char comm[TASK_COMM_LEN]; } hit;
+static struct {
+	atomic_t taken;
+	unsigned long ip;
+	unsigned kind;
+	bool exact;
+	int cpu;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+} hit;
 
 static DEFINE_RAW_SPINLOCK(recs_lock);
 static struct race_rec recs[RACE_RECS];
@@ -106,7 +124,9 @@ static atomic64_t n_hits, n_samples, n_races, n_unseen, n_busy, n_badaddr, n_los
 
 /* ------------------------------------------------------------ hot path */
 
-/* The IPI: this CPU's slot to race_cur, or back to the placeholder. */
+/* The IPI: this CPU's slot to race_cur, or back to the placeholder.
+ * @info: non-NULL from the async csd (counted in pending), NULL from
+ * on_each_cpu(). */
 static void race_ipi(void *info)
 {
 	struct race_cpu *c = this_cpu_ptr(&race_cpus);
@@ -123,17 +143,23 @@ static void race_ipi(void *info)
 		rw = READ_ONCE(race_cur.rw);
 		smp_rmb();
 		s2 = atomic_read(&race_seq);
-		if (s1 == s2 && (s1 & 1) && READ_ONCE(race_cur.cpu) != smp_processor_id())
+		if (s1 == s2 && (s1 & 1) && READ_ONCE(race_cur.cpu) != smp_processor_id()) {
 			ksym_arch_race_arm(c->slot, addr, len, rw);
-		else
+			smp_wmb();
+			WRITE_ONCE(c->armed_seq, s1);
+		} else {
 			ksym_arch_race_disarm(c->slot, (unsigned long)&race_placeholder, c->saved);
+		}
 	}
-	atomic_dec(&c->pending);
+	if (info)
+		atomic_dec(&c->pending);
 }
 
-static void race_kick_others(void)
+/* Each other CPU's IPI sent; returns how many CPUs have a slot. */
+static unsigned race_kick_others(void)
 {
 	int cpu, me = smp_processor_id();
+	unsigned n = 0;
 
 	/* (cpu_online_mask read with preemption off: a CPU going away
 	 * meanwhile runs its queued csds in smpcfd_dying_cpu()) */
@@ -142,10 +168,26 @@ static void race_kick_others(void)
 
 		if (cpu == me || c->slot < 0)
 			continue;
+		n++;
 		atomic_inc(&c->pending);
 		if (smp_call_function_single_async(cpu, &c->csd))
 			atomic_dec(&c->pending);   /* -EBUSY: the queued one reads the state */
 	}
+	return n;
+}
+
+/* Whether every other CPU with a slot armed it for sample @seq. */
+static bool race_all_armed(int seq)
+{
+	int cpu, me = smp_processor_id();
+
+	for_each_online_cpu(cpu) {
+		struct race_cpu *c = per_cpu_ptr(&race_cpus, cpu);
+
+		if (cpu != me && c->slot >= 0 && READ_ONCE(c->armed_seq) != seq)
+			return false;
+	}
+	return true;
 }
 
 /* One of RATE a second (jiffies' seconds). */
@@ -162,12 +204,19 @@ static bool budget_take(void)
  * first access caught during a sample, on another CPU. */
 static void race_hit(struct perf_event *bp, struct perf_sample_data *data, struct pt_regs *regs)
 {
+	struct race_site *st = this_cpu_read(race_cpus.stepping);
+
 	if (!(atomic_read(&race_seq) & 1) || READ_ONCE(race_cur.cpu) == smp_processor_id())
 		return;
 	atomic64_inc(&n_hits);
 	if (atomic_cmpxchg(&hit.taken, 0, 1))
 		return;
-	hit.ip = instruction_pointer(regs);
+	/* An access by one of our sites' instructions runs out of line (a
+	 * copy in kprobes' instruction slot, between our pre- and post-
+	 * handler, IRQs off): its IP is the copy's, so the site names it. */
+	hit.exact = st != NULL;
+	hit.ip = st ? (unsigned long)st->kp.addr : instruction_pointer(regs);
+	hit.kind = st ? st->kind : 0;
 	hit.cpu = smp_processor_id();
 	hit.pid = current->pid;
 	memcpy(hit.comm, current->comm, TASK_COMM_LEN);
@@ -228,6 +277,8 @@ static void record(const struct race_site *s, unsigned long addr, u64 before, u6
 	r->after = after;
 	if (seen) {
 		r->b_ip = hit.ip;
+		r->b_exact = hit.exact;
+		r->b_kind = hit.kind;
 		r->b_cpu = hit.cpu;
 		r->b_pid = hit.pid;
 		memcpy(r->b_comm, hit.comm, TASK_COMM_LEN);
@@ -261,9 +312,11 @@ static int race_pre(struct kprobe *p, struct pt_regs *regs)
 	struct race_cpu *me = this_cpu_ptr(&race_cpus);
 	unsigned n = min_t(unsigned, s->size, 8), len;
 	unsigned long addr, lo;
-	u64 before = 0, after = 0, t0;
+	u64 before = 0, after = 0, t0, wait_ns;
 	bool ok, seen;
+	int seq;
 
+	me->stepping = s;
 	if (!budget_take())
 		return 0;
 	if (atomic_cmpxchg(&race_busy, 0, 1)) {
@@ -287,10 +340,17 @@ static int race_pre(struct kprobe *p, struct pt_regs *regs)
 	WRITE_ONCE(race_cur.rw, !!(s->kind & HWBP_W));
 	WRITE_ONCE(race_cur.cpu, smp_processor_id());
 	smp_wmb();
-	atomic_inc(&race_seq);              /* odd: armed */
+	seq = atomic_inc_return(&race_seq);   /* odd: armed */
 	race_kick_others();
+	/* The delay runs once every other CPU is armed (their IPIs take a
+	 * while), waiting for that at most the delay itself: the CPU is
+	 * held at most twice the delay. */
+	wait_ns = (u64)READ_ONCE(delay_us) * NSEC_PER_USEC;
 	t0 = local_clock();
-	while (local_clock() - t0 < (u64)READ_ONCE(delay_us) * NSEC_PER_USEC)
+	while (!race_all_armed(seq) && local_clock() - t0 < wait_ns)
+		cpu_relax();
+	t0 = local_clock();
+	while (local_clock() - t0 < wait_ns)
 		cpu_relax();
 	atomic_inc(&race_seq);              /* even: disarmed */
 	race_kick_others();
@@ -305,6 +365,15 @@ static int race_pre(struct kprobe *p, struct pt_regs *regs)
 out:
 	atomic_set(&race_busy, 0);
 	return 0;
+}
+
+/* The post-handler: the site's instruction has run out of line.  (Its
+ * being there also keeps the kprobe from being optimised into a jump,
+ * kernel/kprobes.c, which would run the pre-handler without the int3's
+ * IRQs off and the copied instruction where we cannot name it.) */
+static void race_post(struct kprobe *p, struct pt_regs *regs, unsigned long flags)
+{
+	this_cpu_write(race_cpus.stepping, NULL);
 }
 
 /* ------------------------------------------------------- start, stop */
@@ -339,6 +408,9 @@ static void race_stop_locked(void)
 		if (waiting)
 			msleep(1);
 	} while (waiting);
+	/* (an IPI handler runs with IRQs off, an RCU read-side section:
+	 * after a grace period none is still returning into our code) */
+	synchronize_rcu();
 	unregister_wide_hw_breakpoint(race_bp);
 	race_bp = NULL;
 	running = false;
@@ -371,9 +443,9 @@ static int race_start_locked(unsigned r, unsigned d)
 	for_each_possible_cpu(cpu) {
 		struct race_cpu *c = per_cpu_ptr(&race_cpus, cpu);
 
-		INIT_CSD(&c->csd, race_ipi, NULL);
-		atomic_set(&c->pending, 0);
 		c->slot = -1;
+		c->armed_seq = -1;
+		c->stepping = NULL;
 	}
 	on_each_cpu(race_find_slot, NULL, 1);
 	rate = r;
@@ -389,6 +461,7 @@ static int race_start_locked(unsigned r, unsigned d)
 		memset(&s->kp, 0, sizeof(s->kp));
 		s->kp.addr = at;
 		s->kp.pre_handler = race_pre;
+		s->kp.post_handler = race_post;
 		s->on = register_kprobe(&s->kp) == 0;
 		nprobes += s->on;
 	}
@@ -548,9 +621,9 @@ static int reports_show(struct seq_file *m, void *v)
 		}
 		r = recs[i];
 		raw_spin_unlock_irqrestore(&recs_lock, flags);
-		seq_printf(m, "0x%llx %d %d %u 0x%llx %d %d 0x%llx %u 0x%llx 0x%llx", r.a_ip, r.a_cpu,
-			   r.a_pid, r.a_kind, r.b_ip, r.b_cpu, r.b_pid, r.addr, r.size, r.before,
-			   r.after);
+		seq_printf(m, "0x%llx %d %d %u 0x%llx %d %u %d %d 0x%llx %u 0x%llx 0x%llx", r.a_ip,
+			   r.a_cpu, r.a_pid, r.a_kind, r.b_ip, r.b_exact, r.b_kind, r.b_cpu, r.b_pid,
+			   r.addr, r.size, r.before, r.after);
 		put_comm(m, r.a_comm);
 		put_comm(m, r.b_comm);
 		seq_putc(m, '\n');
@@ -562,6 +635,15 @@ DEFINE_SHOW_ATTRIBUTE(reports);
 
 int ksym_race_init(struct dentry *dir)
 {
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct race_cpu *c = per_cpu_ptr(&race_cpus, cpu);
+
+		INIT_CSD(&c->csd, race_ipi, c);
+		atomic_set(&c->pending, 0);
+		c->slot = -1;
+	}
 	struct dentry *a = debugfs_create_file("race_ctl", 0600, dir, NULL, &ctl_fops);
 	struct dentry *b = debugfs_create_file("race_reports", 0400, dir, NULL, &reports_fops);
 
