@@ -908,7 +908,11 @@ void hwbp_race_free(struct hwbp_race *r);
  * process is let go), "seed" (the random choice's, a number; default from
  * the clock), "only" and "exclude" (an object by its file's last path
  * component, libfoo.so.1: sample its code, or not; each up to 16 times;
- * without "only", the executable's code).
+ * without "only", the executable's code); "kernel" (any value: the
+ * running kernel instead of a process, through hwbp_ksym.ko; "only" then
+ * names kernel functions or loaded modules, commas allowed; "delay" at
+ * most 0.5 ms, default HWBP_RACE_KERNEL_DELAY_US_DEFAULT us, and rate
+ * times delay at most 50 ms a second; "duration" default 10 s).
  * Errors (message set, input): -EINVAL (NULL, unknown option, a bad
  * value), -ERANGE (a number out of its range), -ENOSPC (a 17th "only" or
  * "exclude"), -EBUSY (given twice, or the run ran).
@@ -916,6 +920,7 @@ void hwbp_race_free(struct hwbp_race *r);
  */
 #define HWBP_RACE_RATE_DEFAULT 10
 #define HWBP_RACE_DELAY_MS_DEFAULT 5
+#define HWBP_RACE_KERNEL_DELAY_US_DEFAULT 200
 int hwbp_race_option(struct hwbp_race *r, const char *name, const char *value);
 
 /*

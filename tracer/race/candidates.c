@@ -80,8 +80,7 @@ static int each(void *arg, uint64_t ip, unsigned len, unsigned cls)
 	return 0;
 }
 
-/* Walk one function @f of an object chosen: 0, or -ENOMEM. */
-static int walk_func(const struct hwbp_sym *f, const struct hwbpi_insn_arch *a,
+int hwbpi_race_walk_func(const struct hwbp_sym *f, const struct hwbpi_insn_arch *a,
 		     struct hwbpi_insn_dec *d, hwbpi_race_read_fn rd, void *rarg, uint8_t **buf,
 		     size_t *bufn, struct hwbpi_race_cands *c)
 {
@@ -177,14 +176,19 @@ int hwbpi_race_candidates(const struct hwbp_symtab *syms, const struct hwbpi_rac
 			continue;
 		prev = starts[i];
 		if (object_chosen(syms, sel, f->addr, &last, out))
-			ret = walk_func(f, a, d, rd, rarg, &buf, &bufn, out);
+			ret = hwbpi_race_walk_func(f, a, d, rd, rarg, &buf, &bufn, out);
 	}
 	free(buf);
-	sort_unique(out);
-	if (ret == 0 && out->n && !(out->state = calloc(out->n, 1)))
+	return hwbpi_race_cands_finish(out, ret);
+}
+
+int hwbpi_race_cands_finish(struct hwbpi_race_cands *c, int ret)
+{
+	sort_unique(c);
+	if (ret == 0 && c->n && !(c->state = calloc(c->n, 1)))
 		ret = -ENOMEM;
 	if (ret)
-		hwbpi_race_cands_free(out);
+		hwbpi_race_cands_free(c);
 	return ret;
 }
 
