@@ -52,7 +52,6 @@
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -312,7 +311,8 @@ static int race_pre(struct kprobe *p, struct pt_regs *regs)
 	struct race_cpu *me = this_cpu_ptr(&race_cpus);
 	unsigned n = min_t(unsigned, s->size, 8), len;
 	unsigned long addr, lo;
-	u64 before = 0, after = 0, t0, wait_ns;
+	u64 before = 0, after = 0;
+	unsigned wait_us, i;
 	bool ok, seen;
 	int seq;
 
@@ -344,14 +344,15 @@ static int race_pre(struct kprobe *p, struct pt_regs *regs)
 	race_kick_others();
 	/* The delay runs once every other CPU is armed (their IPIs take a
 	 * while), waiting for that at most the delay itself: the CPU is
-	 * held at most twice the delay. */
-	wait_ns = (u64)READ_ONCE(delay_us) * NSEC_PER_USEC;
-	t0 = local_clock();
-	while (!race_all_armed(seq) && local_clock() - t0 < wait_ns)
-		cpu_relax();
-	t0 = local_clock();
-	while (local_clock() - t0 < wait_ns)
-		cpu_relax();
+	 * held at most twice the delay.  Counted in udelay()s, not read
+	 * from local_clock(): with IRQs off and an unstable TSC (QEMU),
+	 * sched_clock_local() (kernel/sched/clock.c) clamps it to the last
+	 * tick's time + TICK_NSEC, so it stops advancing and a wait on it
+	 * never ends (seen: a soft lockup in the x86_64 guest). */
+	wait_us = READ_ONCE(delay_us);
+	for (i = 0; i < wait_us && !race_all_armed(seq); i++)
+		udelay(1);
+	udelay(wait_us);
 	atomic_inc(&race_seq);              /* even: disarmed */
 	race_kick_others();
 	if (copy_from_kernel_nofault(&after, (void *)addr, n))
@@ -533,6 +534,7 @@ static int race_command(const char *line)
 
 		race_stop_locked();
 		nsites = 0;
+		nprobes = 0;
 		raw_spin_lock_irqsave(&recs_lock, flags);
 		nrecs = 0;
 		raw_spin_unlock_irqrestore(&recs_lock, flags);
