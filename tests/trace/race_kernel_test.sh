@@ -115,10 +115,31 @@ for t in 1 2; do
 done
 
 # ---- the sampled module unloaded mid-run, then hwbp_ksym.ko itself
+# sampling: wait (20 s at most) until the run's kprobes are in, then 1 s
+sampling() {
+  local i
+  for i in $(seq 40); do
+    grep -q '^running 1' $d/race_ctl 2> /dev/null && break
+    sleep 0.5
+  done
+  sleep 1
+}
+# unload MOD: rmmod, again while it says EAGAIN (a reference taken for
+# a moment: kprobes hold the probed module while they patch its code)
+unload() {
+  local i
+  for i in 1 2 3 4 5; do
+    rmmod "$1" 2> /tmp/rmmod.err && return 0
+    grep -q 'temporarily unavailable' /tmp/rmmod.err || break
+    sleep 0.5
+  done
+  cat /tmp/rmmod.err
+  return 1
+}
 "$hwbp" race --kernel --only hwbp_racy --rate 50 --delay 0.3 --duration 6 > /tmp/race.out 2> /tmp/race.err &
 pid=$!
-sleep 2
-rmmod hwbp_racy || bad "rmmod hwbp_racy mid-run"
+sampling
+unload hwbp_racy || bad "rmmod hwbp_racy mid-run"
 wait $pid
 rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 66 ] || bad "the sampled module unloaded mid-run: status $rc: $(cat /tmp/race.err)"
@@ -127,8 +148,8 @@ echo "race_kernel: hwbp_racy unloaded mid-run: status $rc"
 insmod "$racy" locked=0 || bad "insmod $racy again"
 "$hwbp" race --kernel --only hwbp_racy --rate 50 --delay 0.3 --duration 6 > /tmp/race.out 2> /tmp/race.err &
 pid=$!
-sleep 2
-rmmod hwbp_ksym || bad "rmmod hwbp_ksym mid-run"
+sampling
+unload hwbp_ksym || bad "rmmod hwbp_ksym mid-run"
 wait $pid
 rc=$?
 if [ "$rc" != 1 ] || [ "$(wc -l < /tmp/race.err)" != 1 ]; then

@@ -82,32 +82,78 @@ static bool is_module(const char *name)
 	return access(p, F_OK) == 0;
 }
 
+/* The largest kernel function walked.  A size kallsyms only implies (up
+ * to the next symbol) can run past a module's text into other memory,
+ * whose zeros decode as plain accesses (x86: add [rax], al). */
+#define KFUNC_MAX 65536u
+/* A module's last function: no next text symbol of its own bounds it. */
+#define KFUNC_LAST_MAX 4096u
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Walk function @s, at most @max bytes of it. */
+static int walk_bounded(struct hwbpi_race_run *r, const struct hwbp_sym *s, uint64_t max,
+			const struct hwbpi_insn_arch *a, struct hwbpi_insn_dec *d, uint8_t **buf,
+			size_t *bufn)
+{
+	struct hwbp_sym f = *s;
+
+	if (f.size > max)
+		f.size = max;
+	if (f.size > KFUNC_MAX)
+		f.size = KFUNC_MAX;
+	return hwbpi_race_walk_func(&f, a, d, read_kcore, NULL, buf, bufn, &r->cands);
+}
+
 /* The starts of module @mod's functions in /proc/kallsyms ("t"/"T" lines
- * tagged [mod]) walked.  Errors: -ENOMEM, open's, the walk's. */
+ * tagged [mod]) walked, each up to the module's next function at most.
+ * Errors: -ENOMEM, open's, the walk's. */
 static int walk_module(struct hwbpi_race_run *r, const char *mod, const struct hwbpi_insn_arch *a,
 		       struct hwbpi_insn_dec *d, uint8_t **buf, size_t *bufn)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512], tag[300];
+	char line[512], tag[300], name[256], type;
 	unsigned long long addr;
-	char type, name[256];
+	uint64_t *at = NULL;
+	size_t n = 0, cap = 0;
 	int ret = 0;
 
 	if (!f)
 		return -errno;
 	snprintf(tag, sizeof(tag), "[%s]", mod);
-	while (ret == 0 && fgets(line, sizeof(line), f)) {
+	while (fgets(line, sizeof(line), f)) {
 		char m[300] = "";
-		const struct hwbp_sym *s;
 
 		if (sscanf(line, "%llx %c %255s %299s", &addr, &type, name, m) != 4 ||
 		    (type != 't' && type != 'T') || strcmp(m, tag) != 0)
 			continue;
-		s = hwbp_symtab_func(r->syms, addr);
-		if (s && s->addr == addr)
-			ret = hwbpi_race_walk_func(s, a, d, read_kcore, NULL, buf, bufn, &r->cands);
+		if (n == cap) {
+			uint64_t *na = realloc(at, (cap = cap ? 2 * cap : 64) * sizeof(*at));
+
+			if (!na) {
+				ret = -ENOMEM;
+				break;
+			}
+			at = na;
+		}
+		at[n++] = addr;
 	}
 	fclose(f);
+	if (ret == 0 && n)
+		qsort(at, n, sizeof(*at), cmp_u64);
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		const struct hwbp_sym *s = hwbp_symtab_func(r->syms, at[i]);
+
+		if (s && s->addr == at[i] && (i == 0 || at[i - 1] != at[i]))
+			ret = walk_bounded(r, s, i + 1 < n ? at[i + 1] - at[i] : KFUNC_LAST_MAX, a, d,
+					   buf, bufn);
+	}
+	free(at);
 	return ret;
 }
 
@@ -122,7 +168,7 @@ static int choose_one(struct hwbpi_race_run *r, const char *name, const struct h
 	if (is_module(name))
 		ret = walk_module(r, name, a, d, buf, bufn);
 	else if ((s = hwbp_symtab_find(r->syms, name)) && (s->type == 't' || s->type == 'T'))
-		ret = hwbpi_race_walk_func(s, a, d, read_kcore, NULL, buf, bufn, &r->cands);
+		ret = walk_bounded(r, s, KFUNC_MAX, a, d, buf, bufn);
 	else
 		return fail(r, -ENOENT, true, "--only %s: no kernel function or loaded module of "
 			    "that name: ENOENT", name);
