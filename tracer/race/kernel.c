@@ -27,9 +27,6 @@
 
 #include "backends/linux/linux.h"
 #include "race/race.h"
-#include "symbols/ksyms.h"
-#include "symbols/symbols.h"
-#include "symbols/symtab.h"
 
 #define KSYM_DIR "/sys/kernel/debug/hwbp_ksym"
 /* The module's limits (ksym_race.c): sites, delay, rate * delay. */
