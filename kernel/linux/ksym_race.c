@@ -420,7 +420,8 @@ static void race_stop_locked(void)
 static int race_start_locked(unsigned r, unsigned d)
 {
 	struct perf_event_attr attr;
-	unsigned i;
+	unsigned long dummy;
+	unsigned i, slots;
 	int cpu, ret = 0;
 
 	if (running)
@@ -449,6 +450,17 @@ static int race_start_locked(unsigned r, unsigned d)
 		c->stepping = NULL;
 	}
 	on_each_cpu(race_find_slot, NULL, 1);
+	slots = 0;
+	for_each_online_cpu(cpu)
+		slots += per_cpu_ptr(&race_cpus, cpu)->slot >= 0;
+	if (slots < 2) {
+		/* (an arch whose slots ksym_model.c cannot re-point: -EOPNOTSUPP
+		 * there; else the breakpoint is not installed where it should) */
+		unregister_wide_hw_breakpoint(race_bp);
+		race_bp = NULL;
+		return slots ? -ENOSPC : ksym_arch_race_slot(0, &dummy) == -EOPNOTSUPP ?
+		       -EOPNOTSUPP : -ENOSPC;
+	}
 	rate = r;
 	delay_us = d;
 	atomic_set(&race_seq, 0);

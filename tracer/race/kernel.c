@@ -444,7 +444,8 @@ int hwbpi_race_kernel_run(struct hwbpi_race_run *r)
 			ret = fail(r, ret, ret == -ERANGE, "hwbp_ksym.ko: start: %s%s",
 				   hwbp_errno_name(ret), ret == -ECHILD ? " (one CPU online: no "
 				   "other to race with)" : ret == -ENOENT ? " (no kprobe could be "
-				   "placed)" : "");
+				   "placed)" : ret == -EOPNOTSUPP ? " (the module's race side is "
+				   "x86_64's)" : "");
 	}
 	if (ret == 0) {
 		r->counts.traps = given;
