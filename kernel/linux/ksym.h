@@ -3,8 +3,9 @@
  * hwbp_ksym.ko's parts (kernel/linux/): the filter (ksym_filter.c: the
  * watches, planned by hwbp and registered with Linux's breakpoint API),
  * the histograms (ksym_hist.c: hwbp's own hit path, tracer/events/hist_add.c,
- * one histogram per watch and CPU), the function table (ksym_funcs.c)
- * and what differs per arch (ksym_model.c).
+ * one histogram per watch and CPU), the function table (ksym_funcs.c),
+ * what differs per arch (ksym_model.c), and the race detector
+ * (ksym_race.c, ksym_race_files.c; ksym_race.h).
  *
  * Locking: ksym_mutex serialises every change and every read of the
  * watches, the function table and hist_entries; the hit path takes no

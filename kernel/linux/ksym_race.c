@@ -58,20 +58,7 @@
 #include <linux/uaccess.h>
 
 #include "ksym.h"
-
-#define RACE_SITES_MAX 1024
-#define RACE_RECS 256
-#define RACE_DELAY_MAX 500u
-#define RACE_DUTY_MAX 50000u
-
-struct race_site {
-	struct kprobe kp;
-	u64 disp;
-	s32 coef[2];
-	s8 reg[2];
-	u8 size, kind;             /* HWBP_R, HWBP_W, both */
-	bool on;                   /* its kprobe registered */
-};
+#include "ksym_race.h"
 
 struct race_cpu {
 	call_single_data_t csd;    /* initialised once (ksym_race_init()): never
@@ -84,16 +71,7 @@ struct race_cpu {
 				       * here now (pre- to post-handler) */
 };
 
-struct race_rec {
-	u64 a_ip, b_ip, addr, before, after;
-	u32 size, a_kind, b_kind;
-	bool b_exact;              /* b_ip is the instruction's first byte (a site's) */
-	int a_cpu, b_cpu;
-	pid_t a_pid, b_pid;
-	char a_comm[TASK_COMM_LEN], b_comm[TASK_COMM_LEN];
-};
-
-static DEFINE_MUTEX(race_mutex);       /* every command and read */
+DEFINE_MUTEX(ksym_race_mutex);         /* every command and read */
 static struct race_site *sites;
 static unsigned nsites, nprobes;
 static bool running;
@@ -387,7 +365,7 @@ static void race_find_slot(void *info)
 	c->slot = slot < 0 ? -1 : slot;
 }
 
-static void race_stop_locked(void)
+void ksym_race_stop(void)
 {
 	bool waiting;
 	unsigned i;
@@ -417,7 +395,7 @@ static void race_stop_locked(void)
 	running = false;
 }
 
-static int race_start_locked(unsigned r, unsigned d)
+int ksym_race_start(unsigned r, unsigned d)
 {
 	struct perf_event_attr attr;
 	unsigned long dummy;
@@ -479,27 +457,18 @@ static int race_start_locked(unsigned r, unsigned d)
 		nprobes += s->on;
 	}
 	if (!nprobes) {
-		race_stop_locked();
+		ksym_race_stop();
 		return -ENOENT;
 	}
 	return 0;
 }
 
-/* --------------------------------------------------------------- files */
+/* ------------------------------------------------ the files' calls */
 
-static int race_add_locked(const char *line)
+int ksym_race_add(const struct race_site *s)
 {
-	unsigned long long ip, disp;
-	char kind[4];
-	int size, r1, c1, r2, c2;
-	struct race_site *s;
-
 	if (running)
 		return -EBUSY;
-	if (sscanf(line, "add %llx %3s %d %llx %d %d %d %d", &ip, kind, &size, &disp,
-		   &r1, &c1, &r2, &c2) != 8 || size < 1 || size > 64 || r1 < -1 || r1 > 63 ||
-	    r2 < -1 || r2 > 63)
-		return -EINVAL;
 	if (nsites == RACE_SITES_MAX)
 		return -E2BIG;
 	if (!sites) {
@@ -507,147 +476,56 @@ static int race_add_locked(const char *line)
 		if (!sites)
 			return -ENOMEM;
 	}
-	s = &sites[nsites];
-	memset(s, 0, sizeof(*s));
-	if (!strcmp(kind, "r"))
-		s->kind = HWBP_R;
-	else if (!strcmp(kind, "w"))
-		s->kind = HWBP_W;
-	else if (!strcmp(kind, "rw"))
-		s->kind = HWBP_R | HWBP_W;
-	else
-		return -EINVAL;
-	s->kp.addr = (kprobe_opcode_t *)(unsigned long)ip;
-	s->disp = disp;
-	s->size = size;
-	s->reg[0] = r1;
-	s->coef[0] = c1;
-	s->reg[1] = r2;
-	s->coef[1] = c2;
-	nsites++;
+	sites[nsites++] = *s;
 	return 0;
 }
 
-static int race_command(const char *line)
+void ksym_race_clear(void)
 {
-	unsigned r, d;
-	int ret;
+	unsigned long flags;
 
-	mutex_lock(&race_mutex);
-	if (!strncmp(line, "add ", 4)) {
-		ret = race_add_locked(line);
-	} else if (sscanf(line, "start %u %u", &r, &d) == 2) {
-		ret = race_start_locked(r, d);
-	} else if (!strcmp(line, "stop")) {
-		race_stop_locked();
-		ret = 0;
-	} else if (!strcmp(line, "clear")) {
-		unsigned long flags;
-
-		race_stop_locked();
-		nsites = 0;
-		nprobes = 0;
-		raw_spin_lock_irqsave(&recs_lock, flags);
-		nrecs = 0;
-		raw_spin_unlock_irqrestore(&recs_lock, flags);
-		atomic64_set(&n_hits, 0), atomic64_set(&n_samples, 0), atomic64_set(&n_races, 0);
-		atomic64_set(&n_unseen, 0), atomic64_set(&n_busy, 0), atomic64_set(&n_badaddr, 0);
-		atomic64_set(&n_lost, 0);
-		ret = 0;
-	} else {
-		ret = -EINVAL;
-	}
-	mutex_unlock(&race_mutex);
-	return ret;
+	ksym_race_stop();
+	nsites = 0;
+	nprobes = 0;
+	raw_spin_lock_irqsave(&recs_lock, flags);
+	nrecs = 0;
+	raw_spin_unlock_irqrestore(&recs_lock, flags);
+	atomic64_set(&n_hits, 0), atomic64_set(&n_samples, 0), atomic64_set(&n_races, 0);
+	atomic64_set(&n_unseen, 0), atomic64_set(&n_busy, 0), atomic64_set(&n_badaddr, 0);
+	atomic64_set(&n_lost, 0);
 }
 
-static ssize_t ctl_write(struct file *f, const char __user *ubuf, size_t n, loff_t *pos)
+void ksym_race_status(struct seq_file *m)
 {
-	char buf[160];
-	int ret;
-
-	if (n == 0 || n >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, n))
-		return -EFAULT;
-	buf[n] = '\0';
-	if (buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	ret = race_command(buf);
-	return ret ? ret : (ssize_t)n;
-}
-
-static int ctl_show(struct seq_file *m, void *v)
-{
-	mutex_lock(&race_mutex);
 	seq_printf(m, "running %d sites %u probes %u rate %u delay_us %u samples %lld races %lld "
 		   "unseen %lld hits %lld busy %lld badaddr %lld lost %lld\n", running, nsites,
 		   nprobes, rate, delay_us, atomic64_read(&n_samples), atomic64_read(&n_races),
 		   atomic64_read(&n_unseen), atomic64_read(&n_hits), atomic64_read(&n_busy),
 		   atomic64_read(&n_badaddr), atomic64_read(&n_lost));
-	mutex_unlock(&race_mutex);
-	return 0;
 }
 
-static int ctl_open(struct inode *inode, struct file *f)
+bool ksym_race_rec(unsigned i, struct race_rec *out)
 {
-	return f->f_mode & FMODE_READ ? single_open(f, ctl_show, NULL) : 0;
-}
-
-static int ctl_release(struct inode *inode, struct file *f)
-{
-	return f->f_mode & FMODE_READ ? single_release(inode, f) : 0;
-}
-
-static const struct file_operations ctl_fops = {
-	.owner = THIS_MODULE,
-	.open = ctl_open,
-	.read = seq_read,
-	.write = ctl_write,
-	.llseek = seq_lseek,
-	.release = ctl_release,
-};
-
-/* (a comm's spaces would split the line: shown as '_') */
-static void put_comm(struct seq_file *m, const char *c)
-{
-	char s[TASK_COMM_LEN];
-	unsigned i;
-
-	for (i = 0; i + 1 < TASK_COMM_LEN && c[i]; i++)
-		s[i] = c[i] == ' ' || c[i] == '\t' ? '_' : c[i];
-	s[i] = '\0';
-	seq_printf(m, " %s", i ? s : "-");
-}
-
-static int reports_show(struct seq_file *m, void *v)
-{
-	struct race_rec r;
 	unsigned long flags;
-	unsigned i;
+	bool ok;
 
-	mutex_lock(&race_mutex);
-	for (i = 0;; i++) {
-		raw_spin_lock_irqsave(&recs_lock, flags);
-		if (i >= nrecs) {
-			raw_spin_unlock_irqrestore(&recs_lock, flags);
-			break;
-		}
-		r = recs[i];
-		raw_spin_unlock_irqrestore(&recs_lock, flags);
-		seq_printf(m, "0x%llx %d %d %u 0x%llx %d %u %d %d 0x%llx %u 0x%llx 0x%llx", r.a_ip,
-			   r.a_cpu, r.a_pid, r.a_kind, r.b_ip, r.b_exact, r.b_kind, r.b_cpu, r.b_pid,
-			   r.addr, r.size, r.before, r.after);
-		put_comm(m, r.a_comm);
-		put_comm(m, r.b_comm);
-		seq_putc(m, '\n');
-	}
-	mutex_unlock(&race_mutex);
-	return 0;
+	raw_spin_lock_irqsave(&recs_lock, flags);
+	ok = i < nrecs;
+	if (ok)
+		*out = recs[i];
+	raw_spin_unlock_irqrestore(&recs_lock, flags);
+	return ok;
 }
-DEFINE_SHOW_ATTRIBUTE(reports);
 
-int ksym_race_init(struct dentry *dir)
+/* (module exit) */
+void ksym_race_free(void)
+{
+	kfree(sites);
+	sites = NULL;
+}
+
+/* The csds, once: never while one may still be queued. */
+void ksym_race_csd_init(void)
 {
 	int cpu;
 
@@ -658,17 +536,4 @@ int ksym_race_init(struct dentry *dir)
 		atomic_set(&c->pending, 0);
 		c->slot = -1;
 	}
-	struct dentry *a = debugfs_create_file("race_ctl", 0600, dir, NULL, &ctl_fops);
-	struct dentry *b = debugfs_create_file("race_reports", 0400, dir, NULL, &reports_fops);
-
-	return IS_ERR(a) ? PTR_ERR(a) : IS_ERR(b) ? PTR_ERR(b) : 0;
-}
-
-void ksym_race_exit(void)
-{
-	mutex_lock(&race_mutex);
-	race_stop_locked();
-	mutex_unlock(&race_mutex);
-	kfree(sites);
-	sites = NULL;
 }
