@@ -217,3 +217,39 @@ long hwbpi_race_cand_find(const struct hwbpi_race_cands *c, uint64_t ip)
 	}
 	return lo < (c ? c->n : 0) && c->ip[lo] == ip ? (long)lo : -1;
 }
+
+int hwbpi_race_linear(const struct hwbpi_insn_arch *a, struct hwbpi_insn_dec *d,
+		      const uint8_t *code, size_t n, uint64_t ip, struct hwbpi_race_linear *out)
+{
+	struct hwbpi_insn_regs regs;
+	struct hwbpi_insn o;
+	unsigned nr = 0;
+
+	if (!a || !a->at_pc || !d || !code || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->reg[0] = out->reg[1] = -1;
+	memset(&regs, 0, sizeof(regs));
+	regs.known = ~UINT64_C(0);
+	if (a->at_pc(d, code, n, ip, &regs, &o) || o.n != 1 || !o.acc[0].addr_known ||
+	    !o.acc[0].size || o.acc[0].size > HWBPI_RACE_LINEAR_SIZE_MAX)
+		return -ENOENT;
+	out->disp = o.acc[0].addr;
+	out->size = (unsigned)o.acc[0].size;
+	out->kind = o.acc[0].kind;
+	/* Each general register alone 1: its coefficient is what it adds
+	 * (an address is linear in them: base + index * scale + disp). */
+	for (int g = 0; g < HWBPI_RACE_LINEAR_REGS; g++) {
+		regs.v[g] = 1;
+		if (a->at_pc(d, code, n, ip, &regs, &o) || o.n != 1 || !o.acc[0].addr_known)
+			return -ENOENT;
+		regs.v[g] = 0;
+		if (o.acc[0].addr == out->disp)
+			continue;
+		if (nr == 2)
+			return -ENOENT;
+		out->reg[nr] = g;
+		out->coef[nr++] = (int64_t)(o.acc[0].addr - out->disp);
+	}
+	return 0;
+}

@@ -211,45 +211,21 @@ static int choose(struct hwbpi_race_run *r, const struct hwbpi_insn_arch *a,
 	return 0;
 }
 
-/* The address of the access at @ip as DISP + C1*R1 + C2*R2 into @line
- * ("add ..."), or -ENOENT (not one plain access of a linear address). */
+/* The site line ("add ...") of the access at @ip, or -ENOENT (no single
+ * plain access of a linear address: hwbpi_race_linear()). */
 static int site(const struct hwbpi_insn_arch *a, struct hwbpi_insn_dec *d, uint64_t ip,
 		char *line, size_t n)
 {
-	struct hwbpi_insn_regs regs;
-	struct hwbpi_insn o;
+	struct hwbpi_race_linear l;
 	uint8_t code[16];
-	uint64_t base;
-	int reg[2] = { -1, -1 };
-	long long coef[2] = { 0, 0 };
-	unsigned nr = 0;
 
-	if (hwbpi_kcore_read(NULL, ip, code, sizeof(code)))
+	if (hwbpi_kcore_read(NULL, ip, code, sizeof(code)) ||
+	    hwbpi_race_linear(a, d, code, sizeof(code), ip, &l))
 		return -ENOENT;
-	memset(&regs, 0, sizeof(regs));
-	regs.known = ~UINT64_C(0);
-	if (a->at_pc(d, code, sizeof(code), ip, &regs, &o) || o.n != 1 || !o.acc[0].addr_known ||
-	    !o.acc[0].size || o.acc[0].size > 64)
-		return -ENOENT;
-	base = o.acc[0].addr;
-	/* (the general registers are DWARF 0..15 on x86-64; the module maps
-	 * them to pt_regs and refuses any other) */
-	for (int g = 0; g < 16; g++) {
-		regs.v[g] = 1;
-		if (a->at_pc(d, code, sizeof(code), ip, &regs, &o) || o.n != 1)
-			return -ENOENT;
-		regs.v[g] = 0;
-		if (o.acc[0].addr != base) {
-			if (nr == 2)
-				return -ENOENT;
-			reg[nr] = g;
-			coef[nr++] = (long long)(o.acc[0].addr - base);
-		}
-	}
 	snprintf(line, n, "add 0x%llx %s %llu 0x%llx %d %lld %d %lld\n", (unsigned long long)ip,
-		 o.acc[0].kind == HWBP_R ? "r" : o.acc[0].kind == HWBP_W ? "w" : "rw",
-		 (unsigned long long)o.acc[0].size, (unsigned long long)base, reg[0], coef[0], reg[1],
-		 coef[1]);
+		 l.kind == HWBP_R ? "r" : l.kind == HWBP_W ? "w" : "rw", (unsigned long long)l.size,
+		 (unsigned long long)l.disp, l.reg[0], (long long)l.coef[0], l.reg[1],
+		 (long long)l.coef[1]);
 	return 0;
 }
 

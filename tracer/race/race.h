@@ -107,6 +107,30 @@ int hwbpi_race_walk_func(const struct hwbp_sym *f, const struct hwbpi_insn_arch 
  * or -ENOMEM @c freed.  Returns @ret or -ENOMEM. */
 int hwbpi_race_cands_finish(struct hwbpi_race_cands *c, int ret);
 
+/*
+ * hwbpi_race_linear - the access of the instruction at @ip (@code: @n
+ * bytes from it) as what a kernel module can compute from a kprobe's
+ * registers without a decoder: @out->disp + coef[0] * reg[0] + coef[1] *
+ * reg[1] (DWARF numbers 0..HWBPI_RACE_LINEAR_REGS-1, -1: none), its size
+ * and kind.  Found with @a's at_pc alone: the address with every register
+ * 0, then with each one alone 1 (a PC-relative address comes out
+ * resolved: at_pc adds the instruction's own address).
+ * Errors: -EINVAL (NULL), -ENOENT (not one access, an address at_pc
+ * cannot tell, more than two registers, wider than
+ * HWBPI_RACE_LINEAR_SIZE_MAX).  Context: no allocation; the decoder is
+ * the caller's.
+ */
+#define HWBPI_RACE_LINEAR_REGS 16
+#define HWBPI_RACE_LINEAR_SIZE_MAX 64
+struct hwbpi_race_linear {
+	uint64_t disp;
+	int64_t coef[2];
+	int reg[2];
+	unsigned size, kind;
+};
+int hwbpi_race_linear(const struct hwbpi_insn_arch *a, struct hwbpi_insn_dec *d,
+		      const uint8_t *code, size_t n, uint64_t ip, struct hwbpi_race_linear *out);
+
 /* The candidate at @ip (index), or -1.  O(log n); no error. */
 long hwbpi_race_cand_find(const struct hwbpi_race_cands *c, uint64_t ip);
 
