@@ -953,7 +953,14 @@ int hwbp_race_diag(struct hwbp_race *r, FILE *f, const char *prefix);
  * -ESRCH (no such process), the command's exec errors (-ENOENT,
  * -EACCES), -ECHILD (it ended before its entry point), -ENOENT (nothing
  * to sample: no function symbols, no memory access; input when --only
- * names no mapped object), -ENOMEM, -EBUSY (ran).
+ * names no mapped object), -ENOMEM, -EBUSY (ran).  With option
+ * "kernel" (root; hwbp_ksym.ko loaded): -EINVAL (no "only"), -ERANGE
+ * (the delay's bound), -ENOENT (input: no kernel function or loaded
+ * module of that name; or nothing to sample; or the module gone
+ * mid-run), -ENODEV (hwbp_ksym.ko not loaded), -EACCES (kcore
+ * unreadable), -ECHILD (one CPU online), -EOPNOTSUPP (not x86-64), the
+ * module's errors; every kprobe and breakpoint it set is unregistered on
+ * every path.
  * Context: the run's thread (it becomes the tracer); not in a signal
  * handler.
  */
