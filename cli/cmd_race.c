@@ -23,7 +23,7 @@
 #include "util.h"
 
 enum { OPT_RATE = 256, OPT_DELAY, OPT_DURATION, OPT_SEED, OPT_STACK, OPT_ONLY, OPT_EXCLUDE, OPT_JSON,
-       OPT_OUTPUT, OPT_HELP, OPT_VERSION };
+       OPT_KERNEL, OPT_OUTPUT, OPT_HELP, OPT_VERSION };
 
 #define MAX_OPTS 48
 
@@ -43,6 +43,7 @@ static int race_help(void)
 	       "                 [-o FILE]\n"
 	       "                 -- CMD [ARGS]\n"
 	       "       hwbp race [OPTION]... -p PID\n"
+	       "       hwbp race --kernel --only FUNC[,FUNC...]|MODULE [OPTION]...\n"
 	       "       hwbp race --version | --help\n"
 	       "Find data races in an unmodified program (DataCollider's method): a code\n"
 	       "trap on random memory-access instructions of its code; when a thread reaches\n"
@@ -58,6 +59,11 @@ static int race_help(void)
 	       "std::atomic's code is no race. Races are counted once per pair of\n"
 	       "instructions. Linux on x86-64 (ptrace and the debug registers).\n"
 	       "  -p, --pid PID      attach to a running process (left as it was at the end)\n"
+	       "  --kernel           the running kernel (x86-64, root, hwbp_ksym.ko loaded):\n"
+	       "                     --only names kernel functions or a loaded module; a\n"
+	       "                     kprobe per sampled access, its CPU held (interrupts\n"
+	       "                     off) --delay, at most 0.5 ms (default %d us), rate x\n"
+	       "                     delay at most 50 ms a second; --duration default 10 s\n"
 	       "  --rate N           code traps armed per second, up to 3 decimals (default\n"
 	       "                     %d; 0.5: one every 2 s; each one taken holds a thread\n"
 	       "                     for the delay)\n"
@@ -75,7 +81,7 @@ static int race_help(void)
 	       "  -h, --help         this text;  --version  hwbp's version\n"
 	       "Exit status: 66 when a race was found (as ThreadSanitizer); else the\n"
 	       "command's own; 1 hwbp failed, 2 a bad command line.\n",
-	       HWBP_RACE_RATE_DEFAULT, HWBP_RACE_DELAY_MS_DEFAULT);
+	       HWBP_RACE_KERNEL_DELAY_US_DEFAULT, HWBP_RACE_RATE_DEFAULT, HWBP_RACE_DELAY_MS_DEFAULT);
 	return cli_close_output(stdout, "stdout");
 }
 
@@ -89,6 +95,7 @@ static const struct option longs[] = {
 	{ "only", required_argument, NULL, OPT_ONLY },
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -127,6 +134,12 @@ static int take(int c, char **argv, struct ropts *o, int *done)
 	switch (c) {
 	case OPT_JSON:
 		o->json = true;
+		return 0;
+	case OPT_KERNEL:
+		if (o->n == MAX_OPTS)
+			return usage_error("race: too many options at '%s': E2BIG", argv[optind - 1]);
+		o->name[o->n] = "kernel";
+		o->value[o->n++] = "1";
 		return 0;
 	case 'o':
 		if (o->output)
@@ -295,8 +308,9 @@ int hwbp_cli_race(int argc, char **argv)
 
 	if ((ret = parse_args(argc, argv, &o, &done)) || done)
 		return ret;
-	if (!o.cmd && !given(&o, "pid"))
-		return usage_error("race: %s", "give a command (-- CMD) or a process (-p PID): EINVAL");
+	if (!o.cmd && !given(&o, "pid") && !given(&o, "kernel"))
+		return usage_error("race: %s", "give a command (-- CMD), a process (-p PID) or "
+				   "--kernel: EINVAL");
 	if ((ret = open_output(&o, &out)))
 		return ret;
 	r = hwbp_race_new(&ret);

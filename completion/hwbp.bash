@@ -27,7 +27,7 @@ _hwbp_options()
 		"--overwrite --force --no-demangle --wide --stack --folded --duration --kernel --cpus" \
 		"--vmlinux --kinds --call-graph --debug-dir --sort --srcline --dry-run --json --percpu-all" \
 		"--release --objects --rotate --objects-log --" ;;
-	race) echo "-p --pid --rate --delay --duration --seed --stack --only --exclude --json -o --output" ;;
+	race) echo "-p --pid --kernel --rate --delay --duration --seed --stack --only --exclude --json -o --output" ;;
 	"bench sim") echo "--accesses" ;;
 	"bench trace") echo "--hits --lookups --dwfl-lookups --symbols --lackey-mb --buffer-kb" ;;
 	esac

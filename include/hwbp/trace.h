@@ -923,7 +923,8 @@ void hwbp_race_free(struct hwbp_race *r);
  * hwbp_race_option - set option @name (without dashes) to @value, parsed
  * as the command line spells it: "pid" (a process to attach to, instead
  * of a command), "rate" (code traps armed per second, up to 3 decimals,
- * 0.001..100000: 0.5 is one trap every 2 s; default HWBP_RACE_RATE_DEFAULT), "delay" (how long a sampled thread is held,
+ * 0.001..100000: 0.5 is one trap every 2 s; default
+ * HWBP_RACE_RATE_DEFAULT), "delay" (how long a sampled thread is held,
  * milliseconds with up to 3 decimals, 0.001..1000, default
  * HWBP_RACE_DELAY_MS_DEFAULT), "duration" (seconds, up to 3 decimals:
  * the sampling stops then; a started command gets SIGTERM, an attached
@@ -934,7 +935,11 @@ void hwbp_race_free(struct hwbp_race *r);
  * component, libfoo.so.1: sample its code, or not; "OBJ:GLOB": only its
  * functions that match the fnmatch(3) pattern, by the symbol's name or
  * its demangled one; each up to 16 times; without "only", the
- * executable's code).
+ * executable's code); "kernel" (any value: the running kernel instead
+ * of a process, through hwbp_ksym.ko; "only" then names kernel functions
+ * or loaded modules, commas allowed; "delay" at most 0.5 ms, default
+ * HWBP_RACE_KERNEL_DELAY_US_DEFAULT us, and rate times delay at most
+ * 50 ms a second; "duration" default 10 s).
  * Errors (message set, input): -EINVAL (NULL, unknown option, a bad
  * value), -ERANGE (a number out of its range), -ENOSPC (a 17th "only" or
  * "exclude"), -EBUSY (given twice, or the run ran).
@@ -942,6 +947,7 @@ void hwbp_race_free(struct hwbp_race *r);
  */
 #define HWBP_RACE_RATE_DEFAULT 10
 #define HWBP_RACE_DELAY_MS_DEFAULT 5
+#define HWBP_RACE_KERNEL_DELAY_US_DEFAULT 200
 int hwbp_race_option(struct hwbp_race *r, const char *name, const char *value);
 
 /*
@@ -974,7 +980,14 @@ int hwbp_race_diag(struct hwbp_race *r, FILE *f, const char *prefix);
  * -ESRCH (no such process), the command's exec errors (-ENOENT,
  * -EACCES), -ECHILD (it ended before its entry point), -ENOENT (nothing
  * to sample: no function symbols, no memory access; input when --only
- * names no mapped object), -ENOMEM, -EBUSY (ran).
+ * names no mapped object), -ENOMEM, -EBUSY (ran).  With option
+ * "kernel" (root; hwbp_ksym.ko loaded): -EINVAL (no "only"), -ERANGE
+ * (the delay's bound), -ENOENT (input: no kernel function or loaded
+ * module of that name; or nothing to sample; or the module gone
+ * mid-run), -ENODEV (hwbp_ksym.ko not loaded), -EACCES (kcore
+ * unreadable), -ECHILD (one CPU online), -EOPNOTSUPP (not x86-64), the
+ * module's errors; every kprobe and breakpoint it set is unregistered on
+ * every path.
  * Context: the run's thread (it becomes the tracer); not in a signal
  * handler.
  */

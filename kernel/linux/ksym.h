@@ -3,8 +3,9 @@
  * hwbp_ksym.ko's parts (kernel/linux/): the filter (ksym_filter.c: the
  * watches, planned by hwbp and registered with Linux's breakpoint API),
  * the histograms (ksym_hist.c: hwbp's own hit path, tracer/events/hist_add.c,
- * one histogram per watch and CPU), the function table (ksym_funcs.c)
- * and what differs per arch (ksym_model.c).
+ * one histogram per watch and CPU), the function table (ksym_funcs.c),
+ * what differs per arch (ksym_model.c), and the race detector
+ * (ksym_race.c, ksym_race_files.c; ksym_race.h).
  *
  * Locking: ksym_mutex serialises every change and every read of the
  * watches, the function table and hist_entries; the hit path takes no
@@ -14,6 +15,8 @@
 #define HWBP_KSYM_H
 
 #include <linux/mutex.h>
+#include <linux/ptrace.h>
+#include <linux/debugfs.h>
 #include <linux/perf_event.h>
 #include <linux/seq_file.h>
 #include <linux/types.h>
@@ -159,5 +162,33 @@ bool ksym_funcs_lookup(uint64_t ip, uint64_t *start);
 /* Whether @addr is one of the starts (the histogram names those). */
 bool ksym_funcs_has(uint64_t addr);
 void ksym_funcs_free(void);
+
+/* ------------------------------------------ ksym_model.c: the race detector */
+
+/* A register of @regs by its DWARF number (x86-64: 0..15, the general
+ * ones).  Errors: -EINVAL (another), -EOPNOTSUPP (not this arch: only
+ * x86_64's race detector is written).  Any context. */
+int ksym_arch_race_reg(const struct pt_regs *regs, unsigned dwarf, unsigned long *v);
+
+/* The debug slot this CPU's registered breakpoint at @placeholder sits
+ * in, and its DR7 type and length bits in *@saved.  Errors: -ENOENT,
+ * -EOPNOTSUPP.  Context: on that CPU, IRQs off. */
+int ksym_arch_race_slot(unsigned long placeholder, unsigned long *saved);
+
+/* Point @slot at @len (1, 2, 4, 8; @addr aligned to it) bytes at @addr,
+ * writes only or (@rw) reads and writes; and back to the placeholder.
+ * Context: on the slot's CPU, IRQs off. */
+void ksym_arch_race_arm(int slot, unsigned long addr, unsigned len, bool rw);
+void ksym_arch_race_disarm(int slot, unsigned long placeholder, unsigned long saved);
+
+/* ------------------------------------------------------- ksym_race.c */
+
+/* The race detector's debugfs files, created in @dir: race_ctl (lines of
+ * ksym_race.c's commands; reads the state) and race_reports.  Errors:
+ * debugfs'. */
+int ksym_race_init(struct dentry *dir);
+/* Stop a run and free it (module exit): every kprobe and breakpoint
+ * unregistered. */
+void ksym_race_exit(void);
 
 #endif /* HWBP_KSYM_H */

@@ -283,6 +283,8 @@ static int __init hwbp_ksym_init(void)
 	ret = IS_ERR(dir) ? PTR_ERR(dir) : 0;
 	for (i = 0; ret == 0 && i < ARRAY_SIZE(f); i++)
 		ret = IS_ERR(f[i]) ? PTR_ERR(f[i]) : 0;
+	if (ret == 0)
+		ret = ksym_race_init(dir);
 	if (ret)
 		debugfs_remove(dir);
 	return ret;
@@ -292,6 +294,7 @@ static int __init hwbp_ksym_init(void)
 static void __exit hwbp_ksym_exit(void)
 {
 	debugfs_remove(dir);   /* (recursive since Linux 5.6) */
+	ksym_race_exit();
 	ksym_filter_clear();
 	ksym_funcs_free();
 }

@@ -89,7 +89,7 @@ CASES = [
     (["trace", "--demo", "--cpu", "cortex-a57", "-e", "pid_max:r--"], 0, r"R\s+pid_max\s+alloc_pid\s+200"),
     (["trace", "--demo", "-e", "pid_max:rw-", "--trace", "-"], 0, r"\s+2\s+\d+ pid_max\+0x0 R alloc_pid"),
     (["race", "--help"], 0, r"usage: hwbp race.*-p PID.*Exit status: 66"),
-    (["race"], 2, r"give a command \(-- CMD\) or a process \(-p PID\): EINVAL"),
+    (["race"], 2, r"give a command \(-- CMD\), a process \(-p PID\) or --kernel: EINVAL"),
     (["race", "--"], 2, r"-- needs a command to run: EINVAL"),
     (["race", "./prog"], 2, r"unexpected argument './prog' \(the command goes after --\): EINVAL"),
     (["race", "--frob", "--", "true"], 2, r"unexpected option '--frob'"),

@@ -224,6 +224,38 @@ static struct hwbpi_race_pair obs(uint64_t a, uint64_t b, bool unseen)
 	return p;
 }
 
+/* The linear forms a kernel module is given (hwbpi_race_linear()). */
+static void test_linear(void **state)
+{
+	/* mov eax, [rbx + rcx*4 + 0x10]; add qword ptr [rip + 0x100], 1;
+	 * mov [rdi], dl; mov rax, [rsi + rsi*2]; push rbx (no explicit access) */
+	static const uint8_t l1[] = { 0x8b, 0x44, 0x8b, 0x10 };
+	static const uint8_t l2[] = { 0x48, 0x83, 0x05, 0x00, 0x01, 0x00, 0x00, 0x01 };
+	static const uint8_t l3[] = { 0x88, 0x17 };
+	static const uint8_t l4[] = { 0x48, 0x8b, 0x04, 0x76 };
+	static const uint8_t l5[] = { 0x53 };
+	const struct hwbpi_insn_arch *a = hwbpi_insn_arch(HWBP_ARCH_X86);
+	struct hwbpi_insn_dec *d = NULL;
+	struct hwbpi_race_linear l;
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(a->open(&d), 0);
+	assert_int_equal(hwbpi_race_linear(a, d, l1, sizeof(l1), PROG, &l), 0);
+	assert_true(l.disp == 0x10 && l.size == 4 && l.kind == HWBP_R);
+	assert_true(l.reg[0] == 2 && l.coef[0] == 4 && l.reg[1] == 3 && l.coef[1] == 1);  /* RCX*4, RBX */
+	assert_int_equal(hwbpi_race_linear(a, d, l2, sizeof(l2), PROG, &l), 0);
+	assert_true(l.disp == PROG + sizeof(l2) + 0x100 && l.size == 8 && l.kind == (HWBP_R | HWBP_W));
+	assert_true(l.reg[0] == -1 && l.reg[1] == -1);
+	assert_int_equal(hwbpi_race_linear(a, d, l3, sizeof(l3), PROG, &l), 0);
+	assert_true(l.disp == 0 && l.size == 1 && l.kind == HWBP_W && l.reg[0] == 5 && l.coef[0] == 1);
+	assert_int_equal(hwbpi_race_linear(a, d, l4, sizeof(l4), PROG, &l), 0);
+	assert_true(l.reg[0] == 4 && l.coef[0] == 3 && l.reg[1] == -1);   /* RSI + RSI*2 */
+	assert_int_equal(hwbpi_race_linear(a, d, l5, sizeof(l5), PROG, &l), -ENOENT);
+	assert_int_equal(hwbpi_race_linear(NULL, d, l1, sizeof(l1), PROG, &l), -EINVAL);
+	a->close(d);
+}
+
 static void test_pairs(void **state)
 {
 	struct hwbpi_race_pairs t = { 0 };
@@ -353,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_func_chosen),
 		cmocka_unit_test(test_candidates_exe),
 		cmocka_unit_test(test_candidates_only_exclude),
+		cmocka_unit_test(test_linear),
 		cmocka_unit_test(test_pairs),
 		cmocka_unit_test(test_rng),
 		cmocka_unit_test(test_budget),

@@ -190,6 +190,12 @@ int hwbp_race_option(struct hwbp_race *r, const char *name, const char *v)
 		if (twice(given))
 			return bad(r, -EBUSY, "--%s given twice", name);
 	}
+	if (strcmp(name, "kernel") == 0) {
+		if (u->argv || u->pid)
+			return bad(r, -EINVAL, "--kernel and -p or -- CMD: give one");
+		u->kernel = true;
+		return 0;
+	}
 	if (strcmp(name, "rate") == 0) {
 		/* thousandths: a trap every N seconds is a rate under one */
 		ret = span(r, name, v, 100000, 1u, &u->millirate);
@@ -204,8 +210,9 @@ int hwbp_race_option(struct hwbp_race *r, const char *name, const char *v)
 		u->stack_depth = (unsigned)n;
 	} else if (strcmp(name, "pid") == 0) {
 		ret = number(r, name, v, 1, 0x7fffffff, &n);
-		if (ret == 0 && u->argv)
-			ret = bad(r, -EINVAL, "-p and -- CMD: give one");
+		if (ret == 0 && (u->argv || u->kernel))
+			ret = bad(r, -EINVAL, u->kernel ? "--kernel and -p: give one" :
+				  "-p and -- CMD: give one");
 		u->pid = (pid_t)n;
 	} else {
 		ret = bad(r, -EINVAL, "unknown option --%s", name);
@@ -221,8 +228,9 @@ int hwbp_race_command(struct hwbp_race *r, char *const argv[])
 		return bad(r, -EBUSY, "-- CMD given twice");
 	if (!argv || !argv[0] || !argv[0][0])
 		return bad(r, -EINVAL, "-- needs a command to run");
-	if (r->run.pid)
-		return bad(r, -EINVAL, "-p and -- CMD: give one");
+	if (r->run.pid || r->run.kernel)
+		return bad(r, -EINVAL, r->run.kernel ? "--kernel and -- CMD: give one" :
+			   "-p and -- CMD: give one");
 	r->run.argv = argv;
 	return 0;
 }
@@ -268,8 +276,8 @@ int hwbp_race_run(struct hwbp_race *r)
 		return -EINVAL;
 	if (r->ran)
 		return bad(r, -EBUSY, "a run runs once");
-	if (!r->run.argv && !r->run.pid)
-		return bad(r, -EINVAL, "give a command (-- CMD) or a process (-p PID)");
+	if (!r->run.argv && !r->run.pid && !r->run.kernel)
+		return bad(r, -EINVAL, "give a command (-- CMD), a process (-p PID) or --kernel");
 	r->ran = true;
 	if (!r->have_seed) {
 		struct timespec ts;
@@ -278,10 +286,12 @@ int hwbp_race_run(struct hwbp_race *r)
 		r->run.seed = ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) ^
 			      ((uint64_t)getpid() << 32);
 	}
+	if (r->run.kernel && !r->have_delay)
+		r->run.delay_ns = HWBP_RACE_KERNEL_DELAY_US_DEFAULT * 1000u;
 	r->run.note = note;
 	r->run.note_arg = r;
 	r->run.input = false;
-	return named(r, hwbpi_race_run(&r->run));
+	return named(r, r->run.kernel ? hwbpi_race_kernel_run(&r->run) : hwbpi_race_run(&r->run));
 }
 
 void hwbp_race_stop(struct hwbp_race *r, int sig)

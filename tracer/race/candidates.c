@@ -129,8 +129,7 @@ static int each(void *arg, uint64_t ip, unsigned len, unsigned cls)
 	return 0;
 }
 
-/* Walk one function @f of an object chosen: 0, or -ENOMEM. */
-static int walk_func(const struct hwbp_sym *f, const struct hwbpi_insn_arch *a,
+int hwbpi_race_walk_func(const struct hwbp_sym *f, const struct hwbpi_insn_arch *a,
 		     struct hwbpi_insn_dec *d, hwbpi_race_read_fn rd, void *rarg, uint8_t **buf,
 		     size_t *bufn, struct hwbpi_race_cands *c)
 {
@@ -227,14 +226,19 @@ int hwbpi_race_candidates(const struct hwbp_symtab *syms, const struct hwbpi_rac
 		prev = starts[i];
 		if (object_chosen(syms, sel, f->addr, &last, out) &&
 		    hwbpi_race_func_chosen(sel, last, f->name))
-			ret = walk_func(f, a, d, rd, rarg, &buf, &bufn, out);
+			ret = hwbpi_race_walk_func(f, a, d, rd, rarg, &buf, &bufn, out);
 	}
 	free(buf);
-	sort_unique(out);
-	if (ret == 0 && out->n && !(out->state = calloc(out->n, 1)))
+	return hwbpi_race_cands_finish(out, ret);
+}
+
+int hwbpi_race_cands_finish(struct hwbpi_race_cands *c, int ret)
+{
+	sort_unique(c);
+	if (ret == 0 && c->n && !(c->state = calloc(c->n, 1)))
 		ret = -ENOMEM;
 	if (ret)
-		hwbpi_race_cands_free(out);
+		hwbpi_race_cands_free(c);
 	return ret;
 }
 
@@ -262,4 +266,40 @@ long hwbpi_race_cand_find(const struct hwbpi_race_cands *c, uint64_t ip)
 			hi = mid;
 	}
 	return lo < (c ? c->n : 0) && c->ip[lo] == ip ? (long)lo : -1;
+}
+
+int hwbpi_race_linear(const struct hwbpi_insn_arch *a, struct hwbpi_insn_dec *d,
+		      const uint8_t *code, size_t n, uint64_t ip, struct hwbpi_race_linear *out)
+{
+	struct hwbpi_insn_regs regs;
+	struct hwbpi_insn o;
+	unsigned nr = 0;
+
+	if (!a || !a->at_pc || !d || !code || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->reg[0] = out->reg[1] = -1;
+	memset(&regs, 0, sizeof(regs));
+	regs.known = ~UINT64_C(0);
+	if (a->at_pc(d, code, n, ip, &regs, &o) || o.n != 1 || !o.acc[0].addr_known ||
+	    !o.acc[0].size || o.acc[0].size > HWBPI_RACE_LINEAR_SIZE_MAX)
+		return -ENOENT;
+	out->disp = o.acc[0].addr;
+	out->size = (unsigned)o.acc[0].size;
+	out->kind = o.acc[0].kind;
+	/* Each general register alone 1: its coefficient is what it adds
+	 * (an address is linear in them: base + index * scale + disp). */
+	for (int g = 0; g < HWBPI_RACE_LINEAR_REGS; g++) {
+		regs.v[g] = 1;
+		if (a->at_pc(d, code, n, ip, &regs, &o) || o.n != 1 || !o.acc[0].addr_known)
+			return -ENOENT;
+		regs.v[g] = 0;
+		if (o.acc[0].addr == out->disp)
+			continue;
+		if (nr == 2)
+			return -ENOENT;
+		out->reg[nr] = g;
+		out->coef[nr++] = (int64_t)(o.acc[0].addr - out->disp);
+	}
+	return 0;
 }

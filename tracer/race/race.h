@@ -106,6 +106,41 @@ int hwbpi_race_candidates(const struct hwbp_symtab *syms, const struct hwbpi_rac
 			  hwbpi_race_read_fn rd, void *rarg, struct hwbpi_race_cands *out);
 void hwbpi_race_cands_free(struct hwbpi_race_cands *c);
 
+/* One function @f walked into @c (hwbpi_race_candidates()' step, for a
+ * caller that chooses functions itself: the kernel's): its code read
+ * through @rd into *@buf (grown to *@bufn), PLAIN instructions appended
+ * unsorted.  Errors: -ENOMEM, scan's; unreadable or unsized: counted. */
+int hwbpi_race_walk_func(const struct hwbp_sym *f, const struct hwbpi_insn_arch *a,
+			 struct hwbpi_insn_dec *d, hwbpi_race_read_fn rd, void *rarg,
+			 uint8_t **buf, size_t *bufn, struct hwbpi_race_cands *c);
+/* After the walks: @c sorted, each once, its states allocated; on @ret
+ * or -ENOMEM @c freed.  Returns @ret or -ENOMEM. */
+int hwbpi_race_cands_finish(struct hwbpi_race_cands *c, int ret);
+
+/*
+ * hwbpi_race_linear - the access of the instruction at @ip (@code: @n
+ * bytes from it) as what a kernel module can compute from a kprobe's
+ * registers without a decoder: @out->disp + coef[0] * reg[0] + coef[1] *
+ * reg[1] (DWARF numbers 0..HWBPI_RACE_LINEAR_REGS-1, -1: none), its size
+ * and kind.  Found with @a's at_pc alone: the address with every register
+ * 0, then with each one alone 1 (a PC-relative address comes out
+ * resolved: at_pc adds the instruction's own address).
+ * Errors: -EINVAL (NULL), -ENOENT (not one access, an address at_pc
+ * cannot tell, more than two registers, wider than
+ * HWBPI_RACE_LINEAR_SIZE_MAX).  Context: no allocation; the decoder is
+ * the caller's.
+ */
+#define HWBPI_RACE_LINEAR_REGS 16
+#define HWBPI_RACE_LINEAR_SIZE_MAX 64
+struct hwbpi_race_linear {
+	uint64_t disp;
+	int64_t coef[2];
+	int reg[2];
+	unsigned size, kind;
+};
+int hwbpi_race_linear(const struct hwbpi_insn_arch *a, struct hwbpi_insn_dec *d,
+		      const uint8_t *code, size_t n, uint64_t ip, struct hwbpi_race_linear *out);
+
 /* The candidate at @ip (index), or -1.  O(log n); no error. */
 long hwbpi_race_cand_find(const struct hwbpi_race_cands *c, uint64_t ip);
 
@@ -214,6 +249,8 @@ struct hwbpi_race_run {
 	void *note_arg;
 	volatile sig_atomic_t stop;  /* asked to stop (hwbp_race_stop()) */
 	volatile sig_atomic_t stop_sig;
+	bool kernel;                 /* --kernel: the running kernel, through
+				      * hwbp_ksym.ko (kernel.c) */
 	/* made by the run, freed by hwbpi_race_run_fini() */
 	struct hwbp_symtab *syms;
 	struct hwbpi_dwarf *dwarf;
@@ -247,6 +284,23 @@ struct hwbpi_race_run {
  * a signal handler (install it without SA_RESTART).
  */
 int hwbpi_race_run(struct hwbpi_race_run *r);
+
+/*
+ * hwbpi_race_kernel_run - --kernel: the functions --only names (or every
+ * function of a module it names) walked in /proc/kcore, their candidate
+ * accesses given to hwbp_ksym.ko as linear forms of registers, sampled
+ * there for the duration (default 10 s) or until a stop; races into
+ * r->pairs.  Every kprobe and breakpoint is unregistered on every path
+ * ("clear"; the module's exit does it when it goes away mid-run).
+ * Errors (r->msg one line): -EINVAL/-ERANGE (input: no --only, a delay
+ * over 0.5 ms or rate * delay over 50 ms a second), -ENOENT (input: no
+ * function or loaded module of that name; or nothing to sample), -ENODEV
+ * (hwbp_ksym.ko not loaded), -EACCES (kallsyms or kcore unreadable),
+ * -EOPNOTSUPP (no decoder; not x86_64: the module's race side), -ECHILD
+ * (one CPU online), the module's write errors, -ENOMEM.
+ * Context: root; r->stop may be set from a signal handler.
+ */
+int hwbpi_race_kernel_run(struct hwbpi_race_run *r);
 
 /* ---- atomic.c ------------------------------------------------------- */
 

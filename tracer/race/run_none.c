@@ -13,3 +13,9 @@ int hwbpi_race_run(struct hwbpi_race_run *r)
 	snprintf(r->msg, sizeof(r->msg), "hwbp race needs Linux (ptrace): EOPNOTSUPP");
 	return -EOPNOTSUPP;
 }
+
+int hwbpi_race_kernel_run(struct hwbpi_race_run *r)
+{
+	snprintf(r->msg, sizeof(r->msg), "hwbp race --kernel needs Linux: EOPNOTSUPP");
+	return -EOPNOTSUPP;
+}
