@@ -3,7 +3,10 @@
  * C++: std::atomic<int> stored and loaded with memory_order_relaxed by two
  * threads (a statistics counter's usual form).  Atomic accesses never
  * race, whatever their order; on x86-64 the relaxed store and load are
- * plain MOVs.
+ * plain MOVs.  Built with -O2: at -O0 g++ passes the order to
+ * std::atomic's store as a variable, and a store whose order is not a
+ * constant is made sequentially consistent (XCHG), not relaxed.
+ * cflags: -O2
  * expect: none
  * runs: 5
  */

@@ -13,6 +13,8 @@ race must find in a comment,
                                built as libFILE.so beside it and linked in
     options: ARGS              (optional) hwbp race's options for it (the
                                objects to sample: --only libFILE.so)
+    cflags: FLAGS              (optional) compiler flags after the corpus's
+                               own (-O2: code as a release build has it)
 
 A library's own source says `library of: PROG.c` and is no program.
 
@@ -65,6 +67,8 @@ class Program:
         self.lib = os.path.join(src_dir, lib.group(1)) if lib else None
         opts = re.search(r"^\s*\* options: (.*)$", text, re.M)
         self.options = opts.group(1).split() if opts else []
+        cflags = re.search(r"^\s*\* cflags: (.*)$", text, re.M)
+        self.cflags = cflags.group(1).split() if cflags else []
 
     @property
     def racy(self):
@@ -87,12 +91,12 @@ class Program:
         if self.lib:
             stem = os.path.splitext(os.path.basename(self.lib))[0]
             so = os.path.join(out_dir, f"lib{stem}.so")
-            b = subprocess.run([cc, *flags, "-pthread", "-fPIC", "-shared", "-o", so, self.lib],
+            b = subprocess.run([cc, *flags, *self.cflags, "-pthread", "-fPIC", "-shared", "-o", so, self.lib],
                                capture_output=True, text=True)
             if b.returncode:
                 raise RuntimeError(b.stderr.strip())
             extra = [f"-L{out_dir}", f"-l{stem}", f"-Wl,-rpath,{out_dir}"]
-        b = subprocess.run([compiler, *flags, "-pthread", "-o", exe, self.path, *extra],
+        b = subprocess.run([compiler, *flags, *self.cflags, "-pthread", "-o", exe, self.path, *extra],
                            capture_output=True, text=True)
         if b.returncode:
             raise RuntimeError(b.stderr.strip())
