@@ -3,7 +3,7 @@
  * C++: a class whose member is updated by three threads running its member
  * function on the same object (through `this`, a heap object's field).
  * expect: race Meter::record Meter::record
- * runs: 12
+ * runs: 20
  */
 #include <cstdio>
 #include <memory>

@@ -7,7 +7,7 @@
  * lib: racy_shlib_lib.c
  * options: --only libracy_shlib_lib.so
  * expect: race lib_hit lib_hits
- * runs: 12
+ * runs: 20
  */
 #include <pthread.h>
 #include <stdatomic.h>

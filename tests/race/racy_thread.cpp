@@ -2,7 +2,7 @@
 /*
  * C++: three std::threads add to a plain global without a lock.
  * expect: race add_up add_up
- * runs: 15
+ * runs: 20
  */
 #include <cstdio>
 #include <thread>
