@@ -946,7 +946,7 @@ void hwbp_race_free(struct hwbp_race *r);
  * Context: the run's thread, before it runs.
  */
 #define HWBP_RACE_RATE_DEFAULT 10
-#define HWBP_RACE_DELAY_MS_DEFAULT 5
+#define HWBP_RACE_DELAY_MS_DEFAULT 4
 #define HWBP_RACE_KERNEL_DELAY_US_DEFAULT 200
 int hwbp_race_option(struct hwbp_race *r, const char *name, const char *value);
 
