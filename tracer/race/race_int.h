@@ -84,6 +84,8 @@ struct hwbpi_race_loop {
 	struct hwbp_slots percpu[1];
 	struct hwbp_task task;
 	const struct hwbpi_insn_arch *ia;
+	bool hit_before;             /* a data hit stops its thread before the access
+				      * (the CPU's data_timing: arm64), else after it */
 	struct hwbpi_insn_dec *dec;
 	struct hwbpi_traps traps;
 	uint64_t ring[HWBPI_RACE_MAX_TRAPS];   /* planted, oldest first: eviction order */

@@ -224,23 +224,16 @@ static void untrap(const struct hwbpi_race_loop *L, uint8_t *code, uint64_t star
 	}
 }
 
-/* The instruction that ended at stopped @th's PC (a data trap comes
- * after the access) and its access that touched @win's bytes, into *@b;
- * *@atomic set for a locked instruction.  Errors: -ENOENT (no function,
- * no instruction, or no access there). */
-static int caught_access(struct hwbpi_race_loop *L, struct rthr *th, const struct window *win,
-			 struct hwbpi_race_side *b, bool *atomic)
+/* The instruction a data trap came after (x86: the one that ended at the
+ * PC, decoded forward from its function's start), into @in[0..*@n). */
+static int decode_after(struct hwbpi_race_loop *L, struct rthr *th, uint64_t pc,
+			const struct hwbpi_insn_regs *regs, struct hwbpi_insn in[2], unsigned *n)
 {
 	const struct hwbp_sym *f;
-	struct hwbpi_insn_regs regs;
-	struct hwbpi_insn in[2];
-	unsigned n = 0;
-	uint64_t pc, len;
-	int ret;
+	uint64_t len;
 
-	if ((ret = hwbpi_linux_dwarf_regs(th->tid, regs.v, HWBPI_INSN_REGS, &regs.known)) ||
-	    (ret = hwbpi_linux_pc(th->tid, &pc)))
-		return ret;
+	if (!L->ia->at_trap)
+		return -EOPNOTSUPP;
 	if (!(f = hwbp_symtab_func(L->r->syms, pc - 1)) || pc - f->addr > sizeof(L->code) - 16)
 		return -ENOENT;
 	len = pc - f->addr + HWBPI_RACE_INSN_MAX;
@@ -248,7 +241,49 @@ static int caught_access(struct hwbpi_race_loop *L, struct rthr *th, const struc
 	    read_mem(th->tid, f->addr, L->code, (size_t)(len = pc - f->addr)))
 		return -EFAULT;
 	untrap(L, L->code, f->addr, len);
-	if ((ret = L->ia->at_trap(L->dec, L->code, (size_t)len, f->addr, pc, &regs, in, &n)))
+	return L->ia->at_trap(L->dec, L->code, (size_t)len, f->addr, pc, regs, in, n);
+}
+
+/* The instruction a data exception came before (arm64: Arm ARM D2.10.5,
+ * the watchpoint exception is taken before the access, ELR on the load
+ * or store), decoded at the PC from the registers it has not changed yet,
+ * into @in[0] (*@n 1).  The thread then runs it once the caller has taken
+ * its watch away (one catch per window), as the ptrace backend steps over
+ * a hit. */
+static int decode_before(struct hwbpi_race_loop *L, struct rthr *th, uint64_t pc,
+			 const struct hwbpi_insn_regs *regs, struct hwbpi_insn in[2], unsigned *n)
+{
+	uint8_t code[HWBPI_RACE_INSN_MAX];
+	int ret;
+
+	if (read_mem(th->tid, pc, code, sizeof(code)) &&
+	    read_mem(th->tid, pc, code, hwbpi_linux_trap_len))
+		return -EFAULT;
+	untrap(L, code, pc, hwbpi_linux_trap_len);
+	if ((ret = L->ia->at_pc(L->dec, code, sizeof(code), pc, regs, &in[0])))
+		return ret;
+	*n = 1;
+	return 0;
+}
+
+/* The instruction that made a data hit of stopped @th and its access that
+ * touched @win's bytes, into *@b; *@atomic set for an atomic instruction.
+ * Errors: -ENOENT (no function, no instruction, or no access there). */
+static int caught_access(struct hwbpi_race_loop *L, struct rthr *th, const struct window *win,
+			 struct hwbpi_race_side *b, bool *atomic)
+{
+	struct hwbpi_insn_regs regs;
+	struct hwbpi_insn in[2];
+	unsigned n = 0;
+	uint64_t pc;
+	int ret;
+
+	if ((ret = hwbpi_linux_dwarf_regs(th->tid, regs.v, HWBPI_INSN_REGS, &regs.known)) ||
+	    (ret = hwbpi_linux_pc(th->tid, &pc)))
+		return ret;
+	ret = L->hit_before ? decode_before(L, th, pc, &regs, in, &n)
+						       : decode_after(L, th, pc, &regs, in, &n);
+	if (ret)
 		return ret;
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned k = 0; k < in[i].n; k++) {
