@@ -52,6 +52,7 @@ struct hwbpi_insn_dec {
 static int reg_info(csh h, arm64_reg r, unsigned *width)
 {
 	const char *s = cs_reg_name(h, r);
+	/* (letter, bytes) pairs of the FP/SIMD registers' names */
 	static const char widths[] = "b\1h\2s\4d\10q\20v\20";
 	const char *w;
 
@@ -372,13 +373,14 @@ static int arm64_scan(struct hwbpi_insn_dec *d, const uint8_t *code, size_t n, u
 		size_t left = 4;
 		uint64_t at = start + off;
 		uint32_t w = word(p);
-		unsigned cls;
+		unsigned cls, rn, size, kind;
 		int t;
 
 		if ((t = raw_mrs_tpidr(w)) >= 0) {
 			s.tls |= UINT32_C(1) << t;
 			cls = HWBPI_INSN_NOMEM;
-		} else if (!cs_disasm_iter(d->h, &p, &left, &at, d->in)) {
+		} else if (raw_atomic(w, &rn, &size, &kind) ||
+			   !cs_disasm_iter(d->h, &p, &left, &at, d->in)) {
 			cls = classify_raw(w);
 		} else {
 			if (s.k < PROLOGUE_INSNS && !s.fp) {
@@ -439,8 +441,12 @@ static int arm64_at_pc(struct hwbpi_insn_dec *d, const uint8_t *code, size_t n, 
 
 	if (!d || !code || !regs || !out || n < 4)
 		return -EINVAL;
+	/* (the atomics from their encodings first, whatever Capstone's
+	 * version makes of them: CAS and SWP are no LD or ST mnemonic) */
+	if (at_pc_raw(word(code), ip, regs, out) == 0)
+		return 0;
 	if (!cs_disasm_iter(d->h, &p, &left, &at, d->in))
-		return at_pc_raw(word(code), ip, regs, out);
+		return -ENOENT;
 	memset(out, 0, sizeof(*out));
 	out->ip = ip;
 	out->len = 4;
