@@ -173,7 +173,6 @@ static void open_window(struct hwbpi_race_loop *L, struct rthr *th, const struct
 		L->r->counts.passed++;
 		return;
 	}
-	w->have_before = read_mem(th->tid, w->lo, w->before, w->len) == 0;
 	w->st = W_ARMING;
 	L->r->counts.samples++;
 	L->gen++;
@@ -430,6 +429,11 @@ void hwbpi_race_window_step(struct hwbpi_race_loop *L, uint64_t now_ns)
 	struct window *w = &L->w;
 
 	if (w->st == W_ARMING && hwbpi_race_all_synced(L)) {
+		/* The bytes as they are once every other thread holds the
+		 * watch: read earlier, a write made by a thread still running
+		 * unarmed (another CPU, while the rest were being stopped)
+		 * would pass for an unseen writer's. */
+		w->have_before = read_mem(w->owner, w->lo, w->before, w->len) == 0;
 		w->st = W_OPEN;
 		w->opened_ns = now_ns;
 		w->deadline_ns = now_ns + L->r->delay_ns;
