@@ -60,8 +60,9 @@ struct window {
 	pid_t owner;
 	struct hwbpi_race_side a;
 	uint64_t lo, len;
-	uint8_t before[HWBPI_RACE_ACCESS_MAX];
-	bool have_before;
+	uint8_t before[HWBPI_RACE_ACCESS_MAX];   /* when every other thread is armed */
+	uint8_t after[HWBPI_RACE_ACCESS_MAX];    /* at the delay's end, before disarming */
+	bool have_before, have_after;
 	bool caught;                 /* some access was caught (a race or an atomic) */
 	bool hit;                    /* a watch fired, whether or not its access was
 				      * told: a changed value then has its writer */

@@ -368,19 +368,20 @@ static bool hit_pending(const struct hwbpi_race_loop *L)
 	return false;
 }
 
-/* The bytes compared once every other thread is disarmed, the held
- * thread not yet run: a change that no watch caught (nor will: no hit
- * queued) was made by a writer the watches do not see. */
+/* The bytes as they were at the delay's end, every other thread still
+ * armed, judged once every one is disarmed, the held thread not yet run:
+ * a change that no watch caught (nor will: no hit queued) was made by a
+ * writer the watches do not see.  (Read at the judging instead, they
+ * could hold a write of a thread disarmed and let go first while the
+ * others were still being stopped: another CPU's, unwatched.) */
 static void unseen_writer(struct hwbpi_race_loop *L)
 {
 	struct window *w = &L->w;
-	uint8_t after[HWBPI_RACE_ACCESS_MAX];
 	struct hwbpi_race_pair p;
 	long i;
 
-	if (!w->have_before || w->caught || w->hit || w->exited ||
-	    read_mem(w->owner, w->lo, after, w->len) ||
-	    !memcmp(after, w->before, w->len) || hit_pending(L))
+	if (!w->have_before || !w->have_after || w->caught || w->hit || w->exited ||
+	    !memcmp(w->after, w->before, w->len) || hit_pending(L))
 		return;
 	memset(&p, 0, sizeof(p));
 	p.a = w->a;
@@ -388,7 +389,7 @@ static void unseen_writer(struct hwbpi_race_loop *L)
 	p.lo = w->lo;
 	p.len = w->len;
 	p.before = hwbpi_value_of_bytes(w->before, w->len);
-	p.after = hwbpi_value_of_bytes(after, w->len);
+	p.after = hwbpi_value_of_bytes(w->after, w->len);
 	i = hwbpi_race_pairs_add(&L->r->pairs, &p);
 	if (i >= 0 && L->r->pairs.p[i].count == 1)
 		hwbpi_race_where(L->pid, w->lo, L->r->pairs.p[i].where, sizeof(p.where));
@@ -402,6 +403,7 @@ static void close_window(struct hwbpi_race_loop *L)
 
 	if (w->opened_ns)
 		L->r->counts.held_ns += hwbpi_race_now() - w->opened_ns;
+	w->have_after = read_mem(w->owner, w->lo, w->after, w->len) == 0;
 	w->st = W_CLOSING;
 	L->gen++;
 	hwbpi_race_spread(L);
