@@ -20,9 +20,9 @@
  *     [x0]`, `stur` and of every writeback form read-write, and of `stxr`
  *     read: the mnemonic says (LD... reads, ST... writes);
  *   - the Armv8.1-8.4 atomics (LSE: LDADD, CAS, SWP...; LDAPR, LDAPUR,
- *     STLUR): unknown to Capstone 4, decoded from their encodings (C4.1.66
- *     "Loads and Stores"), so that they are told atomic whether the
- *     library knows them or not.
+ *     STLUR): unknown to Capstone 4, decoded from their encodings (Arm
+ *     ARM C4.1, Loads and Stores) before Capstone is asked, so that they
+ *     are told atomic whatever the library's version makes of them.
  * A64 instructions are 4 bytes and aligned: an undecodable word is
  * skipped (class UNWATCHABLE in the load/store group, else NOMEM), not
  * the end of the walk as on x86.
@@ -93,7 +93,7 @@ static bool prefix(const char *s, const char *p)
 	return strncmp(s, p, strlen(p)) == 0;
 }
 
-/* ---- encodings Capstone 4 does not know (Arm ARM C4.1.66) ------------- */
+/* ---- encodings Capstone 4 does not know (Arm ARM C4.1, Loads and Stores) - */
 
 /* An Armv8.1-8.4 atomic or RCpc access: its base register (Rn), size and
  * kind; false for any other word. */
@@ -158,8 +158,9 @@ static const cs_arm64_op *mem_operand(const struct hwbpi_insn_dec *dec)
 	return NULL;
 }
 
-/* Acquire, release and exclusive accesses (C3.2.6 - C3.2.12): atomic by
- * the C11 mapping (LDAR/STLR for seq_cst, LDXR/STXR loops for RMWs). */
+/* Acquire, release and exclusive accesses (Arm ARM C3.2, the load/store
+ * instructions), and the LSE ones by name: atomic by the C11 mapping
+ * (LDAR/STLR for seq_cst, LDXR/STXR loops or LSE for RMWs). */
 static bool atomic_mnemonic(const char *m)
 {
 	static const char *const p[] = { "ldxr", "ldxp", "ldaxr", "ldaxp", "stxr", "stxp", "stlxr",
