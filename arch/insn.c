@@ -26,6 +26,14 @@ const struct hwbpi_insn_arch *hwbpi_insn_arch(enum hwbp_arch arch)
 	return arches[arch];
 }
 
+const struct hwbpi_insn_arch *hwbpi_insn_race_arch(enum hwbp_arch arch)
+{
+	if ((unsigned)arch >= sizeof(arches) / sizeof(arches[0]) || !arches[arch] ||
+	    !arches[arch]->scan || !arches[arch]->at_pc)
+		return NULL;
+	return arches[arch];
+}
+
 bool hwbpi_insn_available(void)
 {
 #if HWBP_HAVE_CAPSTONE

@@ -26,6 +26,9 @@
 #include "backends/linux/glue.h"
 #include "linux_decode.h"
 
+#ifndef TRAP_BRKPT
+#define TRAP_BRKPT 1   /* include/uapi/asm-generic/siginfo.h */
+#endif
 #ifndef TRAP_HWBKPT
 #define TRAP_HWBKPT 4   /* include/uapi/asm-generic/siginfo.h */
 #endif
@@ -369,6 +372,14 @@ int hwbpi_linux_uregs(pid_t tid, struct hwbpi_uregs *u)
 const enum hwbpi_linux_fp hwbpi_linux_fp_chain = HWBPI_FP_BACKCHAIN;
 
 const unsigned hwbpi_linux_trap_pc_after = 0;
+
+/* A `trap` instruction comes as TRAP_BRKPT (program_check_exception()
+ * in arch/powerpc/kernel/traps.c: REASON_TRAP); a DAWR hit as
+ * TRAP_HWBKPT. */
+bool hwbpi_linux_trap_si(const siginfo_t *si)
+{
+	return si->si_code == TRAP_BRKPT;
+}
 
 int hwbpi_linux_call(pid_t tid, struct hwbpi_linux_call *c)
 {

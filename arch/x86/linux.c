@@ -21,6 +21,9 @@
 #include "backends/linux/glue.h"
 #include "linux_decode.h"
 
+#ifndef TRAP_TRACE
+#define TRAP_TRACE 2   /* include/uapi/asm-generic/siginfo.h */
+#endif
 #ifndef TRAP_HWBKPT
 #define TRAP_HWBKPT 4   /* include/uapi/asm-generic/siginfo.h */
 #endif
@@ -220,6 +223,15 @@ int hwbpi_linux_kernel_cpu(struct hwbp_cpu *cpu, unsigned nslots)
 }
 
 const unsigned hwbpi_linux_trap_pc_after = 1;
+
+/* INT3 from user mode comes as SI_KERNEL (do_int3_user(): do_trap() and
+ * force_sig()); a debug register's hit and a step as TRAP_BRKPT,
+ * TRAP_HWBKPT or TRAP_TRACE (exc_debug_user(), get_si_code()): any other
+ * code may be a trap's, its PC then tells. */
+bool hwbpi_linux_trap_si(const siginfo_t *si)
+{
+	return si->si_code != TRAP_HWBKPT && si->si_code != TRAP_TRACE && si->si_code != TRAP_BRKPT;
+}
 
 int hwbpi_linux_call(pid_t tid, struct hwbpi_linux_call *c)
 {

@@ -801,7 +801,7 @@ int hwbp_decoder_access(struct hwbp_decoder *d, const void *code, size_t n, uint
  * before and after the delay too (a change no watch saw: an unseen
  * writer).  Stack accesses, locked and atomic instructions and
  * thread-local ones are never sampled; a caught access made by an atomic
- * instruction is not a race.  Linux on x86-64, through ptrace.
+ * instruction is not a race.  Linux on x86-64 and arm64, through ptrace.
  *
  *   r = hwbp_race_new(&err);
  *   hwbp_race_option(r, "rate", "50");          (and "delay", "only"...)
@@ -976,7 +976,7 @@ int hwbp_race_diag(struct hwbp_race *r, FILE *f, const char *prefix);
  * Errors (one line: hwbp_race_message, input set for a usage error):
  * -EINVAL (no command and no pid), -ENODEV (the debug registers do not
  * fire on this machine), -EOPNOTSUPP (not Linux, a CPU without a decoder:
- * x86-64 only; a build without Capstone), -EPERM (ptrace not permitted),
+ * x86-64 and arm64; a build without Capstone), -EPERM (ptrace not permitted),
  * -ESRCH (no such process), the command's exec errors (-ENOENT,
  * -EACCES), -ECHILD (it ended before its entry point), -ENOENT (nothing
  * to sample: no function symbols, no memory access; input when --only

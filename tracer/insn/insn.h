@@ -165,6 +165,11 @@ int hwbpi_decoder_access(struct hwbp_decoder *d, const uint8_t *code, size_t n, 
  * the access).  Any context. */
 const struct hwbpi_insn_arch *hwbpi_insn_arch(enum hwbp_arch arch);
 
+/* The decoder of @arch for the race detector (its scan and at_pc; at_trap
+ * may be NULL where the hardware reports a hit's access: arm64), or NULL
+ * where it has none.  Any context. */
+const struct hwbpi_insn_arch *hwbpi_insn_race_arch(enum hwbp_arch arch);
+
 /* Whether this build decodes instructions (Capstone). */
 bool hwbpi_insn_available(void);
 

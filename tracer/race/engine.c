@@ -55,8 +55,8 @@ static void on_sigtrap(struct hwbpi_race_loop *L, struct rthr *th)
 
 	if (ptrace(PTRACE_GETSIGINFO, th->tid, NULL, &si))
 		memset(&si, 0, sizeof(si));
-	if (si.si_code != TRAP_HWBKPT && si.si_code != TRAP_TRACE && si.si_code != TRAP_BRKPT &&
-	    hwbpi_linux_pc(th->tid, &pc) == 0 && pc >= hwbpi_linux_trap_pc_after) {
+	if (hwbpi_linux_trap_si(&si) && hwbpi_linux_pc(th->tid, &pc) == 0 &&
+	    pc >= hwbpi_linux_trap_pc_after) {
 		long c = hwbpi_race_cand_find(&L->r->cands, pc - hwbpi_linux_trap_pc_after);
 
 		/* Ours, planted now or taken out since (another thread's

@@ -60,8 +60,9 @@ struct window {
 	pid_t owner;
 	struct hwbpi_race_side a;
 	uint64_t lo, len;
-	uint8_t before[HWBPI_RACE_ACCESS_MAX];
-	bool have_before;
+	uint8_t before[HWBPI_RACE_ACCESS_MAX];   /* when every other thread is armed */
+	uint8_t after[HWBPI_RACE_ACCESS_MAX];    /* at the delay's end, before disarming */
+	bool have_before, have_after;
 	bool caught;                 /* some access was caught (a race or an atomic) */
 	bool hit;                    /* a watch fired, whether or not its access was
 				      * told: a changed value then has its writer */
@@ -84,6 +85,8 @@ struct hwbpi_race_loop {
 	struct hwbp_slots percpu[1];
 	struct hwbp_task task;
 	const struct hwbpi_insn_arch *ia;
+	bool hit_before;             /* a data hit stops its thread before the access
+				      * (the CPU's data_timing: arm64), else after it */
 	struct hwbpi_insn_dec *dec;
 	struct hwbpi_traps traps;
 	uint64_t ring[HWBPI_RACE_MAX_TRAPS];   /* planted, oldest first: eviction order */

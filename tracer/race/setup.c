@@ -148,12 +148,18 @@ static int candidates(struct hwbpi_race_loop *L)
 {
 	struct hwbpi_race_run *r = L->r;
 	struct hwbpi_race_cands *c = &r->cands;
+	struct hwbp_caps caps;
 	int ret;
 
-	L->ia = hwbpi_insn_arch(L->cpu.arch);
-	if (!L->ia || !L->ia->scan || !L->ia->at_pc)
+	/* (a data hit after its access is decoded back from the PC: at_trap;
+	 * one before it, at the PC: at_pc) */
+	if ((ret = hwbp_caps_get(&L->cpu, &caps)))
+		return fail(r, ret, false, "the CPU's model: %s", hwbp_errno_name(ret));
+	L->hit_before = caps.data_timing == HWBP_TIMING_BEFORE;
+	L->ia = hwbpi_insn_race_arch(L->cpu.arch);
+	if (!L->ia || (!L->hit_before && !L->ia->at_trap))
 		return fail(r, -EOPNOTSUPP, false, "no instruction decoder for this CPU: hwbp race "
-			    "decodes the sampled accesses (x86-64 only in this release)");
+			    "decodes the sampled accesses (x86-64 and arm64 in this release)");
 	if ((ret = L->ia->open(&L->dec)))
 		return fail(r, ret, false, "the instruction decoder: %s%s", hwbp_errno_name(ret),
 			    ret == -EOPNOTSUPP ? " (built without Capstone)" : "");

@@ -190,7 +190,6 @@ static void open_window(struct hwbpi_race_loop *L, struct rthr *th, const struct
 		L->r->counts.passed++;
 		return;
 	}
-	w->have_before = read_mem(th->tid, w->lo, w->before, w->len) == 0;
 	w->st = W_ARMING;
 	L->r->counts.samples++;
 	L->gen++;
@@ -251,23 +250,16 @@ static void untrap(const struct hwbpi_race_loop *L, uint8_t *code, uint64_t star
 	}
 }
 
-/* The instruction that ended at stopped @th's PC (a data trap comes
- * after the access) and its access that touched @win's bytes, into *@b;
- * *@atomic set for a locked instruction.  Errors: -ENOENT (no function,
- * no instruction, or no access there). */
-static int caught_access(struct hwbpi_race_loop *L, struct rthr *th, const struct window *win,
-			 struct hwbpi_race_side *b, bool *atomic)
+/* The instruction a data trap came after (x86: the one that ended at the
+ * PC, decoded forward from its function's start), into @in[0..*@n). */
+static int decode_after(struct hwbpi_race_loop *L, struct rthr *th, uint64_t pc,
+			const struct hwbpi_insn_regs *regs, struct hwbpi_insn in[2], unsigned *n)
 {
 	const struct hwbp_sym *f;
-	struct hwbpi_insn_regs regs;
-	struct hwbpi_insn in[2];
-	unsigned n = 0;
-	uint64_t pc, len;
-	int ret;
+	uint64_t len;
 
-	if ((ret = hwbpi_linux_dwarf_regs(th->tid, regs.v, HWBPI_INSN_REGS, &regs.known)) ||
-	    (ret = hwbpi_linux_pc(th->tid, &pc)))
-		return ret;
+	if (!L->ia->at_trap)
+		return -EOPNOTSUPP;
 	if (!(f = hwbp_symtab_func(L->r->syms, pc - 1)) || pc - f->addr > sizeof(L->code) - 16)
 		return -ENOENT;
 	len = pc - f->addr + HWBPI_RACE_INSN_MAX;
@@ -275,7 +267,49 @@ static int caught_access(struct hwbpi_race_loop *L, struct rthr *th, const struc
 	    read_mem(th->tid, f->addr, L->code, (size_t)(len = pc - f->addr)))
 		return -EFAULT;
 	untrap(L, L->code, f->addr, len);
-	if ((ret = L->ia->at_trap(L->dec, L->code, (size_t)len, f->addr, pc, &regs, in, &n)))
+	return L->ia->at_trap(L->dec, L->code, (size_t)len, f->addr, pc, regs, in, n);
+}
+
+/* The instruction a data exception came before (arm64: Arm ARM D2.10.5,
+ * the watchpoint exception is taken before the access, ELR on the load
+ * or store), decoded at the PC from the registers it has not changed yet,
+ * into @in[0] (*@n 1).  The thread then runs it once the caller has taken
+ * its watch away (one catch per window), as the ptrace backend steps over
+ * a hit. */
+static int decode_before(struct hwbpi_race_loop *L, struct rthr *th, uint64_t pc,
+			 const struct hwbpi_insn_regs *regs, struct hwbpi_insn in[2], unsigned *n)
+{
+	uint8_t code[HWBPI_RACE_INSN_MAX];
+	int ret;
+
+	if (read_mem(th->tid, pc, code, sizeof(code)) &&
+	    read_mem(th->tid, pc, code, hwbpi_linux_trap_len))
+		return -EFAULT;
+	untrap(L, code, pc, hwbpi_linux_trap_len);
+	if ((ret = L->ia->at_pc(L->dec, code, sizeof(code), pc, regs, &in[0])))
+		return ret;
+	*n = 1;
+	return 0;
+}
+
+/* The instruction that made a data hit of stopped @th and its access that
+ * touched @win's bytes, into *@b; *@atomic set for an atomic instruction.
+ * Errors: -ENOENT (no function, no instruction, or no access there). */
+static int caught_access(struct hwbpi_race_loop *L, struct rthr *th, const struct window *win,
+			 struct hwbpi_race_side *b, bool *atomic)
+{
+	struct hwbpi_insn_regs regs;
+	struct hwbpi_insn in[2];
+	unsigned n = 0;
+	uint64_t pc;
+	int ret;
+
+	if ((ret = hwbpi_linux_dwarf_regs(th->tid, regs.v, HWBPI_INSN_REGS, &regs.known)) ||
+	    (ret = hwbpi_linux_pc(th->tid, &pc)))
+		return ret;
+	ret = L->hit_before ? decode_before(L, th, pc, &regs, in, &n) :
+			      decode_after(L, th, pc, &regs, in, &n);
+	if (ret)
 		return ret;
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned k = 0; k < in[i].n; k++) {
@@ -397,19 +431,20 @@ static bool hit_pending(const struct hwbpi_race_loop *L)
 	return false;
 }
 
-/* The bytes compared once every other thread is disarmed, the held
- * thread not yet run: a change that no watch caught (nor will: no hit
- * queued) was made by a writer the watches do not see. */
+/* The bytes as they were at the delay's end, every other thread still
+ * armed, judged once every one is disarmed, the held thread not yet run:
+ * a change that no watch caught (nor will: no hit queued) was made by a
+ * writer the watches do not see.  (Read at the judging instead, they
+ * could hold a write of a thread disarmed and let go first while the
+ * others were still being stopped: another CPU's, unwatched.) */
 static void unseen_writer(struct hwbpi_race_loop *L)
 {
 	struct window *w = &L->w;
-	uint8_t after[HWBPI_RACE_ACCESS_MAX];
 	struct hwbpi_race_pair p;
 	long i;
 
-	if (!w->have_before || w->caught || w->hit || w->exited ||
-	    read_mem(w->owner, w->lo, after, w->len) ||
-	    !memcmp(after, w->before, w->len) || hit_pending(L))
+	if (!w->have_before || !w->have_after || w->caught || w->hit || w->exited ||
+	    !memcmp(w->after, w->before, w->len) || hit_pending(L))
 		return;
 	memset(&p, 0, sizeof(p));
 	p.a = w->a;
@@ -417,7 +452,7 @@ static void unseen_writer(struct hwbpi_race_loop *L)
 	p.lo = w->lo;
 	p.len = w->len;
 	p.before = hwbpi_value_of_bytes(w->before, w->len);
-	p.after = hwbpi_value_of_bytes(after, w->len);
+	p.after = hwbpi_value_of_bytes(w->after, w->len);
 	i = hwbpi_race_pairs_add(&L->r->pairs, &p);
 	if (i >= 0 && L->r->pairs.p[i].count == 1)
 		first_seen(L, &L->r->pairs.p[i], w->owner, 0, w->lo);
@@ -431,6 +466,7 @@ static void close_window(struct hwbpi_race_loop *L)
 
 	if (w->opened_ns)
 		L->r->counts.held_ns += hwbpi_race_now() - w->opened_ns;
+	w->have_after = read_mem(w->owner, w->lo, w->after, w->len) == 0;
 	w->st = W_CLOSING;
 	L->gen++;
 	hwbpi_race_spread(L);
@@ -458,6 +494,11 @@ void hwbpi_race_window_step(struct hwbpi_race_loop *L, uint64_t now_ns)
 	struct window *w = &L->w;
 
 	if (w->st == W_ARMING && hwbpi_race_all_synced(L)) {
+		/* The bytes as they are once every other thread holds the
+		 * watch: read earlier, a write made by a thread still running
+		 * unarmed (another CPU, while the rest were being stopped)
+		 * would pass for an unseen writer's. */
+		w->have_before = read_mem(w->owner, w->lo, w->before, w->len) == 0;
 		w->st = W_OPEN;
 		w->opened_ns = now_ns;
 		w->deadline_ns = now_ns + L->r->delay_ns;

@@ -56,6 +56,24 @@ static int watch_regs(const struct hwbp_cpu *cpu, struct hwbp_regs *regs)
 	return ret ? ret : hwbp_task_regs(&ctx, 0, &task, regs);
 }
 
+/* Where the exception comes before the store and the kernel leaves the
+ * step to the tracer (hwbpi_linux_step_over: arm64's watchpoint_handler()
+ * steps only for perf's default overflow handler, not ptrace's), stopped
+ * child @pid would trap on the same store for good: it runs that one
+ * instruction with its watch off, then gets it back.  0, or -1 when it
+ * did not stop after the step (it ended). */
+static int step_over(pid_t pid, const struct hwbp_cpu *cpu, const struct hwbp_regs *regs)
+{
+	struct hwbp_regs off;
+	int st;
+
+	if (hwbp_regs_reset(cpu, &off) || hwbpi_linux_write(pid, cpu, &off) ||
+	    ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) || hwbpi_child_wait(pid, &st) ||
+	    !WIFSTOPPED(st))
+		return -1;
+	return hwbpi_linux_write(pid, cpu, regs) ? -1 : 0;
+}
+
 /* Run the stopped child @pid to its end, counting its watch's traps. */
 static int count_hits(pid_t pid, const struct hwbp_cpu *cpu, const struct hwbp_regs *regs)
 {
@@ -72,6 +90,8 @@ static int count_hits(pid_t pid, const struct hwbp_cpu *cpu, const struct hwbp_r
 			hits++;
 			hwbpi_linux_hit_done(pid);
 			sig = 0;
+			if (hwbpi_linux_step_over && step_over(pid, cpu, regs))
+				break;
 		}
 		hwbpi_child_resume(pid, sig);
 	}

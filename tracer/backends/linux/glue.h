@@ -186,6 +186,13 @@ int hwbpi_linux_perf_dwarf_regs(const uint64_t *vals, unsigned nvals, uint64_t *
  * (BRK and `trap` leave the PC on the instruction). */
 extern const unsigned hwbpi_linux_trap_pc_after;
 
+/* Whether a SIGTRAP with siginfo @si may be a planted trap's (its PC then
+ * tells whose): x86 INT3 comes without a TRAP_ code, arm64 BRK and
+ * powerpc `trap` with TRAP_BRKPT, which on x86 is a debug register's.
+ * Never a hit's (TRAP_HWBKPT: on arm64 its PC is the accessing
+ * instruction, which may be a sampled one). */
+bool hwbpi_linux_trap_si(const siginfo_t *si);
+
 /* The program counter of stopped thread @tid, and setting it (after a
  * trap: x86 leaves it past the INT3, the others on the trap).
  * Errors: ptrace errors (-ESRCH: not a stopped tracee). */

@@ -82,6 +82,12 @@ int hwbpi_linux_kernel_cpu(struct hwbp_cpu *cpu, unsigned nslots)
 
 const unsigned hwbpi_linux_trap_pc_after = 0;
 
+bool hwbpi_linux_trap_si(const siginfo_t *si)
+{
+	(void)si;
+	return false;   /* no trap is planted */
+}
+
 int hwbpi_linux_call(pid_t tid, struct hwbpi_linux_call *c)
 {
 	(void)tid;
