@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The race detector's ptrace loop (race/'s private header: engine.c,
- * threads.c, window.c; Linux only).  One sample at a time: its window
+ * threads.c, window.c, catch.c; Linux only).  One sample at a time: its window
  * goes IDLE -> ARMING (the other threads interrupted, each given the
  * watch at its stop) -> OPEN (the delay runs, the sampled thread held)
  * -> CLOSING (each other thread disarmed at its stop) -> IDLE, and only
@@ -165,10 +165,6 @@ void hwbpi_race_foreign(struct hwbpi_race_loop *L, struct rthr *th);
  * with @th held. */
 void hwbpi_race_on_trap(struct hwbpi_race_loop *L, struct rthr *th, long c);
 
-/* A debug-register hit in @th (status @hs): the other side of a race, an
- * atomic access, or a stray one. */
-void hwbpi_race_on_hit(struct hwbpi_race_loop *L, struct rthr *th);
-
 /* The window's state moves on once its threads are synced, or the delay
  * is over (@now_ns). */
 void hwbpi_race_window_step(struct hwbpi_race_loop *L, uint64_t now_ns);
@@ -181,5 +177,30 @@ void hwbpi_race_plant(struct hwbpi_race_loop *L, pid_t tid, uint64_t now_ns);
 
 /* CLOCK_MONOTONIC in ns. */
 uint64_t hwbpi_race_now(void);
+
+/* ---- catch.c --------------------------------------------------------- */
+
+/* A debug-register hit in @th: the other side of a race, an atomic
+ * access, or a stray one. */
+void hwbpi_race_on_hit(struct hwbpi_race_loop *L, struct rthr *th);
+
+/* Race pair @p seen the first time, sampled thread @a held, @b stopped
+ * at its access (0: none, an unseen writer): the mapping, typed name and
+ * callers that need the process as it is now. */
+void hwbpi_race_first_seen(struct hwbpi_race_loop *L, struct hwbpi_race_pair *p, pid_t a,
+			   pid_t b, uint64_t lo);
+
+/* @len bytes of process @pid's memory at @addr: 0, -EFAULT. */
+int hwbpi_race_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len);
+
+/* Whether an address in [@lo, @lo + @len) was seen accessed atomically. */
+bool hwbpi_race_is_syncvar(const struct hwbpi_race_loop *L, uint64_t lo, uint64_t len);
+
+/* @addr seen accessed atomically: not sampled again (the oldest of
+ * HWBPI_RACE_SYNCVARS forgotten when full). */
+void hwbpi_race_add_syncvar(struct hwbpi_race_loop *L, uint64_t addr);
+
+/* Whether the object at @addr is atomic by its type (typed.c). */
+bool hwbpi_race_atomic_object(struct hwbpi_race_loop *L, uint64_t addr);
 
 #endif /* HWBP_TRACER_RACE_INT_H */
