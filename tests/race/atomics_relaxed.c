@@ -5,6 +5,7 @@
  * added to relaxed too.  Relaxed atomic accesses never race (C11 5.1.2.4),
  * though on x86-64 the relaxed load and store are plain MOVs, as a racy
  * program's would be.
+ * needs: dwarf
  * expect: none
  * runs: 5
  */
